@@ -1,0 +1,13 @@
+package io.kubequeue.scheduler;
+
+/**
+ * A decision to admit one job, already charged to its group's usage. The admission side must either write
+ * it to the cluster or hand it back with {@link Scheduler#admissionFailed(JobKey, AdmissionRecord)}.
+ *
+ * @param key     the job to admit
+ * @param record  what to write on the job: the group charged and the admission time
+ * @param request the resources charged (millicores, bytes, counts)
+ * @param waited  time since the job was first queued, in milliseconds
+ */
+public record Admission(JobKey key, AdmissionRecord record, Resources request, long waited) {
+}

@@ -1,0 +1,21 @@
+package io.kubequeue.scheduler;
+
+import java.util.List;
+
+/**
+ * What one scheduling cycle decided.
+ *
+ * @param admissions jobs admitted in this cycle, in the order they were admitted; already charged
+ * @param holds      jobs newly held in this cycle (each hold is reported once, until its reason changes)
+ */
+public record CycleResult(List<Admission> admissions, List<Hold> holds) {
+
+    public CycleResult {
+        admissions = List.copyOf(admissions);
+        holds = List.copyOf(holds);
+    }
+
+    public boolean isEmpty() {
+        return admissions.isEmpty() && holds.isEmpty();
+    }
+}

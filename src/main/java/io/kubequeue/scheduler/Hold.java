@@ -1,0 +1,20 @@
+package io.kubequeue.scheduler;
+
+/**
+ * A job the scheduler cannot consider until something changes in the quota groups: it is kept, never dropped,
+ * and retried when the tree changes.
+ *
+ * @param key    the held job
+ * @param kind   the class of problem
+ * @param reason why, in one line a user can act on (names the namespace, or the resource and the limit)
+ */
+public record Hold(JobKey key, Reason kind, String reason) {
+
+    /** Why a job is held. */
+    public enum Reason {
+        /** Its namespace (or quota-name label) matches no quota group. */
+        NO_QUOTA_GROUP,
+        /** Its request exceeds the max of its group or of an ancestor: not even an empty group could take it. */
+        NEVER_FITS
+    }
+}

@@ -1,0 +1,45 @@
+package io.kubequeue.scheduler;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * One job as last seen in the cluster, reduced to what the scheduler needs.
+ *
+ * @param key            the job's identity
+ * @param phase          where the job stands, read from its suspend mark, admission record and conditions
+ * @param request        the whole job's resource request (millicores, bytes, counts)
+ * @param priority       higher is admitted first; ties go to the earlier {@code createdAt}
+ * @param createdAt      the job's {@code metadata.creationTimestamp}
+ * @param quotaName      value of label {@code quota.scheduling.alibabacloud.com/name}, or {@code null}
+ * @param preemptible    {@code false} when labelled {@code quota.scheduling.alibabacloud.com/preemptible: "false"}
+ * @param record         the admission record found on the job, or {@code null}; a {@link Phase#QUEUED} job
+ *                       that carries one was suspended again after its admission
+ */
+public record JobObservation(JobKey key, Phase phase, Resources request, int priority, Instant createdAt,
+                             String quotaName, boolean preemptible, AdmissionRecord record) {
+
+    /** Where a job stands, as read from the cluster. */
+    public enum Phase {
+        /** Carries its suspend mark: waiting for admission. */
+        QUEUED,
+        /** Carries an admission record and no suspend mark: its resources are in use. */
+        ADMITTED,
+        /** Neither mark nor record: started without kube-queue (managed only if it was queued before). */
+        UNSUSPENDED_WITHOUT_RECORD,
+        /** Finished (succeeded or failed) or deleted: never charged again. */
+        FINISHED
+    }
+
+    public JobObservation {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(phase, "phase");
+        request = request == null ? Resources.NONE : request;
+        createdAt = createdAt == null ? Instant.EPOCH : createdAt;
+    }
+
+    /** A finished or deleted job; nothing but the key matters. */
+    public static JobObservation finished(JobKey key) {
+        return new JobObservation(key, Phase.FINISHED, Resources.NONE, 0, Instant.EPOCH, null, true, null);
+    }
+}

@@ -1,0 +1,23 @@
+package io.kubequeue.scheduler;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One quota group: a node of an ElasticQuotaTree, or one namespace under the ResourceQuota plugin.
+ *
+ * @param name       unique group name (e.g. {@code root.defaultQuotaGroup}, or the namespace)
+ * @param parentName the parent group, or {@code null} at a root
+ * @param namespaces namespaces whose jobs belong to this group
+ * @param min        guaranteed resources (for non-preemptible jobs, a later issue)
+ * @param max        limits; a resource absent here is not limited at this node (behaviour.md §3)
+ */
+public record QuotaNode(String name, String parentName, List<String> namespaces, Resources min, Resources max) {
+
+    public QuotaNode {
+        Objects.requireNonNull(name, "name");
+        namespaces = namespaces == null ? List.of() : List.copyOf(namespaces);
+        min = min == null ? Resources.NONE : min;
+        max = max == null ? Resources.NONE : max;
+    }
+}

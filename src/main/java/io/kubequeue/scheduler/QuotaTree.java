@@ -1,0 +1,92 @@
+package io.kubequeue.scheduler;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * An immutable set of quota groups with parent links: one ElasticQuotaTree, or the flat set of
+ * per-namespace groups of the ResourceQuota plugin.
+ *
+ * <p>A job's group is the node named by its quota-name label, else the node that lists its namespace
+ * (behaviour.md §3).
+ */
+public final class QuotaTree {
+
+    /** A tree with no groups: every job is held until a real tree arrives. */
+    public static final QuotaTree EMPTY = new QuotaTree(List.of());
+
+    private final Map<String, QuotaNode> byName = new LinkedHashMap<>();
+    private final Map<String, QuotaNode> byNamespace = new LinkedHashMap<>();
+
+    /**
+     * @param nodes every node; parents are named, not nested
+     * @throws IllegalArgumentException on a duplicate node name, a namespace listed by two nodes, a missing
+     *                                  parent or a cycle
+     */
+    public QuotaTree(Collection<QuotaNode> nodes) {
+        for (QuotaNode node : nodes) {
+            if (byName.putIfAbsent(node.name(), node) != null) {
+                throw new IllegalArgumentException("duplicate quota group name " + node.name());
+            }
+            for (String namespace : node.namespaces()) {
+                QuotaNode other = byNamespace.putIfAbsent(namespace, node);
+                if (other != null) {
+                    throw new IllegalArgumentException("namespace " + namespace + " is listed by both "
+                            + other.name() + " and " + node.name());
+                }
+            }
+        }
+        for (QuotaNode node : nodes) {
+            int depth = 0;
+            for (QuotaNode n = node; n.parentName() != null; n = byName.get(n.parentName())) {
+                if (!byName.containsKey(n.parentName())) {
+                    throw new IllegalArgumentException("quota group " + n.name() + " names missing parent "
+                            + n.parentName());
+                }
+                if (++depth > byName.size()) {
+                    throw new IllegalArgumentException("quota groups form a cycle at " + node.name());
+                }
+            }
+        }
+    }
+
+    /** The group of a job: by quota-name label first, else by namespace. */
+    public Optional<QuotaNode> groupFor(String namespace, String quotaName) {
+        if (quotaName != null && !quotaName.isEmpty()) {
+            return Optional.ofNullable(byName.get(quotaName));
+        }
+        return Optional.ofNullable(byNamespace.get(namespace));
+    }
+
+    public Optional<QuotaNode> node(String name) {
+        return Optional.ofNullable(byName.get(name));
+    }
+
+    /** The node and all its ancestors, leaf first, root last; empty if the name is unknown. */
+    public List<QuotaNode> pathToRoot(String name) {
+        List<QuotaNode> path = new ArrayList<>();
+        for (QuotaNode n = byName.get(name); n != null; n = n.parentName() == null ? null : byName.get(n.parentName())) {
+            path.add(n);
+        }
+        return path;
+    }
+
+    public Collection<QuotaNode> nodes() {
+        return Collections.unmodifiableCollection(byName.values());
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof QuotaTree t && byName.equals(t.byName);
+    }
+
+    @Override
+    public int hashCode() {
+        return byName.hashCode();
+    }
+}

@@ -1,0 +1,172 @@
+package io.kubequeue.scheduler;
+
+import java.util.Collections;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * An immutable amount of resources, keyed by Kubernetes resource name.
+ *
+ * <p>Units are exact integers, never doubles: {@code cpu} in millicores, every other resource in its base
+ * unit rounded up (memory and ephemeral-storage in bytes, extended resources such as {@code nvidia.com/gpu}
+ * and the pseudo-resource {@link #MAX_JOBS} as counts). The conversion from Kubernetes quantities happens
+ * outside this package (see {@code io.kubequeue.quota.Quantities}).
+ */
+public final class Resources {
+
+    /** Pseudo-resource that caps how many jobs are admitted at once in a quota group (behaviour.md §3). */
+    public static final String MAX_JOBS = "kube-queue/max-jobs";
+
+    /** Resource name whose unit is the millicore. */
+    public static final String CPU = "cpu";
+
+    /** Resource name whose unit is the byte. */
+    public static final String MEMORY = "memory";
+
+    public static final Resources NONE = new Resources(new TreeMap<>());
+
+    private final TreeMap<String, Long> amounts;
+
+    private Resources(TreeMap<String, Long> amounts) {
+        this.amounts = amounts;
+    }
+
+    /**
+     * @param amounts resource name to amount (millicores for cpu, base units otherwise)
+     * @throws IllegalArgumentException if an amount is negative
+     */
+    public static Resources of(Map<String, Long> amounts) {
+        TreeMap<String, Long> copy = new TreeMap<>();
+        amounts.forEach((name, amount) -> {
+            if (amount < 0) {
+                throw new IllegalArgumentException("negative amount for " + name + ": " + amount);
+            }
+            if (amount != 0) {
+                copy.put(name, amount);
+            }
+        });
+        return new Resources(copy);
+    }
+
+    /** Shorthand for tests and literals: {@code Resources.of("cpu", 3000, "memory", 1L << 30)}. */
+    public static Resources of(Object... nameAmountPairs) {
+        if (nameAmountPairs.length % 2 != 0) {
+            throw new IllegalArgumentException("expected name/amount pairs");
+        }
+        TreeMap<String, Long> map = new TreeMap<>();
+        for (int i = 0; i < nameAmountPairs.length; i += 2) {
+            map.put((String) nameAmountPairs[i], ((Number) nameAmountPairs[i + 1]).longValue());
+        }
+        return of(map);
+    }
+
+    /** The amount of one resource; 0 when absent. */
+    public long get(String name) {
+        return amounts.getOrDefault(name, 0L);
+    }
+
+    /** Whether this amount names the resource at all (for limits, absent means unlimited). */
+    public boolean has(String name) {
+        return amounts.containsKey(name);
+    }
+
+    /** Resource names with a non-zero amount, sorted. */
+    public Map<String, Long> asMap() {
+        return Collections.unmodifiableMap(amounts);
+    }
+
+    public boolean isEmpty() {
+        return amounts.isEmpty();
+    }
+
+    /** Element-wise sum. @throws ArithmeticException on overflow */
+    public Resources plus(Resources other) {
+        TreeMap<String, Long> sum = new TreeMap<>(amounts);
+        other.amounts.forEach((name, amount) -> sum.merge(name, amount, Math::addExact));
+        return new Resources(sum);
+    }
+
+    /** Element-wise difference, floored at zero so a release can never make usage negative. */
+    public Resources minus(Resources other) {
+        TreeMap<String, Long> diff = new TreeMap<>(amounts);
+        other.amounts.forEach((name, amount) -> {
+            long left = diff.getOrDefault(name, 0L) - amount;
+            if (left > 0) {
+                diff.put(name, left);
+            } else {
+                diff.remove(name);
+            }
+        });
+        return new Resources(diff);
+    }
+
+    /** This amount times a non-negative factor (replicas, parallelism). @throws ArithmeticException on overflow */
+    public Resources times(long factor) {
+        if (factor < 0) {
+            throw new IllegalArgumentException("negative factor " + factor);
+        }
+        TreeMap<String, Long> product = new TreeMap<>();
+        if (factor > 0) {
+            amounts.forEach((name, amount) -> product.put(name, Math.multiplyExact(amount, factor)));
+        }
+        return new Resources(product);
+    }
+
+    /** Element-wise maximum (the init-container rule of Kubernetes pod requests). */
+    public Resources max(Resources other) {
+        TreeMap<String, Long> result = new TreeMap<>(amounts);
+        other.amounts.forEach((name, amount) -> result.merge(name, amount, Math::max));
+        return new Resources(result);
+    }
+
+    /** This amount with one resource set to a value (0 removes it). */
+    public Resources with(String name, long amount) {
+        TreeMap<String, Long> copy = new TreeMap<>(amounts);
+        if (amount == 0) {
+            copy.remove(name);
+        } else {
+            copy.put(name, amount);
+        }
+        return new Resources(copy);
+    }
+
+    /** Human form of one amount: cpu in cores ({@code 3}, {@code 1500m}), memory with binary suffixes. */
+    public static String format(String name, long amount) {
+        if (CPU.equals(name)) {
+            return amount % 1000 == 0 ? Long.toString(amount / 1000) : amount + "m";
+        }
+        if (MEMORY.equals(name) || name.endsWith("storage")) {
+            String[] suffixes = {"Ei", "Pi", "Ti", "Gi", "Mi", "Ki"};
+            for (int i = 0; i < suffixes.length; i++) {
+                long unit = 1L << (10 * (6 - i));
+                if (amount != 0 && amount % unit == 0) {
+                    return amount / unit + suffixes[i];
+                }
+            }
+        }
+        return Long.toString(amount);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Resources r && amounts.equals(r.amounts);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(amounts);
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("{");
+        amounts.forEach((name, amount) -> {
+            if (sb.length() > 1) {
+                sb.append(", ");
+            }
+            sb.append(name).append(": ").append(format(name, amount));
+        });
+        return sb.append('}').toString();
+    }
+}

@@ -1,0 +1,221 @@
+package io.kubequeue.scheduler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class SchedulerTest {
+
+    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+    private static final long GI = 1L << 30;
+
+    private MutableClock clock;
+    private Scheduler scheduler;
+
+    @BeforeEach
+    void setUp() {
+        clock = new MutableClock(T0);
+        scheduler = new Scheduler(Scheduler.Settings.defaults(), clock);
+        // root (cpu 8) -> team-a (cpu 4, ns a), team-b (cpu 6, ns b)
+        scheduler.replaceTree(new QuotaTree(List.of(
+                new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 8000L)),
+                new QuotaNode("team-a", "root", List.of("a"), null, Resources.of("cpu", 4000L, "memory", 4 * GI)),
+                new QuotaNode("team-b", "root", List.of("b"), null, Resources.of("cpu", 6000L)))));
+    }
+
+    private static JobObservation queued(String ns, String name, long millicores, int priority, int createdSecond) {
+        return new JobObservation(new JobKey("Job", ns, name), JobObservation.Phase.QUEUED,
+                Resources.of("cpu", millicores), priority, T0.plusSeconds(createdSecond), null, true, null);
+    }
+
+    private List<String> admittedNames() {
+        return scheduler.schedule().admissions().stream().map(a -> a.key().name()).toList();
+    }
+
+    @Test
+    void admitsWhatFitsAtTheLeafAndKeepsTheRestPending() {
+        scheduler.observe(queued("a", "j1", 3000, 0, 1));
+        scheduler.observe(queued("a", "j2", 3000, 0, 2));
+
+        assertEquals(List.of("j1"), admittedNames());
+        assertEquals(3000, scheduler.usage("team-a").get("cpu"));
+        assertEquals(3000, scheduler.usage("root").get("cpu"));
+        assertEquals(Scheduler.State.BACKOFF, scheduler.status(new JobKey("Job", "a", "j2")).orElseThrow().state());
+    }
+
+    @Test
+    void anAncestorsMaxLimitsAdmissionEvenWhenTheLeafHasRoom() {
+        scheduler.observe(queued("b", "b1", 5000, 0, 1));
+        scheduler.observe(queued("a", "a1", 4000, 0, 2));
+
+        // b1 (5) fits b (6) and root (8); a1 (4) fits a (4) but not root: 5 + 4 > 8
+        assertEquals(List.of("b1"), admittedNames());
+        assertEquals(5000, scheduler.usage("root").get("cpu"));
+        assertEquals(0, scheduler.usage("team-a").get("cpu"));
+    }
+
+    @Test
+    void releaseReturnsQuotaAndTheNextJobIsAdmittedAfterItsBackoff() {
+        scheduler.observe(queued("a", "j1", 3000, 0, 1));
+        scheduler.observe(queued("a", "j2", 3000, 0, 2));
+        assertEquals(List.of("j1"), admittedNames());
+
+        scheduler.observe(JobObservation.finished(new JobKey("Job", "a", "j1")));
+        assertEquals(0, scheduler.usage("team-a").get("cpu"));
+        assertEquals(0, scheduler.usage("root").get("cpu"));
+        assertEquals(List.of(), admittedNames(), "j2 still backs off under the default policy");
+
+        clock.advance(Duration.ofSeconds(1));
+        assertEquals(List.of("j2"), admittedNames());
+    }
+
+    @Test
+    void ordersByPriorityThenCreationThenName() {
+        scheduler.observe(queued("a", "late-low", 1000, 0, 5));
+        scheduler.observe(queued("a", "early-low", 1000, 0, 1));
+        scheduler.observe(queued("a", "late-high", 1000, 10, 9));
+        scheduler.observe(queued("a", "b-tie", 1000, 0, 3));
+        scheduler.observe(queued("a", "a-tie", 1000, 0, 3));
+
+        // team-a holds 4 cpu: the four first in order are admitted, in that order
+        assertEquals(List.of("late-high", "early-low", "a-tie", "b-tie"), admittedNames());
+    }
+
+    @Test
+    void backoffDoublesFromOneSecondToTwentyAndNoFurther() {
+        scheduler.observe(queued("a", "big-running", 4000, 0, 0));
+        assertEquals(List.of("big-running"), admittedNames());
+        scheduler.observe(queued("a", "waiting", 1000, 0, 1));
+
+        long[] expectedSeconds = {1, 2, 4, 8, 16, 20, 20};
+        for (long seconds : expectedSeconds) {
+            Instant before = clock.instant();
+            assertEquals(List.of(), admittedNames());
+            Instant retryAt = scheduler.nextRetry().orElseThrow();
+            assertEquals(Duration.ofSeconds(seconds), Duration.between(before, retryAt));
+            clock.advance(Duration.ofSeconds(seconds).minusMillis(1));
+            assertEquals(List.of(), admittedNames(), "not retried before the backoff has passed");
+            assertEquals(retryAt, scheduler.nextRetry().orElseThrow());
+            clock.advance(Duration.ofMillis(1));
+        }
+    }
+
+    @Test
+    void aJobBehindANonFittingOneMayPassUnderTheDefaultPolicy() {
+        scheduler.observe(queued("a", "running", 2000, 0, 0));
+        admittedNames();
+        scheduler.observe(queued("a", "big", 3000, 5, 1));
+        scheduler.observe(queued("a", "small", 1000, 0, 2));
+        assertEquals(List.of("small"), admittedNames());
+    }
+
+    @Test
+    void blockingPolicyAdmitsNothingBehindANonFittingHead() {
+        scheduler = new Scheduler(new Scheduler.Settings(SchedulingPolicy.BLOCKING, Duration.ofSeconds(1),
+                Duration.ofSeconds(20)), clock);
+        scheduler.replaceTree(new QuotaTree(List.of(
+                new QuotaNode("team-a", null, List.of("a"), null, Resources.of("cpu", 4000L)),
+                new QuotaNode("team-b", null, List.of("b"), null, Resources.of("cpu", 4000L)))));
+        scheduler.observe(queued("a", "running", 2000, 0, 0));
+        admittedNames();
+        scheduler.observe(queued("a", "big", 3000, 5, 1));
+        scheduler.observe(queued("a", "small", 1000, 0, 2));
+        scheduler.observe(queued("b", "other-group", 1000, 0, 3));
+        assertEquals(List.of("other-group"), admittedNames());
+
+        scheduler.observe(JobObservation.finished(new JobKey("Job", "a", "running")));
+        assertEquals(List.of("big", "small"), admittedNames());
+    }
+
+    @Test
+    void aJobInNoGroupIsHeldOnceAndQueuedWhenTheTreeNamesItsNamespace() {
+        scheduler.observe(queued("nowhere", "lost", 1000, 0, 1));
+        CycleResult first = scheduler.schedule();
+        assertEquals(List.of(), first.admissions());
+        assertEquals(1, first.holds().size());
+        assertEquals(Hold.Reason.NO_QUOTA_GROUP, first.holds().get(0).kind());
+        assertTrue(first.holds().get(0).reason().contains("nowhere"));
+        assertEquals(List.of(), scheduler.schedule().holds(), "a hold is reported once");
+
+        scheduler.replaceTree(new QuotaTree(List.of(
+                new QuotaNode("found", null, List.of("nowhere"), null, Resources.of("cpu", 1000L)))));
+        assertEquals(List.of("lost"), admittedNames());
+    }
+
+    @Test
+    void aJobLargerThanAnyMaxOnItsPathIsHeldAndBlocksNobody() {
+        scheduler.observe(queued("b", "huge", 7000, 100, 1)); // b max 6
+        scheduler.observe(queued("b", "small", 1000, 0, 2));
+        CycleResult result = scheduler.schedule();
+        assertEquals(List.of("small"), result.admissions().stream().map(a -> a.key().name()).toList());
+        assertEquals(Hold.Reason.NEVER_FITS, result.holds().get(0).kind());
+        assertEquals("cpu: request 7 exceeds max 6 of quota group team-b", result.holds().get(0).reason());
+    }
+
+    @Test
+    void recoveredAdmittedJobsAreChargedBeforeAnythingIsAdmitted() {
+        AdmissionRecord record = new AdmissionRecord("team-a", "2026-01-01T00:00:00.5Z");
+        scheduler.observe(new JobObservation(new JobKey("TFJob", "a", "old"), JobObservation.Phase.ADMITTED,
+                Resources.of("cpu", 3000L), 0, T0, null, true, record));
+        scheduler.observe(queued("a", "new", 2000, 0, 1));
+        assertEquals(List.of(), admittedNames());
+        assertEquals(3000, scheduler.usage("team-a").get("cpu"));
+    }
+
+    @Test
+    void staleQueuedObservationDoesNotUndoAnAdmissionButAResuspensionDoes() {
+        JobObservation job = queued("a", "j", 3000, 0, 1);
+        scheduler.observe(job);
+        Admission admission = scheduler.schedule().admissions().get(0);
+
+        scheduler.observe(job); // the cache has not seen our patch yet
+        assertEquals(Scheduler.State.ADMITTED, scheduler.status(job.key()).orElseThrow().state());
+        assertEquals(3000, scheduler.usage("team-a").get("cpu"));
+
+        scheduler.observe(new JobObservation(job.key(), JobObservation.Phase.QUEUED, job.request(), 0,
+                job.createdAt(), null, true, admission.record())); // mark put back after admission
+        assertEquals(Scheduler.State.ACTIVE, scheduler.status(job.key()).orElseThrow().state());
+        assertEquals(0, scheduler.usage("team-a").get("cpu"));
+    }
+
+    @Test
+    void aRefusedAdmissionIsUnchargedAndRetried() {
+        JobObservation job = queued("a", "j", 3000, 0, 1);
+        scheduler.observe(job);
+        Admission admission = scheduler.schedule().admissions().get(0);
+        scheduler.admissionFailed(job.key(), admission.record());
+        assertEquals(0, scheduler.usage("team-a").get("cpu"));
+        assertEquals(Scheduler.State.BACKOFF, scheduler.status(job.key()).orElseThrow().state());
+        clock.advance(Duration.ofSeconds(1));
+        assertEquals(List.of("j"), admittedNames());
+    }
+
+    @Test
+    void maxJobsCapsTheNumberOfAdmittedJobs() {
+        scheduler.replaceTree(new QuotaTree(List.of(
+                new QuotaNode("capped", null, List.of("a"), null, Resources.of(Resources.MAX_JOBS, 2L)))));
+        for (int i = 0; i < 3; i++) {
+            scheduler.observe(queued("a", "j" + i, 100, 0, i));
+        }
+        assertEquals(List.of("j0", "j1"), admittedNames());
+    }
+
+    @Test
+    void invalidTreesAreRefused() {
+        assertThrows(IllegalArgumentException.class, () -> new QuotaTree(List.of(
+                new QuotaNode("x", null, List.of("ns"), null, null),
+                new QuotaNode("y", null, List.of("ns"), null, null))));
+        assertThrows(IllegalArgumentException.class, () -> new QuotaTree(List.of(
+                new QuotaNode("x", null, List.of(), null, null),
+                new QuotaNode("x", null, List.of(), null, null))));
+        assertThrows(IllegalArgumentException.class, () -> new QuotaTree(List.of(
+                new QuotaNode("x", "missing", List.of(), null, null))));
+    }
+}
