@@ -22,13 +22,37 @@ public final class QuotaTree {
 
     private final Map<String, QuotaNode> byName = new LinkedHashMap<>();
     private final Map<String, QuotaNode> byNamespace = new LinkedHashMap<>();
+    private final boolean everyNamespaceIsAGroup;
+
+    /**
+     * Groups for the ResourceQuota plugin: one per namespace. A namespace with no node of its own is a group
+     * without limits (a namespace with no ResourceQuota is unlimited, behaviour.md §3), and the quota-name
+     * label is ignored.
+     *
+     * @param nodes the namespaces that have limits, each node named after its namespace
+     */
+    public static QuotaTree perNamespace(Collection<QuotaNode> nodes) {
+        return new QuotaTree(nodes, true);
+    }
+
+    /**
+     * Groups of an ElasticQuotaTree: a job whose namespace no node lists has no group.
+     *
+     * @param nodes every node; parents are named, not nested
+     * @throws IllegalArgumentException on a duplicate node name, a namespace listed by two nodes, a missing
+     *                                  parent or a cycle
+     */
+    public QuotaTree(Collection<QuotaNode> nodes) {
+        this(nodes, false);
+    }
 
     /**
      * @param nodes every node; parents are named, not nested
      * @throws IllegalArgumentException on a duplicate node name, a namespace listed by two nodes, a missing
      *                                  parent or a cycle
      */
-    public QuotaTree(Collection<QuotaNode> nodes) {
+    private QuotaTree(Collection<QuotaNode> nodes, boolean everyNamespaceIsAGroup) {
+        this.everyNamespaceIsAGroup = everyNamespaceIsAGroup;
         for (QuotaNode node : nodes) {
             if (byName.putIfAbsent(node.name(), node) != null) {
                 throw new IllegalArgumentException("duplicate quota group name " + node.name());
@@ -57,6 +81,9 @@ public final class QuotaTree {
 
     /** The group of a job: by quota-name label first, else by namespace. */
     public Optional<QuotaNode> groupFor(String namespace, String quotaName) {
+        if (everyNamespaceIsAGroup) {
+            return Optional.of(byNamespace.getOrDefault(namespace, unlimited(namespace)));
+        }
         if (quotaName != null && !quotaName.isEmpty()) {
             return Optional.ofNullable(byName.get(quotaName));
         }
@@ -64,13 +91,22 @@ public final class QuotaTree {
     }
 
     public Optional<QuotaNode> node(String name) {
-        return Optional.ofNullable(byName.get(name));
+        QuotaNode node = byName.get(name);
+        if (node == null && everyNamespaceIsAGroup && name != null) {
+            node = unlimited(name);
+        }
+        return Optional.ofNullable(node);
+    }
+
+    private static QuotaNode unlimited(String namespace) {
+        return new QuotaNode(namespace, null, List.of(namespace), null, null);
     }
 
     /** The node and all its ancestors, leaf first, root last; empty if the name is unknown. */
     public List<QuotaNode> pathToRoot(String name) {
         List<QuotaNode> path = new ArrayList<>();
-        for (QuotaNode n = byName.get(name); n != null; n = n.parentName() == null ? null : byName.get(n.parentName())) {
+        for (QuotaNode n = node(name).orElse(null); n != null;
+                n = n.parentName() == null ? null : byName.get(n.parentName())) {
             path.add(n);
         }
         return path;
@@ -82,7 +118,7 @@ public final class QuotaTree {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof QuotaTree t && byName.equals(t.byName);
+        return o instanceof QuotaTree t && byName.equals(t.byName) && everyNamespaceIsAGroup == t.everyNamespaceIsAGroup;
     }
 
     @Override

@@ -10,7 +10,8 @@ import java.util.TreeMap;
  *
  * <p>Units are exact integers, never doubles: {@code cpu} in millicores, every other resource in its base
  * unit rounded up (memory and ephemeral-storage in bytes, extended resources such as {@code nvidia.com/gpu}
- * and the pseudo-resource {@link #MAX_JOBS} as counts). The conversion from Kubernetes quantities happens
+ * and the pseudo-resource {@link #MAX_JOBS} as counts). A resource named with amount 0 is kept: as a limit,
+ * 0 means "none allowed", while an absent name means "not limited". The conversion from Kubernetes quantities happens
  * outside this package (see {@code io.kubequeue.quota.Quantities}).
  */
 public final class Resources {
@@ -42,9 +43,7 @@ public final class Resources {
             if (amount < 0) {
                 throw new IllegalArgumentException("negative amount for " + name + ": " + amount);
             }
-            if (amount != 0) {
-                copy.put(name, amount);
-            }
+            copy.put(name, amount);
         });
         return new Resources(copy);
     }
@@ -71,13 +70,14 @@ public final class Resources {
         return amounts.containsKey(name);
     }
 
-    /** Resource names with a non-zero amount, sorted. */
+    /** Resource names and amounts, sorted by name. */
     public Map<String, Long> asMap() {
         return Collections.unmodifiableMap(amounts);
     }
 
+    /** Whether every amount is zero. */
     public boolean isEmpty() {
-        return amounts.isEmpty();
+        return amounts.values().stream().allMatch(a -> a == 0);
     }
 
     /** Element-wise sum. @throws ArithmeticException on overflow */
@@ -91,12 +91,7 @@ public final class Resources {
     public Resources minus(Resources other) {
         TreeMap<String, Long> diff = new TreeMap<>(amounts);
         other.amounts.forEach((name, amount) -> {
-            long left = diff.getOrDefault(name, 0L) - amount;
-            if (left > 0) {
-                diff.put(name, left);
-            } else {
-                diff.remove(name);
-            }
+            diff.put(name, Math.max(0L, diff.getOrDefault(name, 0L) - amount));
         });
         return new Resources(diff);
     }
@@ -120,14 +115,13 @@ public final class Resources {
         return new Resources(result);
     }
 
-    /** This amount with one resource set to a value (0 removes it). */
+    /** This amount with one resource set to a value. @throws IllegalArgumentException if negative */
     public Resources with(String name, long amount) {
-        TreeMap<String, Long> copy = new TreeMap<>(amounts);
-        if (amount == 0) {
-            copy.remove(name);
-        } else {
-            copy.put(name, amount);
+        if (amount < 0) {
+            throw new IllegalArgumentException("negative amount for " + name + ": " + amount);
         }
+        TreeMap<String, Long> copy = new TreeMap<>(amounts);
+        copy.put(name, amount);
         return new Resources(copy);
     }
 

@@ -1,0 +1,125 @@
+package io.kubequeue.admission;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
+import io.kubequeue.config.KubeQueueConfig;
+import io.kubequeue.events.EventRecorder;
+import io.kubequeue.job.JobDirectory;
+import io.kubequeue.scheduler.Admission;
+import io.kubequeue.scheduler.CycleResult;
+import io.kubequeue.scheduler.Hold;
+import io.kubequeue.scheduler.Scheduler;
+
+/**
+ * Runs scheduling cycles off the API server's critical path: one thread decides (cheap, in memory), a small
+ * pool writes the admissions. Triggers coalesce, so a burst of job events costs one cycle, and a timer wakes
+ * the loop when the earliest backoff expires.
+ *
+ * <p>The loop stays closed, admitting nothing, until start-up recovery has charged every admitted job
+ * ({@link #open()}).
+ */
+@Singleton
+public class AdmissionLoop {
+
+    private static final Logger LOG = Logger.getLogger(AdmissionLoop.class);
+
+    private final Scheduler scheduler;
+    private final Admitter admitter;
+    private final JobDirectory directory;
+    private final EventRecorder events;
+    private final ScheduledExecutorService cycles;
+    private final ExecutorService writers;
+    private final AtomicBoolean cyclePending = new AtomicBoolean();
+    private volatile boolean open;
+    private ScheduledFuture<?> wakeUp;
+    private Instant wakeUpAt;
+
+    public AdmissionLoop(Scheduler scheduler, Admitter admitter, JobDirectory directory, EventRecorder events,
+                         KubeQueueConfig config) {
+        this.scheduler = scheduler;
+        this.admitter = admitter;
+        this.directory = directory;
+        this.events = events;
+        this.cycles = Executors.newSingleThreadScheduledExecutor(named("kube-queue-scheduler"));
+        this.writers = Executors.newFixedThreadPool(Math.max(1, config.admission().workers()),
+                named("kube-queue-admission"));
+    }
+
+    /** Starts admitting. Called once recovery is done. */
+    public void open() {
+        open = true;
+        LOG.info("admission loop open");
+        trigger();
+    }
+
+    public boolean isOpen() {
+        return open;
+    }
+
+    /** Asks for a cycle soon; many calls before it runs give one cycle. */
+    public void trigger() {
+        if (open && cyclePending.compareAndSet(false, true)) {
+            cycles.execute(this::cycle);
+        }
+    }
+
+    private void cycle() {
+        cyclePending.set(false);
+        try {
+            CycleResult result = scheduler.schedule();
+            for (Admission admission : result.admissions()) {
+                writers.execute(() -> admitter.admit(admission));
+            }
+            for (Hold hold : result.holds()) {
+                directory.get(hold.key()).ifPresent(entry -> events.warning(entry.ref(),
+                        hold.kind() == Hold.Reason.NO_QUOTA_GROUP ? "NoQuotaGroup" : "NeverFits",
+                        hold.reason() + "; the job stays suspended"));
+            }
+            scheduler.nextRetry().ifPresent(this::wakeUpAt);
+        } catch (RuntimeException e) {
+            LOG.error("scheduling cycle failed; retrying in 1 s", e);
+            wakeUpAt(Instant.now().plusSeconds(1));
+        }
+    }
+
+    private void wakeUpAt(Instant at) {
+        if (wakeUp != null && !wakeUp.isDone() && wakeUpAt != null && !at.isBefore(wakeUpAt)) {
+            return;
+        }
+        if (wakeUp != null) {
+            wakeUp.cancel(false);
+        }
+        wakeUpAt = at;
+        long delay = Math.max(0, Duration.between(Instant.now(), at).toMillis());
+        wakeUp = cycles.schedule(this::trigger, delay, TimeUnit.MILLISECONDS);
+    }
+
+    @PreDestroy
+    void stop() {
+        open = false;
+        cycles.shutdownNow();
+        writers.shutdown();
+    }
+
+    private static java.util.concurrent.ThreadFactory named(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}

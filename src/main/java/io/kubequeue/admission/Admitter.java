@@ -1,0 +1,143 @@
+package io.kubequeue.admission;
+
+import java.util.Optional;
+
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.kubequeue.events.EventRecorder;
+import io.kubequeue.job.Annotations;
+import io.kubequeue.job.JobDirectory;
+import io.kubequeue.job.JobKind;
+import io.kubequeue.job.SuspendMark;
+import io.kubequeue.scheduler.Admission;
+import io.kubequeue.scheduler.Scheduler;
+
+/**
+ * The only code that writes jobs: it carries out one {@link Admission} as a single JSON Patch (RFC 6902).
+ *
+ * <p>The patch holds, for each suspend mark the job carries, a {@code test} op on the mark followed by its
+ * removal, then the admission record annotations. If the job changed since the decision (another replica
+ * admitted it, the user edited the mark) the {@code test} fails and nothing is written: a stale decision can
+ * never admit twice. A refused admission is handed back to the scheduler, which uncharges it and retries.
+ */
+@Singleton
+public class Admitter {
+
+    private static final Logger LOG = Logger.getLogger(Admitter.class);
+    private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+    private final KubernetesClient client;
+    private final Scheduler scheduler;
+    private final JobDirectory directory;
+    private final EventRecorder events;
+
+    public Admitter(KubernetesClient client, Scheduler scheduler, JobDirectory directory, EventRecorder events) {
+        this.client = client;
+        this.scheduler = scheduler;
+        this.directory = directory;
+        this.events = events;
+    }
+
+    /**
+     * Writes one admission; blocks for one API-server round trip (two when the answer is ambiguous).
+     * Never throws: every failure ends in {@link Scheduler#admissionFailed} or in a confirmed admission.
+     */
+    public void admit(Admission admission) {
+        Optional<JobDirectory.Entry> seen = directory.get(admission.key());
+        if (seen.isEmpty() || seen.get().marks().isEmpty()) {
+            scheduler.admissionFailed(admission.key(), admission.record());
+            return;
+        }
+        JobDirectory.Entry entry = seen.get();
+        String patch = patchFor(entry, admission).toString();
+        try {
+            resource(entry.kind(), admission).patch(PatchContext.of(PatchType.JSON), patch);
+            LOG.infof("admitted %s into quota group %s (request %s, waited %d ms)", admission.key(),
+                    admission.record().group(), admission.request(), admission.waited());
+            events.normal(entry.ref(), "Admitted", "admitted into quota group " + admission.record().group()
+                    + " with request " + admission.request());
+        } catch (KubernetesClientException e) {
+            int code = e.getCode();
+            if (code == 404 || code == 409 || code == 422 || code == 400) {
+                // definite refusal: the job is gone, or it changed since the decision (the test op failed)
+                LOG.debugf("admission of %s refused (%d): %s", admission.key(), code, e.getMessage());
+                scheduler.admissionFailed(admission.key(), admission.record());
+            } else {
+                confirm(entry, admission, e);
+            }
+        }
+    }
+
+    /**
+     * The answer was ambiguous (5xx, timeout): the patch may have been applied. Read the job back; only if it
+     * clearly lacks this admission is the charge handed back. If even that read fails, the charge stays (quota
+     * is never over-admitted) and the job's next event settles it.
+     */
+    private void confirm(JobDirectory.Entry entry, Admission admission, KubernetesClientException cause) {
+        try {
+            HasMetadata job = resource(entry.kind(), admission).get();
+            boolean ours = job != null && job.getMetadata().getAnnotations() != null
+                    && admission.record().admittedAt().equals(job.getMetadata().getAnnotations().get(Annotations.ADMITTED_AT));
+            if (!ours) {
+                LOG.warnf("admission of %s failed (%d: %s); it will be retried", admission.key(), cause.getCode(),
+                        cause.getMessage());
+                scheduler.admissionFailed(admission.key(), admission.record());
+            }
+        } catch (KubernetesClientException e) {
+            LOG.warnf("admission of %s is unconfirmed (%s); its quota stays charged until the job is seen again",
+                    admission.key(), e.getMessage());
+        }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private io.fabric8.kubernetes.client.dsl.Resource<HasMetadata> resource(JobKind<?> kind, Admission admission) {
+        return (io.fabric8.kubernetes.client.dsl.Resource<HasMetadata>) (io.fabric8.kubernetes.client.dsl.Resource) client
+                .resources(kind.type()).inNamespace(admission.key().namespace()).withName(admission.key().name());
+    }
+
+    /** The JSON Patch for one admission (visible for tests). */
+    static ArrayNode patchFor(JobDirectory.Entry entry, Admission admission) {
+        ArrayNode ops = JSON.arrayNode();
+        for (SuspendMark mark : entry.marks()) {
+            if (mark == SuspendMark.ANNOTATION) {
+                ops.add(op("test", mark.pointer()).put("value", "true"));
+                ops.add(op("remove", mark.pointer()));
+            } else {
+                ops.add(op("test", mark.pointer()).put("value", true));
+                ops.add(op("replace", mark.pointer()).put("value", false));
+            }
+        }
+        if (entry.hasAnnotations()) {
+            ops.add(op("add", "/metadata/annotations/" + escape(Annotations.QUOTA_GROUP))
+                    .put("value", admission.record().group()));
+            ops.add(op("add", "/metadata/annotations/" + escape(Annotations.ADMITTED_AT))
+                    .put("value", admission.record().admittedAt()));
+        } else {
+            ObjectNode annotations = JSON.objectNode()
+                    .put(Annotations.QUOTA_GROUP, admission.record().group())
+                    .put(Annotations.ADMITTED_AT, admission.record().admittedAt());
+            ops.add(op("add", "/metadata/annotations").set("value", annotations));
+        }
+        return ops;
+    }
+
+    private static ObjectNode op(String op, String path) {
+        return JSON.objectNode().put("op", op).put("path", path);
+    }
+
+    /** RFC 6901 escaping of one pointer segment. */
+    private static String escape(String segment) {
+        return segment.replace("~", "~0").replace("/", "~1");
+    }
+}

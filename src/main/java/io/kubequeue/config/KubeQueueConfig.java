@@ -1,0 +1,64 @@
+package io.kubequeue.config;
+
+import java.time.Duration;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithConverter;
+import io.smallrye.config.WithDefault;
+
+/**
+ * kube-queue's settings. Each is a property under {@code kube-queue.}; the seed's env vars
+ * ({@code QueueGroupPlugin}, {@code StrictPriority}, {@code StrictConsistency}) feed them through
+ * {@code application.properties}, so {@code kubectl edit deploy kube-queue-controller -nkube-queue} works as the
+ * seed says. An invalid value stops start-up with a message that names the valid values.
+ */
+@ConfigMapping(prefix = "kube-queue")
+public interface KubeQueueConfig {
+
+    /** {@code QueueGroupPlugin}: {@code elasticquota} (default) or {@code resourcequota}. */
+    @WithConverter(QueueGroupPluginConverter.class)
+    @WithDefault("elasticquota")
+    QueueGroupPlugin queueGroupPlugin();
+
+    /** {@code StrictPriority}: blocking queue, only the head of each group is tried. */
+    @WithConverter(StrictBooleanConverter.class)
+    @WithDefault("false")
+    Boolean strictPriority();
+
+    /** {@code StrictConsistency}: on every release retry backed-off jobs at once, highest priority first. */
+    @WithConverter(StrictBooleanConverter.class)
+    @WithDefault("false")
+    Boolean strictConsistency();
+
+    /** Unschedulable backoff bounds. */
+    Backoff backoff();
+
+    /** Where the ElasticQuotaTree lives. */
+    ElasticQuota elasticQuota();
+
+    /** Admission writes. */
+    Admission admission();
+
+    /** Unschedulable backoff: doubles from {@code initial} up to {@code max} (kube-scheduler: 1 s to 20 s). */
+    interface Backoff {
+        @WithDefault("1s")
+        Duration initial();
+
+        @WithDefault("20s")
+        Duration max();
+    }
+
+    /** The ElasticQuotaTree source. */
+    interface ElasticQuota {
+        /** Namespace the tree is read from (seed: {@code kube-system}). */
+        @WithDefault("kube-system")
+        String namespace();
+    }
+
+    /** The admission writer. */
+    interface Admission {
+        /** Threads that send admission patches; each waits for one API-server round trip. */
+        @WithDefault("4")
+        int workers();
+    }
+}

@@ -1,0 +1,26 @@
+package io.kubequeue.config;
+
+import java.util.Locale;
+
+import org.eclipse.microprofile.config.spi.Converter;
+
+/**
+ * Reads {@code StrictPriority} and {@code StrictConsistency}. Only {@code true} and {@code false} (any case)
+ * are accepted: the lenient default converter reads a typo such as {@code ture} as false, which would
+ * silently switch a policy off.
+ */
+public class StrictBooleanConverter implements Converter<Boolean> {
+
+    /** @throws IllegalArgumentException naming the valid values for anything but true/false */
+    @Override
+    public Boolean convert(String value) {
+        String v = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
+        if (v.equals("true")) {
+            return Boolean.TRUE;
+        }
+        if (v.equals("false")) {
+            return Boolean.FALSE;
+        }
+        throw new IllegalArgumentException("invalid value '" + value + "'; valid values: true, false");
+    }
+}

@@ -1,0 +1,111 @@
+package io.kubequeue.events;
+
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.api.model.events.v1.Event;
+import io.fabric8.kubernetes.api.model.events.v1.EventBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+
+/**
+ * Writes Kubernetes Events ({@code events.k8s.io/v1}) on jobs and quota objects, and one log line for each
+ * Warning.
+ *
+ * <p>The same (object, reason, message) is written once: a job that stays held for the same reason does not
+ * produce an event per scheduling cycle. A failure to write an event is logged and never fails the caller.
+ */
+@Singleton
+public class EventRecorder {
+
+    private static final Logger LOG = Logger.getLogger(EventRecorder.class);
+    private static final String CONTROLLER = "kube-queue";
+    private static final int REMEMBERED = 10_000;
+
+    private final KubernetesClient client;
+    private final Map<String, String> lastMessage = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+            return size() > REMEMBERED;
+        }
+    };
+
+    public EventRecorder(KubernetesClient client) {
+        this.client = client;
+    }
+
+    /** A reference to an object, enough to hang an event on; kept instead of whole objects to save memory. */
+    public static ObjectReference refOf(HasMetadata object) {
+        return new ObjectReferenceBuilder()
+                .withApiVersion(object.getApiVersion())
+                .withKind(object.getKind())
+                .withNamespace(object.getMetadata().getNamespace())
+                .withName(object.getMetadata().getName())
+                .withUid(object.getMetadata().getUid())
+                .build();
+    }
+
+    /** A Normal event, e.g. {@code Admitted}. */
+    public void normal(HasMetadata target, String reason, String message) {
+        record(refOf(target), "Normal", reason, message);
+    }
+
+    /** A Normal event on a referenced object. */
+    public void normal(ObjectReference target, String reason, String message) {
+        record(target, "Normal", reason, message);
+    }
+
+    /** A Warning event plus one log line, e.g. {@code NoQuotaGroup}, {@code InvalidJob}. */
+    public void warning(HasMetadata target, String reason, String message) {
+        warning(refOf(target), reason, message);
+    }
+
+    /** A Warning event plus one log line, on a referenced object. */
+    public void warning(ObjectReference target, String reason, String message) {
+        LOG.warnf("%s %s/%s: %s: %s", target.getKind(), target.getNamespace(), target.getName(), reason, message);
+        record(target, "Warning", reason, message);
+    }
+
+    private void record(ObjectReference target, String type, String reason, String message) {
+        String namespace = target.getNamespace() == null ? "default" : target.getNamespace();
+        String identity = target.getKind() + "/" + namespace + "/" + target.getName() + "/"
+                + target.getUid() + "/" + reason;
+        synchronized (lastMessage) {
+            if (message.equals(lastMessage.get(identity))) {
+                return;
+            }
+            lastMessage.put(identity, message);
+        }
+        Instant now = Instant.now();
+        Event event = new EventBuilder()
+                .withNewMetadata()
+                .withName(target.getName() + "." + UUID.randomUUID().toString().substring(0, 8))
+                .withNamespace(namespace)
+                .endMetadata()
+                .withType(type)
+                .withReason(reason)
+                .withNote(message.length() > 1024 ? message.substring(0, 1021) + "..." : message)
+                .withAction(reason)
+                .withReportingController(CONTROLLER)
+                .withReportingInstance(CONTROLLER)
+                .withNewEventTime(DateTimeFormatter.ISO_INSTANT.format(now.truncatedTo(ChronoUnit.MICROS)))
+                .withRegarding(new ObjectReferenceBuilder(target).withNamespace(namespace).build())
+                .build();
+        try {
+            client.resource(event).inNamespace(namespace).create();
+        } catch (KubernetesClientException e) {
+            LOG.debugf(e, "could not write event %s on %s", reason, identity);
+        }
+    }
+}

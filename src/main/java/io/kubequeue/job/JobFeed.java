@@ -1,0 +1,100 @@
+package io.kubequeue.job;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.kubequeue.events.EventRecorder;
+import io.kubequeue.scheduler.AdmissionRecord;
+import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.JobObservation;
+import io.kubequeue.scheduler.JobObservation.Phase;
+import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.Scheduler;
+
+/**
+ * Turns a job of any kind into a {@link JobObservation} and feeds the scheduler; every reconciler calls it,
+ * and so does start-up recovery. Idempotent: the same object twice changes nothing.
+ *
+ * <p>A job whose request cannot be read gets a Warning event naming the field and stays suspended; it is
+ * taken out of the queue (not lost: the cluster still holds it, and the next change to it is read again).
+ */
+@Singleton
+public class JobFeed {
+
+    private static final Logger LOG = Logger.getLogger(JobFeed.class);
+
+    private final Scheduler scheduler;
+    private final JobDirectory directory;
+    private final EventRecorder events;
+    private volatile Runnable onChange = () -> {
+    };
+
+    public JobFeed(Scheduler scheduler, JobDirectory directory, EventRecorder events) {
+        this.scheduler = scheduler;
+        this.directory = directory;
+        this.events = events;
+    }
+
+    /** Called after every observation, so the admission loop can run a cycle. */
+    public void onChange(Runnable onChange) {
+        this.onChange = onChange;
+    }
+
+    /**
+     * @param kind    the job's kind adapter
+     * @param job     the job as last seen
+     * @param deleted whether the job was deleted (its last state is passed)
+     */
+    public <R extends HasMetadata> void observe(JobKind<R> kind, R job, boolean deleted) {
+        JobKey key = new JobKey(kind.kind(), job.getMetadata().getNamespace(), job.getMetadata().getName());
+        if (deleted || kind.finished(job)) {
+            directory.remove(key);
+            scheduler.observe(JobObservation.finished(key));
+            onChange.run();
+            return;
+        }
+        List<SuspendMark> marks = kind.suspendMarks(job);
+        AdmissionRecord record = admissionRecord(job);
+        Phase phase = !marks.isEmpty() ? Phase.QUEUED
+                : record != null ? Phase.ADMITTED : Phase.UNSUSPENDED_WITHOUT_RECORD;
+        if (phase == Phase.UNSUSPENDED_WITHOUT_RECORD && scheduler.status(key).isEmpty()) {
+            return; // never suspended: not managed by kube-queue
+        }
+        Resources request;
+        try {
+            request = kind.request(job);
+        } catch (InvalidJobException e) {
+            events.warning(job, "InvalidJob", e.getMessage() + "; the job stays suspended until it is fixed");
+            if (phase == Phase.QUEUED && scheduler.status(key).map(s -> s.state() != Scheduler.State.ADMITTED).orElse(false)) {
+                scheduler.observe(JobObservation.finished(key));
+            }
+            return;
+        }
+        directory.put(key, new JobDirectory.Entry(kind, EventRecorder.refOf(job), marks,
+                job.getMetadata().getAnnotations() != null));
+        Map<String, String> labels = job.getMetadata().getLabels() == null ? Map.of() : job.getMetadata().getLabels();
+        String created = job.getMetadata().getCreationTimestamp();
+        scheduler.observe(new JobObservation(key, phase, request, kind.priority(job),
+                created == null ? Instant.EPOCH : Instant.parse(created),
+                labels.get(Annotations.QUOTA_NAME_LABEL),
+                !"false".equals(labels.get(Annotations.PREEMPTIBLE_LABEL)),
+                record));
+        LOG.debugf("observed %s: %s, request %s", key, phase, request);
+        onChange.run();
+    }
+
+    private static AdmissionRecord admissionRecord(HasMetadata job) {
+        Map<String, String> annotations = job.getMetadata().getAnnotations();
+        if (annotations == null || !annotations.containsKey(Annotations.QUOTA_GROUP)) {
+            return null;
+        }
+        return new AdmissionRecord(annotations.get(Annotations.QUOTA_GROUP),
+                annotations.getOrDefault(Annotations.ADMITTED_AT, ""));
+    }
+}

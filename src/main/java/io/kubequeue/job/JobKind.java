@@ -1,0 +1,37 @@
+package io.kubequeue.job;
+
+import java.util.List;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.kubequeue.scheduler.Resources;
+
+/**
+ * What kube-queue needs to know about one kind of job. A new kind is one implementation of this interface
+ * (an {@code @ApplicationScoped} bean) plus a thin reconciler that hands its objects to {@link JobFeed}.
+ *
+ * @param <R> the job's fabric8 type
+ */
+public interface JobKind<R extends HasMetadata> {
+
+    /** The API kind, e.g. {@code TFJob}; also the first part of a job's key. */
+    String kind();
+
+    /** The fabric8 class the kind is read and patched as. */
+    Class<R> type();
+
+    /** The suspend marks the job carries now, in the order admission removes them; empty when none. */
+    List<SuspendMark> suspendMarks(R job);
+
+    /** Whether the job has finished (succeeded or failed) and so no longer uses quota. */
+    boolean finished(R job);
+
+    /**
+     * The whole job's resource request (millicores, bytes, counts), by behaviour.md §2.
+     *
+     * @throws InvalidJobException naming the field and value that cannot be read
+     */
+    Resources request(R job);
+
+    /** The job's priority; higher is admitted first. */
+    int priority(R job);
+}

@@ -1,0 +1,28 @@
+package io.kubequeue.job;
+
+/**
+ * A way a job can be held back, and how admission removes it (behaviour.md §1). Each mark is a JSON pointer;
+ * admission sends a {@code test} op on it, so a decision taken on a stale view cannot admit twice.
+ */
+public enum SuspendMark {
+    /** Annotation {@code scheduling.x-k8s.io/suspend: "true"} (ack-arena operators); removed on admission. */
+    ANNOTATION("/metadata/annotations/scheduling.x-k8s.io~1suspend"),
+    /** {@code spec.suspend: true} (batch/v1 Job, Argo Workflow); set to false on admission. */
+    SPEC_SUSPEND("/spec/suspend"),
+    /** {@code spec.runPolicy.suspend: true} (training-operator ≥ 1.7, mpi-operator v2beta1); set to false. */
+    RUN_POLICY_SUSPEND("/spec/runPolicy/suspend");
+
+    /** The annotation that suspends a job until kube-queue admits it. */
+    public static final String ANNOTATION_KEY = "scheduling.x-k8s.io/suspend";
+
+    private final String pointer;
+
+    SuspendMark(String pointer) {
+        this.pointer = pointer;
+    }
+
+    /** RFC 6901 pointer to the mark. */
+    public String pointer() {
+        return pointer;
+    }
+}

@@ -1,0 +1,85 @@
+package io.kubequeue.job.batch;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import jakarta.inject.Singleton;
+
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
+import io.kubequeue.job.InvalidJobException;
+import io.kubequeue.job.JobKind;
+import io.kubequeue.job.PodRequests;
+import io.kubequeue.job.SuspendMark;
+import io.kubequeue.scheduler.Resources;
+
+/**
+ * batch/v1 Job (Kubernetes ≥ 1.22). Managed when {@code spec.suspend: true} or the suspend annotation is set;
+ * request = pod × min(parallelism, completions), parallelism defaulting to 1 and completions to parallelism
+ * (behaviour.md §1, §2). Finished when condition {@code Complete} or {@code Failed} is True.
+ */
+@Singleton
+public class BatchJobKind implements JobKind<Job> {
+
+    @Override
+    public String kind() {
+        return "Job";
+    }
+
+    @Override
+    public Class<Job> type() {
+        return Job.class;
+    }
+
+    @Override
+    public List<SuspendMark> suspendMarks(Job job) {
+        List<SuspendMark> marks = new ArrayList<>(2);
+        Map<String, String> annotations = job.getMetadata().getAnnotations();
+        if (annotations != null && "true".equals(annotations.get(SuspendMark.ANNOTATION_KEY))) {
+            marks.add(SuspendMark.ANNOTATION);
+        }
+        if (job.getSpec() != null && Boolean.TRUE.equals(job.getSpec().getSuspend())) {
+            marks.add(SuspendMark.SPEC_SUSPEND);
+        }
+        return marks;
+    }
+
+    @Override
+    public boolean finished(Job job) {
+        if (job.getStatus() == null || job.getStatus().getConditions() == null) {
+            return false;
+        }
+        for (JobCondition c : job.getStatus().getConditions()) {
+            if (("Complete".equals(c.getType()) || "Failed".equals(c.getType())) && "True".equals(c.getStatus())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public Resources request(Job job) {
+        if (job.getSpec() == null || job.getSpec().getTemplate() == null) {
+            throw new InvalidJobException("spec.template", null, "a Job needs a pod template");
+        }
+        int parallelism = job.getSpec().getParallelism() == null ? 1 : job.getSpec().getParallelism();
+        if (parallelism < 0) {
+            throw new InvalidJobException("spec.parallelism", parallelism, "must not be negative");
+        }
+        Integer completions = job.getSpec().getCompletions();
+        if (completions != null && completions < 0) {
+            throw new InvalidJobException("spec.completions", completions, "must not be negative");
+        }
+        int pods = completions == null ? parallelism : Math.min(parallelism, completions);
+        return PodRequests.of(job.getSpec().getTemplate().getSpec(), "spec.template.spec").times(pods);
+    }
+
+    @Override
+    public int priority(Job job) {
+        Integer priority = job.getSpec() == null || job.getSpec().getTemplate() == null
+                || job.getSpec().getTemplate().getSpec() == null ? null
+                : job.getSpec().getTemplate().getSpec().getPriority();
+        return priority == null ? 0 : priority;
+    }
+}

@@ -1,0 +1,119 @@
+package io.kubequeue.job.kubeflow;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubequeue.job.InvalidJobException;
+import io.kubequeue.job.JobKind;
+import io.kubequeue.job.PodRequests;
+import io.kubequeue.job.SuspendMark;
+import io.kubequeue.scheduler.Resources;
+
+/**
+ * What the Kubeflow job kinds share (behaviour.md §1, §2): suspended by the annotation (ack-arena operators)
+ * or {@code spec.runPolicy.suspend} (training-operator ≥ 1.7); request = Σ over replica specs of pod ×
+ * {@code replicas} (default 1); finished when condition {@code Succeeded} or {@code Failed} is True.
+ *
+ * @param <R> the kind's class, spec and status read as JSON
+ */
+public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNode>> implements JobKind<R> {
+
+    private final KubernetesSerialization serialization;
+    private final String replicaSpecsField;
+
+    /**
+     * @param replicaSpecsField e.g. {@code tfReplicaSpecs}
+     */
+    protected KubeflowJobKind(KubernetesSerialization serialization, String replicaSpecsField) {
+        this.serialization = serialization;
+        this.replicaSpecsField = replicaSpecsField;
+    }
+
+    @Override
+    public List<SuspendMark> suspendMarks(R job) {
+        List<SuspendMark> marks = new ArrayList<>(2);
+        Map<String, String> annotations = job.getMetadata().getAnnotations();
+        if (annotations != null && "true".equals(annotations.get(SuspendMark.ANNOTATION_KEY))) {
+            marks.add(SuspendMark.ANNOTATION);
+        }
+        JsonNode spec = job.getSpec();
+        if (spec != null && spec.path("runPolicy").path("suspend").asBoolean(false)) {
+            marks.add(SuspendMark.RUN_POLICY_SUSPEND);
+        }
+        return marks;
+    }
+
+    @Override
+    public boolean finished(R job) {
+        JsonNode status = job.getStatus();
+        if (status == null) {
+            return false;
+        }
+        for (JsonNode c : status.path("conditions")) {
+            String type = c.path("type").asText();
+            if (("Succeeded".equals(type) || "Failed".equals(type)) && "True".equals(c.path("status").asText())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public Resources request(R job) {
+        JsonNode replicaSpecs = job.getSpec() == null ? null : job.getSpec().get(replicaSpecsField);
+        String field = "spec." + replicaSpecsField;
+        if (replicaSpecs == null || !replicaSpecs.isObject() || replicaSpecs.isEmpty()) {
+            throw new InvalidJobException(field, replicaSpecs, "at least one replica spec is needed");
+        }
+        Resources total = Resources.NONE;
+        for (Iterator<Map.Entry<String, JsonNode>> it = replicaSpecs.fields(); it.hasNext();) {
+            Map.Entry<String, JsonNode> replica = it.next();
+            String replicaField = field + "." + replica.getKey();
+            JsonNode replicasNode = replica.getValue().get("replicas");
+            long replicas = 1;
+            if (replicasNode != null && !replicasNode.isNull()) {
+                if (!replicasNode.canConvertToLong() || !replicasNode.isIntegralNumber() || replicasNode.asLong() < 0) {
+                    throw new InvalidJobException(replicaField + ".replicas", replicasNode,
+                            "must be a whole number, zero or more");
+                }
+                replicas = replicasNode.asLong();
+            }
+            total = total.plus(pod(replica.getValue().get("template"), replicaField + ".template").times(replicas));
+        }
+        return total;
+    }
+
+    @Override
+    public int priority(R job) {
+        JsonNode replicaSpecs = job.getSpec() == null ? null : job.getSpec().get(replicaSpecsField);
+        if (replicaSpecs != null) {
+            for (JsonNode replica : replicaSpecs) {
+                JsonNode priority = replica.path("template").path("spec").path("priority");
+                if (priority.isInt()) {
+                    return priority.asInt();
+                }
+            }
+        }
+        return 0;
+    }
+
+    private Resources pod(JsonNode template, String field) {
+        if (template == null || template.isNull()) {
+            throw new InvalidJobException(field, null, "a replica spec needs a pod template");
+        }
+        PodTemplateSpec podTemplate;
+        try {
+            podTemplate = serialization.convertValue(template, PodTemplateSpec.class);
+        } catch (RuntimeException e) {
+            throw new InvalidJobException(field, "...", "not a pod template: " + e.getMessage());
+        }
+        return PodRequests.of(podTemplate.getSpec(), field + ".spec");
+    }
+}

@@ -1,0 +1,24 @@
+package io.kubequeue.job.kubeflow;
+
+import jakarta.inject.Singleton;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+/** kubeflow.org/v1 TFJob: replicas under {@code spec.tfReplicaSpecs}. */
+@Singleton
+public class TFJobKind extends KubeflowJobKind<TFJob> {
+
+    public TFJobKind(KubernetesClient client) {
+        super(client.getKubernetesSerialization(), "tfReplicaSpecs");
+    }
+
+    @Override
+    public String kind() {
+        return "TFJob";
+    }
+
+    @Override
+    public Class<TFJob> type() {
+        return TFJob.class;
+    }
+}

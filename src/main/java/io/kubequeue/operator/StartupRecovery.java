@@ -1,0 +1,104 @@
+package io.kubequeue.operator;
+
+import jakarta.inject.Singleton;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.Readiness;
+import org.jboss.logging.Logger;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubequeue.admission.AdmissionLoop;
+import io.kubequeue.config.KubeQueueConfig;
+import io.kubequeue.config.QueueGroupPlugin;
+import io.kubequeue.events.EventRecorder;
+import io.kubequeue.job.JobFeed;
+import io.kubequeue.job.JobKind;
+import io.kubequeue.quota.ElasticQuotaTreeSource;
+import io.kubequeue.quota.QuotaGroupSource;
+import io.kubequeue.quota.ResourceQuotaSource;
+import io.kubequeue.scheduler.Scheduler;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+
+/**
+ * Start-up: state is rebuilt from the cluster, never from memory (behaviour.md §1).
+ *
+ * <ol>
+ *   <li>start the quota-group source of {@code QueueGroupPlugin} and wait for its first full list;</li>
+ *   <li>list every job of every kind: each unfinished job carrying an admission record is charged to its
+ *       group, each suspended one is queued (queue order puts them back in their original order);</li>
+ *   <li>only then open the admission loop, and report ready.</li>
+ * </ol>
+ */
+@Singleton
+@Readiness
+public class StartupRecovery implements HealthCheck {
+
+    private static final Logger LOG = Logger.getLogger(StartupRecovery.class);
+
+    private final KubernetesClient client;
+    private final KubeQueueConfig config;
+    private final Scheduler scheduler;
+    private final JobFeed feed;
+    private final AdmissionLoop loop;
+    private final EventRecorder events;
+    private final Instance<JobKind<?>> kinds;
+    private QuotaGroupSource source;
+    private volatile boolean recovered;
+
+    public StartupRecovery(KubernetesClient client, KubeQueueConfig config, Scheduler scheduler, JobFeed feed,
+                           AdmissionLoop loop, EventRecorder events, Instance<JobKind<?>> kinds) {
+        this.client = client;
+        this.config = config;
+        this.scheduler = scheduler;
+        this.feed = feed;
+        this.loop = loop;
+        this.events = events;
+        this.kinds = kinds;
+    }
+
+    void onStart(@Observes StartupEvent event) {
+        feed.onChange(loop::trigger);
+        source = config.queueGroupPlugin() == QueueGroupPlugin.RESOURCEQUOTA
+                ? new ResourceQuotaSource(client, events)
+                : new ElasticQuotaTreeSource(client, config.elasticQuota().namespace(), events);
+        source.start(tree -> {
+            scheduler.replaceTree(tree);
+            LOG.infof("quota groups in force: %s", tree.nodes().stream().map(n -> n.name() + " max " + n.max()).toList());
+            loop.trigger();
+        });
+        int jobs = 0;
+        for (JobKind<?> kind : kinds) {
+            jobs += recover(kind);
+        }
+        long admitted = scheduler.jobs().stream().filter(j -> j.state() == Scheduler.State.ADMITTED).count();
+        LOG.infof("recovered %d jobs from the cluster (%d admitted and charged); admitting from now on", jobs, admitted);
+        recovered = true;
+        loop.open();
+    }
+
+    private <R extends HasMetadata> int recover(JobKind<R> kind) {
+        int n = 0;
+        for (R job : client.resources(kind.type()).inAnyNamespace().list().getItems()) {
+            feed.observe(kind, job, false);
+            n++;
+        }
+        return n;
+    }
+
+    void onStop(@Observes ShutdownEvent event) {
+        if (source != null) {
+            source.stop();
+        }
+    }
+
+    /** Ready once recovery is done and the loop admits; DOWN before. */
+    @Override
+    public HealthCheckResponse call() {
+        return HealthCheckResponse.named("kube-queue-recovery").status(recovered && loop.isOpen()).build();
+    }
+}

@@ -1,0 +1,160 @@
+package io.kubequeue.quota;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+import org.jboss.logging.Logger;
+
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kubequeue.events.EventRecorder;
+import io.kubequeue.scheduler.QuotaNode;
+import io.kubequeue.scheduler.QuotaTree;
+
+/**
+ * Quota groups from the ElasticQuotaTree (plugin {@code elasticquota}, the default; behaviour.md §3).
+ *
+ * <p>The oldest tree in the configured namespace is in force. An invalid tree gets a Warning event and the
+ * last valid tree stays in force; with none valid yet, or no tree at all, every job is held.
+ */
+public class ElasticQuotaTreeSource implements QuotaGroupSource {
+
+    private static final Logger LOG = Logger.getLogger(ElasticQuotaTreeSource.class);
+
+    private final KubernetesClient client;
+    private final String namespace;
+    private final EventRecorder events;
+    private SharedIndexInformer<ElasticQuotaTree> informer;
+    private Consumer<QuotaTree> onChange;
+    private QuotaTree current;
+
+    /**
+     * @param namespace where the tree is read ({@code kube-system} in the seed)
+     */
+    public ElasticQuotaTreeSource(KubernetesClient client, String namespace, EventRecorder events) {
+        this.client = client;
+        this.namespace = namespace;
+        this.events = events;
+    }
+
+    @Override
+    public void start(Consumer<QuotaTree> onChange) {
+        this.onChange = onChange;
+        informer = client.resources(ElasticQuotaTree.class).inNamespace(namespace).inform(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(ElasticQuotaTree tree) {
+                refresh();
+            }
+
+            @Override
+            public void onUpdate(ElasticQuotaTree oldTree, ElasticQuotaTree newTree) {
+                refresh();
+            }
+
+            @Override
+            public void onDelete(ElasticQuotaTree tree, boolean deletedFinalStateUnknown) {
+                refresh();
+            }
+        });
+        refresh();
+    }
+
+    @Override
+    public void stop() {
+        if (informer != null) {
+            informer.stop();
+        }
+    }
+
+    private synchronized void refresh() {
+        if (informer == null) {
+            return; // events during the initial list; start() refreshes once the list is complete
+        }
+        Optional<ElasticQuotaTree> inForce = informer.getStore().list().stream()
+                .min(Comparator.comparing((ElasticQuotaTree t) -> t.getMetadata().getCreationTimestamp(),
+                        Comparator.nullsLast(Comparator.naturalOrder()))
+                        .thenComparing(t -> t.getMetadata().getName()));
+        QuotaTree next;
+        if (inForce.isEmpty()) {
+            LOG.warnf("no ElasticQuotaTree in namespace %s: every job is held until one is created", namespace);
+            next = QuotaTree.EMPTY;
+        } else {
+            try {
+                next = toQuotaTree(inForce.get());
+            } catch (IllegalArgumentException e) {
+                events.warning(inForce.get(), "InvalidQuotaTree", e.getMessage()
+                        + (current == null ? "; no valid tree yet: every job is held" : "; the last valid tree stays in force"));
+                next = current == null ? QuotaTree.EMPTY : current;
+            }
+        }
+        if (!next.equals(current)) {
+            current = next;
+            onChange.accept(next);
+        }
+    }
+
+    /**
+     * Flattens a tree into quota groups.
+     *
+     * @throws IllegalArgumentException for a missing root or node name, a bad quantity, min above max, a
+     *                                  duplicate node name, or a namespace in two nodes
+     */
+    public static QuotaTree toQuotaTree(ElasticQuotaTree tree) {
+        if (tree.getSpec() == null || tree.getSpec().getRoot() == null) {
+            throw new IllegalArgumentException("spec.root is missing");
+        }
+        List<QuotaNode> nodes = new ArrayList<>();
+        flatten(tree.getSpec().getRoot(), null, "spec.root", nodes);
+        return new QuotaTree(nodes);
+    }
+
+    private static void flatten(ElasticQuotaTree.Node node, String parent, String path, List<QuotaNode> out) {
+        if (node.getName() == null || node.getName().isBlank()) {
+            throw new IllegalArgumentException(path + ".name is missing");
+        }
+        checkMinNotAboveMax(node, path);
+        QuotaNode flat;
+        try {
+            flat = new QuotaNode(node.getName(), parent, node.getNamespaces(),
+                    Quantities.toResources(node.getMin()), Quantities.toResources(node.getMax()));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(path + " (" + node.getName() + "): " + e.getMessage(), e);
+        }
+        out.add(flat);
+        List<ElasticQuotaTree.Node> children = node.getChildren() == null ? List.of() : node.getChildren();
+        for (int i = 0; i < children.size(); i++) {
+            flatten(children.get(i), node.getName(), path + ".children[" + i + "]", out);
+        }
+    }
+
+    private static void checkMinNotAboveMax(ElasticQuotaTree.Node node, String path) {
+        if (node.getMin() == null || node.getMax() == null) {
+            return;
+        }
+        for (Map.Entry<String, Quantity> min : node.getMin().entrySet()) {
+            Quantity max = node.getMax().get(min.getKey());
+            if (max == null || min.getValue() == null) {
+                continue;
+            }
+            BigDecimal minAmount;
+            BigDecimal maxAmount;
+            try {
+                minAmount = min.getValue().getNumericalAmount();
+                maxAmount = max.getNumericalAmount();
+            } catch (RuntimeException e) {
+                continue; // reported as a bad quantity by the conversion
+            }
+            if (minAmount.compareTo(maxAmount) > 0) {
+                throw new IllegalArgumentException(path + " (" + node.getName() + "): min " + min.getKey() + " "
+                        + min.getValue() + " is above max " + max);
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package io.kubequeue.operator;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ResourceQuota;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
+import io.fabric8.kubernetes.api.model.events.v1.Event;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubequeue.job.Annotations;
+import io.kubequeue.job.SuspendMark;
+import io.kubequeue.job.kubeflow.TFJob;
+import io.kubequeue.quota.ElasticQuotaTree;
+
+/** Test helper: applies the YAML files of src/test/resources and plays the training operator's part. */
+final class Cluster {
+
+    private final KubernetesClient client;
+
+    Cluster(KubernetesClient client) {
+        this.client = client;
+    }
+
+    /** Creates every object of a classpath YAML file; namespace {@code default} where none is given. */
+    List<HasMetadata> apply(String resource) {
+        try (InputStream in = Cluster.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalArgumentException("no test resource " + resource);
+            }
+            List<HasMetadata> objects = Manifests.read(client, in);
+            for (HasMetadata o : objects) {
+                create(o);
+            }
+            return objects;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    HasMetadata create(HasMetadata o) {
+        String ns = o.getMetadata().getNamespace() == null ? "default" : o.getMetadata().getNamespace();
+        o.getMetadata().setNamespace(ns);
+        return client.resource(o).inNamespace(ns).create();
+    }
+
+    TFJob tfJob(String name) {
+        return client.resources(TFJob.class).inNamespace("default").withName(name).get();
+    }
+
+    Job job(String name) {
+        return client.batch().v1().jobs().inNamespace("default").withName(name).get();
+    }
+
+    static boolean suspended(HasMetadata job) {
+        Map<String, String> a = job.getMetadata().getAnnotations();
+        boolean annotation = a != null && "true".equals(a.get(SuspendMark.ANNOTATION_KEY));
+        boolean spec = job instanceof Job j && Boolean.TRUE.equals(j.getSpec().getSuspend());
+        return annotation || spec;
+    }
+
+    static String admittedGroup(HasMetadata job) {
+        Map<String, String> a = job.getMetadata().getAnnotations();
+        return a == null ? null : a.get(Annotations.QUOTA_GROUP);
+    }
+
+    /** What the training operator does when a TFJob ends: condition Succeeded=True. */
+    void succeed(String tfJobName) {
+        TFJob job = tfJob(tfJobName);
+        ObjectNode status = JsonNodeFactory.instance.objectNode();
+        status.putArray("conditions").addObject().put("type", "Succeeded").put("status", "True")
+                .put("reason", "TFJobSucceeded");
+        job.setStatus(status);
+        client.resources(TFJob.class).inNamespace("default").resource(job).updateStatus();
+    }
+
+    /** What the Job controller does when a Job ends: condition Complete=True. */
+    void complete(String jobName) {
+        Job job = job(jobName);
+        job.setStatus(new JobStatusBuilder().withConditions(new JobConditionBuilder()
+                .withType("Complete").withStatus("True").build()).withSucceeded(1).build());
+        client.batch().v1().jobs().inNamespace("default").resource(job).updateStatus();
+    }
+
+    List<Event> events(String namespace, String name) {
+        return client.resources(Event.class).inNamespace(namespace).list().getItems().stream()
+                .filter(e -> name.equals(e.getRegarding().getName())).toList();
+    }
+
+    /** Removes every job and quota object, so the next test starts from an empty cluster. */
+    void clear() {
+        client.resources(TFJob.class).inAnyNamespace().delete();
+        client.batch().v1().jobs().inAnyNamespace().delete();
+        client.resources(ElasticQuotaTree.class).inAnyNamespace().delete();
+        client.resources(ResourceQuota.class).inAnyNamespace().delete();
+        client.resources(Event.class).inAnyNamespace().delete();
+    }
+}
