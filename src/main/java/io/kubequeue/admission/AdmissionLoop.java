@@ -43,6 +43,7 @@ public class AdmissionLoop {
     private final ScheduledExecutorService cycles;
     private final ExecutorService writers;
     private final AtomicBoolean cyclePending = new AtomicBoolean();
+    private final long batchWindowMillis;
     private volatile boolean open;
     private ScheduledFuture<?> wakeUp;
     private Instant wakeUpAt;
@@ -53,6 +54,7 @@ public class AdmissionLoop {
         this.admitter = admitter;
         this.directory = directory;
         this.events = events;
+        this.batchWindowMillis = config.admission().batchWindow().toMillis();
         this.cycles = Executors.newSingleThreadScheduledExecutor(named("kube-queue-scheduler"));
         this.writers = Executors.newFixedThreadPool(Math.max(1, config.admission().workers()),
                 named("kube-queue-admission"));
@@ -69,10 +71,13 @@ public class AdmissionLoop {
         return open;
     }
 
-    /** Asks for a cycle soon; many calls before it runs give one cycle. */
+    /**
+     * Asks for a cycle after the batch window; every call until it runs joins the same cycle, so jobs
+     * submitted together are ordered by the queue, not by which reconcile thread came first.
+     */
     public void trigger() {
         if (open && cyclePending.compareAndSet(false, true)) {
-            cycles.execute(this::cycle);
+            cycles.schedule(this::cycle, batchWindowMillis, TimeUnit.MILLISECONDS);
         }
     }
 

@@ -60,5 +60,12 @@ public interface KubeQueueConfig {
         /** Threads that send admission patches; each waits for one API-server round trip. */
         @WithDefault("4")
         int workers();
+
+        /**
+         * How long a scheduling cycle waits after the first change that asks for it, so that jobs submitted
+         * together are admitted in queue order. Adds this much latency, not per job but per burst.
+         */
+        @WithDefault("100ms")
+        Duration batchWindow();
     }
 }

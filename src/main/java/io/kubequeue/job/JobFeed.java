@@ -47,15 +47,34 @@ public class JobFeed {
     }
 
     /**
+     * A job was deleted: its quota is released. Called from each kind's {@link JobDeletions} hook, since
+     * reconcilers do not see deletes (see there).
+     *
+     * @param kind the job's kind name, e.g. {@code TFJob}
+     * @param job  the job's last state
+     */
+    public void deleted(String kind, HasMetadata job) {
+        JobKey key = new JobKey(kind, job.getMetadata().getNamespace(), job.getMetadata().getName());
+        LOG.debugf("observed %s: deleted", key);
+        scheduler.observe(JobObservation.finished(key, job.getMetadata().getUid()));
+        if (scheduler.status(key).isEmpty()) {
+            directory.remove(key);
+        }
+        onChange.run();
+    }
+
+    /**
      * @param kind    the job's kind adapter
      * @param job     the job as last seen
-     * @param deleted whether the job was deleted (its last state is passed)
      */
-    public <R extends HasMetadata> void observe(JobKind<R> kind, R job, boolean deleted) {
+    public <R extends HasMetadata> void observe(JobKind<R> kind, R job) {
         JobKey key = new JobKey(kind.kind(), job.getMetadata().getNamespace(), job.getMetadata().getName());
-        if (deleted || kind.finished(job)) {
-            directory.remove(key);
-            scheduler.observe(JobObservation.finished(key));
+        if (kind.finished(job)) {
+            LOG.debugf("observed %s: finished", key);
+            scheduler.observe(JobObservation.finished(key, job.getMetadata().getUid()));
+            if (scheduler.status(key).isEmpty()) {
+                directory.remove(key);
+            }
             onChange.run();
             return;
         }
@@ -80,7 +99,7 @@ public class JobFeed {
                 job.getMetadata().getAnnotations() != null));
         Map<String, String> labels = job.getMetadata().getLabels() == null ? Map.of() : job.getMetadata().getLabels();
         String created = job.getMetadata().getCreationTimestamp();
-        scheduler.observe(new JobObservation(key, phase, request, kind.priority(job),
+        scheduler.observe(new JobObservation(key, job.getMetadata().getUid(), phase, request, kind.priority(job),
                 created == null ? Instant.EPOCH : Instant.parse(created),
                 labels.get(Annotations.QUOTA_NAME_LABEL),
                 !"false".equals(labels.get(Annotations.PREEMPTIBLE_LABEL)),

@@ -84,7 +84,7 @@ public class StartupRecovery implements HealthCheck {
     private <R extends HasMetadata> int recover(JobKind<R> kind) {
         int n = 0;
         for (R job : client.resources(kind.type()).inAnyNamespace().list().getItems()) {
-            feed.observe(kind, job, false);
+            feed.observe(kind, job);
             n++;
         }
         return n;

@@ -7,6 +7,8 @@ import java.util.Objects;
  * One job as last seen in the cluster, reduced to what the scheduler needs.
  *
  * @param key            the job's identity
+ * @param uid            the object's {@code metadata.uid}; a new uid under the same key is a new job (the old one
+ *                       was deleted and re-created, and its delete may never be seen separately), or {@code null}
  * @param phase          where the job stands, read from its suspend mark, admission record and conditions
  * @param request        the whole job's resource request (millicores, bytes, counts)
  * @param priority       higher is admitted first; ties go to the earlier {@code createdAt}
@@ -16,7 +18,7 @@ import java.util.Objects;
  * @param record         the admission record found on the job, or {@code null}; a {@link Phase#QUEUED} job
  *                       that carries one was suspended again after its admission
  */
-public record JobObservation(JobKey key, Phase phase, Resources request, int priority, Instant createdAt,
+public record JobObservation(JobKey key, String uid, Phase phase, Resources request, int priority, Instant createdAt,
                              String quotaName, boolean preemptible, AdmissionRecord record) {
 
     /** Where a job stands, as read from the cluster. */
@@ -38,8 +40,13 @@ public record JobObservation(JobKey key, Phase phase, Resources request, int pri
         createdAt = createdAt == null ? Instant.EPOCH : createdAt;
     }
 
-    /** A finished or deleted job; nothing but the key matters. */
+    /** A finished or deleted job, whatever its uid; nothing but the key matters. */
     public static JobObservation finished(JobKey key) {
-        return new JobObservation(key, Phase.FINISHED, Resources.NONE, 0, Instant.EPOCH, null, true, null);
+        return finished(key, null);
+    }
+
+    /** A finished or deleted job; with a uid, it ends only the job of that uid, not a re-created namesake. */
+    public static JobObservation finished(JobKey key, String uid) {
+        return new JobObservation(key, uid, Phase.FINISHED, Resources.NONE, 0, Instant.EPOCH, null, true, null);
     }
 }

@@ -122,6 +122,14 @@ public final class Scheduler {
      */
     public synchronized void observe(JobObservation observation) {
         Entry entry = jobs.get(observation.key());
+        if (entry != null && observation.uid() != null && entry.job.uid() != null
+                && !observation.uid().equals(entry.job.uid())) {
+            if (observation.phase() == JobObservation.Phase.FINISHED) {
+                return; // an older job of the same name ended; the one we hold is another
+            }
+            forget(entry); // deleted and re-created under the same name: the old job's quota is released
+            entry = null;
+        }
         switch (observation.phase()) {
             case FINISHED -> {
                 if (entry != null) {
@@ -392,7 +400,7 @@ public final class Scheduler {
         if (next.createdAt().equals(old.createdAt())) {
             return next;
         }
-        return new JobObservation(next.key(), next.phase(), next.request(), next.priority(), old.createdAt(),
+        return new JobObservation(next.key(), next.uid(), next.phase(), next.request(), next.priority(), old.createdAt(),
                 next.quotaName(), next.preemptible(), next.record());
     }
 

@@ -3,9 +3,11 @@ package io.kubequeue.operator;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.List;
 
 import jakarta.inject.Inject;
 
@@ -13,6 +15,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
@@ -53,5 +57,43 @@ class ElasticQuotaTreeSeedTest {
         assertEquals("root.defaultQuotaGroup", Cluster.admittedGroup(cluster.tfJob("job2")));
         assertFalse(cluster.events("default", "job1").isEmpty(), "an Admitted event is written");
         assertTrue(cluster.events("default", "job1").stream().anyMatch(e -> "Admitted".equals(e.getReason())));
+    }
+
+    @Test
+    void threeBatchJobsOfTwoCpuTwoAdmittedTheThirdAfterOneCompletes() {
+        cluster.apply("/seed/elasticquotatree.yaml");
+        cluster.apply("/jobs/batch-2cpu.yaml");
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> admittedBatchJobs().size() == 2);
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> admittedBatchJobs().size() == 2);
+        List<String> firstTwo = admittedBatchJobs();
+        for (String name : firstTwo) {
+            assertEquals(Boolean.FALSE, cluster.job(name).getSpec().getSuspend());
+        }
+
+        cluster.complete(firstTwo.get(0));
+        await().atMost(Duration.ofSeconds(10)).until(() -> admittedBatchJobs().size() == 3);
+    }
+
+    @Test
+    void aJobInANamespaceOfNoGroupStaysSuspendedWithAWarningEvent() {
+        cluster.apply("/seed/elasticquotatree.yaml");
+        cluster.apply("/jobs/orphan.yaml");
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.events("orphans", "orphan").stream()
+                .anyMatch(e -> "Warning".equals(e.getType()) && "NoQuotaGroup".equals(e.getReason())));
+        Event warning = cluster.events("orphans", "orphan").stream()
+                .filter(e -> "NoQuotaGroup".equals(e.getReason())).findFirst().orElseThrow();
+        assertTrue(warning.getNote().contains("namespace orphans belongs to no quota group"), warning.getNote());
+        Job orphan = client.batch().v1().jobs().inNamespace("orphans").withName("orphan").get();
+        assertTrue(Cluster.suspended(orphan));
+        assertNull(Cluster.admittedGroup(orphan));
+    }
+
+    /** Names of the batch Jobs in default that kube-queue has admitted (suspend false, record present). */
+    private List<String> admittedBatchJobs() {
+        return client.batch().v1().jobs().inNamespace("default").list().getItems().stream()
+                .filter(j -> !Cluster.suspended(j) && Cluster.admittedGroup(j) != null)
+                .map(j -> j.getMetadata().getName()).sorted().toList();
     }
 }

@@ -31,7 +31,7 @@ class SchedulerTest {
     }
 
     private static JobObservation queued(String ns, String name, long millicores, int priority, int createdSecond) {
-        return new JobObservation(new JobKey("Job", ns, name), JobObservation.Phase.QUEUED,
+        return new JobObservation(new JobKey("Job", ns, name), null, JobObservation.Phase.QUEUED,
                 Resources.of("cpu", millicores), priority, T0.plusSeconds(createdSecond), null, true, null);
     }
 
@@ -162,7 +162,7 @@ class SchedulerTest {
     @Test
     void recoveredAdmittedJobsAreChargedBeforeAnythingIsAdmitted() {
         AdmissionRecord record = new AdmissionRecord("team-a", "2026-01-01T00:00:00.5Z");
-        scheduler.observe(new JobObservation(new JobKey("TFJob", "a", "old"), JobObservation.Phase.ADMITTED,
+        scheduler.observe(new JobObservation(new JobKey("TFJob", "a", "old"), null, JobObservation.Phase.ADMITTED,
                 Resources.of("cpu", 3000L), 0, T0, null, true, record));
         scheduler.observe(queued("a", "new", 2000, 0, 1));
         assertEquals(List.of(), admittedNames());
@@ -179,10 +179,24 @@ class SchedulerTest {
         assertEquals(Scheduler.State.ADMITTED, scheduler.status(job.key()).orElseThrow().state());
         assertEquals(3000, scheduler.usage("team-a").get("cpu"));
 
-        scheduler.observe(new JobObservation(job.key(), JobObservation.Phase.QUEUED, job.request(), 0,
+        scheduler.observe(new JobObservation(job.key(), null, JobObservation.Phase.QUEUED, job.request(), 0,
                 job.createdAt(), null, true, admission.record())); // mark put back after admission
         assertEquals(Scheduler.State.ACTIVE, scheduler.status(job.key()).orElseThrow().state());
         assertEquals(0, scheduler.usage("team-a").get("cpu"));
+    }
+
+    @Test
+    void aJobReCreatedUnderTheSameNameIsANewJobAndTheOldOnesQuotaIsReleased() {
+        JobKey key = new JobKey("Job", "a", "same-name");
+        scheduler.observe(new JobObservation(key, "uid-1", JobObservation.Phase.QUEUED, Resources.of("cpu", 3000L),
+                0, T0, null, true, null));
+        assertEquals(List.of("same-name"), admittedNames());
+
+        // the delete of uid-1 was never seen on its own: the next event already shows the new object
+        scheduler.observe(new JobObservation(key, "uid-2", JobObservation.Phase.QUEUED, Resources.of("cpu", 3000L),
+                0, T0.plusSeconds(60), null, true, null));
+        assertEquals(0, scheduler.usage("team-a").get("cpu"));
+        assertEquals(List.of("same-name"), admittedNames());
     }
 
     @Test

@@ -1,0 +1,65 @@
+package io.kubequeue.operator;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Duration;
+import java.util.Map;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+
+/** The seed's ResourceQuota example: {@code QueueGroupPlugin=resourcequota}, namespace default has cpu 4. */
+@QuarkusTest
+@TestProfile(ResourceQuotaSeedTest.ResourceQuotaPlugin.class)
+@WithKubernetesTestServer(crud = true)
+class ResourceQuotaSeedTest {
+
+    /** Sets the seed's env var name, as {@code kubectl edit deploy} would. */
+    public static class ResourceQuotaPlugin implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("QueueGroupPlugin", "resourcequota");
+        }
+    }
+
+    @Inject
+    KubernetesClient client;
+
+    @AfterEach
+    void tearDown() {
+        new Cluster(client).clear();
+    }
+
+    @Test
+    void job1IsAdmittedJob2WaitsUntilJob1HasSucceeded() {
+        Cluster cluster = new Cluster(client);
+        cluster.apply("/seed/resourcequota.yaml");
+        cluster.apply("/seed/tfjobs-resourcequota.yaml");
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob("job1")));
+        assertEquals("default", Cluster.admittedGroup(cluster.tfJob("job1")));
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+                .until(() -> Cluster.suspended(cluster.tfJob("job2")));
+
+        cluster.succeed("job1");
+        await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob("job2")));
+        assertEquals("default", Cluster.admittedGroup(cluster.tfJob("job2")));
+    }
+
+    @Test
+    void aNamespaceWithoutResourceQuotaIsUnlimited() {
+        Cluster cluster = new Cluster(client);
+        cluster.apply("/seed/tfjobs-resourcequota.yaml");
+        await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob("job1"))
+                && !Cluster.suspended(cluster.tfJob("job2")));
+    }
+}
