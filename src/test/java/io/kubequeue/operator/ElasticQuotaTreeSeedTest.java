@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubequeue.job.kubeflow.TFJob;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 
@@ -57,6 +58,16 @@ class ElasticQuotaTreeSeedTest {
         assertEquals("root.defaultQuotaGroup", Cluster.admittedGroup(cluster.tfJob("job2")));
         assertFalse(cluster.events("default", "job1").isEmpty(), "an Admitted event is written");
         assertTrue(cluster.events("default", "job1").stream().anyMatch(e -> "Admitted".equals(e.getReason())));
+    }
+
+    @Test
+    void deletingAnAdmittedJobReleasesItsQuota() {
+        cluster.apply("/seed/elasticquotatree.yaml");
+        cluster.apply("/seed/tfjobs.yaml");
+        await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob("job1")));
+
+        client.resources(TFJob.class).inNamespace("default").withName("job1").delete();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob("job2")));
     }
 
     @Test

@@ -1,0 +1,150 @@
+package io.kubequeue.demo;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import jakarta.inject.Inject;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ResourceQuota;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.Operator;
+import io.kubequeue.job.kubeflow.TFJob;
+import io.kubequeue.operator.Manifests;
+import io.kubequeue.quota.ElasticQuotaTree;
+import io.quarkus.runtime.QuarkusApplication;
+
+/**
+ * Applies the example's manifests to the embedded API server, plays the training operator and the Job
+ * controller ({@link JobSimulator}), and prints a {@code kubectl get tfjob}-style table each time a job's
+ * state changes. Exits 0 once every job has finished, 1 on timeout.
+ */
+public class DemoApp implements QuarkusApplication {
+
+    static DemoOptions options;
+
+    @Inject
+    KubernetesClient client;
+
+    @Inject
+    JobSimulator simulator;
+
+    @Inject
+    Operator operator;
+
+    @Override
+    public int run(String... args) throws Exception {
+        // QOSDK starts the operator by itself only in applications without their own QuarkusApplication
+        operator.start();
+        List<HasMetadata> objects = load();
+        objects.sort(Comparator.comparingInt(DemoApp::applyOrder));
+        System.out.printf("%nkube-queue demo: QueueGroupPlugin=%s, applying %d objects from %s%n%n", options.plugin(),
+                objects.size(), options.dir() != null ? options.dir() : "the seed's " + options.example() + " example");
+        for (HasMetadata o : objects) {
+            if (o.getMetadata().getNamespace() == null) {
+                o.getMetadata().setNamespace("default");
+            }
+            client.resource(o).inNamespace(o.getMetadata().getNamespace()).create();
+        }
+        if (objects.stream().noneMatch(DemoApp::isJob)) {
+            System.out.println("no TFJob or Job among the manifests: nothing to queue");
+            return 1;
+        }
+        Instant start = Instant.now();
+        Instant deadline = start.plus(options.timeout());
+        String lastTable = "";
+        while (Instant.now().isBefore(deadline)) {
+            List<JobSimulator.Row> rows = simulator.step(options.speed());
+            String table = table(rows);
+            if (!stateOnly(table).equals(stateOnly(lastTable))) {
+                System.out.println(table);
+                lastTable = table;
+            }
+            if (!rows.isEmpty() && rows.stream().allMatch(JobSimulator.Row::finished)) {
+                System.out.printf("all %d jobs finished in %.1f s%n", rows.size(),
+                        Duration.between(start, Instant.now()).toMillis() / 1000.0);
+                return 0;
+            }
+            Thread.sleep(100);
+        }
+        System.out.println("timed out after " + options.timeout().toSeconds() + " s with jobs unfinished");
+        return 1;
+    }
+
+    private List<HasMetadata> load() throws IOException {
+        List<HasMetadata> objects = new ArrayList<>();
+        if (options.dir() != null) {
+            List<Path> files;
+            try (Stream<Path> listing = Files.list(options.dir())) {
+                files = listing.filter(p -> p.toString().matches(".*\\.(ya?ml|json)$")).sorted().toList();
+            }
+            for (Path file : files) {
+                try (InputStream in = Files.newInputStream(file)) {
+                    objects.addAll(Manifests.read(client, in));
+                }
+            }
+        } else {
+            for (String file : List.of(options.example().equals("elasticquota") ? "elasticquotatree.yaml" : "resourcequota.yaml",
+                    "tfjobs.yaml")) {
+                try (InputStream in = DemoApp.class.getResourceAsStream("/examples/" + options.example() + "/" + file)) {
+                    if (in == null) {
+                        throw new UncheckedIOException(new IOException("example file missing: " + file));
+                    }
+                    objects.addAll(Manifests.read(client, in));
+                }
+            }
+        }
+        return objects;
+    }
+
+    /** Quota objects before jobs, as a user following the seed would apply them. */
+    private static int applyOrder(HasMetadata o) {
+        if (o instanceof ElasticQuotaTree || o instanceof ResourceQuota) {
+            return 0;
+        }
+        return isJob(o) ? 2 : 1;
+    }
+
+    private static boolean isJob(HasMetadata o) {
+        return o instanceof TFJob || o instanceof Job;
+    }
+
+    private static String table(List<JobSimulator.Row> rows) {
+        boolean mixed = rows.stream().map(JobSimulator.Row::kind).distinct().count() > 1;
+        Map<String, String[]> lines = new LinkedHashMap<>();
+        int nameWidth = 4;
+        int stateWidth = 5;
+        for (JobSimulator.Row row : rows) {
+            String name = mixed ? row.kind().toLowerCase() + "/" + row.name() : row.name();
+            nameWidth = Math.max(nameWidth, name.length());
+            stateWidth = Math.max(stateWidth, row.state().length());
+            lines.put(name, new String[] {row.state(), age(row.age())});
+        }
+        String format = "%-" + (nameWidth + 3) + "s%-" + (stateWidth + 3) + "s%s%n";
+        StringBuilder sb = new StringBuilder(String.format(format, "NAME", "STATE", "AGE"));
+        lines.forEach((name, cols) -> sb.append(String.format(format, name, cols[0], cols[1])));
+        return sb.toString();
+    }
+
+    /** The table without its AGE column, to print only when a state changes. */
+    private static String stateOnly(String table) {
+        return table.replaceAll("\\S+\\n", "\n");
+    }
+
+    private static String age(Duration d) {
+        long s = d.toSeconds();
+        return s < 120 ? s + "s" : (s / 60) + "m" + (s % 60) + "s";
+    }
+}
