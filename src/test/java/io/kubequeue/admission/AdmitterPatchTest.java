@@ -1,0 +1,48 @@
+package io.kubequeue.admission;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.kubequeue.job.JobDirectory;
+import io.kubequeue.job.SuspendMark;
+import io.kubequeue.scheduler.Admission;
+import io.kubequeue.scheduler.AdmissionRecord;
+import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.Resources;
+
+/** The admission JSON Patch: a test op on each mark before it goes, then the admission record. */
+class AdmitterPatchTest {
+
+    private static final Admission ADMISSION = new Admission(new JobKey("Job", "default", "j"),
+            new AdmissionRecord("root.a", "2026-01-01T00:00:00.123Z"), Resources.of("cpu", 1000L), 0);
+
+    @Test
+    void annotationAndSpecSuspendAreEachTestedThenRemoved() {
+        JobDirectory.Entry entry = new JobDirectory.Entry(null, new ObjectReference(),
+                List.of(SuspendMark.ANNOTATION, SuspendMark.SPEC_SUSPEND), true);
+        assertEquals("["
+                + "{\"op\":\"test\",\"path\":\"/metadata/annotations/scheduling.x-k8s.io~1suspend\",\"value\":\"true\"},"
+                + "{\"op\":\"remove\",\"path\":\"/metadata/annotations/scheduling.x-k8s.io~1suspend\"},"
+                + "{\"op\":\"test\",\"path\":\"/spec/suspend\",\"value\":true},"
+                + "{\"op\":\"replace\",\"path\":\"/spec/suspend\",\"value\":false},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1quota-group\",\"value\":\"root.a\"},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1admitted-at\",\"value\":\"2026-01-01T00:00:00.123Z\"}"
+                + "]", Admitter.patchFor(entry, ADMISSION).toString());
+    }
+
+    @Test
+    void aJobWithoutAnnotationsGetsTheWholeMap() {
+        JobDirectory.Entry entry = new JobDirectory.Entry(null, new ObjectReference(),
+                List.of(SuspendMark.RUN_POLICY_SUSPEND), false);
+        assertEquals("["
+                + "{\"op\":\"test\",\"path\":\"/spec/runPolicy/suspend\",\"value\":true},"
+                + "{\"op\":\"replace\",\"path\":\"/spec/runPolicy/suspend\",\"value\":false},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations\",\"value\":"
+                + "{\"kube-queue/quota-group\":\"root.a\",\"kube-queue/admitted-at\":\"2026-01-01T00:00:00.123Z\"}}"
+                + "]", Admitter.patchFor(entry, ADMISSION).toString());
+    }
+}

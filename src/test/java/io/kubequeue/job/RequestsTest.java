@@ -1,0 +1,168 @@
+package io.kubequeue.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.kubequeue.job.batch.BatchJobKind;
+import io.kubequeue.job.kubeflow.TFJob;
+import io.kubequeue.job.kubeflow.TFJobKind;
+import io.kubequeue.operator.Manifests;
+import io.kubequeue.scheduler.Resources;
+
+/** A job's request by behaviour.md §2, each rule with its expected quantity written out. */
+class RequestsTest {
+
+    private static final long MI = 1L << 20;
+    private static final long GI = 1L << 30;
+
+    private static KubernetesClient client; // parses only; never connects
+
+    @BeforeAll
+    static void client() {
+        client = new KubernetesClientBuilder().build();
+    }
+
+    @AfterAll
+    static void close() {
+        client.close();
+    }
+
+    private static List<HasMetadata> read(String yaml) {
+        return Manifests.read(client, new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static Job job(String spec) {
+        return (Job) read("""
+                apiVersion: batch/v1
+                kind: Job
+                metadata: {name: j, namespace: default}
+                spec:
+                """ + spec.indent(2)).get(0);
+    }
+
+    @Test
+    void theSeedsTFJobRequestsThreeCpuAndThreeGi() {
+        List<HasMetadata> jobs = Manifests.read(client, RequestsTest.class.getResourceAsStream("/seed/tfjobs.yaml"));
+        TFJob job1 = (TFJob) jobs.get(0);
+        // PS 1 × (1 cpu, 1Gi) + Worker 2 × (1 cpu, 1Gi)
+        assertEquals(Resources.of("cpu", 3000L, "memory", 3 * GI), new TFJobKind(client).request(job1));
+        assertEquals(List.of(SuspendMark.ANNOTATION), new TFJobKind(client).suspendMarks(job1));
+    }
+
+    @Test
+    void replicasDefaultToOne() {
+        TFJob job = (TFJob) read("""
+                apiVersion: kubeflow.org/v1
+                kind: TFJob
+                metadata: {name: t, namespace: default}
+                spec:
+                  runPolicy: {suspend: true}
+                  tfReplicaSpecs:
+                    Worker:
+                      template:
+                        spec:
+                          containers: [{name: c, image: x, resources: {requests: {cpu: 500m}}}]
+                """).get(0);
+        assertEquals(Resources.of("cpu", 500L), new TFJobKind(client).request(job));
+        assertEquals(List.of(SuspendMark.RUN_POLICY_SUSPEND), new TFJobKind(client).suspendMarks(job));
+    }
+
+    @Test
+    void negativeReplicasAreRefusedNamingTheField() {
+        TFJob job = (TFJob) read("""
+                apiVersion: kubeflow.org/v1
+                kind: TFJob
+                metadata: {name: t, namespace: default}
+                spec:
+                  tfReplicaSpecs:
+                    Worker:
+                      replicas: -2
+                      template: {spec: {containers: [{name: c, image: x}]}}
+                """).get(0);
+        InvalidJobException e = assertThrows(InvalidJobException.class, () -> new TFJobKind(client).request(job));
+        assertTrue(e.getMessage().startsWith("spec.tfReplicaSpecs.Worker.replicas:"), e.getMessage());
+        assertTrue(e.getMessage().contains("-2"), e.getMessage());
+    }
+
+    @Test
+    void batchJobCountsMinOfParallelismAndCompletions() {
+        String pod = """
+                template:
+                  spec:
+                    containers: [{name: c, image: x, resources: {requests: {cpu: "1", memory: 200Mi}}}]
+                """;
+        BatchJobKind kind = new BatchJobKind();
+        assertEquals(Resources.of("cpu", 1000L, "memory", 200 * MI), kind.request(job(pod)), "parallelism defaults to 1");
+        assertEquals(Resources.of("cpu", 3000L, "memory", 600 * MI), kind.request(job("parallelism: 3\n" + pod)),
+                "no completions: parallelism");
+        assertEquals(Resources.of("cpu", 2000L, "memory", 400 * MI),
+                kind.request(job("parallelism: 5\ncompletions: 2\n" + pod)));
+        assertEquals(Resources.of("cpu", 3000L, "memory", 600 * MI),
+                kind.request(job("parallelism: 3\ncompletions: 10\n" + pod)));
+    }
+
+    @Test
+    void initContainersCountByTheMaxRuleAndOverheadIsAdded() {
+        Job job = job("""
+                template:
+                  spec:
+                    overhead: {cpu: 250m, memory: 64Mi}
+                    initContainers:
+                      - {name: big-init, image: x, resources: {requests: {cpu: "2", memory: 64Mi}}}
+                      - {name: small-init, image: x, resources: {requests: {cpu: 100m, memory: 1Gi}}}
+                    containers:
+                      - {name: a, image: x, resources: {requests: {cpu: 500m, memory: 128Mi}}}
+                      - {name: b, image: x, resources: {requests: {cpu: 500m, memory: 128Mi}}}
+                """);
+        // cpu: max(0.5 + 0.5, 2, 0.1) + 0.25 = 2.25; memory: max(256Mi, 64Mi, 1Gi) + 64Mi = 1088Mi
+        assertEquals(Resources.of("cpu", 2250L, "memory", 1088 * MI), new BatchJobKind().request(job));
+    }
+
+    @Test
+    void aLimitWithoutARequestRequestsTheLimit() {
+        Job job = job("""
+                template:
+                  spec:
+                    containers:
+                      - name: c
+                        image: x
+                        resources:
+                          requests: {cpu: 100m}
+                          limits: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "2"}
+                """);
+        assertEquals(Resources.of("cpu", 100L, "memory", GI, "nvidia.com/gpu", 2L), new BatchJobKind().request(job));
+    }
+
+    @Test
+    void anUnparsableQuantityIsRefusedNamingTheField() {
+        Job job = job("""
+                template:
+                  spec:
+                    containers: [{name: c, image: x, resources: {requests: {cpu: abc}}}]
+                """);
+        InvalidJobException e = assertThrows(InvalidJobException.class, () -> new BatchJobKind().request(job));
+        assertTrue(e.getMessage().startsWith("spec.template.spec.containers[0].resources.requests.cpu:"), e.getMessage());
+    }
+
+    @Test
+    void batchJobMarksAreSpecSuspendAndTheAnnotation() {
+        Job both = job("suspend: true\ntemplate: {spec: {containers: [{name: c, image: x}]}}");
+        both.getMetadata().setAnnotations(new java.util.HashMap<>(java.util.Map.of(SuspendMark.ANNOTATION_KEY, "true")));
+        assertEquals(List.of(SuspendMark.ANNOTATION, SuspendMark.SPEC_SUSPEND), new BatchJobKind().suspendMarks(both));
+        Job running = job("template: {spec: {containers: [{name: c, image: x}]}}");
+        assertEquals(List.of(), new BatchJobKind().suspendMarks(running));
+    }
+}

@@ -1,0 +1,109 @@
+package io.kubequeue.quota;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.kubequeue.operator.Manifests;
+import io.kubequeue.scheduler.QuotaNode;
+import io.kubequeue.scheduler.QuotaTree;
+import io.kubequeue.scheduler.Resources;
+
+class QuotaSourcesTest {
+
+    private static KubernetesClient client; // parses only; never connects
+
+    @BeforeAll
+    static void client() {
+        client = new KubernetesClientBuilder().build();
+    }
+
+    @AfterAll
+    static void close() {
+        client.close();
+    }
+
+    private static ElasticQuotaTree tree(String root) {
+        String yaml = """
+                apiVersion: scheduling.sigs.k8s.io/v1beta1
+                kind: ElasticQuotaTree
+                metadata: {name: t, namespace: kube-system}
+                spec:
+                  root:
+                """ + root.indent(4);
+        return (ElasticQuotaTree) Manifests.read(client, new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)))
+                .get(0);
+    }
+
+    @Test
+    void theSeedsTreeGivesTwoGroupsWithExactLimits() {
+        ElasticQuotaTree seed = (ElasticQuotaTree) Manifests.read(client,
+                QuotaSourcesTest.class.getResourceAsStream("/seed/elasticquotatree.yaml")).get(0);
+        QuotaTree tree = ElasticQuotaTreeSource.toQuotaTree(seed);
+        QuotaNode leaf = tree.groupFor("default", null).orElseThrow();
+        assertEquals("root.defaultQuotaGroup", leaf.name());
+        assertEquals("root", leaf.parentName());
+        assertEquals(Resources.of("cpu", 4000L, "memory", 4L << 30, "nvidia.com/gpu", 64L, "aliyun.com/gpu-mem", 16L),
+                leaf.max());
+        assertEquals(List.of("root.defaultQuotaGroup", "root"),
+                tree.pathToRoot(leaf.name()).stream().map(QuotaNode::name).toList());
+    }
+
+    @Test
+    void minAboveMaxIsRefusedNamingTheNode() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ElasticQuotaTreeSource.toQuotaTree(
+                tree("name: root\nmin: {cpu: \"8\"}\nmax: {cpu: \"4\"}")));
+        assertTrue(e.getMessage().contains("spec.root (root): min cpu 8 is above max 4"), e.getMessage());
+    }
+
+    @Test
+    void aNamespaceInTwoNodesIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ElasticQuotaTreeSource.toQuotaTree(
+                tree("""
+                        name: root
+                        children:
+                          - {name: a, namespaces: [team]}
+                          - {name: b, namespaces: [team]}
+                        """)));
+        assertTrue(e.getMessage().contains("namespace team is listed by both a and b"), e.getMessage());
+    }
+
+    @Test
+    void aBadQuantityIsRefusedNamingTheNode() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ElasticQuotaTreeSource.toQuotaTree(
+                tree("name: root\nchildren: [{name: a, max: {cpu: lots}}]")));
+        assertTrue(e.getMessage().startsWith("spec.root.children[0] (a):"), e.getMessage());
+    }
+
+    @Test
+    void resourceQuotaKeysMapToTheResourcesTheyLimit() {
+        assertEquals("cpu", ResourceQuotaSource.requestResource("cpu"));
+        assertEquals("cpu", ResourceQuotaSource.requestResource("requests.cpu"));
+        assertEquals("memory", ResourceQuotaSource.requestResource("requests.memory"));
+        assertEquals("nvidia.com/gpu", ResourceQuotaSource.requestResource("requests.nvidia.com/gpu"));
+        assertNull(ResourceQuotaSource.requestResource("limits.cpu"));
+        assertNull(ResourceQuotaSource.requestResource("count/jobs.batch"));
+        assertNull(ResourceQuotaSource.requestResource("pods"));
+    }
+
+    @Test
+    void aNamespaceWithoutResourceQuotaIsAnUnlimitedGroup() {
+        QuotaTree tree = QuotaTree.perNamespace(List.of(
+                new QuotaNode("limited", null, List.of("limited"), null, Resources.of("cpu", 4000L))));
+        assertEquals(Resources.of("cpu", 4000L), tree.groupFor("limited", null).orElseThrow().max());
+        QuotaNode open = tree.groupFor("other", null).orElseThrow();
+        assertEquals("other", open.name());
+        assertTrue(open.max().isEmpty() && !open.max().has("cpu"));
+    }
+}
