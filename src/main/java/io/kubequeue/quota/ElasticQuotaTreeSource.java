@@ -12,7 +12,6 @@ import org.jboss.logging.Logger;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.scheduler.QuotaNode;
@@ -47,22 +46,7 @@ public class ElasticQuotaTreeSource implements QuotaGroupSource {
     @Override
     public void start(Consumer<QuotaTree> onChange) {
         this.onChange = onChange;
-        informer = client.resources(ElasticQuotaTree.class).inNamespace(namespace).inform(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(ElasticQuotaTree tree) {
-                refresh();
-            }
-
-            @Override
-            public void onUpdate(ElasticQuotaTree oldTree, ElasticQuotaTree newTree) {
-                refresh();
-            }
-
-            @Override
-            public void onDelete(ElasticQuotaTree tree, boolean deletedFinalStateUnknown) {
-                refresh();
-            }
-        });
+        informer = client.resources(ElasticQuotaTree.class).inNamespace(namespace).inform(new OnAnyChange<>(this::refresh));
         refresh();
     }
 

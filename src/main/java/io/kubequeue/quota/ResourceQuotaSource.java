@@ -10,7 +10,6 @@ import java.util.function.Consumer;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.scheduler.QuotaNode;
@@ -43,22 +42,7 @@ public class ResourceQuotaSource implements QuotaGroupSource {
     @Override
     public void start(Consumer<QuotaTree> onChange) {
         this.onChange = onChange;
-        informer = client.resourceQuotas().inAnyNamespace().inform(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(ResourceQuota quota) {
-                refresh();
-            }
-
-            @Override
-            public void onUpdate(ResourceQuota oldQuota, ResourceQuota newQuota) {
-                refresh();
-            }
-
-            @Override
-            public void onDelete(ResourceQuota quota, boolean deletedFinalStateUnknown) {
-                refresh();
-            }
-        });
+        informer = client.resourceQuotas().inAnyNamespace().inform(new OnAnyChange<>(this::refresh));
         refresh();
     }
 

@@ -4,22 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayInputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.kubequeue.testing.Parse;
 import io.kubequeue.job.batch.BatchJobKind;
 import io.kubequeue.job.kubeflow.TFJob;
 import io.kubequeue.job.kubeflow.TFJobKind;
-import io.kubequeue.operator.Manifests;
 import io.kubequeue.scheduler.Resources;
 
 /** A job's request by behaviour.md §2, each rule with its expected quantity written out. */
@@ -28,20 +23,10 @@ class RequestsTest {
     private static final long MI = 1L << 20;
     private static final long GI = 1L << 30;
 
-    private static KubernetesClient client; // parses only; never connects
-
-    @BeforeAll
-    static void client() {
-        client = new KubernetesClientBuilder().build();
-    }
-
-    @AfterAll
-    static void close() {
-        client.close();
-    }
+    private static final KubernetesClient client = Parse.client();
 
     private static List<HasMetadata> read(String yaml) {
-        return Manifests.read(client, new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)));
+        return Parse.yaml(yaml);
     }
 
     private static Job job(String spec) {
@@ -55,7 +40,7 @@ class RequestsTest {
 
     @Test
     void theSeedsTFJobRequestsThreeCpuAndThreeGi() {
-        List<HasMetadata> jobs = Manifests.read(client, RequestsTest.class.getResourceAsStream("/seed/tfjobs.yaml"));
+        List<HasMetadata> jobs = Parse.resource("/seed/tfjobs.yaml");
         TFJob job1 = (TFJob) jobs.get(0);
         // PS 1 × (1 cpu, 1Gi) + Worker 2 × (1 cpu, 1Gi)
         assertEquals(Resources.of("cpu", 3000L, "memory", 3 * GI), new TFJobKind(client).request(job1));

@@ -5,34 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayInputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.kubequeue.operator.Manifests;
+import io.kubequeue.testing.Parse;
 import io.kubequeue.scheduler.QuotaNode;
 import io.kubequeue.scheduler.QuotaTree;
 import io.kubequeue.scheduler.Resources;
 
 class QuotaSourcesTest {
 
-    private static KubernetesClient client; // parses only; never connects
-
-    @BeforeAll
-    static void client() {
-        client = new KubernetesClientBuilder().build();
-    }
-
-    @AfterAll
-    static void close() {
-        client.close();
-    }
+    private static final KubernetesClient client = Parse.client();
 
     private static ElasticQuotaTree tree(String root) {
         String yaml = """
@@ -42,14 +27,13 @@ class QuotaSourcesTest {
                 spec:
                   root:
                 """ + root.indent(4);
-        return (ElasticQuotaTree) Manifests.read(client, new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)))
+        return (ElasticQuotaTree) Parse.yaml(yaml)
                 .get(0);
     }
 
     @Test
     void theSeedsTreeGivesTwoGroupsWithExactLimits() {
-        ElasticQuotaTree seed = (ElasticQuotaTree) Manifests.read(client,
-                QuotaSourcesTest.class.getResourceAsStream("/seed/elasticquotatree.yaml")).get(0);
+        ElasticQuotaTree seed = (ElasticQuotaTree) Parse.resource("/seed/elasticquotatree.yaml").get(0);
         QuotaTree tree = ElasticQuotaTreeSource.toQuotaTree(seed);
         QuotaNode leaf = tree.groupFor("default", null).orElseThrow();
         assertEquals("root.defaultQuotaGroup", leaf.name());

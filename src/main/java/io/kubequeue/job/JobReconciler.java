@@ -1,0 +1,44 @@
+package io.kubequeue.job;
+
+import java.util.List;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+
+/**
+ * What every job reconciler does: hand each event of its kind to the {@link JobFeed}, and register
+ * {@link JobDeletions} so deletes release quota. A kind's reconciler is a subclass with a
+ * {@code @ControllerConfiguration} and a constructor; it never updates the job (admission does).
+ *
+ * @param <R> the job kind's fabric8 class
+ */
+public abstract class JobReconciler<R extends HasMetadata> implements Reconciler<R> {
+
+    private final JobFeed feed;
+    private final JobKind<R> kind;
+
+    /** For the CDI client proxy only. */
+    protected JobReconciler() {
+        this(null, null);
+    }
+
+    protected JobReconciler(JobFeed feed, JobKind<R> kind) {
+        this.feed = feed;
+        this.kind = kind;
+    }
+
+    @Override
+    public UpdateControl<R> reconcile(R job, Context<R> context) {
+        feed.observe(kind, job);
+        return UpdateControl.noUpdate();
+    }
+
+    @Override
+    public List<EventSource<?, R>> prepareEventSources(EventSourceContext<R> context) {
+        return List.of(new JobDeletions<>(feed, kind.kind()));
+    }
+}
