@@ -1,5 +1,9 @@
 package io.kubequeue.job;
 
+import java.util.Map;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+
 /**
  * A way a job can be held back, and how admission removes it (behaviour.md §1). Each mark is a JSON pointer;
  * admission sends a {@code test} op on it, so a decision taken on a stale view cannot admit twice.
@@ -19,6 +23,12 @@ public enum SuspendMark {
 
     SuspendMark(String pointer) {
         this.pointer = pointer;
+    }
+
+    /** Whether the job carries {@code scheduling.x-k8s.io/suspend: "true"}. */
+    public static boolean annotated(HasMetadata job) {
+        Map<String, String> annotations = job.getMetadata().getAnnotations();
+        return annotations != null && "true".equals(annotations.get(ANNOTATION_KEY));
     }
 
     /** RFC 6901 pointer to the mark. */

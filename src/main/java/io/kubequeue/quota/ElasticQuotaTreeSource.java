@@ -6,12 +6,12 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Consumer;
 
 import org.jboss.logging.Logger;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.scheduler.QuotaNode;
@@ -23,16 +23,13 @@ import io.kubequeue.scheduler.QuotaTree;
  * <p>The oldest tree in the configured namespace is in force. An invalid tree gets a Warning event and the
  * last valid tree stays in force; with none valid yet, or no tree at all, every job is held.
  */
-public class ElasticQuotaTreeSource implements QuotaGroupSource {
+public class ElasticQuotaTreeSource extends InformedQuotaSource<ElasticQuotaTree> {
 
     private static final Logger LOG = Logger.getLogger(ElasticQuotaTreeSource.class);
 
     private final KubernetesClient client;
     private final String namespace;
     private final EventRecorder events;
-    private SharedIndexInformer<ElasticQuotaTree> informer;
-    private Consumer<QuotaTree> onChange;
-    private QuotaTree current;
 
     /**
      * @param namespace where the tree is read ({@code kube-system} in the seed)
@@ -44,24 +41,13 @@ public class ElasticQuotaTreeSource implements QuotaGroupSource {
     }
 
     @Override
-    public void start(Consumer<QuotaTree> onChange) {
-        this.onChange = onChange;
-        informer = client.resources(ElasticQuotaTree.class).inNamespace(namespace).inform(new OnAnyChange<>(this::refresh));
-        refresh();
+    protected SharedIndexInformer<ElasticQuotaTree> inform(ResourceEventHandler<ElasticQuotaTree> handler) {
+        return client.resources(ElasticQuotaTree.class).inNamespace(namespace).inform(handler);
     }
 
     @Override
-    public void stop() {
-        if (informer != null) {
-            informer.stop();
-        }
-    }
-
-    private synchronized void refresh() {
-        if (informer == null) {
-            return; // events during the initial list; start() refreshes once the list is complete
-        }
-        Optional<ElasticQuotaTree> inForce = informer.getStore().list().stream()
+    protected QuotaTree build(List<ElasticQuotaTree> trees, QuotaTree current) {
+        Optional<ElasticQuotaTree> inForce = trees.stream()
                 .min(Comparator.comparing((ElasticQuotaTree t) -> t.getMetadata().getCreationTimestamp(),
                         Comparator.nullsLast(Comparator.naturalOrder()))
                         .thenComparing(t -> t.getMetadata().getName()));
@@ -73,15 +59,13 @@ public class ElasticQuotaTreeSource implements QuotaGroupSource {
             try {
                 next = toQuotaTree(inForce.get());
             } catch (IllegalArgumentException e) {
+                boolean noneYet = current == null || current.equals(QuotaTree.EMPTY);
                 events.warning(inForce.get(), "InvalidQuotaTree", e.getMessage()
-                        + (current == null ? "; no valid tree yet: every job is held" : "; the last valid tree stays in force"));
-                next = current == null ? QuotaTree.EMPTY : current;
+                        + (noneYet ? "; no valid tree yet: every job is held" : "; the last valid tree stays in force"));
+                next = noneYet ? QuotaTree.EMPTY : current;
             }
         }
-        if (!next.equals(current)) {
-            current = next;
-            onChange.accept(next);
-        }
+        return next;
     }
 
     /**

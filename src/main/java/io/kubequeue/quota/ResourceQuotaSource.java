@@ -5,11 +5,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.Consumer;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.scheduler.QuotaNode;
@@ -26,13 +26,10 @@ import io.kubequeue.scheduler.Resources;
  * are not read yet. For now usage counts admitted jobs only: pods that already use the quota outside
  * kube-queue are not subtracted (a later issue).
  */
-public class ResourceQuotaSource implements QuotaGroupSource {
+public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
 
     private final KubernetesClient client;
     private final EventRecorder events;
-    private SharedIndexInformer<ResourceQuota> informer;
-    private Consumer<QuotaTree> onChange;
-    private QuotaTree current;
 
     public ResourceQuotaSource(KubernetesClient client, EventRecorder events) {
         this.client = client;
@@ -40,35 +37,20 @@ public class ResourceQuotaSource implements QuotaGroupSource {
     }
 
     @Override
-    public void start(Consumer<QuotaTree> onChange) {
-        this.onChange = onChange;
-        informer = client.resourceQuotas().inAnyNamespace().inform(new OnAnyChange<>(this::refresh));
-        refresh();
+    protected SharedIndexInformer<ResourceQuota> inform(ResourceEventHandler<ResourceQuota> handler) {
+        return client.resourceQuotas().inAnyNamespace().inform(handler);
     }
 
     @Override
-    public void stop() {
-        if (informer != null) {
-            informer.stop();
-        }
-    }
-
-    private synchronized void refresh() {
-        if (informer == null) {
-            return;
-        }
+    protected QuotaTree build(List<ResourceQuota> quotas, QuotaTree current) {
         Map<String, Resources> limits = new TreeMap<>();
-        for (ResourceQuota quota : informer.getStore().list()) {
+        for (ResourceQuota quota : quotas) {
             Resources hard = hardLimits(quota);
             limits.merge(quota.getMetadata().getNamespace(), hard, ResourceQuotaSource::smallest);
         }
         List<QuotaNode> nodes = new ArrayList<>();
         limits.forEach((ns, max) -> nodes.add(new QuotaNode(ns, null, List.of(ns), null, max)));
-        QuotaTree next = QuotaTree.perNamespace(nodes);
-        if (!next.equals(current)) {
-            current = next;
-            onChange.accept(next);
-        }
+        return QuotaTree.perNamespace(nodes);
     }
 
     /** The request limits of one quota, keyed by resource name (millicores, bytes, counts). */

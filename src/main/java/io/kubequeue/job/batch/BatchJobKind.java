@@ -2,7 +2,6 @@ package io.kubequeue.job.batch;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import jakarta.inject.Singleton;
 
@@ -35,8 +34,7 @@ public class BatchJobKind implements JobKind<Job> {
     @Override
     public List<SuspendMark> suspendMarks(Job job) {
         List<SuspendMark> marks = new ArrayList<>(2);
-        Map<String, String> annotations = job.getMetadata().getAnnotations();
-        if (annotations != null && "true".equals(annotations.get(SuspendMark.ANNOTATION_KEY))) {
+        if (SuspendMark.annotated(job)) {
             marks.add(SuspendMark.ANNOTATION);
         }
         if (job.getSpec() != null && Boolean.TRUE.equals(job.getSpec().getSuspend())) {

@@ -39,8 +39,7 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
     @Override
     public List<SuspendMark> suspendMarks(R job) {
         List<SuspendMark> marks = new ArrayList<>(2);
-        Map<String, String> annotations = job.getMetadata().getAnnotations();
-        if (annotations != null && "true".equals(annotations.get(SuspendMark.ANNOTATION_KEY))) {
+        if (SuspendMark.annotated(job)) {
             marks.add(SuspendMark.ANNOTATION);
         }
         JsonNode spec = job.getSpec();
