@@ -1,0 +1,92 @@
+package io.kubequeue.scheduler;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+
+/**
+ * Prints what the scheduler core costs at the scale kube-queue is designed for: 15,000 jobs in 30 quota
+ * groups under one root. A benchmark command, not a test: it asserts nothing and prints figures.
+ *
+ * <pre>./mvnw -q test-compile exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.kubequeue.scheduler.SchedulerBenchmark</pre>
+ */
+public final class SchedulerBenchmark {
+
+    private static final int GROUPS = 30;
+    private static final int JOBS = 15_000;
+
+    private SchedulerBenchmark() {
+    }
+
+    public static void main(String[] args) {
+        for (int round = 1; round <= 3; round++) {
+            System.out.printf("round %d%n", round);
+            run(new Random(round));
+        }
+    }
+
+    private static void run(Random random) {
+        System.gc();
+        long heapBefore = usedHeap();
+        MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+        Scheduler scheduler = new Scheduler(Scheduler.Settings.defaults(), clock);
+        List<QuotaNode> nodes = new ArrayList<>();
+        nodes.add(new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 1_000_000L, "memory", 4L << 40)));
+        for (int g = 0; g < GROUPS; g++) {
+            nodes.add(new QuotaNode("team-" + g, "root", List.of("ns-" + g), null,
+                    Resources.of("cpu", 40_000L, "memory", 160L << 30)));
+        }
+        scheduler.replaceTree(new QuotaTree(nodes));
+
+        List<JobObservation> jobs = new ArrayList<>(JOBS);
+        Instant t0 = Instant.parse("2026-01-01T00:00:00Z");
+        for (int i = 0; i < JOBS; i++) {
+            int g = random.nextInt(GROUPS);
+            jobs.add(new JobObservation(new JobKey("Job", "ns-" + g, "job-" + i), "uid-" + i, JobObservation.Phase.QUEUED,
+                    Resources.of("cpu", 500L * (1 + random.nextInt(8)), "memory", (1L << 30) * (1 + random.nextInt(4))),
+                    random.nextInt(3), t0.plusMillis(i), null, true, null));
+        }
+        long start = System.nanoTime();
+        jobs.forEach(scheduler::observe);
+        long submitted = System.nanoTime();
+        List<Admission> first = scheduler.schedule().admissions();
+        long firstCycle = System.nanoTime();
+        System.gc();
+        long heapAfter = usedHeap();
+
+        // steady state: one job finishes, the next cycle admits what now fits
+        int cycles = 2_000;
+        long steadyStart = System.nanoTime();
+        int admittedInSteadyState = 0;
+        for (int i = 0; i < cycles && i < first.size(); i++) {
+            scheduler.observe(JobObservation.finished(first.get(i).key()));
+            admittedInSteadyState += scheduler.schedule().admissions().size();
+        }
+        long steadyEnd = System.nanoTime();
+
+        // worst case for the default policy: every backoff expires at once and each job is tried again
+        clock.advance(Duration.ofSeconds(21));
+        long retryStart = System.nanoTime();
+        int retried = scheduler.schedule().admissions().size();
+        long retryEnd = System.nanoTime();
+
+        System.out.printf("  observe %,d queued jobs: %,.1f ms (%,.0f ns/job)%n", JOBS, (submitted - start) / 1e6,
+                (submitted - start) / (double) JOBS);
+        System.out.printf("  first cycle over all %d groups: %,.1f ms, %,d admitted%n", GROUPS,
+                (firstCycle - submitted) / 1e6, first.size());
+        System.out.printf("  %,d release+cycle steps: %,.1f µs each, %,d admitted%n", Math.min(cycles, first.size()),
+                (steadyEnd - steadyStart) / 1e3 / Math.min(cycles, first.size()), admittedInSteadyState);
+        System.out.printf("  cycle after every backoff expired at once (%,d jobs tried): %,.1f ms, %,d admitted%n",
+                JOBS - first.size(), (retryEnd - retryStart) / 1e6, retried);
+        System.out.printf("  heap held by the scheduler with %,d jobs: ~%,d KiB (%,d bytes/job)%n", JOBS,
+                (heapAfter - heapBefore) / 1024, (heapAfter - heapBefore) / JOBS);
+    }
+
+    private static long usedHeap() {
+        Runtime rt = Runtime.getRuntime();
+        return rt.totalMemory() - rt.freeMemory();
+    }
+}
