@@ -48,13 +48,20 @@ public class DemoApp implements QuarkusApplication {
     public int run(String... args) throws Exception {
         // QOSDK starts the operator by itself only in applications without their own QuarkusApplication
         operator.start();
-        List<HasMetadata> objects = load();
+        List<HasMetadata> objects;
+        try {
+            objects = load();
+        } catch (IllegalArgumentException e) {
+            System.err.println("demo: " + e.getMessage());
+            return 2;
+        }
         objects.sort(Comparator.comparingInt(DemoApp::applyOrder));
         System.out.printf("%nkube-queue demo: QueueGroupPlugin=%s, applying %d objects from %s%n%n", options.plugin(),
                 objects.size(), options.dir() != null ? options.dir() : "the seed's " + options.example() + " example");
         for (HasMetadata o : objects) {
             if (o.getMetadata().getNamespace() == null) {
-                o.getMetadata().setNamespace("default");
+                // as kubectl apply would, except the tree, which kube-queue reads from kube-system only
+                o.getMetadata().setNamespace(o instanceof ElasticQuotaTree ? "kube-system" : "default");
             }
             client.resource(o).inNamespace(o.getMetadata().getNamespace()).create();
         }
@@ -79,7 +86,10 @@ public class DemoApp implements QuarkusApplication {
             }
             Thread.sleep(100);
         }
-        System.out.println("timed out after " + options.timeout().toSeconds() + " s with jobs unfinished");
+        System.out.println("timed out after " + options.timeout().toSeconds() + " s; unfinished: "
+                + simulator.step(options.speed()).stream().filter(r -> !r.finished())
+                        .map(r -> r.name() + " (" + r.state() + ")").toList()
+                + "; kube-queue's Warning events above say why a job stays queued");
         return 1;
     }
 
@@ -93,6 +103,9 @@ public class DemoApp implements QuarkusApplication {
             for (Path file : files) {
                 try (InputStream in = Files.newInputStream(file)) {
                     objects.addAll(Manifests.read(client, in));
+                } catch (RuntimeException e) {
+                    throw new IllegalArgumentException(file + " is not a Kubernetes manifest kube-queue can read: "
+                            + firstLine(e.getMessage()), e);
                 }
             }
         } else {
@@ -123,11 +136,13 @@ public class DemoApp implements QuarkusApplication {
 
     private static String table(List<JobSimulator.Row> rows) {
         boolean mixed = rows.stream().map(JobSimulator.Row::kind).distinct().count() > 1;
+        boolean namespaced = rows.stream().map(JobSimulator.Row::namespace).distinct().count() > 1;
         Map<String, String[]> lines = new LinkedHashMap<>();
         int nameWidth = 4;
         int stateWidth = 5;
         for (JobSimulator.Row row : rows) {
-            String name = mixed ? row.kind().toLowerCase() + "/" + row.name() : row.name();
+            String name = (namespaced ? row.namespace() + "/" : "")
+                    + (mixed ? row.kind().toLowerCase() + "/" : "") + row.name();
             nameWidth = Math.max(nameWidth, name.length());
             stateWidth = Math.max(stateWidth, row.state().length());
             lines.put(name, new String[] {row.state(), age(row.age())});
@@ -141,6 +156,10 @@ public class DemoApp implements QuarkusApplication {
     /** The table without its AGE column, to print only when a state changes. */
     private static String stateOnly(String table) {
         return table.replaceAll("\\S+\\n", "\n");
+    }
+
+    private static String firstLine(String message) {
+        return message == null ? "unreadable" : message.lines().findFirst().orElse(message);
     }
 
     private static String age(Duration d) {

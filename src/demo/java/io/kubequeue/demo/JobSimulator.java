@@ -39,7 +39,7 @@ public class JobSimulator {
     private static final Pattern SLEEP = Pattern.compile("sleep\\s+(\\d+(?:\\.\\d+)?)([smh]?)");
 
     /** One line of the table. */
-    record Row(String kind, String name, String state, Duration age, boolean finished) {
+    record Row(String kind, String namespace, String name, String state, Duration age, boolean finished) {
     }
 
     @Inject
@@ -64,7 +64,7 @@ public class JobSimulator {
         for (Job job : client.batch().v1().jobs().inAnyNamespace().list().getItems()) {
             rows.add(stepJob(job, now, speed));
         }
-        rows.sort(Comparator.comparing(Row::kind).thenComparing(Row::name));
+        rows.sort(Comparator.comparing(Row::kind).thenComparing(Row::namespace).thenComparing(Row::name));
         return rows;
     }
 
@@ -86,7 +86,8 @@ public class JobSimulator {
         } else {
             state = "Running";
         }
-        return new Row("TFJob", job.getMetadata().getName(), state, Duration.between(seen, now),
+        return new Row("TFJob", job.getMetadata().getNamespace(), job.getMetadata().getName(), state,
+                Duration.between(seen, now),
                 state.equals("Succeeded") || state.equals("Failed"));
     }
 
@@ -108,7 +109,8 @@ public class JobSimulator {
         } else {
             state = "Running";
         }
-        return new Row("Job", job.getMetadata().getName(), state, Duration.between(seen, now), state.equals("Complete"));
+        return new Row("Job", job.getMetadata().getNamespace(), job.getMetadata().getName(), state,
+                Duration.between(seen, now), state.equals("Complete"));
     }
 
     private void setTFJobConditions(TFJob job, String last) {

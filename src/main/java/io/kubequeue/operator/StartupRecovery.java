@@ -1,8 +1,10 @@
 package io.kubequeue.operator;
 
-import jakarta.inject.Singleton;
+import jakarta.annotation.Priority;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Singleton;
+import jakarta.interceptor.Interceptor;
 
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
@@ -61,7 +63,12 @@ public class StartupRecovery implements HealthCheck {
         this.kinds = kinds;
     }
 
-    void onStart(@Observes StartupEvent event) {
+    /**
+     * Runs before QOSDK starts the operator (lower priority value first), so no reconcile can interleave with
+     * the recovery list: a job that finishes meanwhile is seen finished by its first reconcile, never
+     * re-charged by a stale list entry afterwards.
+     */
+    void onStart(@Observes @Priority(Interceptor.Priority.LIBRARY_BEFORE) StartupEvent event) {
         feed.onChange(loop::trigger);
         source = config.queueGroupPlugin() == QueueGroupPlugin.RESOURCEQUOTA
                 ? new ResourceQuotaSource(client, events)

@@ -80,11 +80,19 @@ public final class Resources {
         return amounts.values().stream().allMatch(a -> a == 0);
     }
 
-    /** Element-wise sum. @throws ArithmeticException on overflow */
+    /**
+     * Element-wise sum, saturating at {@link Long#MAX_VALUE} (about 9.2 EB of memory): usage and requests that
+     * large are not real, and saturation keeps them above every limit instead of wrapping around below it.
+     */
     public Resources plus(Resources other) {
         TreeMap<String, Long> sum = new TreeMap<>(amounts);
-        other.amounts.forEach((name, amount) -> sum.merge(name, amount, Math::addExact));
+        other.amounts.forEach((name, amount) -> sum.merge(name, amount, Resources::saturatingAdd));
         return new Resources(sum);
+    }
+
+    private static long saturatingAdd(long a, long b) {
+        long sum = a + b;
+        return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
     }
 
     /** Element-wise difference, floored at zero so a release can never make usage negative. */
@@ -96,15 +104,19 @@ public final class Resources {
         return new Resources(diff);
     }
 
-    /** This amount times a non-negative factor (replicas, parallelism). @throws ArithmeticException on overflow */
+    /**
+     * This amount times a non-negative factor (replicas, parallelism), saturating at {@link Long#MAX_VALUE} as
+     * {@link #plus} does.
+     *
+     * @throws IllegalArgumentException if the factor is negative
+     */
     public Resources times(long factor) {
         if (factor < 0) {
             throw new IllegalArgumentException("negative factor " + factor);
         }
         TreeMap<String, Long> product = new TreeMap<>();
-        if (factor > 0) {
-            amounts.forEach((name, amount) -> product.put(name, Math.multiplyExact(amount, factor)));
-        }
+        amounts.forEach((name, amount) -> product.put(name,
+                factor != 0 && amount > Long.MAX_VALUE / factor ? Long.MAX_VALUE : amount * factor));
         return new Resources(product);
     }
 

@@ -163,9 +163,11 @@ public final class Scheduler {
                     dequeue(entry);
                     entry.job = observation;
                     charge(entry, record);
-                } else if (!record.equals(entry.record)) {
+                } else if (!record.equals(entry.record) || !observation.request().equals(entry.job.request())) {
+                    // another admission, or the running job's request changed (e.g. parallelism raised):
+                    // charge what it uses now, even above max, so nothing else is admitted into that room
                     uncharge(entry);
-                    entry.job = observation;
+                    entry.job = keepCreation(observation, entry.job);
                     charge(entry, record);
                 }
             }
@@ -182,9 +184,10 @@ public final class Scheduler {
     }
 
     /**
-     * Replaces the quota groups. Usage is recomputed from the admitted jobs (each stays charged to the group
-     * its record names; a group that disappeared charges nothing), and every pending job is re-resolved and
-     * made active again, so held and backed-off jobs get a fresh chance at once.
+     * Replaces the quota groups. Usage is recomputed from the admitted jobs: each stays charged to the group
+     * its record names or, if that group no longer exists (renamed, moved), to the group its namespace or
+     * label resolves to now, so a renamed group never forgets what runs in it. Every pending job is
+     * re-resolved and made active again, so held and backed-off jobs get a fresh chance at once.
      */
     public synchronized void replaceTree(QuotaTree newTree) {
         this.tree = Objects.requireNonNull(newTree, "tree");
@@ -192,7 +195,8 @@ public final class Scheduler {
         List<Entry> pending = new ArrayList<>();
         for (Entry entry : jobs.values()) {
             if (entry.state == State.ADMITTED) {
-                addUsage(entry.record.group(), entry.charged);
+                entry.chargedGroup = groupToCharge(entry, entry.record);
+                addUsage(entry.chargedGroup, entry.charged);
             } else {
                 pending.add(entry);
             }
@@ -291,7 +295,7 @@ public final class Scheduler {
         if (e == null) {
             return Optional.empty();
         }
-        String group = e.state == State.ADMITTED ? e.record.group() : e.group;
+        String group = e.state == State.ADMITTED ? e.chargedGroup : e.group;
         return Optional.of(new JobStatus(key, e.state, group, e.job.request(), e.attempts, e.retryAt, e.hold,
                 e.record));
     }
@@ -329,7 +333,8 @@ public final class Scheduler {
     private void activate(Entry entry) {
         Optional<QuotaNode> group = tree.groupFor(entry.job.key().namespace(), entry.job.quotaName());
         if (group.isEmpty()) {
-            String reason = entry.job.quotaName() != null && !entry.job.quotaName().isEmpty()
+            String reason = tree.nodes().isEmpty() ? "no quota groups are in force (no valid quota tree yet)"
+                    : entry.job.quotaName() != null && !entry.job.quotaName().isEmpty()
                     ? "quota group " + entry.job.quotaName() + " (label quota.scheduling.alibabacloud.com/name) does not exist"
                     : "namespace " + entry.job.key().namespace() + " belongs to no quota group";
             hold(entry, Hold.Reason.NO_QUOTA_GROUP, reason);
@@ -419,27 +424,37 @@ public final class Scheduler {
         entry.hold = null;
         entry.retryAt = null;
         entry.charged = entry.effectiveRequest();
-        addUsage(record.group(), entry.charged);
+        entry.chargedGroup = groupToCharge(entry, record);
+        addUsage(entry.chargedGroup, entry.charged);
+    }
+
+    /** The group an admitted job uses: its record's group if it exists, else where it would be queued now. */
+    private String groupToCharge(Entry entry, AdmissionRecord record) {
+        if (record.group() != null && tree.node(record.group()).isPresent()) {
+            return record.group();
+        }
+        return tree.groupFor(entry.job.key().namespace(), entry.job.quotaName()).map(QuotaNode::name).orElse(null);
     }
 
     private void uncharge(Entry entry) {
         if (entry.record != null) {
-            for (QuotaNode node : tree.pathToRoot(entry.record.group())) {
+            for (QuotaNode node : tree.pathToRoot(entry.chargedGroup)) {
                 usage.computeIfPresent(node.name(), (name, used) -> {
                     Resources left = used.minus(entry.charged);
                     return left.isEmpty() ? null : left;
                 });
             }
-            retryAfterRelease(entry.record.group());
+            retryAfterRelease(entry.chargedGroup);
         }
         entry.record = null;
+        entry.chargedGroup = null;
         entry.charged = Resources.NONE;
         entry.state = null;
     }
 
     /** Under the strict policies a release retries, at once, every backed-off job that shares the released root. */
     private void retryAfterRelease(String group) {
-        if (settings.policy() == SchedulingPolicy.DEFAULT || backoff.isEmpty()) {
+        if (settings.policy() == SchedulingPolicy.DEFAULT || backoff.isEmpty() || group == null) {
             return;
         }
         List<QuotaNode> path = tree.pathToRoot(group);
@@ -474,7 +489,8 @@ public final class Scheduler {
         for (QuotaNode node : tree.pathToRoot(group)) {
             Resources used = usage.getOrDefault(node.name(), Resources.NONE);
             for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
-                if (node.max().has(r.getKey()) && used.get(r.getKey()) + r.getValue() > node.max().get(r.getKey())) {
+                // written as request > max - used so that it cannot overflow (both are ≥ 0)
+                if (node.max().has(r.getKey()) && r.getValue() > node.max().get(r.getKey()) - used.get(r.getKey())) {
                     return false;
                 }
             }
@@ -506,6 +522,7 @@ public final class Scheduler {
         Hold hold;
         Hold lastHold;
         AdmissionRecord record;
+        String chargedGroup;
         Resources charged = Resources.NONE;
 
         Entry(JobObservation job, Instant queuedAt) {

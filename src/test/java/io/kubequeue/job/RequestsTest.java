@@ -132,6 +132,17 @@ class RequestsTest {
     }
 
     @Test
+    void aRequestTooLargeToCountSaturatesInsteadOfFailing() {
+        Job job = job("""
+                parallelism: 2
+                template:
+                  spec:
+                    containers: [{name: c, image: x, resources: {requests: {memory: 7Ei}}}]
+                """);
+        assertEquals(Resources.of("memory", Long.MAX_VALUE), new BatchJobKind().request(job));
+    }
+
+    @Test
     void anUnparsableQuantityIsRefusedNamingTheField() {
         Job job = job("""
                 template:

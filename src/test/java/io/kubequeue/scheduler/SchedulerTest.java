@@ -200,6 +200,58 @@ class SchedulerTest {
     }
 
     @Test
+    void anAdmittedJobWhoseRequestGrowsIsChargedItsNewRequest() {
+        JobObservation small = queued("a", "grows", 1000, 0, 1);
+        scheduler.observe(small);
+        Admission admission = scheduler.schedule().admissions().get(0);
+        // parallelism raised on the running Job: the same admission record, a bigger request
+        scheduler.observe(new JobObservation(small.key(), null, JobObservation.Phase.ADMITTED, Resources.of("cpu", 4000L),
+                0, small.createdAt(), null, true, admission.record()));
+        assertEquals(4000, scheduler.usage("team-a").get("cpu"));
+        scheduler.observe(queued("a", "next", 3000, 0, 2));
+        assertEquals(List.of(), admittedNames(), "4 of 4 cpu are in use");
+    }
+
+    @Test
+    void aJobAdmittedIntoAGroupThatWasRenamedIsChargedToItsNamespacesNewGroup() {
+        scheduler.observe(queued("a", "running", 3000, 0, 1));
+        assertEquals(List.of("running"), admittedNames());
+        scheduler.replaceTree(new QuotaTree(List.of(
+                new QuotaNode("renamed", null, List.of("a"), null, Resources.of("cpu", 4000L)))));
+        assertEquals(3000, scheduler.usage("renamed").get("cpu"));
+        scheduler.observe(queued("a", "next", 3000, 0, 2));
+        assertEquals(List.of(), admittedNames(), "3 + 3 > 4 in the renamed group");
+    }
+
+    @Test
+    void recoveryIntoATreeRenamedWhileDownChargesTheNamespacesGroup() {
+        scheduler.observe(new JobObservation(new JobKey("Job", "a", "old"), null, JobObservation.Phase.ADMITTED,
+                Resources.of("cpu", 3000L), 0, T0, null, true, new AdmissionRecord("gone-group", "2026-01-01T00:00:00Z")));
+        assertEquals(3000, scheduler.usage("team-a").get("cpu"));
+    }
+
+    @Test
+    void usageNearTheLimitsOfLongDoesNotWrapAround() {
+        scheduler.replaceTree(new QuotaTree(List.of(
+                new QuotaNode("huge", null, List.of("a"), null, Resources.of("memory", Long.MAX_VALUE)))));
+        JobObservation big = new JobObservation(new JobKey("Job", "a", "big"), null, JobObservation.Phase.QUEUED,
+                Resources.of("memory", Long.MAX_VALUE - 10), 0, T0, null, true, null);
+        JobObservation more = new JobObservation(new JobKey("Job", "a", "more"), null, JobObservation.Phase.QUEUED,
+                Resources.of("memory", 100L), 0, T0.plusSeconds(1), null, true, null);
+        scheduler.observe(big);
+        scheduler.observe(more);
+        assertEquals(List.of("big"), admittedNames());
+    }
+
+    @Test
+    void withNoQuotaGroupsAtAllTheHoldSaysSo() {
+        scheduler.replaceTree(QuotaTree.EMPTY);
+        scheduler.observe(queued("a", "j", 1000, 0, 1));
+        assertEquals("no quota groups are in force (no valid quota tree yet)",
+                scheduler.schedule().holds().get(0).reason());
+    }
+
+    @Test
     void aRefusedAdmissionIsUnchargedAndRetried() {
         JobObservation job = queued("a", "j", 3000, 0, 1);
         scheduler.observe(job);
