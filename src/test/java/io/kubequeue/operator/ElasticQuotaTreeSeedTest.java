@@ -101,6 +101,27 @@ class ElasticQuotaTreeSeedTest {
         assertNull(Cluster.admittedGroup(orphan));
     }
 
+    @Test
+    void aJobWithAnUnparsableQuantityStaysSuspendedWithOneWarningNamingTheField() {
+        cluster.apply("/seed/elasticquotatree.yaml");
+        cluster.apply("/jobs/invalid-quantity.yaml");
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.events("default", "bad-cpu").stream()
+                .anyMatch(e -> "InvalidJob".equals(e.getReason())));
+        // more events on the job (a label change) must not repeat the same warning
+        client.batch().v1().jobs().inNamespace("default").withName("bad-cpu")
+                .edit(j -> { j.getMetadata().setLabels(java.util.Map.of("touched", "1")); return j; });
+        client.batch().v1().jobs().inNamespace("default").withName("bad-cpu")
+                .edit(j -> { j.getMetadata().setLabels(java.util.Map.of("touched", "2")); return j; });
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2))
+                .until(() -> Cluster.suspended(cluster.job("bad-cpu")));
+        List<Event> warnings = cluster.events("default", "bad-cpu").stream()
+                .filter(e -> "InvalidJob".equals(e.getReason())).toList();
+        assertEquals(1, warnings.size());
+        assertTrue(warnings.get(0).getNote().startsWith("spec.template.spec.containers[0].resources.requests.cpu:"),
+                warnings.get(0).getNote());
+        assertEquals("Warning", warnings.get(0).getType());
+    }
+
     /** Names of the batch Jobs in default that kube-queue has admitted (suspend false, record present). */
     private List<String> admittedBatchJobs() {
         return client.batch().v1().jobs().inNamespace("default").list().getItems().stream()
