@@ -1,5 +1,7 @@
 package io.kubequeue.operator;
 
+import java.time.Duration;
+
 import jakarta.annotation.Priority;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
@@ -13,6 +15,7 @@ import org.jboss.logging.Logger;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubequeue.admission.AdmissionLoop;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.config.QueueGroupPlugin;
@@ -41,6 +44,7 @@ import io.quarkus.runtime.StartupEvent;
 public class StartupRecovery implements HealthCheck {
 
     private static final Logger LOG = Logger.getLogger(StartupRecovery.class);
+    private static final int RECOVERY_ATTEMPTS = 5;
 
     private final KubernetesClient client;
     private final KubeQueueConfig config;
@@ -88,13 +92,41 @@ public class StartupRecovery implements HealthCheck {
         loop.open();
     }
 
+    /**
+     * Feeds every job of one kind. A kind the API server does not serve (404: its CRD is not installed) has no
+     * admitted jobs to recover and is skipped with one log line; any other failure is retried, then fails
+     * start-up, since admitting without knowing what already runs could exceed a quota.
+     */
     private <R extends HasMetadata> int recover(JobKind<R> kind) {
-        int n = 0;
-        for (R job : client.resources(kind.type()).inAnyNamespace().list().getItems()) {
-            feed.observe(kind, job);
-            n++;
+        for (int attempt = 1;; attempt++) {
+            try {
+                int n = 0;
+                for (R job : client.resources(kind.type()).inAnyNamespace().list().getItems()) {
+                    feed.observe(kind, job);
+                    n++;
+                }
+                return n;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() == 404) {
+                    LOG.warnf("%s is not served by the API server (CRD not installed?): none to recover", kind.kind());
+                    return 0;
+                }
+                if (attempt == RECOVERY_ATTEMPTS) {
+                    throw new IllegalStateException("cannot list " + kind.kind() + " to recover admitted jobs", e);
+                }
+                LOG.warnf("listing %s failed (%s); retrying", kind.kind(), e.getMessage());
+                sleep(Duration.ofSeconds(attempt));
+            }
         }
-        return n;
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted during recovery", e);
+        }
     }
 
     void onStop(@Observes ShutdownEvent event) {

@@ -11,7 +11,6 @@ import org.jboss.logging.Logger;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.scheduler.QuotaNode;
@@ -41,8 +40,13 @@ public class ElasticQuotaTreeSource extends InformedQuotaSource<ElasticQuotaTree
     }
 
     @Override
-    protected SharedIndexInformer<ElasticQuotaTree> inform(ResourceEventHandler<ElasticQuotaTree> handler) {
-        return client.resources(ElasticQuotaTree.class).inNamespace(namespace).inform(handler);
+    protected SharedIndexInformer<ElasticQuotaTree> informer() {
+        return client.resources(ElasticQuotaTree.class).inNamespace(namespace).runnableInformer(0);
+    }
+
+    @Override
+    protected String describe() {
+        return "ElasticQuotaTree in namespace " + namespace;
     }
 
     @Override

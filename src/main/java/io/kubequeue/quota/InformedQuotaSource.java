@@ -1,7 +1,13 @@
 package io.kubequeue.quota;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+
+import org.jboss.logging.Logger;
 
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -15,12 +21,21 @@ import io.kubequeue.scheduler.QuotaTree;
  */
 abstract class InformedQuotaSource<T> implements QuotaGroupSource {
 
+    private static final Logger LOG = Logger.getLogger(InformedQuotaSource.class);
+
+    /** How long start-up waits for the first list before going on with every job held. */
+    private static final Duration FIRST_LIST_WAIT = Duration.ofSeconds(30);
+
     private SharedIndexInformer<T> informer;
+    private volatile boolean listed;
     private Consumer<QuotaTree> onChange;
     private QuotaTree current;
 
-    /** Starts the informer (blocking for its first list), calling {@code handler} on every change. */
-    protected abstract SharedIndexInformer<T> inform(ResourceEventHandler<T> handler);
+    /** An informer on the quota objects, not started yet. */
+    protected abstract SharedIndexInformer<T> informer();
+
+    /** What the quota objects are, for log lines (e.g. {@code ElasticQuotaTree in kube-system}). */
+    protected abstract String describe();
 
     /**
      * The groups the quota objects describe now.
@@ -30,10 +45,20 @@ abstract class InformedQuotaSource<T> implements QuotaGroupSource {
      */
     protected abstract QuotaTree build(List<T> objects, QuotaTree current);
 
+    /**
+     * Starts the informer and waits up to 30 s for its first list. If the objects cannot be read (the CRD is
+     * not installed, RBAC forbids it, the API server is away) kube-queue does not crash-loop: it logs why,
+     * holds every job, and the informer keeps retrying; the groups apply as soon as it succeeds.
+     */
     @Override
     public void start(Consumer<QuotaTree> onChange) {
         this.onChange = onChange;
-        informer = inform(new ResourceEventHandler<>() {
+        informer = informer();
+        informer.exceptionHandler((started, error) -> {
+            LOG.errorf("cannot read %s (%s); every job stays held, retrying", describe(), error.getMessage());
+            return true;
+        });
+        informer.addEventHandler(new ResourceEventHandler<T>() {
             @Override
             public void onAdd(T object) {
                 refresh();
@@ -49,6 +74,14 @@ abstract class InformedQuotaSource<T> implements QuotaGroupSource {
                 refresh();
             }
         });
+        try {
+            informer.start().toCompletableFuture().get(FIRST_LIST_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            LOG.errorf("%s not read within %s; every job stays held until it is", describe(), FIRST_LIST_WAIT);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        listed = true;
         refresh();
     }
 
@@ -60,8 +93,8 @@ abstract class InformedQuotaSource<T> implements QuotaGroupSource {
     }
 
     private synchronized void refresh() {
-        if (informer == null) {
-            return; // events during the initial list; start() refreshes once the list is complete
+        if (!listed) {
+            return; // events during the first list; start() refreshes once it is complete
         }
         QuotaTree next = build(informer.getStore().list(), current);
         if (!next.equals(current)) {

@@ -9,7 +9,6 @@ import java.util.TreeMap;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.scheduler.QuotaNode;
@@ -37,8 +36,13 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
     }
 
     @Override
-    protected SharedIndexInformer<ResourceQuota> inform(ResourceEventHandler<ResourceQuota> handler) {
-        return client.resourceQuotas().inAnyNamespace().inform(handler);
+    protected SharedIndexInformer<ResourceQuota> informer() {
+        return client.resourceQuotas().inAnyNamespace().runnableInformer(0);
+    }
+
+    @Override
+    protected String describe() {
+        return "ResourceQuotas";
     }
 
     @Override

@@ -15,10 +15,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.job.kubeflow.TFJob;
+import io.kubequeue.quota.ElasticQuotaTree;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 
@@ -120,6 +122,26 @@ class ElasticQuotaTreeSeedTest {
         assertTrue(warnings.get(0).getNote().startsWith("spec.template.spec.containers[0].resources.requests.cpu:"),
                 warnings.get(0).getNote());
         assertEquals("Warning", warnings.get(0).getType());
+    }
+
+    @Test
+    void anInvalidTreeGetsAWarningAndTheLastValidTreeStaysInForce() {
+        cluster.apply("/seed/elasticquotatree.yaml");
+        client.resources(ElasticQuotaTree.class).inNamespace("kube-system").withName("elasticquotatree").edit(t -> {
+            t.getSpec().getRoot().getChildren().get(0).getMin().put("cpu", new Quantity("8")); // above max 4
+            return t;
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.events("kube-system", "elasticquotatree").stream()
+                .anyMatch(e -> "InvalidQuotaTree".equals(e.getReason())));
+        Event warning = cluster.events("kube-system", "elasticquotatree").get(0);
+        assertTrue(warning.getNote().contains("min cpu 8 is above max 4")
+                && warning.getNote().endsWith("the last valid tree stays in force"), warning.getNote());
+
+        cluster.apply("/seed/tfjobs.yaml");
+        await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob("job1")));
+        assertEquals("root.defaultQuotaGroup", Cluster.admittedGroup(cluster.tfJob("job1")));
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+                .until(() -> Cluster.suspended(cluster.tfJob("job2")));
     }
 
     /** Names of the batch Jobs in default that kube-queue has admitted (suspend false, record present). */
