@@ -1,0 +1,86 @@
+package io.kubequeue.operator;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Duration;
+import java.util.Map;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.Scheduler;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.quarkus.test.kubernetes.client.KubernetesServer;
+import io.quarkus.test.kubernetes.client.KubernetesTestServer;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+
+/**
+ * The API server refuses an admission patch (409 Conflict, 500 Internal Server Error): the charge is handed
+ * back, the job is retried after its backoff and admitted once, and quota is never counted twice.
+ */
+@QuarkusTest
+@TestProfile(AdmissionFailureTest.NoClientRetry.class)
+@WithKubernetesTestServer(crud = true)
+class AdmissionFailureTest {
+
+    /** The client's own retry would absorb a single 500; switched off so that kube-queue's handling is tested. */
+    public static class NoClientRetry implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("quarkus.kubernetes-client.request-retry-backoff-limit", "0");
+        }
+    }
+
+    private static final String JOB1 = "/apis/kubeflow.org/v1/namespaces/default/tfjobs/job1";
+
+    @KubernetesTestServer
+    KubernetesServer server;
+
+    @Inject
+    KubernetesClient client;
+
+    @Inject
+    Scheduler scheduler;
+
+    @AfterEach
+    void tearDown() {
+        new Cluster(client).clear();
+    }
+
+    private void refusedOnceThenAdmitted(int code) {
+        server.expect().patch().withPath(JOB1).andReturn(code, "{\"kind\":\"Status\",\"code\":" + code + "}").once();
+        Cluster cluster = new Cluster(client);
+        cluster.apply("/seed/elasticquotatree.yaml");
+        cluster.apply("/seed/tfjobs.yaml");
+
+        // the first patch is refused; the job is uncharged and retried after its 1 s backoff
+        await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob("job1")));
+        assertEquals("root.defaultQuotaGroup", Cluster.admittedGroup(cluster.tfJob("job1")));
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+                .until(() -> Cluster.suspended(cluster.tfJob("job2")));
+        Resources used = scheduler.usage("root.defaultQuotaGroup");
+        assertEquals(3000, used.get("cpu"), "job1 is charged once");
+        assertEquals(1, used.get(Resources.MAX_JOBS));
+        Scheduler.JobStatus job1 = scheduler.status(new JobKey("TFJob", "default", "job1")).orElseThrow();
+        assertEquals(Scheduler.State.ADMITTED, job1.state());
+        assertEquals(1, job1.attempts(), "exactly one refused admission before this one");
+    }
+
+    @Test
+    void aConflictHandsTheChargeBackAndTheJobIsAdmittedOnRetry() {
+        refusedOnceThenAdmitted(409);
+    }
+
+    @Test
+    void aServerErrorIsCheckedAgainstTheJobAndRetried() {
+        refusedOnceThenAdmitted(500);
+    }
+}
