@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.JobDirectory;
+import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.scheduler.Admission;
@@ -40,12 +41,15 @@ public class Admitter {
     private final KubernetesClient client;
     private final Scheduler scheduler;
     private final JobDirectory directory;
+    private final JobFeed feed;
     private final EventRecorder events;
 
-    public Admitter(KubernetesClient client, Scheduler scheduler, JobDirectory directory, EventRecorder events) {
+    public Admitter(KubernetesClient client, Scheduler scheduler, JobDirectory directory, JobFeed feed,
+                    EventRecorder events) {
         this.client = client;
         this.scheduler = scheduler;
         this.directory = directory;
+        this.feed = feed;
         this.events = events;
     }
 
@@ -73,6 +77,9 @@ public class Admitter {
                 // definite refusal: the job is gone, or it changed since the decision (the test op failed)
                 LOG.debugf("admission of %s refused (%d): %s", admission.key(), code, e.getMessage());
                 scheduler.admissionFailed(admission.key(), admission.record());
+                if (code != 404) {
+                    refreshFromCluster(entry.kind(), admission);
+                }
             } else {
                 confirm(entry, admission, e);
             }
@@ -97,6 +104,23 @@ public class Admitter {
         } catch (KubernetesClientException e) {
             LOG.warnf("admission of %s is unconfirmed (%s); its quota stays charged until the job is seen again",
                     admission.key(), e.getMessage());
+        }
+    }
+
+    /**
+     * After a refusal the job changed in a way our view may have missed (say, unsuspended by hand while the
+     * decision was in flight, an event the scheduler ignored as stale): read it once and feed it, so it is
+     * charged if it runs. A failed read changes nothing; the job's next event settles it.
+     */
+    private <R extends HasMetadata> void refreshFromCluster(JobKind<R> kind, Admission admission) {
+        try {
+            R job = client.resources(kind.type()).inNamespace(admission.key().namespace())
+                    .withName(admission.key().name()).get();
+            if (job != null) {
+                feed.observe(kind, job);
+            }
+        } catch (KubernetesClientException e) {
+            LOG.debugf("could not read %s back after a refused admission: %s", admission.key(), e.getMessage());
         }
     }
 

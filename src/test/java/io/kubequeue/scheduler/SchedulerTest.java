@@ -264,6 +264,20 @@ class SchedulerTest {
     }
 
     @Test
+    void aJobUnsuspendedByHandWhileItsAdmissionWasRefusedIsChargedWhenSeenRunning() {
+        JobObservation job = queued("a", "by-hand", 3000, 0, 1);
+        scheduler.observe(job);
+        Admission admission = scheduler.schedule().admissions().get(0);
+        scheduler.admissionFailed(job.key(), admission.record()); // the test op failed: the mark was gone
+        scheduler.observe(new JobObservation(job.key(), null, JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD,
+                job.request(), 0, job.createdAt(), null, true, null)); // read back: running without our record
+        assertEquals(Scheduler.State.ADMITTED, scheduler.status(job.key()).orElseThrow().state());
+        assertEquals(3000, scheduler.usage("team-a").get("cpu"));
+        scheduler.observe(queued("a", "next", 2000, 0, 2));
+        assertEquals(List.of(), admittedNames());
+    }
+
+    @Test
     void maxJobsCapsTheNumberOfAdmittedJobs() {
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("capped", null, List.of("a"), null, Resources.of(Resources.MAX_JOBS, 2L)))));
