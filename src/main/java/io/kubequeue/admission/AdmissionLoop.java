@@ -54,9 +54,17 @@ public class AdmissionLoop {
         this.admitter = admitter;
         this.directory = directory;
         this.events = events;
+        if (config.admission().workers() < 1) {
+            throw new IllegalArgumentException("kube-queue.admission.workers must be at least 1, got "
+                    + config.admission().workers());
+        }
+        if (config.admission().batchWindow().isNegative()) {
+            throw new IllegalArgumentException("kube-queue.admission.batch-window must not be negative, got "
+                    + config.admission().batchWindow());
+        }
         this.batchWindowMillis = config.admission().batchWindow().toMillis();
         this.cycles = Executors.newSingleThreadScheduledExecutor(named("kube-queue-scheduler"));
-        this.writers = Executors.newFixedThreadPool(Math.max(1, config.admission().workers()),
+        this.writers = Executors.newFixedThreadPool(config.admission().workers(),
                 named("kube-queue-admission"));
     }
 
@@ -67,6 +75,7 @@ public class AdmissionLoop {
         trigger();
     }
 
+    /** Whether recovery is done and admissions are being decided. */
     public boolean isOpen() {
         return open;
     }
@@ -78,6 +87,15 @@ public class AdmissionLoop {
     public void trigger() {
         if (open && cyclePending.compareAndSet(false, true)) {
             cycles.schedule(this::cycle, batchWindowMillis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void cycleNow() {
+        // this task is the pending wake-up: forget it, so the cycle can schedule the next one
+        wakeUp = null;
+        wakeUpAt = null;
+        if (open && cyclePending.compareAndSet(false, true)) {
+            cycle();
         }
     }
 
@@ -109,7 +127,8 @@ public class AdmissionLoop {
         }
         wakeUpAt = at;
         long delay = Math.max(0, Duration.between(Instant.now(), at).toMillis());
-        wakeUp = cycles.schedule(this::trigger, delay, TimeUnit.MILLISECONDS);
+        // a backoff expiry needs no batch window: nothing else is coming that it should wait for
+        wakeUp = cycles.schedule(this::cycleNow, delay, TimeUnit.MILLISECONDS);
     }
 
     @PreDestroy

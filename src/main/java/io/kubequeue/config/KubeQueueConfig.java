@@ -30,6 +30,13 @@ public interface KubeQueueConfig {
     @WithDefault("false")
     Boolean strictConsistency();
 
+    /**
+     * How long start-up waits for the first list of quota objects. Past it kube-queue starts with no quota
+     * groups (every job held) and applies them as soon as the list succeeds.
+     */
+    @WithDefault("30s")
+    Duration firstListTimeout();
+
     /** Unschedulable backoff bounds. */
     Backoff backoff();
 
@@ -39,7 +46,10 @@ public interface KubeQueueConfig {
     /** Admission writes. */
     Admission admission();
 
-    /** Unschedulable backoff: doubles from {@code initial} up to {@code max} (kube-scheduler: 1 s to 20 s). */
+    /**
+     * Unschedulable backoff: doubles from {@code initial} up to {@code max} (kube-scheduler: 1 s to 20 s).
+     * Start-up fails with an {@code IllegalArgumentException} unless 0 &lt; initial ≤ max.
+     */
     interface Backoff {
         @WithDefault("1s")
         Duration initial();
@@ -57,13 +67,17 @@ public interface KubeQueueConfig {
 
     /** The admission writer. */
     interface Admission {
-        /** Threads that send admission patches; each waits for one API-server round trip. */
+        /**
+         * Threads that send admission patches; each waits for one API-server round trip. At least 1, or
+         * start-up fails.
+         */
         @WithDefault("4")
         int workers();
 
         /**
          * How long a scheduling cycle waits after the first change that asks for it, so that jobs submitted
-         * together are admitted in queue order. Adds this much latency, not per job but per burst.
+         * together are admitted in queue order. Adds this much latency, not per job but per burst. Not
+         * negative, or start-up fails.
          */
         @WithDefault("100ms")
         Duration batchWindow();

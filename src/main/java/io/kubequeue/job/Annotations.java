@@ -1,6 +1,6 @@
 package io.kubequeue.job;
 
-/** Annotation and label keys kube-queue reads or writes on jobs (behaviour.md §1, §3). */
+/** Annotation and label keys kube-queue reads or writes on jobs (docs/behaviour.md §1, §3). */
 public final class Annotations {
 
     /** Admission record: the quota group the job was charged to. */

@@ -28,14 +28,17 @@ public class JobDirectory {
 
     private final Map<JobKey, Entry> entries = new ConcurrentHashMap<>();
 
+    /** Records what was last seen of a managed job. */
     public void put(JobKey key, Entry entry) {
         entries.put(key, entry);
     }
 
+    /** Forgets a job that finished or was deleted. */
     public void remove(JobKey key) {
         entries.remove(key);
     }
 
+    /** What was last seen of a job; empty if it is not managed or gone. */
     public Optional<Entry> get(JobKey key) {
         return Optional.ofNullable(entries.get(key));
     }

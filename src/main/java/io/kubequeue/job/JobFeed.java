@@ -64,6 +64,11 @@ public class JobFeed {
     }
 
     /**
+     * Feeds the latest state of one job and asks for a scheduling cycle. A job with neither a suspend mark nor
+     * an admission record that the scheduler does not know is not managed and is ignored. A job whose request
+     * cannot be read gets one Warning event ({@code InvalidJob}, naming the field and value) and leaves the
+     * queue while it stays suspended; a later fix to it is read like any other change.
+     *
      * @param kind    the job's kind adapter
      * @param job     the job as last seen
      */

@@ -7,7 +7,7 @@ import io.kubequeue.scheduler.Resources;
 
 /**
  * What kube-queue needs to know about one kind of job. A new kind is one implementation of this interface
- * (an {@code @ApplicationScoped} bean) plus a thin reconciler that hands its objects to {@link JobFeed}.
+ * (a {@code @Singleton} bean) plus a thin reconciler that hands its objects to {@link JobFeed}.
  *
  * @param <R> the job's fabric8 type
  */
@@ -26,12 +26,15 @@ public interface JobKind<R extends HasMetadata> {
     boolean finished(R job);
 
     /**
-     * The whole job's resource request (millicores, bytes, counts), by behaviour.md §2.
+     * The whole job's resource request (millicores, bytes, counts), by docs/behaviour.md §2.
      *
      * @throws InvalidJobException naming the field and value that cannot be read
      */
     Resources request(R job);
 
-    /** The job's priority; higher is admitted first. */
+    /**
+     * The job's priority; higher is admitted first. Read from the pod template's {@code spec.priority} for now;
+     * PriorityClass lookup by {@code priorityClassName} comes with the queue-policies issue (docs/behaviour.md §4).
+     */
     int priority(R job);
 }

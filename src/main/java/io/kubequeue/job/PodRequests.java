@@ -11,7 +11,7 @@ import io.kubequeue.quota.Quantities;
 import io.kubequeue.scheduler.Resources;
 
 /**
- * The resource request of one pod, by the Kubernetes rule (behaviour.md §2; Kubernetes docs "Resource
+ * The resource request of one pod, by the Kubernetes rule (docs/behaviour.md §2; Kubernetes docs "Resource
  * Management for Pods and Containers", "Init Containers", "Pod Overhead"): per resource, the larger of the
  * sum over regular containers and the largest init container, plus {@code spec.overhead}. A container that
  * sets a limit but no request for a resource requests its limit.

@@ -5,7 +5,7 @@ import java.util.Map;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 
 /**
- * A way a job can be held back, and how admission removes it (behaviour.md §1). Each mark is a JSON pointer;
+ * A way a job can be held back, and how admission removes it (docs/behaviour.md §1). Each mark is a JSON pointer;
  * admission sends a {@code test} op on it, so a decision taken on a stale view cannot admit twice.
  */
 public enum SuspendMark {

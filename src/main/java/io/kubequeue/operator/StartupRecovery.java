@@ -30,7 +30,7 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 
 /**
- * Start-up: state is rebuilt from the cluster, never from memory (behaviour.md §1).
+ * Start-up: state is rebuilt from the cluster, never from memory (docs/behaviour.md §1).
  *
  * <ol>
  *   <li>start the quota-group source of {@code QueueGroupPlugin} and wait for its first full list;</li>
@@ -75,8 +75,8 @@ public class StartupRecovery implements HealthCheck {
     void onStart(@Observes @Priority(Interceptor.Priority.LIBRARY_BEFORE) StartupEvent event) {
         feed.onChange(loop::trigger);
         source = config.queueGroupPlugin() == QueueGroupPlugin.RESOURCEQUOTA
-                ? new ResourceQuotaSource(client, events)
-                : new ElasticQuotaTreeSource(client, config.elasticQuota().namespace(), events);
+                ? new ResourceQuotaSource(client, events, config.firstListTimeout())
+                : new ElasticQuotaTreeSource(client, config.elasticQuota().namespace(), events, config.firstListTimeout());
         source.start(tree -> {
             scheduler.replaceTree(tree);
             LOG.infof("quota groups in force: %s", tree.nodes().stream().map(n -> n.name() + " max " + n.max()).toList());

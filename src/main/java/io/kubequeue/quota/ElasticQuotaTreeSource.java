@@ -1,5 +1,6 @@
 package io.kubequeue.quota;
 
+import java.time.Duration;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -17,7 +18,7 @@ import io.kubequeue.scheduler.QuotaNode;
 import io.kubequeue.scheduler.QuotaTree;
 
 /**
- * Quota groups from the ElasticQuotaTree (plugin {@code elasticquota}, the default; behaviour.md §3).
+ * Quota groups from the ElasticQuotaTree (plugin {@code elasticquota}, the default; docs/behaviour.md §3).
  *
  * <p>The oldest tree in the configured namespace is in force. An invalid tree gets a Warning event and the
  * last valid tree stays in force; with none valid yet, or no tree at all, every job is held.
@@ -31,9 +32,12 @@ public class ElasticQuotaTreeSource extends InformedQuotaSource<ElasticQuotaTree
     private final EventRecorder events;
 
     /**
-     * @param namespace where the tree is read ({@code kube-system} in the seed)
+     * @param namespace     where the tree is read ({@code kube-system} in the seed)
+     * @param firstListWait how long start-up waits for the first list
      */
-    public ElasticQuotaTreeSource(KubernetesClient client, String namespace, EventRecorder events) {
+    public ElasticQuotaTreeSource(KubernetesClient client, String namespace, EventRecorder events,
+                                  Duration firstListWait) {
+        super(firstListWait);
         this.client = client;
         this.namespace = namespace;
         this.events = events;

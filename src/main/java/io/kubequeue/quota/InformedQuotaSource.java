@@ -2,6 +2,7 @@ package io.kubequeue.quota;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -23,13 +24,16 @@ abstract class InformedQuotaSource<T> implements QuotaGroupSource {
 
     private static final Logger LOG = Logger.getLogger(InformedQuotaSource.class);
 
-    /** How long start-up waits for the first list before going on with every job held. */
-    private static final Duration FIRST_LIST_WAIT = Duration.ofSeconds(30);
-
+    private final Duration firstListWait;
     private SharedIndexInformer<T> informer;
     private volatile boolean listed;
     private Consumer<QuotaTree> onChange;
     private QuotaTree current;
+
+    /** @param firstListWait how long start-up waits for the first list before going on with every job held */
+    protected InformedQuotaSource(Duration firstListWait) {
+        this.firstListWait = firstListWait;
+    }
 
     /** An informer on the quota objects, not started yet. */
     protected abstract SharedIndexInformer<T> informer();
@@ -46,9 +50,11 @@ abstract class InformedQuotaSource<T> implements QuotaGroupSource {
     protected abstract QuotaTree build(List<T> objects, QuotaTree current);
 
     /**
-     * Starts the informer and waits up to 30 s for its first list. If the objects cannot be read (the CRD is
-     * not installed, RBAC forbids it, the API server is away) kube-queue does not crash-loop: it logs why,
-     * holds every job, and the informer keeps retrying; the groups apply as soon as it succeeds.
+     * Starts the informer and waits for its first list. If the objects cannot be read in time (the CRD is not
+     * installed, RBAC forbids it, the API server is away) kube-queue does not crash-loop, and does not guess
+     * either: it logs why and reports no quota groups at all, so every job is held (even under the
+     * ResourceQuota plugin, where a namespace without quota would otherwise be unlimited). The informer keeps
+     * retrying; the real groups apply as soon as its first list succeeds.
      */
     @Override
     public void start(Consumer<QuotaTree> onChange) {
@@ -74,14 +80,18 @@ abstract class InformedQuotaSource<T> implements QuotaGroupSource {
                 refresh();
             }
         });
+        CompletableFuture<Void> firstList = informer.start().toCompletableFuture();
+        firstList.thenRun(() -> {
+            listed = true;
+            refresh();
+        });
         try {
-            informer.start().toCompletableFuture().get(FIRST_LIST_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            firstList.get(firstListWait.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException | ExecutionException e) {
-            LOG.errorf("%s not read within %s; every job stays held until it is", describe(), FIRST_LIST_WAIT);
+            LOG.errorf("%s not read within %s; every job stays held until it is", describe(), firstListWait);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        listed = true;
         refresh();
     }
 
@@ -93,10 +103,8 @@ abstract class InformedQuotaSource<T> implements QuotaGroupSource {
     }
 
     private synchronized void refresh() {
-        if (!listed) {
-            return; // events during the first list; start() refreshes once it is complete
-        }
-        QuotaTree next = build(informer.getStore().list(), current);
+        // until the first full list, the store may miss quota objects: report no groups, never fewer limits
+        QuotaTree next = listed ? build(informer.getStore().list(), current) : QuotaTree.EMPTY;
         if (!next.equals(current)) {
             current = next;
             onChange.accept(next);

@@ -11,7 +11,8 @@ import io.kubequeue.scheduler.QuotaTree;
 public interface QuotaGroupSource {
 
     /**
-     * Starts watching and blocks until the first full list has been read and reported.
+     * Starts watching and blocks until the first full list has been read and reported, or until a start-up
+     * timeout, after which no quota groups are reported (every job held) until the list succeeds.
      *
      * @param onChange called with the new groups after every change that alters them (never concurrently)
      */

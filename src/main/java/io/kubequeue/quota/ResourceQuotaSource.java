@@ -1,5 +1,6 @@
 package io.kubequeue.quota;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -16,7 +17,7 @@ import io.kubequeue.scheduler.QuotaTree;
 import io.kubequeue.scheduler.Resources;
 
 /**
- * Quota groups from ResourceQuotas (plugin {@code resourcequota}; behaviour.md §3): each namespace is a group
+ * Quota groups from ResourceQuotas (plugin {@code resourcequota}; docs/behaviour.md §3): each namespace is a group
  * whose limits are the {@code spec.hard} of its ResourceQuotas (with several, each must hold, so the smallest
  * value of each resource wins). A namespace with no ResourceQuota is unlimited.
  *
@@ -30,7 +31,9 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
     private final KubernetesClient client;
     private final EventRecorder events;
 
-    public ResourceQuotaSource(KubernetesClient client, EventRecorder events) {
+    /** @param firstListWait how long start-up waits for the first list */
+    public ResourceQuotaSource(KubernetesClient client, EventRecorder events, Duration firstListWait) {
+        super(firstListWait);
         this.client = client;
         this.events = events;
     }

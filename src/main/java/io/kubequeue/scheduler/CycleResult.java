@@ -15,6 +15,7 @@ public record CycleResult(List<Admission> admissions, List<Hold> holds) {
         holds = List.copyOf(holds);
     }
 
+    /** Whether the cycle decided nothing. */
     public boolean isEmpty() {
         return admissions.isEmpty() && holds.isEmpty();
     }

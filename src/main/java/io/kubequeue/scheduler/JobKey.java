@@ -11,7 +11,7 @@ public record JobKey(String kind, String namespace, String name) implements Comp
             .thenComparing(JobKey::name)
             .thenComparing(JobKey::kind);
 
-    /** Orders by namespace, then name, then kind: the last tie-breaker of queue order (behaviour.md §4). */
+    /** Orders by namespace, then name, then kind: the last tie-breaker of queue order (docs/behaviour.md §4). */
     @Override
     public int compareTo(JobKey other) {
         return ORDER.compare(this, other);

@@ -10,7 +10,7 @@ import java.util.Objects;
  * @param parentName the parent group, or {@code null} at a root
  * @param namespaces namespaces whose jobs belong to this group
  * @param min        guaranteed resources (for non-preemptible jobs, a later issue)
- * @param max        limits; a resource absent here is not limited at this node (behaviour.md §3)
+ * @param max        limits; a resource absent here is not limited at this node (docs/behaviour.md §3)
  */
 public record QuotaNode(String name, String parentName, List<String> namespaces, Resources min, Resources max) {
 

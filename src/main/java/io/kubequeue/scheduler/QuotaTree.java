@@ -13,7 +13,7 @@ import java.util.Optional;
  * per-namespace groups of the ResourceQuota plugin.
  *
  * <p>A job's group is the node named by its quota-name label, else the node that lists its namespace
- * (behaviour.md §3).
+ * (docs/behaviour.md §3).
  */
 public final class QuotaTree {
 
@@ -26,7 +26,7 @@ public final class QuotaTree {
 
     /**
      * Groups for the ResourceQuota plugin: one per namespace. A namespace with no node of its own is a group
-     * without limits (a namespace with no ResourceQuota is unlimited, behaviour.md §3), and the quota-name
+     * without limits (a namespace with no ResourceQuota is unlimited, docs/behaviour.md §3), and the quota-name
      * label is ignored.
      *
      * @param nodes the namespaces that have limits, each node named after its namespace
@@ -90,6 +90,10 @@ public final class QuotaTree {
         return Optional.ofNullable(byNamespace.get(namespace));
     }
 
+    /**
+     * The group of that name. Under the ResourceQuota plugin ({@link #perNamespace}) every name is a group:
+     * a namespace without ResourceQuota gets an unlimited one.
+     */
     public Optional<QuotaNode> node(String name) {
         QuotaNode node = byName.get(name);
         if (node == null && everyNamespaceIsAGroup && name != null) {
@@ -112,6 +116,7 @@ public final class QuotaTree {
         return path;
     }
 
+    /** The groups declared (not the implicit unlimited namespaces of {@link #perNamespace}). */
     public Collection<QuotaNode> nodes() {
         return Collections.unmodifiableCollection(byName.values());
     }

@@ -16,7 +16,7 @@ import java.util.TreeMap;
  */
 public final class Resources {
 
-    /** Pseudo-resource that caps how many jobs are admitted at once in a quota group (behaviour.md §3). */
+    /** Pseudo-resource that caps how many jobs are admitted at once in a quota group (docs/behaviour.md §3). */
     public static final String MAX_JOBS = "kube-queue/max-jobs";
 
     /** Resource name whose unit is the millicore. */
@@ -48,7 +48,12 @@ public final class Resources {
         return new Resources(copy);
     }
 
-    /** Shorthand for tests and literals: {@code Resources.of("cpu", 3000, "memory", 1L << 30)}. */
+    /**
+     * Shorthand for tests and literals: {@code Resources.of("cpu", 3000, "memory", 1L << 30)}.
+     *
+     * @throws IllegalArgumentException for an odd number of arguments or a negative amount
+     * @throws ClassCastException       if a name is not a String or an amount not a Number
+     */
     public static Resources of(Object... nameAmountPairs) {
         if (nameAmountPairs.length % 2 != 0) {
             throw new IllegalArgumentException("expected name/amount pairs");

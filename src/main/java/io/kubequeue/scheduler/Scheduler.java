@@ -3,6 +3,7 @@ package io.kubequeue.scheduler;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -30,13 +31,18 @@ import java.util.TreeSet;
  * queue for backoff, so a cycle costs O(tried × log n), never a scan of the backed-off or held jobs.
  *
  * <h2>Queue order</h2>
- * Higher priority first, then earlier creation time, then namespace/name (behaviour.md §4). An update to a
+ * Higher priority first, then earlier creation time, then namespace/name (docs/behaviour.md §4). An update to a
  * job keeps its creation time, so it never moves back.
  */
 public final class Scheduler {
 
-    /** Admission time format written into {@link AdmissionRecord#admittedAt()}: RFC 3339, milliseconds, UTC. */
-    public static final DateTimeFormatter ADMITTED_AT = DateTimeFormatter.ISO_INSTANT;
+    /**
+     * Admission time format written into {@link AdmissionRecord#admittedAt()}: RFC 3339 in UTC, always with
+     * milliseconds (e.g. {@code 2026-11-29T22:04:14.000Z}), so two admissions of one job in the same second
+     * still have different records.
+     */
+    public static final DateTimeFormatter ADMITTED_AT = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSX")
+            .withZone(ZoneOffset.UTC);
 
     /**
      * Tunables of the core.
@@ -54,15 +60,36 @@ public final class Scheduler {
             }
         }
 
+        /** The default policy with kube-scheduler's backoff, 1 s doubling to 20 s. */
         public static Settings defaults() {
             return new Settings(SchedulingPolicy.DEFAULT, Duration.ofSeconds(1), Duration.ofSeconds(20));
         }
     }
 
     /** Where a job stands inside the scheduler. */
-    public enum State { ACTIVE, BACKOFF, HELD, ADMITTED }
+    public enum State {
+        /** Pending, in its group's queue, tried in the next cycle. */
+        ACTIVE,
+        /** Pending, did not fit; tried again at {@link JobStatus#retryAt()}. */
+        BACKOFF,
+        /** Pending, not tried until the quota groups change (see {@link JobStatus#hold()}). */
+        HELD,
+        /** Admitted: its request is charged to its group and every ancestor. */
+        ADMITTED
+    }
 
-    /** A read-only view of one job, for tests, events and the HTTP API. */
+    /**
+     * A read-only view of one job, for tests and events.
+     *
+     * @param key      the job
+     * @param state    where it stands
+     * @param group    the group it queues in (pending) or is charged to (admitted); null if none
+     * @param request  its request (millicores, bytes, counts)
+     * @param attempts how many times it was tried and did not fit, or had its admission refused
+     * @param retryAt  when a backed-off job is tried again; null otherwise
+     * @param hold     why a held job is held; null otherwise
+     * @param record   the admission record of an admitted job; null otherwise
+     */
     public record JobStatus(JobKey key, State state, String group, Resources request, int attempts,
                             Instant retryAt, Hold hold, AdmissionRecord record) {
     }
@@ -101,6 +128,7 @@ public final class Scheduler {
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
+    /** The policy and backoff bounds in force. */
     public Settings settings() {
         return settings;
     }
@@ -242,7 +270,7 @@ public final class Scheduler {
                 charge(entry, record);
                 admissions.add(new Admission(entry.job.key(), record, entry.job.request(),
                         Duration.between(entry.queuedAt, now).toMillis()));
-            } else if (settings.policy() == SchedulingPolicy.BLOCKING) {
+            } else if (settings.policy() == SchedulingPolicy.BLOCKING_QUEUE) {
                 entry.attempts++;
                 queue.active.add(entry);
                 blocked = true;
@@ -333,7 +361,7 @@ public final class Scheduler {
     private void activate(Entry entry) {
         Optional<QuotaNode> group = tree.groupFor(entry.job.key().namespace(), entry.job.quotaName());
         if (group.isEmpty()) {
-            String reason = tree.nodes().isEmpty() ? "no quota groups are in force (no valid quota tree yet)"
+            String reason = tree.nodes().isEmpty() ? "no quota groups are in force yet (quota objects unreadable, or no valid ElasticQuotaTree)"
                     : entry.job.quotaName() != null && !entry.job.quotaName().isEmpty()
                     ? "quota group " + entry.job.quotaName() + " (label quota.scheduling.alibabacloud.com/name) does not exist"
                     : "namespace " + entry.job.key().namespace() + " belongs to no quota group";

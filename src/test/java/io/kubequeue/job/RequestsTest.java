@@ -17,7 +17,7 @@ import io.kubequeue.job.kubeflow.TFJob;
 import io.kubequeue.job.kubeflow.TFJobKind;
 import io.kubequeue.scheduler.Resources;
 
-/** A job's request by behaviour.md §2, each rule with its expected quantity written out. */
+/** A job's request by docs/behaviour.md §2, each rule with its expected quantity written out. */
 class RequestsTest {
 
     private static final long MI = 1L << 20;

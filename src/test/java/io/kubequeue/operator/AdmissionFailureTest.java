@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import jakarta.inject.Inject;
@@ -11,6 +12,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Resources;
@@ -59,11 +61,13 @@ class AdmissionFailureTest {
         server.expect().patch().withPath(JOB1).andReturn(code, "{\"kind\":\"Status\",\"code\":" + code + "}").once();
         Cluster cluster = new Cluster(client);
         cluster.apply("/seed/elasticquotatree.yaml");
-        cluster.apply("/seed/tfjobs.yaml");
+        List<HasMetadata> jobs = Manifests.read(client, AdmissionFailureTest.class.getResourceAsStream("/seed/tfjobs.yaml"));
+        cluster.create(jobs.get(0)); // job1 alone first: job2 would rightly pass it while it backs off
 
         // the first patch is refused; the job is uncharged and retried after its 1 s backoff
         await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob("job1")));
         assertEquals("root.defaultQuotaGroup", Cluster.admittedGroup(cluster.tfJob("job1")));
+        cluster.create(jobs.get(1));
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
                 .until(() -> Cluster.suspended(cluster.tfJob("job2")));
         Resources used = scheduler.usage("root.defaultQuotaGroup");

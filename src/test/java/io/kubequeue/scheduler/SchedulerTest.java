@@ -118,7 +118,7 @@ class SchedulerTest {
 
     @Test
     void blockingPolicyAdmitsNothingBehindANonFittingHead() {
-        scheduler = new Scheduler(new Scheduler.Settings(SchedulingPolicy.BLOCKING, Duration.ofSeconds(1),
+        scheduler = new Scheduler(new Scheduler.Settings(SchedulingPolicy.BLOCKING_QUEUE, Duration.ofSeconds(1),
                 Duration.ofSeconds(20)), clock);
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("team-a", null, List.of("a"), null, Resources.of("cpu", 4000L)),
@@ -247,7 +247,7 @@ class SchedulerTest {
     void withNoQuotaGroupsAtAllTheHoldSaysSo() {
         scheduler.replaceTree(QuotaTree.EMPTY);
         scheduler.observe(queued("a", "j", 1000, 0, 1));
-        assertEquals("no quota groups are in force (no valid quota tree yet)",
+        assertEquals("no quota groups are in force yet (quota objects unreadable, or no valid ElasticQuotaTree)",
                 scheduler.schedule().holds().get(0).reason());
     }
 

@@ -16,7 +16,7 @@ import io.kubequeue.scheduler.Resources;
 /**
  * batch/v1 Job (Kubernetes ≥ 1.22). Managed when {@code spec.suspend: true} or the suspend annotation is set;
  * request = pod × min(parallelism, completions), parallelism defaulting to 1 and completions to parallelism
- * (behaviour.md §1, §2). Finished when condition {@code Complete} or {@code Failed} is True.
+ * (docs/behaviour.md §1, §2). Finished when condition {@code Complete} or {@code Failed} is True.
  */
 @Singleton
 public class BatchJobKind implements JobKind<Job> {

@@ -17,7 +17,7 @@ import io.kubequeue.job.SuspendMark;
 import io.kubequeue.scheduler.Resources;
 
 /**
- * What the Kubeflow job kinds share (behaviour.md §1, §2): suspended by the annotation (ack-arena operators)
+ * What the Kubeflow job kinds share (docs/behaviour.md §1, §2): suspended by the annotation (ack-arena operators)
  * or {@code spec.runPolicy.suspend} (training-operator ≥ 1.7); request = Σ over replica specs of pod ×
  * {@code replicas} (default 1); finished when condition {@code Succeeded} or {@code Failed} is True.
  *
