@@ -5,6 +5,9 @@ import java.util.List;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubequeue.job.argo.Workflow;
+import io.kubequeue.job.kubeflow.MPIJob;
+import io.kubequeue.job.kubeflow.PyTorchJob;
 import io.kubequeue.job.kubeflow.TFJob;
 import io.kubequeue.quota.ElasticQuotaTree;
 
@@ -20,6 +23,9 @@ public final class Manifests {
     /** Teaches the client's serialization kube-queue's own and foreign custom kinds; idempotent. */
     public static void registerKinds(KubernetesClient client) {
         client.getKubernetesSerialization().registerKubernetesResource(TFJob.class);
+        client.getKubernetesSerialization().registerKubernetesResource(PyTorchJob.class);
+        client.getKubernetesSerialization().registerKubernetesResource(MPIJob.class);
+        client.getKubernetesSerialization().registerKubernetesResource(Workflow.class);
         client.getKubernetesSerialization().registerKubernetesResource(ElasticQuotaTree.class);
     }
 

@@ -12,6 +12,8 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.testing.Parse;
+import io.kubequeue.job.argo.Workflow;
+import io.kubequeue.job.argo.WorkflowKind;
 import io.kubequeue.job.batch.BatchJobKind;
 import io.kubequeue.job.kubeflow.TFJob;
 import io.kubequeue.job.kubeflow.TFJobKind;
@@ -151,6 +153,51 @@ class RequestsTest {
                 """);
         InvalidJobException e = assertThrows(InvalidJobException.class, () -> new BatchJobKind().request(job));
         assertTrue(e.getMessage().startsWith("spec.template.spec.containers[0].resources.requests.cpu:"), e.getMessage());
+    }
+
+    private static Workflow workflow(String annotations, String spec) {
+        return (Workflow) Parse.yaml("""
+                apiVersion: argoproj.io/v1alpha1
+                kind: Workflow
+                metadata:
+                  name: w
+                  namespace: default
+                  annotations:
+                """ + annotations.indent(4) + """
+                spec:
+                """ + spec.indent(2)).get(0);
+    }
+
+    @Test
+    void aWorkflowRequestsItsMinResourcesWrittenAsYamlOrJson() {
+        WorkflowKind kind = new WorkflowKind(client);
+        Workflow yaml = workflow("kube-queue/min-resources: |\n  cpu: 5\n  memory: 5G\n", "suspend: true");
+        assertEquals(Resources.of("cpu", 5000L, "memory", 5_000_000_000L), kind.request(yaml));
+        assertEquals(List.of(SuspendMark.SPEC_SUSPEND), kind.suspendMarks(yaml));
+        Workflow json = workflow("kube-queue/min-resources: '{\"cpu\": \"500m\", \"nvidia.com/gpu\": 1}'", "suspend: true");
+        assertEquals(Resources.of("cpu", 500L, "nvidia.com/gpu", 1L), kind.request(json));
+    }
+
+    @Test
+    void aWorkflowSuspendedWithoutMinResourcesIsNotOursUnlessAnnotated() {
+        WorkflowKind kind = new WorkflowKind(client);
+        assertEquals(List.of(), kind.suspendMarks(workflow("other: x", "suspend: true")));
+        Workflow annotated = workflow("scheduling.x-k8s.io/suspend: \"true\"", "entrypoint: main");
+        assertEquals(List.of(SuspendMark.ANNOTATION), kind.suspendMarks(annotated));
+        InvalidJobException e = assertThrows(InvalidJobException.class, () -> kind.request(annotated));
+        assertTrue(e.getMessage().startsWith("metadata.annotations[kube-queue/min-resources]:"), e.getMessage());
+    }
+
+    @Test
+    void badMinResourcesAreRefusedNamingTheValue() {
+        WorkflowKind kind = new WorkflowKind(client);
+        InvalidJobException notMap = assertThrows(InvalidJobException.class,
+                () -> kind.request(workflow("kube-queue/min-resources: just text", "suspend: true")));
+        assertTrue(notMap.getMessage().contains("just text"), notMap.getMessage());
+        InvalidJobException badQuantity = assertThrows(InvalidJobException.class,
+                () -> kind.request(workflow("kube-queue/min-resources: 'cpu: many'", "suspend: true")));
+        assertTrue(badQuantity.getMessage().startsWith("metadata.annotations[kube-queue/min-resources].cpu:"),
+                badQuantity.getMessage());
     }
 
     @Test

@@ -98,6 +98,9 @@ final class Cluster {
     /** Removes every job and quota object, so the next test starts from an empty cluster. */
     void clear() {
         client.resources(TFJob.class).inAnyNamespace().delete();
+        client.resources(io.kubequeue.job.kubeflow.PyTorchJob.class).inAnyNamespace().delete();
+        client.resources(io.kubequeue.job.kubeflow.MPIJob.class).inAnyNamespace().delete();
+        client.resources(io.kubequeue.job.argo.Workflow.class).inAnyNamespace().delete();
         client.batch().v1().jobs().inAnyNamespace().delete();
         client.resources(ElasticQuotaTree.class).inAnyNamespace().delete();
         client.resources(ResourceQuota.class).inAnyNamespace().delete();

@@ -1,0 +1,115 @@
+package io.kubequeue.job.argo;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import jakarta.inject.Singleton;
+
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubequeue.job.InvalidJobException;
+import io.kubequeue.job.JobKind;
+import io.kubequeue.job.SuspendMark;
+import io.kubequeue.quota.Quantities;
+import io.kubequeue.scheduler.Resources;
+
+/**
+ * argoproj.io/v1alpha1 Workflow, queued as a whole (seed: "Argo Workflow当前仅支持对整体进行排队"). Managed when
+ * suspended by the annotation, or by {@code spec.suspend: true} together with the annotation
+ * {@code kube-queue/min-resources} (a workflow suspended without it is someone else's, and left alone). Its
+ * request is that annotation: a YAML or JSON map of quantities, e.g. {@code cpu: 5} / {@code memory: 5G}.
+ * Finished when {@code status.phase} is Succeeded, Failed or Error (docs/behaviour.md §1, §2).
+ */
+@Singleton
+public class WorkflowKind implements JobKind<Workflow> {
+
+    /** The annotation that holds a workflow's request. */
+    public static final String MIN_RESOURCES = "kube-queue/min-resources";
+
+    private final KubernetesSerialization serialization;
+
+    public WorkflowKind(KubernetesClient client) {
+        this.serialization = client.getKubernetesSerialization();
+    }
+
+    @Override
+    public String kind() {
+        return "Workflow";
+    }
+
+    @Override
+    public Class<Workflow> type() {
+        return Workflow.class;
+    }
+
+    @Override
+    public List<SuspendMark> suspendMarks(Workflow workflow) {
+        List<SuspendMark> marks = new ArrayList<>(2);
+        if (SuspendMark.annotated(workflow)) {
+            marks.add(SuspendMark.ANNOTATION);
+        }
+        boolean specSuspended = workflow.getSpec() != null && workflow.getSpec().path("suspend").asBoolean(false);
+        if (specSuspended && minResources(workflow) != null) {
+            marks.add(SuspendMark.SPEC_SUSPEND);
+        }
+        return marks;
+    }
+
+    @Override
+    public boolean finished(Workflow workflow) {
+        String phase = workflow.getStatus() == null ? "" : workflow.getStatus().path("phase").asText("");
+        return phase.equals("Succeeded") || phase.equals("Failed") || phase.equals("Error");
+    }
+
+    /**
+     * @return the quantities of {@code kube-queue/min-resources} (millicores, bytes, counts)
+     * @throws InvalidJobException if the annotation is missing, not a map, or holds a bad quantity; the
+     *                             original admitted such workflows at zero cost, we do not
+     */
+    @Override
+    public Resources request(Workflow workflow) {
+        String text = minResources(workflow);
+        String field = "metadata.annotations[" + MIN_RESOURCES + "]";
+        if (text == null || text.isBlank()) {
+            throw new InvalidJobException(field, null, "a queued Workflow needs its request in this annotation,"
+                    + " e.g. 'cpu: 5' and 'memory: 5G' on separate lines");
+        }
+        Object parsed;
+        try {
+            parsed = serialization.unmarshal(text, Object.class);
+        } catch (RuntimeException e) {
+            throw new InvalidJobException(field, text.strip(), "not YAML or JSON");
+        }
+        if (!(parsed instanceof Map<?, ?> map) || map.isEmpty()) {
+            throw new InvalidJobException(field, text.strip(), "must be a map of resource name to quantity");
+        }
+        Map<String, Long> units = new LinkedHashMap<>();
+        for (Map.Entry<?, ?> entry : map.entrySet()) {
+            String name = String.valueOf(entry.getKey());
+            Object value = entry.getValue();
+            if (value == null || value instanceof Map || value instanceof List) {
+                throw new InvalidJobException(field + "." + name, value, "must be a quantity such as 5 or 5G");
+            }
+            try {
+                units.put(name, Quantities.toUnits(name, new Quantity(String.valueOf(value))));
+            } catch (IllegalArgumentException e) {
+                throw new InvalidJobException(field + "." + name, value, e.getMessage());
+            }
+        }
+        return Resources.of(units);
+    }
+
+    /** Workflows carry no pod priority of their own here; all are equal, ordered by creation time. */
+    @Override
+    public int priority(Workflow workflow) {
+        return 0;
+    }
+
+    private static String minResources(Workflow workflow) {
+        Map<String, String> annotations = workflow.getMetadata().getAnnotations();
+        return annotations == null ? null : annotations.get(MIN_RESOURCES);
+    }
+}
