@@ -19,9 +19,9 @@ import jakarta.inject.Inject;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
-import io.kubequeue.job.kubeflow.TFJob;
 import io.kubequeue.operator.Manifests;
 import io.kubequeue.quota.ElasticQuotaTree;
 import io.quarkus.runtime.QuarkusApplication;
@@ -66,7 +66,7 @@ public class DemoApp implements QuarkusApplication {
             client.resource(o).inNamespace(o.getMetadata().getNamespace()).create();
         }
         if (objects.stream().noneMatch(DemoApp::isJob)) {
-            System.out.println("no TFJob or Job among the manifests: nothing to queue");
+            System.out.println("no job (TFJob, PyTorchJob, MPIJob, Workflow, Job) among the manifests: nothing to queue");
             return 1;
         }
         Instant start = Instant.now();
@@ -131,7 +131,7 @@ public class DemoApp implements QuarkusApplication {
     }
 
     private static boolean isJob(HasMetadata o) {
-        return o instanceof TFJob || o instanceof Job;
+        return o instanceof CustomResource<?, ?> && !(o instanceof ElasticQuotaTree) || o instanceof Job;
     }
 
     private static String table(List<JobSimulator.Row> rows) {

@@ -22,16 +22,24 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
+import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kubequeue.job.argo.Workflow;
+import io.kubequeue.job.argo.WorkflowKind;
 import io.kubequeue.job.batch.BatchJobKind;
-import io.kubequeue.job.kubeflow.TFJob;
+import io.kubequeue.job.kubeflow.KubeflowJobKind;
+import io.kubequeue.job.kubeflow.MPIJobKind;
+import io.kubequeue.job.kubeflow.PyTorchJobKind;
 import io.kubequeue.job.kubeflow.TFJobKind;
 
 /**
- * Plays the training operator and the Job controller against the embedded API server: a job that kube-queue
- * has admitted (no suspend mark left) goes Running, then Succeeded (TFJob) or Complete (Job) after its
- * container's {@code sleep} times the speed factor (10 s if no sleep is found).
+ * Plays the training operator, Argo and the Job controller against the embedded API server: a job that
+ * kube-queue has admitted (no suspend mark left) goes Running, then Succeeded (Kubeflow kinds, Workflow) or
+ * Complete (Job) after its containers' longest {@code sleep} times the speed factor (10 s if none).
+ *
+ * <p>The STATE column is what {@code kubectl get} prints: a Kubeflow job's last condition (so a job queued
+ * by annotation shows kube-queue's {@code Queuing} condition), a Workflow's phase, a Job's status.
  */
 @Singleton
 public class JobSimulator {
@@ -49,17 +57,29 @@ public class JobSimulator {
     TFJobKind tfJobs;
 
     @Inject
+    PyTorchJobKind pyTorchJobs;
+
+    @Inject
+    MPIJobKind mpiJobs;
+
+    @Inject
+    WorkflowKind workflows;
+
+    @Inject
     BatchJobKind batchJobs;
 
     private final Map<String, Instant> firstSeen = new HashMap<>();
     private final Map<String, Instant> dueAt = new HashMap<>();
 
-    /** Advances every job one step and returns the table rows, sorted by kind and name. */
+    /** Advances every job one step and returns the table rows, sorted by kind, namespace and name. */
     List<Row> step(double speed) {
         Instant now = Instant.now();
         List<Row> rows = new ArrayList<>();
-        for (TFJob job : client.resources(TFJob.class).inAnyNamespace().list().getItems()) {
-            rows.add(stepTFJob(job, now, speed));
+        for (KubeflowJobKind<?> kind : List.of(tfJobs, pyTorchJobs, mpiJobs)) {
+            stepKubeflow(kind, now, speed, rows);
+        }
+        for (Workflow workflow : client.resources(Workflow.class).inAnyNamespace().list().getItems()) {
+            rows.add(stepWorkflow(workflow, now, speed));
         }
         for (Job job : client.batch().v1().jobs().inAnyNamespace().list().getItems()) {
             rows.add(stepJob(job, now, speed));
@@ -68,31 +88,46 @@ public class JobSimulator {
         return rows;
     }
 
-    private Row stepTFJob(TFJob job, Instant now, double speed) {
-        String id = "TFJob/" + job.getMetadata().getNamespace() + "/" + job.getMetadata().getName();
-        Instant seen = firstSeen.computeIfAbsent(id, k -> now);
-        String state;
-        if (tfJobs.finished(job)) {
-            state = lastCondition(job.getStatus());
-        } else if (!tfJobs.suspendMarks(job).isEmpty()) {
-            state = "Queuing";
-        } else if (!dueAt.containsKey(id)) {
-            dueAt.put(id, now.plus(runTime(containers(job.getSpec()), speed)));
-            setTFJobConditions(job, "Running");
-            state = "Running";
-        } else if (!now.isBefore(dueAt.get(id))) {
-            setTFJobConditions(job, "Succeeded");
-            state = "Succeeded";
-        } else {
-            state = "Running";
+    private <R extends CustomResource<JsonNode, JsonNode>> void stepKubeflow(KubeflowJobKind<R> kind, Instant now,
+                                                                             double speed, List<Row> rows) {
+        for (R job : client.resources(kind.type()).inAnyNamespace().list().getItems()) {
+            String id = id(kind.kind(), job.getMetadata().getNamespace(), job.getMetadata().getName());
+            Instant seen = firstSeen.computeIfAbsent(id, k -> now);
+            if (!kind.finished(job) && kind.suspendMarks(job).isEmpty()) {
+                if (!dueAt.containsKey(id)) {
+                    dueAt.put(id, now.plus(runTime(containers(job.getSpec()), speed)));
+                    addConditions(kind, job, id, "Created", "Running");
+                } else if (!now.isBefore(dueAt.get(id))) {
+                    addConditions(kind, job, id, "Succeeded");
+                }
+                job = client.resource(job).get();
+            }
+            rows.add(new Row(kind.kind(), job.getMetadata().getNamespace(), job.getMetadata().getName(),
+                    lastCondition(job.getStatus()), Duration.between(seen, now), kind.finished(job)));
         }
-        return new Row("TFJob", job.getMetadata().getNamespace(), job.getMetadata().getName(), state,
-                Duration.between(seen, now),
-                state.equals("Succeeded") || state.equals("Failed"));
+    }
+
+    private Row stepWorkflow(Workflow workflow, Instant now, double speed) {
+        String id = id("Workflow", workflow.getMetadata().getNamespace(), workflow.getMetadata().getName());
+        Instant seen = firstSeen.computeIfAbsent(id, k -> now);
+        if (!workflows.finished(workflow) && workflows.suspendMarks(workflow).isEmpty()) {
+            if (!dueAt.containsKey(id)) {
+                dueAt.put(id, now.plus(runTime(List.of(), speed)));
+                setPhase(workflow, id, "Running");
+            } else if (!now.isBefore(dueAt.get(id))) {
+                setPhase(workflow, id, "Succeeded");
+            }
+            workflow = client.resource(workflow).get();
+        }
+        String phase = workflow.getStatus() == null ? "" : workflow.getStatus().path("phase").asText("");
+        boolean suspended = workflow.getSpec() != null && workflow.getSpec().path("suspend").asBoolean(false);
+        return new Row("Workflow", workflow.getMetadata().getNamespace(), workflow.getMetadata().getName(),
+                phase.isEmpty() && suspended ? "Suspended" : phase, Duration.between(seen, now),
+                workflows.finished(workflow));
     }
 
     private Row stepJob(Job job, Instant now, double speed) {
-        String id = "Job/" + job.getMetadata().getNamespace() + "/" + job.getMetadata().getName();
+        String id = id("Job", job.getMetadata().getNamespace(), job.getMetadata().getName());
         Instant seen = firstSeen.computeIfAbsent(id, k -> now);
         String state;
         if (batchJobs.finished(job)) {
@@ -101,10 +136,10 @@ public class JobSimulator {
             state = "Suspended";
         } else if (!dueAt.containsKey(id)) {
             dueAt.put(id, now.plus(runTime(job.getSpec().getTemplate().getSpec().getContainers(), speed)));
-            updateJobStatus(job, false);
+            updateJobStatus(job, id, false);
             state = "Running";
         } else if (!now.isBefore(dueAt.get(id))) {
-            updateJobStatus(job, true);
+            updateJobStatus(job, id, true);
             state = "Complete";
         } else {
             state = "Running";
@@ -113,24 +148,52 @@ public class JobSimulator {
                 Duration.between(seen, now), state.equals("Complete"));
     }
 
-    private void setTFJobConditions(TFJob job, String last) {
-        ObjectNode status = JsonNodeFactory.instance.objectNode();
-        ArrayNode conditions = status.putArray("conditions");
-        conditions.addObject().put("type", "Created").put("status", "True").put("reason", "TFJobCreated");
-        conditions.addObject().put("type", "Running").put("status", last.equals("Running") ? "True" : "False")
-                .put("reason", "TFJobRunning");
-        if (!last.equals("Running")) {
-            conditions.addObject().put("type", last).put("status", "True").put("reason", "TFJob" + last);
-        }
-        job.setStatus(status);
+    private static String id(String kind, String namespace, String name) {
+        return kind + "/" + namespace + "/" + name;
+    }
+
+    /** Appends conditions as the training operator does; a Running condition before them turns False. */
+    private <R extends CustomResource<JsonNode, JsonNode>> void addConditions(KubeflowJobKind<R> kind, R job, String id,
+                                                                              String... types) {
         try {
-            client.resources(TFJob.class).inNamespace(job.getMetadata().getNamespace()).resource(job).updateStatus();
+            client.resources(kind.type()).inNamespace(job.getMetadata().getNamespace())
+                    .withName(job.getMetadata().getName()).editStatus(current -> {
+                        ObjectNode status = current.getStatus() instanceof ObjectNode o ? o.deepCopy()
+                                : JsonNodeFactory.instance.objectNode();
+                        ArrayNode conditions = JsonNodeFactory.instance.arrayNode();
+                        for (JsonNode c : status.path("conditions")) {
+                            ObjectNode copy = (ObjectNode) c.deepCopy();
+                            if ("Running".equals(c.path("type").asText())) {
+                                copy.put("status", "False");
+                            }
+                            conditions.add(copy);
+                        }
+                        for (String type : types) {
+                            conditions.addObject().put("type", type).put("status", "True")
+                                    .put("reason", kind.kind() + type);
+                        }
+                        status.set("conditions", conditions);
+                        current.setStatus(status);
+                        return current;
+                    });
         } catch (KubernetesClientException e) {
-            dueAt.remove("TFJob/" + job.getMetadata().getNamespace() + "/" + job.getMetadata().getName());
+            dueAt.remove(id); // try again next step
         }
     }
 
-    private void updateJobStatus(Job job, boolean complete) {
+    private void setPhase(Workflow workflow, String id, String phase) {
+        try {
+            client.resources(Workflow.class).inNamespace(workflow.getMetadata().getNamespace())
+                    .withName(workflow.getMetadata().getName()).editStatus(current -> {
+                        current.setStatus(JsonNodeFactory.instance.objectNode().put("phase", phase));
+                        return current;
+                    });
+        } catch (KubernetesClientException e) {
+            dueAt.remove(id);
+        }
+    }
+
+    private void updateJobStatus(Job job, String id, boolean complete) {
         JobStatusBuilder status = new JobStatusBuilder().withActive(complete ? 0 : 1);
         if (complete) {
             status.withSucceeded(1).withConditions(new JobConditionBuilder().withType("Complete").withStatus("True").build());
@@ -139,14 +202,15 @@ public class JobSimulator {
         try {
             client.batch().v1().jobs().inNamespace(job.getMetadata().getNamespace()).resource(job).updateStatus();
         } catch (KubernetesClientException e) {
-            dueAt.remove("Job/" + job.getMetadata().getNamespace() + "/" + job.getMetadata().getName());
+            dueAt.remove(id);
         }
     }
 
+    /** What {@code kubectl get tfjob} prints as STATE: the type of the last condition, blank without one. */
     private static String lastCondition(JsonNode status) {
-        String last = "Created";
-        for (JsonNode c : status.path("conditions")) {
-            if ("True".equals(c.path("status").asText())) {
+        String last = "";
+        if (status != null) {
+            for (JsonNode c : status.path("conditions")) {
                 last = c.path("type").asText();
             }
         }

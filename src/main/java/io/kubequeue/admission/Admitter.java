@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -21,6 +22,7 @@ import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.SuspendMark;
+import io.kubequeue.job.kubeflow.KubeflowJobKind;
 import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.Scheduler;
 
@@ -43,14 +45,16 @@ public class Admitter {
     private final JobDirectory directory;
     private final JobFeed feed;
     private final EventRecorder events;
+    private final QueuingConditions queuing;
 
     public Admitter(KubernetesClient client, Scheduler scheduler, JobDirectory directory, JobFeed feed,
-                    EventRecorder events) {
+                    EventRecorder events, QueuingConditions queuing) {
         this.client = client;
         this.scheduler = scheduler;
         this.directory = directory;
         this.feed = feed;
         this.events = events;
+        this.queuing = queuing;
     }
 
     /**
@@ -66,7 +70,8 @@ public class Admitter {
         JobDirectory.Entry entry = seen.get();
         String patch = patchFor(entry, admission).toString();
         try {
-            resource(entry.kind(), admission).patch(PatchContext.of(PatchType.JSON), patch);
+            HasMetadata admitted = resource(entry.kind(), admission).patch(PatchContext.of(PatchType.JSON), patch);
+            showAdmitted(entry.kind(), admitted);
             LOG.infof("admitted %s into quota group %s (request %s, waited %d ms)", admission.key(),
                     admission.record().group(), admission.request(), admission.waited());
             events.normal(entry.ref(), "Admitted", "admitted into quota group " + admission.record().group()
@@ -104,6 +109,13 @@ public class Admitter {
         } catch (KubernetesClientException e) {
             LOG.warnf("admission of %s is unconfirmed (%s); its quota stays charged until the job is seen again",
                     admission.key(), e.getMessage());
+        }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private void showAdmitted(JobKind<?> kind, HasMetadata admitted) {
+        if (kind instanceof KubeflowJobKind kubeflow && admitted instanceof CustomResource job) {
+            queuing.admitted(kubeflow, job);
         }
     }
 

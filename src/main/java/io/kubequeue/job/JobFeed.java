@@ -3,13 +3,18 @@ package io.kubequeue.job;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.CustomResource;
 import io.kubequeue.events.EventRecorder;
+import io.kubequeue.job.kubeflow.KubeflowJobKind;
 import io.kubequeue.scheduler.AdmissionRecord;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.JobObservation;
@@ -34,11 +39,27 @@ public class JobFeed {
     private final EventRecorder events;
     private volatile Runnable onChange = () -> {
     };
+    private volatile Consumer<Queued<?>> onQueued = queued -> {
+    };
+
+    /**
+     * A job seen queued whose kind shows it as condition {@code Queuing=True} and that does not show it yet.
+     *
+     * @param kind the job's kind
+     * @param job  the job as seen
+     */
+    public record Queued<R extends CustomResource<JsonNode, JsonNode>>(KubeflowJobKind<R> kind, R job) {
+    }
 
     public JobFeed(Scheduler scheduler, JobDirectory directory, EventRecorder events) {
         this.scheduler = scheduler;
         this.directory = directory;
         this.events = events;
+    }
+
+    /** Called for each queued job that should show condition {@code Queuing=True} and does not yet. */
+    public void onQueued(Consumer<Queued<?>> onQueued) {
+        this.onQueued = onQueued;
     }
 
     /** Called after every observation, so the admission loop can run a cycle. */
@@ -110,7 +131,18 @@ public class JobFeed {
                 !"false".equals(labels.get(Annotations.PREEMPTIBLE_LABEL)),
                 record));
         LOG.debugf("observed %s: %s, request %s", key, phase, request);
+        if (phase == Phase.QUEUED) {
+            queuedCondition(kind, job);
+        }
         onChange.run();
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private void queuedCondition(JobKind<?> kind, HasMetadata job) {
+        if (kind instanceof KubeflowJobKind kubeflow && kubeflow.showsQueuing((CustomResource) job)
+                && !"True".equals(KubeflowJobKind.queuingCondition((CustomResource<JsonNode, JsonNode>) job))) {
+            onQueued.accept(new Queued(kubeflow, (CustomResource) job));
+        }
     }
 
     private static AdmissionRecord admissionRecord(HasMetadata job) {

@@ -13,10 +13,14 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 import org.jboss.logging.Logger;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubequeue.admission.AdmissionLoop;
+import io.kubequeue.admission.QueuingConditions;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.config.QueueGroupPlugin;
 import io.kubequeue.events.EventRecorder;
@@ -53,11 +57,13 @@ public class StartupRecovery implements HealthCheck {
     private final AdmissionLoop loop;
     private final EventRecorder events;
     private final Instance<JobKind<?>> kinds;
+    private final QueuingConditions queuing;
     private QuotaGroupSource source;
     private volatile boolean recovered;
 
     public StartupRecovery(KubernetesClient client, KubeQueueConfig config, Scheduler scheduler, JobFeed feed,
-                           AdmissionLoop loop, EventRecorder events, Instance<JobKind<?>> kinds) {
+                           AdmissionLoop loop, EventRecorder events, Instance<JobKind<?>> kinds,
+                           QueuingConditions queuing) {
         this.client = client;
         this.config = config;
         this.scheduler = scheduler;
@@ -65,6 +71,7 @@ public class StartupRecovery implements HealthCheck {
         this.loop = loop;
         this.events = events;
         this.kinds = kinds;
+        this.queuing = queuing;
     }
 
     /**
@@ -74,6 +81,7 @@ public class StartupRecovery implements HealthCheck {
      */
     void onStart(@Observes @Priority(Interceptor.Priority.LIBRARY_BEFORE) StartupEvent event) {
         feed.onChange(loop::trigger);
+        feed.onQueued(this::showQueued);
         source = config.queueGroupPlugin() == QueueGroupPlugin.RESOURCEQUOTA
                 ? new ResourceQuotaSource(client, events, config.firstListTimeout())
                 : new ElasticQuotaTreeSource(client, config.elasticQuota().namespace(), events, config.firstListTimeout());
@@ -127,6 +135,10 @@ public class StartupRecovery implements HealthCheck {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted during recovery", e);
         }
+    }
+
+    private <R extends CustomResource<JsonNode, JsonNode>> void showQueued(JobFeed.Queued<R> queued) {
+        queuing.queued(queued.kind(), queued.job());
     }
 
     void onStop(@Observes ShutdownEvent event) {

@@ -55,9 +55,13 @@ class ElasticQuotaTreeSeedTest {
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
                 .until(() -> Cluster.suspended(cluster.tfJob("job2")));
 
+        // kubectl get tfjob shows the last condition: a queued TFJob shows Queuing, as in the seed
+        await().atMost(Duration.ofSeconds(5)).until(() -> "True".equals(queuing(cluster.tfJob("job2"))));
+
         cluster.succeed("job1");
         await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob("job2")));
         assertEquals("root.defaultQuotaGroup", Cluster.admittedGroup(cluster.tfJob("job2")));
+        await().atMost(Duration.ofSeconds(5)).until(() -> "False".equals(queuing(cluster.tfJob("job2"))));
         assertFalse(cluster.events("default", "job1").isEmpty(), "an Admitted event is written");
         assertTrue(cluster.events("default", "job1").stream().anyMatch(e -> "Admitted".equals(e.getReason())));
     }
@@ -142,6 +146,10 @@ class ElasticQuotaTreeSeedTest {
         assertEquals("root.defaultQuotaGroup", Cluster.admittedGroup(cluster.tfJob("job1")));
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
                 .until(() -> Cluster.suspended(cluster.tfJob("job2")));
+    }
+
+    private static String queuing(TFJob job) {
+        return io.kubequeue.job.kubeflow.KubeflowJobKind.queuingCondition(job);
     }
 
     /** Names of the batch Jobs in default that kube-queue has admitted (suspend false, record present). */

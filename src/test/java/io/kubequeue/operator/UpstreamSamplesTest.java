@@ -27,6 +27,7 @@ import io.kubequeue.job.Annotations;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.job.argo.Workflow;
 import io.kubequeue.job.argo.WorkflowKind;
+import io.kubequeue.job.kubeflow.KubeflowJobKind;
 import io.kubequeue.job.kubeflow.MPIJob;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
@@ -124,6 +125,17 @@ class UpstreamSamplesTest {
         suspendBy(first, lever);
         suspendBy(second, lever);
         oneAtATime(first, second, true);
+
+        // condition Queuing: only TFJob and PyTorchJob queued by annotation show it (False once admitted)
+        boolean showsQueuing = lever.equals("annotation") && !sample.startsWith("mpi");
+        @SuppressWarnings("unchecked")
+        CustomResource<JsonNode, JsonNode> secondNow = (CustomResource<JsonNode, JsonNode>) client.resource(second).get();
+        if (showsQueuing) {
+            await().atMost(Duration.ofSeconds(5)).until(() -> "False".equals(KubeflowJobKind.queuingCondition(
+                    (CustomResource<JsonNode, JsonNode>) client.resource(second).get())));
+        } else {
+            assertNull(KubeflowJobKind.queuingCondition(secondNow));
+        }
 
         // admission removed exactly the mark the job used
         HasMetadata admitted = client.resource(first).get();

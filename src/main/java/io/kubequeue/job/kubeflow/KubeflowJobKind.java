@@ -49,6 +49,28 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
         return marks;
     }
 
+    /**
+     * Whether kube-queue shows a queued job as condition {@code Queuing=True} ("Job Enqueued"), so that
+     * {@code kubectl get} prints {@code Queuing} as in the seed: only for kinds whose ack-arena operator expects
+     * it (TFJob, PyTorchJob), and only for jobs queued by the annotation (docs/behaviour.md §5).
+     */
+    public boolean showsQueuing(R job) {
+        return false;
+    }
+
+    /** The status of the job's {@code Queuing} condition ({@code True}, {@code False}), or null without one. */
+    public static String queuingCondition(CustomResource<JsonNode, JsonNode> job) {
+        if (job.getStatus() == null) {
+            return null;
+        }
+        for (JsonNode c : job.getStatus().path("conditions")) {
+            if ("Queuing".equals(c.path("type").asText())) {
+                return c.path("status").asText();
+            }
+        }
+        return null;
+    }
+
     @Override
     public boolean finished(R job) {
         JsonNode status = job.getStatus();

@@ -3,6 +3,7 @@ package io.kubequeue.job.kubeflow;
 import jakarta.inject.Singleton;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubequeue.job.SuspendMark;
 
 /** kubeflow.org/v1 PyTorchJob: replicas under {@code spec.pytorchReplicaSpecs}. */
 @Singleton
@@ -15,6 +16,11 @@ public class PyTorchJobKind extends KubeflowJobKind<PyTorchJob> {
     @Override
     public String kind() {
         return "PyTorchJob";
+    }
+
+    @Override
+    public boolean showsQueuing(PyTorchJob job) {
+        return SuspendMark.annotated(job);
     }
 
     @Override

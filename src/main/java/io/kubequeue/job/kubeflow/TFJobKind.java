@@ -3,6 +3,7 @@ package io.kubequeue.job.kubeflow;
 import jakarta.inject.Singleton;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubequeue.job.SuspendMark;
 
 /** kubeflow.org/v1 TFJob: replicas under {@code spec.tfReplicaSpecs}. */
 @Singleton
@@ -15,6 +16,11 @@ public class TFJobKind extends KubeflowJobKind<TFJob> {
     @Override
     public String kind() {
         return "TFJob";
+    }
+
+    @Override
+    public boolean showsQueuing(TFJob job) {
+        return SuspendMark.annotated(job);
     }
 
     @Override
