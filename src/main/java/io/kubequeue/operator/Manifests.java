@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.job.argo.Workflow;
 import io.kubequeue.job.kubeflow.MPIJob;
+import io.kubequeue.job.kubeflow.MPIJobV2beta1;
 import io.kubequeue.job.kubeflow.PyTorchJob;
 import io.kubequeue.job.kubeflow.TFJob;
 import io.kubequeue.quota.ElasticQuotaTree;
@@ -25,6 +26,7 @@ public final class Manifests {
         client.getKubernetesSerialization().registerKubernetesResource(TFJob.class);
         client.getKubernetesSerialization().registerKubernetesResource(PyTorchJob.class);
         client.getKubernetesSerialization().registerKubernetesResource(MPIJob.class);
+        client.getKubernetesSerialization().registerKubernetesResource(MPIJobV2beta1.class);
         client.getKubernetesSerialization().registerKubernetesResource(Workflow.class);
         client.getKubernetesSerialization().registerKubernetesResource(ElasticQuotaTree.class);
     }

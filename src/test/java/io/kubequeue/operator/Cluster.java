@@ -100,6 +100,7 @@ final class Cluster {
         client.resources(TFJob.class).inAnyNamespace().delete();
         client.resources(io.kubequeue.job.kubeflow.PyTorchJob.class).inAnyNamespace().delete();
         client.resources(io.kubequeue.job.kubeflow.MPIJob.class).inAnyNamespace().delete();
+        client.resources(io.kubequeue.job.kubeflow.MPIJobV2beta1.class).inAnyNamespace().delete();
         client.resources(io.kubequeue.job.argo.Workflow.class).inAnyNamespace().delete();
         client.batch().v1().jobs().inAnyNamespace().delete();
         client.resources(ElasticQuotaTree.class).inAnyNamespace().delete();

@@ -19,7 +19,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -52,12 +51,13 @@ class UpstreamSamplesTest {
 
     @SuppressWarnings("unchecked")
     private CustomResource<JsonNode, JsonNode> copy(String sample, String name) {
-        HasMetadata read = Manifests.read(client, UpstreamSamplesTest.class.getResourceAsStream("/upstream/" + sample))
+        String file = sample.replace("@v1", "");
+        HasMetadata read = Manifests.read(client, UpstreamSamplesTest.class.getResourceAsStream("/upstream/" + file))
                 .get(0);
-        if (read instanceof GenericKubernetesResource generic && "kubeflow.org/v2beta1".equals(generic.getApiVersion())) {
+        if (sample.endsWith("@v1")) {
             // the training operator's v1 MPIJob has the same replica specs as the mpi-operator's v2beta1 sample
-            generic.setApiVersion("kubeflow.org/v1");
-            read = client.getKubernetesSerialization().convertValue(generic, MPIJob.class);
+            read.setApiVersion("kubeflow.org/v1");
+            read = client.getKubernetesSerialization().convertValue(read, MPIJob.class);
         }
         CustomResource<JsonNode, JsonNode> job = (CustomResource<JsonNode, JsonNode>) read;
         job.getMetadata().setName(name);
@@ -118,6 +118,8 @@ class UpstreamSamplesTest {
         "training-operator_pytorch_job_mnist_gloo.yaml, runPolicy",
         "mpi-operator_pi.yaml, annotation",
         "mpi-operator_pi.yaml, runPolicy",
+        "mpi-operator_pi.yaml@v1, annotation",
+        "mpi-operator_pi.yaml@v1, runPolicy",
     })
     void kubeflowJobsQueueOneAtATimeWithEitherLever(String sample, String lever) {
         CustomResource<JsonNode, JsonNode> first = copy(sample, "first");
