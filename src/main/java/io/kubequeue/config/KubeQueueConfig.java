@@ -1,6 +1,8 @@
 package io.kubequeue.config;
 
 import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithConverter;
@@ -36,6 +38,13 @@ public interface KubeQueueConfig {
      */
     @WithDefault("30s")
     Duration firstListTimeout();
+
+    /**
+     * Job kinds kube-queue leaves alone, by kind name: {@code Job}, {@code TFJob}, {@code PyTorchJob},
+     * {@code MPIJob}, {@code Workflow} (comma-separated in the env var {@code KUBE_QUEUE_DISABLED_KINDS}). Their
+     * jobs are neither queued nor admitted, and their informers watch nothing. An unknown name stops start-up.
+     */
+    Optional<Set<String>> disabledKinds();
 
     /** Unschedulable backoff bounds. */
     Backoff backoff();

@@ -3,6 +3,7 @@ package io.kubequeue.job;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 
 import jakarta.inject.Singleton;
@@ -13,6 +14,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.CustomResource;
+import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.kubeflow.KubeflowJobKind;
 import io.kubequeue.scheduler.AdmissionRecord;
@@ -37,6 +39,7 @@ public class JobFeed {
     private final Scheduler scheduler;
     private final JobDirectory directory;
     private final EventRecorder events;
+    private final Set<String> disabledKinds;
     private volatile Runnable onChange = () -> {
     };
     private volatile Consumer<Queued<?>> onQueued = queued -> {
@@ -51,10 +54,16 @@ public class JobFeed {
     public record Queued<R extends CustomResource<JsonNode, JsonNode>>(KubeflowJobKind<R> kind, R job) {
     }
 
-    public JobFeed(Scheduler scheduler, JobDirectory directory, EventRecorder events) {
+    public JobFeed(Scheduler scheduler, JobDirectory directory, EventRecorder events, KubeQueueConfig config) {
         this.scheduler = scheduler;
         this.directory = directory;
         this.events = events;
+        this.disabledKinds = config.disabledKinds().orElse(Set.of());
+    }
+
+    /** Whether kube-queue manages this kind ({@code kube-queue.disabled-kinds} does not name it). */
+    public boolean enabled(String kind) {
+        return !disabledKinds.contains(kind);
     }
 
     /** Called for each queued job that should show condition {@code Queuing=True} and does not yet. */
@@ -75,6 +84,9 @@ public class JobFeed {
      * @param job  the job's last state
      */
     public void deleted(String kind, HasMetadata job) {
+        if (!enabled(kind)) {
+            return;
+        }
         JobKey key = new JobKey(kind, job.getMetadata().getNamespace(), job.getMetadata().getName());
         LOG.debugf("observed %s: deleted", key);
         scheduler.observe(JobObservation.finished(key, job.getMetadata().getUid()));
@@ -94,6 +106,9 @@ public class JobFeed {
      * @param job     the job as last seen
      */
     public <R extends HasMetadata> void observe(JobKind<R> kind, R job) {
+        if (!enabled(kind.kind())) {
+            return;
+        }
         JobKey key = new JobKey(kind.kind(), job.getMetadata().getNamespace(), job.getMetadata().getName());
         if (kind.finished(job)) {
             LOG.debugf("observed %s: finished", key);

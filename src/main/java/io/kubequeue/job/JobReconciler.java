@@ -5,7 +5,8 @@ import java.util.List;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
-import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
+import io.quarkiverse.operatorsdk.runtime.api.ConfigurableReconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 
@@ -16,7 +17,10 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
  *
  * @param <R> the job kind's fabric8 class
  */
-public abstract class JobReconciler<R extends HasMetadata> implements Reconciler<R> {
+public abstract class JobReconciler<R extends HasMetadata> implements ConfigurableReconciler<R> {
+
+    /** A label selector no job carries: the informer of a disabled kind lists and watches nothing. */
+    static final String NOTHING = "kube-queue.io/kind-disabled=true";
 
     private final JobFeed feed;
     private final JobKind<R> kind;
@@ -29,6 +33,14 @@ public abstract class JobReconciler<R extends HasMetadata> implements Reconciler
     protected JobReconciler(JobFeed feed, JobKind<R> kind) {
         this.feed = feed;
         this.kind = kind;
+    }
+
+    /** A kind switched off by {@code kube-queue.disabled-kinds} watches nothing (QOSDK calls this at start). */
+    @Override
+    public void updateConfigurationFrom(ControllerConfigurationOverrider<R> overrider) {
+        if (!feed.enabled(kind.kind())) {
+            overrider.withLabelSelector(NOTHING);
+        }
     }
 
     @Override

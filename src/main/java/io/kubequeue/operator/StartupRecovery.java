@@ -1,6 +1,8 @@
 package io.kubequeue.operator;
 
 import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
 
 import jakarta.annotation.Priority;
 import jakarta.enterprise.event.Observes;
@@ -80,6 +82,7 @@ public class StartupRecovery implements HealthCheck {
      * re-charged by a stale list entry afterwards.
      */
     void onStart(@Observes @Priority(Interceptor.Priority.LIBRARY_BEFORE) StartupEvent event) {
+        checkDisabledKinds();
         feed.onChange(loop::trigger);
         feed.onQueued(this::showQueued);
         source = config.queueGroupPlugin() == QueueGroupPlugin.RESOURCEQUOTA
@@ -92,7 +95,12 @@ public class StartupRecovery implements HealthCheck {
         });
         int jobs = 0;
         for (JobKind<?> kind : kinds) {
-            jobs += recover(kind);
+            if (feed.enabled(kind.kind())) {
+                jobs += recover(kind);
+            } else {
+                LOG.infof("%s %s switched off by kube-queue.disabled-kinds: left alone", kind.kind(),
+                        HasMetadata.getApiVersion(kind.type()));
+            }
         }
         long admitted = scheduler.jobs().stream().filter(j -> j.state() == Scheduler.State.ADMITTED).count();
         LOG.infof("recovered %d jobs from the cluster (%d admitted and charged); admitting from now on", jobs, admitted);
@@ -116,7 +124,8 @@ public class StartupRecovery implements HealthCheck {
                 return n;
             } catch (KubernetesClientException e) {
                 if (e.getCode() == 404) {
-                    LOG.warnf("%s is not served by the API server (CRD not installed?): none to recover", kind.kind());
+                    LOG.warnf("%s %s is not served (CRD not installed): left out, and picked up without a restart"
+                            + " once its CRD is installed", kind.kind(), HasMetadata.getApiVersion(kind.type()));
                     return 0;
                 }
                 if (attempt == RECOVERY_ATTEMPTS) {
@@ -134,6 +143,18 @@ public class StartupRecovery implements HealthCheck {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted during recovery", e);
+        }
+    }
+
+    /** @throws IllegalArgumentException naming the valid kinds if {@code kube-queue.disabled-kinds} names another */
+    private void checkDisabledKinds() {
+        Set<String> known = new TreeSet<>();
+        kinds.forEach(kind -> known.add(kind.kind()));
+        for (String kind : config.disabledKinds().orElse(Set.of())) {
+            if (!known.contains(kind)) {
+                throw new IllegalArgumentException("kube-queue.disabled-kinds: unknown kind '" + kind
+                        + "'; valid kinds: " + String.join(", ", known));
+            }
         }
     }
 

@@ -128,9 +128,10 @@ class RequestsTest {
                         image: x
                         resources:
                           requests: {cpu: 100m}
-                          limits: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "2"}
+                          limits: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "2", aliyun.com/gpu-mem: "8"}
                 """);
-        assertEquals(Resources.of("cpu", 100L, "memory", GI, "nvidia.com/gpu", 2L), new BatchJobKind().request(job));
+        assertEquals(Resources.of("cpu", 100L, "memory", GI, "nvidia.com/gpu", 2L, "aliyun.com/gpu-mem", 8L),
+                new BatchJobKind().request(job));
     }
 
     @Test

@@ -165,6 +165,18 @@ class UpstreamSamplesTest {
     }
 
     @Test
+    void aWorkflowQueuedWithoutMinResourcesStaysSuspendedWithAWarning() {
+        new Cluster(client).apply("/quota/one-at-a-time.yaml");
+        Workflow workflow = (Workflow) copy("argo-workflows_hello-world.yaml", "no-request");
+        workflow.getMetadata().getAnnotations().put(SuspendMark.ANNOTATION_KEY, "true");
+        client.resource(workflow).create();
+        await().atMost(Duration.ofSeconds(10)).until(() -> new Cluster(client).events("default", "no-request").stream()
+                .anyMatch(e -> "InvalidJob".equals(e.getReason())
+                        && e.getNote().startsWith("metadata.annotations[kube-queue/min-resources]:")));
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !admitted(workflow));
+    }
+
+    @Test
     void aKubeflowJobWithNeitherMarkIsLeftAlone() {
         new Cluster(client).apply("/quota/one-at-a-time.yaml");
         CustomResource<JsonNode, JsonNode> job = copy("training-operator_pytorch_job_mnist_gloo.yaml", "unmanaged");
