@@ -1,6 +1,7 @@
 package io.kubequeue.job;
 
 import java.util.List;
+import java.util.Map;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.kubequeue.scheduler.Resources;
@@ -31,6 +32,12 @@ public interface JobKind<R extends HasMetadata> {
      * @throws InvalidJobException naming the field and value that cannot be read
      */
     Resources request(R job);
+
+    /**
+     * The labels that select the job's pods, as its controller sets them; the pods of admitted jobs are found
+     * through them for exact ResourceQuota accounting (docs/behaviour.md §3).
+     */
+    Map<String, String> podLabels(R job);
 
     /**
      * The job's priority; higher is admitted first. Read from the pod template's {@code spec.priority} for now;

@@ -202,6 +202,17 @@ class RequestsTest {
     }
 
     @Test
+    void eachKindNamesTheLabelsOfItsPods() {
+        Job job = job("template: {spec: {containers: [{name: c, image: x}]}}");
+        job.getMetadata().setUid("1234");
+        assertEquals(java.util.Map.of("batch.kubernetes.io/controller-uid", "1234"), new BatchJobKind().podLabels(job));
+        TFJob tf = (TFJob) Parse.resource("/seed/tfjobs.yaml").get(0);
+        assertEquals(java.util.Map.of("training.kubeflow.org/job-name", "job1"), new TFJobKind(client).podLabels(tf));
+        Workflow w = workflow("a: b", "entrypoint: main");
+        assertEquals(java.util.Map.of("workflows.argoproj.io/workflow", "w"), new WorkflowKind(client).podLabels(w));
+    }
+
+    @Test
     void batchJobMarksAreSpecSuspendAndTheAnnotation() {
         Job both = job("suspend: true\ntemplate: {spec: {containers: [{name: c, image: x}]}}");
         both.getMetadata().setAnnotations(new java.util.HashMap<>(java.util.Map.of(SuspendMark.ANNOTATION_KEY, "true")));

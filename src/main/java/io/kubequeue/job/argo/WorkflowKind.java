@@ -102,6 +102,12 @@ public class WorkflowKind implements JobKind<Workflow> {
         return Resources.of(units);
     }
 
+    /** Argo's label {@code workflows.argoproj.io/workflow} on every pod of the workflow. */
+    @Override
+    public Map<String, String> podLabels(Workflow workflow) {
+        return Map.of("workflows.argoproj.io/workflow", workflow.getMetadata().getName());
+    }
+
     /** Workflows carry no pod priority of their own here; all are equal, ordered by creation time. */
     @Override
     public int priority(Workflow workflow) {

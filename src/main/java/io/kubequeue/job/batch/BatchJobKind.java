@@ -2,6 +2,7 @@ package io.kubequeue.job.batch;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import jakarta.inject.Singleton;
 
@@ -71,6 +72,12 @@ public class BatchJobKind implements JobKind<Job> {
         }
         int pods = completions == null ? parallelism : Math.min(parallelism, completions);
         return PodRequests.of(job.getSpec().getTemplate().getSpec(), "spec.template.spec").times(pods);
+    }
+
+    /** The Job controller's label {@code batch.kubernetes.io/controller-uid} (Kubernetes ≥ 1.27). */
+    @Override
+    public Map<String, String> podLabels(Job job) {
+        return Map.of("batch.kubernetes.io/controller-uid", job.getMetadata().getUid());
     }
 
     @Override

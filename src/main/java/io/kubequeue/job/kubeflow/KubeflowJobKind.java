@@ -111,6 +111,15 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
         return total;
     }
 
+    /**
+     * The training operators' label {@code training.kubeflow.org/job-name} (training-operator ≥ 1.7 and
+     * mpi-operator v2; the ack-arena operators' older {@code job-name} label is not read yet).
+     */
+    @Override
+    public Map<String, String> podLabels(R job) {
+        return Map.of("training.kubeflow.org/job-name", job.getMetadata().getName());
+    }
+
     @Override
     public int priority(R job) {
         JsonNode replicaSpecs = job.getSpec() == null ? null : job.getSpec().get(replicaSpecsField);
