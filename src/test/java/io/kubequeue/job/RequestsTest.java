@@ -15,6 +15,12 @@ import io.kubequeue.testing.Parse;
 import io.kubequeue.job.argo.Workflow;
 import io.kubequeue.job.argo.WorkflowKind;
 import io.kubequeue.job.batch.BatchJobKind;
+import io.kubequeue.job.kubeflow.MPIJob;
+import io.kubequeue.job.kubeflow.MPIJobKind;
+import io.kubequeue.job.kubeflow.MPIJobV2beta1;
+import io.kubequeue.job.kubeflow.MPIJobV2beta1Kind;
+import io.kubequeue.job.kubeflow.PyTorchJob;
+import io.kubequeue.job.kubeflow.PyTorchJobKind;
 import io.kubequeue.job.kubeflow.TFJob;
 import io.kubequeue.job.kubeflow.TFJobKind;
 import io.kubequeue.scheduler.Resources;
@@ -102,7 +108,33 @@ class RequestsTest {
     }
 
     @Test
-    void initContainersCountByTheMaxRuleAndOverheadIsAdded() {
+    void initContainersCountByTheMaxRule() {
+        Job job = job("""
+                template:
+                  spec:
+                    initContainers:
+                      - {name: big-init, image: x, resources: {requests: {cpu: "2"}}}
+                    containers:
+                      - {name: a, image: x, resources: {requests: {cpu: 500m, memory: 128Mi}}}
+                """);
+        // cpu: max(0.5, 2) = 2; memory: max(128Mi, 0) = 128Mi
+        assertEquals(Resources.of("cpu", 2000L, "memory", 128 * MI), new BatchJobKind().request(job));
+    }
+
+    @Test
+    void podOverheadIsAdded() {
+        Job job = job("""
+                template:
+                  spec:
+                    overhead: {cpu: 250m, memory: 64Mi}
+                    containers:
+                      - {name: a, image: x, resources: {requests: {cpu: 500m, memory: 128Mi}}}
+                """);
+        assertEquals(Resources.of("cpu", 750L, "memory", 192 * MI), new BatchJobKind().request(job));
+    }
+
+    @Test
+    void initContainersAndOverheadTogether() {
         Job job = job("""
                 template:
                   spec:
@@ -143,6 +175,36 @@ class RequestsTest {
                     containers: [{name: c, image: x, resources: {requests: {memory: 7Ei}}}]
                 """);
         assertEquals(Resources.of("memory", Long.MAX_VALUE), new BatchJobKind().request(job));
+    }
+
+    @Test
+    void extendedResourcesCountAsRequestedTimesPods() {
+        Job job = job("""
+                parallelism: 2
+                template:
+                  spec:
+                    containers:
+                      - {name: c, image: x, resources: {requests: {nvidia.com/gpu: "1", aliyun.com/gpu-mem: "16"}}}
+                """);
+        assertEquals(Resources.of("nvidia.com/gpu", 2L, "aliyun.com/gpu-mem", 32L), new BatchJobKind().request(job));
+    }
+
+    @Test
+    void thePyTorchSampleRequestsOneGpuPerReplica() {
+        PyTorchJob job = (PyTorchJob) Parse.resource("/upstream/training-operator_pytorch_job_mnist_gloo.yaml").get(0);
+        // Master 1 × (gpu limit 1) + Worker 1 × (gpu limit 1)
+        assertEquals(Resources.of("nvidia.com/gpu", 2L), new PyTorchJobKind(client).request(job));
+    }
+
+    @Test
+    void theMpiPiSampleRequestsThreeCpuAndThreeGiInEitherVersion() {
+        MPIJobV2beta1 v2 = (MPIJobV2beta1) Parse.resource("/upstream/mpi-operator_pi.yaml").get(0);
+        // Launcher 1 × (limits 1 cpu, 1Gi) + Worker 2 × (limits 1 cpu, 1Gi)
+        Resources expected = Resources.of("cpu", 3000L, "memory", 3 * GI);
+        assertEquals(expected, new MPIJobV2beta1Kind(client).request(v2));
+        v2.setApiVersion("kubeflow.org/v1");
+        MPIJob v1 = client.getKubernetesSerialization().convertValue(v2, MPIJob.class);
+        assertEquals(expected, new MPIJobKind(client).request(v1));
     }
 
     @Test

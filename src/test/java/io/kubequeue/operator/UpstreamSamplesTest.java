@@ -14,6 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -28,6 +29,7 @@ import io.kubequeue.job.argo.Workflow;
 import io.kubequeue.job.argo.WorkflowKind;
 import io.kubequeue.job.kubeflow.KubeflowJobKind;
 import io.kubequeue.job.kubeflow.MPIJob;
+import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 
@@ -41,6 +43,9 @@ class UpstreamSamplesTest {
 
     @Inject
     KubernetesClient client;
+
+    @Inject
+    Scheduler scheduler;
 
     Cluster cluster;
 
@@ -100,14 +105,23 @@ class UpstreamSamplesTest {
     }
 
     private void oneAtATime(CustomResource<JsonNode, JsonNode> first, CustomResource<JsonNode, JsonNode> second,
-                            boolean kubeflow) {
+                            boolean kubeflow, Runnable whileSecondWaits, Runnable onceSecondIsAdmitted) {
         new Cluster(client).apply("/quota/one-at-a-time.yaml");
         client.resource(first).create();
         client.resource(second).create();
         await().atMost(Duration.ofSeconds(10)).until(() -> admitted(first));
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !admitted(second));
+        whileSecondWaits.run();
         finish(first, kubeflow);
         await().atMost(Duration.ofSeconds(10)).until(() -> admitted(second));
+        onceSecondIsAdmitted.run();
+        finish(second, kubeflow);
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.usage("root.oneAtATime").isEmpty());
+    }
+
+    @SuppressWarnings("unchecked")
+    private String queuing(CustomResource<JsonNode, JsonNode> job) {
+        return KubeflowJobKind.queuingCondition((CustomResource<JsonNode, JsonNode>) client.resource(job).get());
     }
 
     @ParameterizedTest(name = "{0} suspended by {1}")
@@ -126,18 +140,19 @@ class UpstreamSamplesTest {
         CustomResource<JsonNode, JsonNode> second = copy(sample, "second");
         suspendBy(first, lever);
         suspendBy(second, lever);
-        oneAtATime(first, second, true);
-
-        // condition Queuing: only TFJob and PyTorchJob queued by annotation show it (False once admitted)
+        // condition Queuing: only TFJob and PyTorchJob queued by annotation show it, True while queued
         boolean showsQueuing = lever.equals("annotation") && !sample.startsWith("mpi");
-        @SuppressWarnings("unchecked")
-        CustomResource<JsonNode, JsonNode> secondNow = (CustomResource<JsonNode, JsonNode>) client.resource(second).get();
-        if (showsQueuing) {
-            await().atMost(Duration.ofSeconds(5)).until(() -> "False".equals(KubeflowJobKind.queuingCondition(
-                    (CustomResource<JsonNode, JsonNode>) client.resource(second).get())));
-        } else {
-            assertNull(KubeflowJobKind.queuingCondition(secondNow));
-        }
+        oneAtATime(first, second, true, () -> {
+            if (showsQueuing) {
+                await().atMost(Duration.ofSeconds(5)).until(() -> "True".equals(queuing(second)));
+            } else {
+                assertNull(queuing(second));
+            }
+        }, () -> {
+            if (showsQueuing) {
+                await().atMost(Duration.ofSeconds(5)).until(() -> "False".equals(queuing(second)));
+            }
+        });
 
         // admission removed exactly the mark the job used
         HasMetadata admitted = client.resource(first).get();
@@ -160,7 +175,7 @@ class UpstreamSamplesTest {
             ((ObjectNode) w.getSpec()).put("suspend", true);
             w.getMetadata().getAnnotations().put(WorkflowKind.MIN_RESOURCES, "cpu: 5\nmemory: 5G\n");
         }
-        oneAtATime(first, second, false);
+        oneAtATime(first, second, false, () -> { }, () -> { });
         assertEquals(false, client.resource(first).get().getSpec().path("suspend").asBoolean(true));
     }
 
@@ -176,10 +191,12 @@ class UpstreamSamplesTest {
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !admitted(workflow));
     }
 
-    @Test
-    void aKubeflowJobWithNeitherMarkIsLeftAlone() {
+    @ParameterizedTest
+    @ValueSource(strings = {"training-operator_tf_job_mnist.yaml", "training-operator_pytorch_job_mnist_gloo.yaml",
+        "mpi-operator_pi.yaml", "mpi-operator_pi.yaml@v1"})
+    void aKubeflowJobWithNeitherMarkIsLeftAlone(String sample) {
         new Cluster(client).apply("/quota/one-at-a-time.yaml");
-        CustomResource<JsonNode, JsonNode> job = copy("training-operator_pytorch_job_mnist_gloo.yaml", "unmanaged");
+        CustomResource<JsonNode, JsonNode> job = copy(sample, "unmanaged");
         client.resource(job).create();
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
                 .until(() -> client.resource(job).get().getMetadata().getAnnotations() == null
