@@ -26,14 +26,35 @@ import io.kubequeue.scheduler.Resources;
 public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNode>> implements JobKind<R> {
 
     private final KubernetesSerialization serialization;
+    private final String kind;
+    private final Class<R> type;
     private final String replicaSpecsField;
+    private final boolean showsQueuing;
 
     /**
+     * @param kind              the kind name, e.g. {@code TFJob}
+     * @param type              its class
      * @param replicaSpecsField e.g. {@code tfReplicaSpecs}
+     * @param showsQueuing      whether jobs queued by annotation show condition {@code Queuing} (see
+     *                          {@link #showsQueuing(CustomResource)})
      */
-    protected KubeflowJobKind(KubernetesSerialization serialization, String replicaSpecsField) {
+    protected KubeflowJobKind(KubernetesSerialization serialization, String kind, Class<R> type,
+                              String replicaSpecsField, boolean showsQueuing) {
         this.serialization = serialization;
+        this.kind = kind;
+        this.type = type;
         this.replicaSpecsField = replicaSpecsField;
+        this.showsQueuing = showsQueuing;
+    }
+
+    @Override
+    public String kind() {
+        return kind;
+    }
+
+    @Override
+    public Class<R> type() {
+        return type;
     }
 
     @Override
@@ -55,7 +76,7 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
      * it (TFJob, PyTorchJob), and only for jobs queued by the annotation (docs/behaviour.md §5).
      */
     public boolean showsQueuing(R job) {
-        return false;
+        return showsQueuing && SuspendMark.annotated(job);
     }
 
     /** The status of the job's {@code Queuing} condition ({@code True}, {@code False}), or null without one. */

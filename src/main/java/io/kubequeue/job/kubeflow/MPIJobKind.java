@@ -9,16 +9,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 public class MPIJobKind extends KubeflowJobKind<MPIJob> {
 
     public MPIJobKind(KubernetesClient client) {
-        super(client.getKubernetesSerialization(), "mpiReplicaSpecs");
-    }
-
-    @Override
-    public String kind() {
-        return "MPIJob";
-    }
-
-    @Override
-    public Class<MPIJob> type() {
-        return MPIJob.class;
+        super(client.getKubernetesSerialization(), "MPIJob", MPIJob.class, "mpiReplicaSpecs", false);
     }
 }

@@ -13,16 +13,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 public class MPIJobV2beta1Kind extends KubeflowJobKind<MPIJobV2beta1> {
 
     public MPIJobV2beta1Kind(KubernetesClient client) {
-        super(client.getKubernetesSerialization(), "mpiReplicaSpecs");
-    }
-
-    @Override
-    public String kind() {
-        return "MPIJob";
-    }
-
-    @Override
-    public Class<MPIJobV2beta1> type() {
-        return MPIJobV2beta1.class;
+        super(client.getKubernetesSerialization(), "MPIJob", MPIJobV2beta1.class, "mpiReplicaSpecs", false);
     }
 }
