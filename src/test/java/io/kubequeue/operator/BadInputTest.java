@@ -63,7 +63,7 @@ class BadInputTest {
 
         // a good job next to it is admitted: nothing crashed
         cluster.apply("/seed/tfjobs.yaml");
-        await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob("job1")));
+        cluster.awaitOneSeedJobAdmitted();
         HasMetadata now = client.resource(job).get();
         assertTrue(now.getMetadata().getAnnotations() == null
                 || !now.getMetadata().getAnnotations().containsKey(Annotations.QUOTA_GROUP), "never admitted");

@@ -60,6 +60,21 @@ final class Cluster {
         return client.batch().v1().jobs().inNamespace("default").withName(name).get();
     }
 
+    /**
+     * Waits until one of the seed's two TFJobs is admitted and returns its name. Which one wins depends on
+     * which the operator saw first (they tie in queue order but for their names when seen together), so the
+     * tests say "one runs, the other waits", as the seed does.
+     */
+    String awaitOneSeedJobAdmitted() {
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> !suspended(tfJob("job1")) || !suspended(tfJob("job2")));
+        return suspended(tfJob("job1")) ? "job2" : "job1";
+    }
+
+    static String other(String seedJob) {
+        return seedJob.equals("job1") ? "job2" : "job1";
+    }
+
     static boolean suspended(HasMetadata job) {
         Map<String, String> a = job.getMetadata().getAnnotations();
         boolean annotation = a != null && "true".equals(a.get(SuspendMark.ANNOTATION_KEY));

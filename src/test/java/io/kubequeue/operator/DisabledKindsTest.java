@@ -45,7 +45,7 @@ class DisabledKindsTest {
         cluster.apply("/seed/elasticquotatree.yaml");
         cluster.apply("/jobs/batch-2cpu.yaml");
         cluster.apply("/seed/tfjobs.yaml");
-        await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob("job1")));
+        cluster.awaitOneSeedJobAdmitted();
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
                 .until(() -> Cluster.suspended(cluster.job("batch-a")));
         Job untouched = cluster.job("batch-a");

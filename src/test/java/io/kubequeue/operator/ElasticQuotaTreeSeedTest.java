@@ -21,6 +21,7 @@ import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.job.kubeflow.TFJob;
 import io.kubequeue.quota.ElasticQuotaTree;
+import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 
@@ -31,6 +32,9 @@ class ElasticQuotaTreeSeedTest {
 
     @Inject
     KubernetesClient client;
+
+    @Inject
+    Scheduler scheduler;
 
     Cluster cluster;
 
@@ -45,35 +49,36 @@ class ElasticQuotaTreeSeedTest {
     }
 
     @Test
-    void job1IsAdmittedJob2WaitsUntilJob1HasSucceeded() {
+    void oneSeedJobIsAdmittedTheOtherWaitsUntilItHasSucceeded() {
         cluster.apply("/seed/elasticquotatree.yaml");
         cluster.apply("/seed/tfjobs.yaml");
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob("job1")));
-        assertEquals("root.defaultQuotaGroup", Cluster.admittedGroup(cluster.tfJob("job1")));
-        // job2 stays queued for as long as job1 runs
+        String running = cluster.awaitOneSeedJobAdmitted();
+        String queued = Cluster.other(running);
+        assertEquals("root.defaultQuotaGroup", Cluster.admittedGroup(cluster.tfJob(running)));
+        // the other stays queued for as long as the first runs
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
-                .until(() -> Cluster.suspended(cluster.tfJob("job2")));
+                .until(() -> Cluster.suspended(cluster.tfJob(queued)));
 
         // kubectl get tfjob shows the last condition: a queued TFJob shows Queuing, as in the seed
-        await().atMost(Duration.ofSeconds(5)).until(() -> "True".equals(queuing(cluster.tfJob("job2"))));
+        await().atMost(Duration.ofSeconds(5)).until(() -> "True".equals(queuing(cluster.tfJob(queued))));
 
-        cluster.succeed("job1");
-        await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob("job2")));
-        assertEquals("root.defaultQuotaGroup", Cluster.admittedGroup(cluster.tfJob("job2")));
-        await().atMost(Duration.ofSeconds(5)).until(() -> "False".equals(queuing(cluster.tfJob("job2"))));
-        assertFalse(cluster.events("default", "job1").isEmpty(), "an Admitted event is written");
-        assertTrue(cluster.events("default", "job1").stream().anyMatch(e -> "Admitted".equals(e.getReason())));
+        cluster.succeed(running);
+        await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob(queued)));
+        assertEquals("root.defaultQuotaGroup", Cluster.admittedGroup(cluster.tfJob(queued)));
+        await().atMost(Duration.ofSeconds(5)).until(() -> "False".equals(queuing(cluster.tfJob(queued))));
+        assertFalse(cluster.events("default", running).isEmpty(), "an Admitted event is written");
+        assertTrue(cluster.events("default", running).stream().anyMatch(e -> "Admitted".equals(e.getReason())));
     }
 
     @Test
     void deletingAnAdmittedJobReleasesItsQuota() {
         cluster.apply("/seed/elasticquotatree.yaml");
         cluster.apply("/seed/tfjobs.yaml");
-        await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob("job1")));
+        String running = cluster.awaitOneSeedJobAdmitted();
 
-        client.resources(TFJob.class).inNamespace("default").withName("job1").delete();
-        await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob("job2")));
+        client.resources(TFJob.class).inNamespace("default").withName(running).delete();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob(Cluster.other(running))));
     }
 
     @Test
@@ -131,6 +136,7 @@ class ElasticQuotaTreeSeedTest {
     @Test
     void anInvalidTreeGetsAWarningAndTheLastValidTreeStaysInForce() {
         cluster.apply("/seed/elasticquotatree.yaml");
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("root.defaultQuotaGroup").isPresent());
         client.resources(ElasticQuotaTree.class).inNamespace("kube-system").withName("elasticquotatree").edit(t -> {
             t.getSpec().getRoot().getChildren().get(0).getMin().put("cpu", new Quantity("8")); // above max 4
             return t;
@@ -142,10 +148,10 @@ class ElasticQuotaTreeSeedTest {
                 && warning.getNote().endsWith("the last valid tree stays in force"), warning.getNote());
 
         cluster.apply("/seed/tfjobs.yaml");
-        await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob("job1")));
-        assertEquals("root.defaultQuotaGroup", Cluster.admittedGroup(cluster.tfJob("job1")));
+        String running = cluster.awaitOneSeedJobAdmitted();
+        assertEquals("root.defaultQuotaGroup", Cluster.admittedGroup(cluster.tfJob(running)));
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
-                .until(() -> Cluster.suspended(cluster.tfJob("job2")));
+                .until(() -> Cluster.suspended(cluster.tfJob(Cluster.other(running))));
     }
 
     private static String queuing(TFJob job) {

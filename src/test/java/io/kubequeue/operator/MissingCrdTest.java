@@ -47,7 +47,7 @@ class MissingCrdTest {
         Cluster cluster = new Cluster(client);
         cluster.apply("/seed/elasticquotatree.yaml");
         cluster.apply("/seed/tfjobs.yaml");
-        await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob("job1")));
+        cluster.awaitOneSeedJobAdmitted();
 
         Workflow workflow = (Workflow) Manifests.read(client,
                 MissingCrdTest.class.getResourceAsStream("/upstream/argo-workflows_hello-world.yaml")).get(0);

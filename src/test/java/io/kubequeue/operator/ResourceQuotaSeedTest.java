@@ -12,6 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -34,25 +35,31 @@ class ResourceQuotaSeedTest {
     @Inject
     KubernetesClient client;
 
+    @Inject
+    Scheduler scheduler;
+
     @AfterEach
     void tearDown() {
         new Cluster(client).clear();
     }
 
     @Test
-    void job1IsAdmittedJob2WaitsUntilJob1HasSucceeded() {
+    void oneSeedJobIsAdmittedTheOtherWaitsUntilItHasSucceeded() {
         Cluster cluster = new Cluster(client);
         cluster.apply("/seed/resourcequota.yaml");
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("default").isPresent()
+                && scheduler.tree().node("default").get().max().has("cpu"));
         cluster.apply("/seed/tfjobs-resourcequota.yaml");
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob("job1")));
-        assertEquals("default", Cluster.admittedGroup(cluster.tfJob("job1")));
+        String running = cluster.awaitOneSeedJobAdmitted();
+        String queued = Cluster.other(running);
+        assertEquals("default", Cluster.admittedGroup(cluster.tfJob(running)));
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
-                .until(() -> Cluster.suspended(cluster.tfJob("job2")));
+                .until(() -> Cluster.suspended(cluster.tfJob(queued)));
 
-        cluster.succeed("job1");
-        await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob("job2")));
-        assertEquals("default", Cluster.admittedGroup(cluster.tfJob("job2")));
+        cluster.succeed(running);
+        await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob(queued)));
+        assertEquals("default", Cluster.admittedGroup(cluster.tfJob(queued)));
     }
 
     @Test

@@ -108,8 +108,8 @@ class UpstreamSamplesTest {
                             boolean kubeflow, Runnable whileSecondWaits, Runnable onceSecondIsAdmitted) {
         new Cluster(client).apply("/quota/one-at-a-time.yaml");
         client.resource(first).create();
-        client.resource(second).create();
         await().atMost(Duration.ofSeconds(10)).until(() -> admitted(first));
+        client.resource(second).create();
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !admitted(second));
         whileSecondWaits.run();
         finish(first, kubeflow);
