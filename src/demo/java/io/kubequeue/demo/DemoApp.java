@@ -64,6 +64,10 @@ public class DemoApp implements QuarkusApplication {
                 o.getMetadata().setNamespace(o instanceof ElasticQuotaTree ? "kube-system" : "default");
             }
             client.resource(o).inNamespace(o.getMetadata().getNamespace()).create();
+            if (isJob(o)) {
+                // one after the other, as kubectl applies a file: kube-queue queues jobs in the order it sees them
+                Thread.sleep(200);
+            }
         }
         if (objects.stream().noneMatch(DemoApp::isJob)) {
             System.out.println("no job (TFJob, PyTorchJob, MPIJob, Workflow, Job) among the manifests: nothing to queue");
