@@ -138,7 +138,8 @@ public class AdmissionLoop {
         writers.shutdown();
     }
 
-    private static java.util.concurrent.ThreadFactory named(String prefix) {
+    /** Daemon threads named {@code prefix-1}, {@code prefix-2} …, for every executor of this package. */
+    static java.util.concurrent.ThreadFactory named(String prefix) {
         AtomicInteger n = new AtomicInteger();
         return r -> {
             Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());

@@ -38,11 +38,8 @@ public class QueuingConditions {
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
     private final KubernetesClient client;
-    private final ExecutorService writer = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "kube-queue-conditions");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService writer =
+            Executors.newSingleThreadExecutor(AdmissionLoop.named("kube-queue-conditions"));
 
     public QueuingConditions(KubernetesClient client) {
         this.client = client;

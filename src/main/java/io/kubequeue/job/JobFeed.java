@@ -89,11 +89,7 @@ public class JobFeed {
         }
         JobKey key = new JobKey(kind, job.getMetadata().getNamespace(), job.getMetadata().getName());
         LOG.debugf("observed %s: deleted", key);
-        scheduler.observe(JobObservation.finished(key, job.getMetadata().getUid()));
-        if (scheduler.status(key).isEmpty()) {
-            directory.remove(key);
-        }
-        onChange.run();
+        finish(key, job);
     }
 
     /**
@@ -112,11 +108,7 @@ public class JobFeed {
         JobKey key = new JobKey(kind.kind(), job.getMetadata().getNamespace(), job.getMetadata().getName());
         if (kind.finished(job)) {
             LOG.debugf("observed %s: finished", key);
-            scheduler.observe(JobObservation.finished(key, job.getMetadata().getUid()));
-            if (scheduler.status(key).isEmpty()) {
-                directory.remove(key);
-            }
-            onChange.run();
+            finish(key, job);
             return;
         }
         List<SuspendMark> marks = kind.suspendMarks(job);
@@ -148,6 +140,15 @@ public class JobFeed {
         LOG.debugf("observed %s: %s, request %s", key, phase, request);
         if (phase == Phase.QUEUED) {
             queuedCondition(kind, job);
+        }
+        onChange.run();
+    }
+
+    /** Releases a finished or deleted job; a re-created namesake (another uid) keeps its place and entry. */
+    private void finish(JobKey key, HasMetadata job) {
+        scheduler.observe(JobObservation.finished(key, job.getMetadata().getUid()));
+        if (scheduler.status(key).isEmpty()) {
+            directory.remove(key);
         }
         onChange.run();
     }
