@@ -56,6 +56,12 @@ class BadInputTest {
         String name = job.getMetadata().getName();
 
         await().atMost(Duration.ofSeconds(10)).until(() -> !invalidJobEvents(cluster, name).isEmpty());
+        // more events on the job (label changes) must not repeat the same warning
+        for (String touch : new String[] {"1", "2"}) {
+            HasMetadata current = client.resource(job).get();
+            current.getMetadata().setLabels(new java.util.HashMap<>(java.util.Map.of("touched", touch)));
+            client.resource(current).update();
+        }
         Event warning = invalidJobEvents(cluster, name).get(0);
         assertEquals("Warning", warning.getType());
         assertTrue(warning.getNote().startsWith(field + ":"), warning.getNote());

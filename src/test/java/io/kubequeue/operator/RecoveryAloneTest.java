@@ -1,0 +1,79 @@
+package io.kubequeue.operator;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubequeue.job.kubeflow.TFJob;
+import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.Scheduler;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.quarkus.test.kubernetes.client.KubernetesServer;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+
+/**
+ * Start-up recovery on its own, with the reconcilers never started: what the scheduler holds when the
+ * admission loop opens must come from recovery's list alone. job1 was admitted by an earlier run, job2 is
+ * still suspended; job1 must be charged and job2 queued behind it, never admitted.
+ */
+@QuarkusTest
+@TestProfile(RecoveryAloneTest.NoReconcilers.class)
+@WithKubernetesTestServer(crud = true, setup = RecoveryAloneTest.OneAdmittedOneQueued.class)
+class RecoveryAloneTest {
+
+    public static class NoReconcilers implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("quarkus.operator-sdk.start-operator", "false");
+        }
+    }
+
+    /** The seed's tree and TFJobs, job1 already admitted, as a restart finds them. */
+    public static class OneAdmittedOneQueued implements Consumer<KubernetesServer> {
+        @Override
+        public void accept(KubernetesServer server) {
+            new RecoveryTest.AdmittedBeforeStart().accept(server);
+            KubernetesClient client = server.getClient();
+            try (InputStream jobs = RecoveryAloneTest.class.getResourceAsStream("/seed/tfjobs.yaml")) {
+                List<HasMetadata> seed = Manifests.read(client, jobs);
+                TFJob job2 = (TFJob) seed.get(1);
+                job2.getMetadata().setNamespace("default");
+                client.resource(job2).create();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    @Inject
+    Scheduler scheduler;
+
+    @Inject
+    KubernetesClient client;
+
+    @Test
+    void recoveryAloneChargesTheAdmittedJobAndQueuesTheOther() {
+        assertEquals(Scheduler.State.ADMITTED,
+                scheduler.status(new JobKey("TFJob", "default", "job1")).orElseThrow().state());
+        assertEquals(3000, scheduler.usage("root.defaultQuotaGroup").get("cpu"));
+        // through a cycle and a backoff retry, job2 stays queued
+        await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3)).until(() ->
+                scheduler.status(new JobKey("TFJob", "default", "job2")).orElseThrow().state() != Scheduler.State.ADMITTED
+                        && Cluster.suspended(new Cluster(client).tfJob("job2")));
+    }
+}
