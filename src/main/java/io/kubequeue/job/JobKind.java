@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.kubequeue.scheduler.JobPriority;
 import io.kubequeue.scheduler.Resources;
 
 /**
@@ -40,8 +41,9 @@ public interface JobKind<R extends HasMetadata> {
     Map<String, String> podLabels(R job);
 
     /**
-     * The job's priority; higher is admitted first. Read from the pod template's {@code spec.priority} for now;
-     * PriorityClass lookup by {@code priorityClassName} comes with the queue-policies issue (docs/behaviour.md §4).
+     * What the job says about its priority: the pod template's {@code priorityClassName} and {@code priority}
+     * (either may be absent). The scheduler resolves the class against the PriorityClasses in force
+     * (docs/behaviour.md §4).
      */
-    int priority(R job);
+    JobPriority priority(R job);
 }

@@ -7,8 +7,9 @@ import java.util.List;
  *
  * @param admissions jobs admitted in this cycle, in the order they were admitted; already charged
  * @param holds      jobs newly held in this cycle (each hold is reported once, until its reason changes)
+ * @param tried      how many jobs the cycle tried (admitted, held, or found not to fit): what it cost
  */
-public record CycleResult(List<Admission> admissions, List<Hold> holds) {
+public record CycleResult(List<Admission> admissions, List<Hold> holds, int tried) {
 
     public CycleResult {
         admissions = List.copyOf(admissions);

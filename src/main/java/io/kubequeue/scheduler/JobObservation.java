@@ -11,14 +11,15 @@ import java.util.Objects;
  *                       was deleted and re-created, and its delete may never be seen separately), or {@code null}
  * @param phase          where the job stands, read from its suspend mark, admission record and conditions
  * @param request        the whole job's resource request (millicores, bytes, counts)
- * @param priority       higher is admitted first; ties go to the earlier {@code createdAt}
+ * @param priority       the class name and value the pod template gives; resolved against the PriorityClasses
+ *                       in force (higher is admitted first; ties go to the earlier {@code createdAt})
  * @param createdAt      the job's {@code metadata.creationTimestamp}
  * @param quotaName      value of label {@code quota.scheduling.alibabacloud.com/name}, or {@code null}
  * @param preemptible    {@code false} when labelled {@code quota.scheduling.alibabacloud.com/preemptible: "false"}
  * @param record         the admission record found on the job, or {@code null}; a {@link Phase#QUEUED} job
  *                       that carries one was suspended again after its admission
  */
-public record JobObservation(JobKey key, String uid, Phase phase, Resources request, int priority, Instant createdAt,
+public record JobObservation(JobKey key, String uid, Phase phase, Resources request, JobPriority priority, Instant createdAt,
                              String quotaName, boolean preemptible, AdmissionRecord record) {
 
     /** Where a job stands, as read from the cluster. */
@@ -38,6 +39,7 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
         Objects.requireNonNull(phase, "phase");
         request = request == null ? Resources.NONE : request;
         createdAt = createdAt == null ? Instant.EPOCH : createdAt;
+        priority = priority == null ? JobPriority.NONE : priority;
     }
 
     /** A finished or deleted job, whatever its uid; nothing but the key matters. */
@@ -47,6 +49,7 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
 
     /** A finished or deleted job; with a uid, it ends only the job of that uid, not a re-created namesake. */
     public static JobObservation finished(JobKey key, String uid) {
-        return new JobObservation(key, uid, Phase.FINISHED, Resources.NONE, 0, Instant.EPOCH, null, true, null);
+        return new JobObservation(key, uid, Phase.FINISHED, Resources.NONE, JobPriority.NONE, Instant.EPOCH, null, true,
+                null);
     }
 }

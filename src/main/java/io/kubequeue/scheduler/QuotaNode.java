@@ -9,7 +9,8 @@ import java.util.Objects;
  * @param name       unique group name (e.g. {@code root.defaultQuotaGroup}, or the namespace)
  * @param parentName the parent group, or {@code null} at a root
  * @param namespaces namespaces whose jobs belong to this group
- * @param min        guaranteed resources (for non-preemptible jobs, a later issue)
+ * @param min        guaranteed resources: non-preemptible jobs must also fit here (their usage + request ≤ min
+ *                   for each resource declared; docs/behaviour.md §3)
  * @param max        limits; a resource absent here is not limited at this node (docs/behaviour.md §3)
  */
 public record QuotaNode(String name, String parentName, List<String> namespaces, Resources min, Resources max) {

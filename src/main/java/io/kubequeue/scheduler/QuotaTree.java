@@ -22,6 +22,7 @@ public final class QuotaTree {
 
     private final Map<String, QuotaNode> byName = new LinkedHashMap<>();
     private final Map<String, QuotaNode> byNamespace = new LinkedHashMap<>();
+    private final Map<String, List<QuotaNode>> paths = new LinkedHashMap<>();
     private final boolean everyNamespaceIsAGroup;
 
     /**
@@ -77,6 +78,14 @@ public final class QuotaTree {
                 }
             }
         }
+        // every fit check walks a path: compute each once, not per decision
+        for (QuotaNode node : nodes) {
+            List<QuotaNode> path = new ArrayList<>();
+            for (QuotaNode n = node; n != null; n = n.parentName() == null ? null : byName.get(n.parentName())) {
+                path.add(n);
+            }
+            paths.put(node.name(), List.copyOf(path));
+        }
     }
 
     /** The group of a job: by quota-name label first, else by namespace. */
@@ -106,14 +115,19 @@ public final class QuotaTree {
         return new QuotaNode(namespace, null, List.of(namespace), null, null);
     }
 
-    /** The node and all its ancestors, leaf first, root last; empty if the name is unknown. */
+    /** The node and all its ancestors, leaf first, root last; empty if the name is unknown. Not modifiable. */
     public List<QuotaNode> pathToRoot(String name) {
-        List<QuotaNode> path = new ArrayList<>();
-        for (QuotaNode n = node(name).orElse(null); n != null;
-                n = n.parentName() == null ? null : byName.get(n.parentName())) {
-            path.add(n);
+        List<QuotaNode> path = name == null ? null : paths.get(name);
+        if (path != null) {
+            return path;
         }
-        return path;
+        return node(name).map(List::of).orElse(List.of());
+    }
+
+    /** The root of the tree the group belongs to (the group itself at a root); null if the name is unknown. */
+    public String rootOf(String name) {
+        List<QuotaNode> path = pathToRoot(name);
+        return path.isEmpty() ? null : path.get(path.size() - 1).name();
     }
 
     /** The groups declared (not the implicit unlimited namespaces of {@link #perNamespace}). */

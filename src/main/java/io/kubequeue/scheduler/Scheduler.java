@@ -20,19 +20,28 @@ import java.util.TreeSet;
  * The in-memory queue manager: one queue per quota group, usage per group, and the admission decisions.
  *
  * <p>Every method is synchronized: decisions are cheap in-memory work, and the Kubernetes writes they lead
- * to happen outside the lock. The scheduler never talks to the cluster; it is fed {@link JobObservation}s and
- * {@link QuotaTree}s and returns {@link Admission}s.
+ * to happen outside the lock. The scheduler never talks to the cluster; it is fed {@link JobObservation}s,
+ * {@link QuotaTree}s, {@link PriorityClasses} and usage from outside kube-queue, and returns {@link Admission}s.
  *
  * <h2>How a cycle stays cheap</h2>
- * Pending jobs live in three places: the <em>active</em> queue of their group (a sorted set), the global
- * <em>backoff</em> set (sorted by retry time), or <em>held</em> (no group, or can never fit). A cycle only
- * looks at active jobs, merging the heads of all groups through a sorted set of groups, so each step costs
- * O(log groups + log jobs). Under the default policy every job tried either is admitted or leaves the active
- * queue for backoff, so a cycle costs O(tried × log n), never a scan of the backed-off or held jobs.
+ * Each group's pending jobs are split in two sorted sets: <em>active</em> (tried in the next cycle) and
+ * <em>backed off</em> (did not fit; also indexed in one global set sorted by retry time). Jobs that can never
+ * fit, or have no group, are <em>held</em> apart. A cycle looks only at active jobs, merging the heads of all
+ * groups through a sorted set of groups, so one decision costs O(log groups + log jobs + path × resources)
+ * and never scans a queue:
+ * <ul>
+ *   <li>default policy: a job that does not fit leaves the active set for backoff, so every job is tried at
+ *       most once per cycle and the one that fits behind 5,000 that do not is reached in the same cycle, after
+ *       5,000 cheap O(log n) moves; those 5,000 are not looked at again until their backoff expires;</li>
+ *   <li>blocking queue: a group whose head does not fit leaves the cycle after that one try, so 5,000 jobs
+ *       behind it cost nothing, and other groups go on;</li>
+ *   <li>retry on release: a release moves the backed-off jobs of the released tree back to active, one
+ *       set per group, without touching other trees.</li>
+ * </ul>
  *
  * <h2>Queue order</h2>
  * Higher priority first, then earlier creation time, then namespace/name (docs/behaviour.md §4). An update to a
- * job keeps its creation time, so it never moves back.
+ * job keeps its creation time, so it never moves back; a PriorityClass change re-sorts the jobs that use it.
  */
 public final class Scheduler {
 
@@ -85,17 +94,18 @@ public final class Scheduler {
      * @param state    where it stands
      * @param group    the group it queues in (pending) or is charged to (admitted); null if none
      * @param request  its request (millicores, bytes, counts)
+     * @param priority its priority as resolved now (PriorityClass value, explicit value, globalDefault, or 0)
      * @param attempts how many times it was tried and did not fit, or had its admission refused
      * @param retryAt  when a backed-off job is tried again; null otherwise
      * @param hold     why a held job is held; null otherwise
      * @param record   the admission record of an admitted job; null otherwise
      */
-    public record JobStatus(JobKey key, State state, String group, Resources request, int attempts,
+    public record JobStatus(JobKey key, State state, String group, Resources request, int priority, int attempts,
                             Instant retryAt, Hold hold, AdmissionRecord record) {
     }
 
     private static final Comparator<Entry> QUEUE_ORDER = Comparator
-            .comparingInt((Entry e) -> -e.job.priority())
+            .comparingInt((Entry e) -> -e.priority)
             .thenComparing(e -> e.job.createdAt())
             .thenComparing(e -> e.job.key());
 
@@ -112,11 +122,17 @@ public final class Scheduler {
     private final Clock clock;
 
     private QuotaTree tree = QuotaTree.EMPTY;
+    private PriorityClasses priorityClasses = PriorityClasses.NONE;
     private final Map<JobKey, Entry> jobs = new HashMap<>();
     private final Map<String, GroupQueue> queues = new HashMap<>();
     private final TreeSet<Entry> backoff = new TreeSet<>(BACKOFF_ORDER);
     private final Map<JobKey, Entry> held = new LinkedHashMap<>();
+    /** Admitted requests per node, each job counted at its group and every ancestor. */
     private final Map<String, Resources> usage = new HashMap<>();
+    /** The part of {@link #usage} that non-preemptible jobs hold, checked against {@code min}. */
+    private final Map<String, Resources> guaranteedUsage = new HashMap<>();
+    /** Usage outside kube-queue, per group (ResourceQuota: pods kube-queue did not admit). */
+    private final Map<String, Resources> external = new HashMap<>();
     private final List<Hold> newHolds = new ArrayList<>();
 
     /**
@@ -145,7 +161,7 @@ public final class Scheduler {
      *       replica's admission).</li>
      *   <li>{@code UNSUSPENDED_WITHOUT_RECORD}: ignored unless the job was queued here; then it was started
      *       behind our back and is charged to its group, so quota is never over-admitted.</li>
-     *   <li>{@code FINISHED}: forgotten, its quota released.</li>
+     *   <li>{@code FINISHED}: forgotten, its quota released; a finished job is never charged again.</li>
      * </ul>
      */
     public synchronized void observe(JobObservation observation) {
@@ -166,13 +182,12 @@ public final class Scheduler {
             }
             case QUEUED -> {
                 if (entry == null) {
-                    entry = new Entry(observation, clock.instant());
-                    jobs.put(observation.key(), entry);
+                    entry = newEntry(observation);
                     activate(entry);
                 } else if (entry.state == State.ADMITTED) {
                     if (observation.record() != null && observation.record().equals(entry.record)) {
-                        uncharge(entry);
-                        entry.job = observation;
+                        uncharge(entry); // suspended again: its quota goes back, and it queues again
+                        entry.setJob(observation, priorityClasses);
                         entry.attempts = 0;
                         activate(entry);
                     }
@@ -184,25 +199,25 @@ public final class Scheduler {
             case ADMITTED -> {
                 AdmissionRecord record = observation.record();
                 if (entry == null) {
-                    entry = new Entry(observation, clock.instant());
-                    jobs.put(observation.key(), entry);
+                    entry = newEntry(observation);
                     charge(entry, record);
                 } else if (entry.state != State.ADMITTED) {
                     dequeue(entry);
-                    entry.job = observation;
+                    entry.setJob(observation, priorityClasses);
                     charge(entry, record);
-                } else if (!record.equals(entry.record) || !observation.request().equals(entry.job.request())) {
+                } else if (!record.equals(entry.record) || !observation.request().equals(entry.job.request())
+                        || observation.preemptible() != entry.job.preemptible()) {
                     // another admission, or the running job's request changed (e.g. parallelism raised):
                     // charge what it uses now, even above max, so nothing else is admitted into that room
                     uncharge(entry);
-                    entry.job = keepCreation(observation, entry.job);
+                    entry.setJob(keepCreation(observation, entry.job), priorityClasses);
                     charge(entry, record);
                 }
             }
             case UNSUSPENDED_WITHOUT_RECORD -> {
                 if (entry != null && entry.state != State.ADMITTED) {
                     dequeue(entry);
-                    entry.job = observation;
+                    entry.setJob(observation, priorityClasses);
                     String group = tree.groupFor(observation.key().namespace(), observation.quotaName())
                             .map(QuotaNode::name).orElse(null);
                     charge(entry, new AdmissionRecord(group, "unsuspended-outside-kube-queue"));
@@ -214,17 +229,19 @@ public final class Scheduler {
     /**
      * Replaces the quota groups. Usage is recomputed from the admitted jobs: each stays charged to the group
      * its record names or, if that group no longer exists (renamed, moved), to the group its namespace or
-     * label resolves to now, so a renamed group never forgets what runs in it. Every pending job is
-     * re-resolved and made active again, so held and backed-off jobs get a fresh chance at once.
+     * label resolves to now, so a renamed group never forgets what runs in it. Admitted jobs are never
+     * touched, even when the new tree leaves a group above its max. Every pending job is re-resolved and made
+     * active again, so held and backed-off jobs get a fresh chance at once.
      */
     public synchronized void replaceTree(QuotaTree newTree) {
         this.tree = Objects.requireNonNull(newTree, "tree");
         usage.clear();
+        guaranteedUsage.clear();
         List<Entry> pending = new ArrayList<>();
         for (Entry entry : jobs.values()) {
             if (entry.state == State.ADMITTED) {
                 entry.chargedGroup = groupToCharge(entry, entry.record);
-                addUsage(entry.chargedGroup, entry.charged);
+                addUsage(entry);
             } else {
                 pending.add(entry);
             }
@@ -234,36 +251,81 @@ public final class Scheduler {
         held.clear();
         for (Entry entry : pending) {
             entry.attempts = 0;
+            entry.retryAt = null;
             activate(entry);
         }
     }
 
     /**
+     * Replaces the PriorityClasses every job's priority is resolved with; pending jobs whose priority changes
+     * move to their new place at once (a class created after its jobs re-orders them). O(jobs): classes
+     * change rarely.
+     */
+    public synchronized void replacePriorityClasses(PriorityClasses classes) {
+        this.priorityClasses = Objects.requireNonNull(classes, "classes");
+        for (Entry entry : jobs.values()) {
+            int resolved = classes.resolve(entry.job.priority());
+            if (resolved != entry.priority) {
+                reprioritise(entry, resolved);
+            }
+        }
+    }
+
+    /**
+     * Sets what a group uses outside kube-queue (ResourceQuota: {@code status.used} minus the pods of jobs
+     * kube-queue admitted); checked with the group's own max only, on top of what kube-queue admitted there.
+     * A drop in any resource counts as a release.
+     *
+     * @param group the group (under the ResourceQuota plugin, the namespace)
+     * @param used  millicores, bytes, counts; {@link Resources#NONE} when nothing is used outside
+     */
+    public synchronized void setExternalUsage(String group, Resources used) {
+        Resources old = external.getOrDefault(group, Resources.NONE);
+        if (used.isEmpty()) {
+            external.remove(group);
+        } else {
+            external.put(group, used);
+        }
+        for (Map.Entry<String, Long> r : old.asMap().entrySet()) {
+            if (used.get(r.getKey()) < r.getValue()) {
+                released(group);
+                return;
+            }
+        }
+    }
+
+    /**
      * Runs one scheduling cycle: moves expired backoffs back to their queues, then tries active jobs in queue
-     * order across all groups. Every admission returned is already charged.
+     * order across all groups (see the class comment for what each policy does with a job that does not fit).
+     * Every admission returned is already charged.
      */
     public synchronized CycleResult schedule() {
         Instant now = clock.instant();
         while (!backoff.isEmpty() && !backoff.first().retryAt.isAfter(now)) {
             Entry entry = backoff.pollFirst();
+            GroupQueue queue = queues.get(entry.group);
+            queue.backedOff.remove(entry);
             entry.retryAt = null;
-            activate(entry);
+            entry.state = State.ACTIVE;
+            queue.active.add(entry);
         }
         List<Admission> admissions = new ArrayList<>();
+        int tried = 0;
         TreeSet<GroupQueue> heads = new TreeSet<>(HEAD_ORDER);
         for (GroupQueue queue : queues.values()) {
-            if (!queue.active.isEmpty()) {
+            if (mayTry(queue)) {
                 heads.add(queue);
             }
         }
         while (!heads.isEmpty()) {
             GroupQueue queue = heads.pollFirst();
             Entry entry = queue.active.pollFirst();
+            tried++;
             boolean blocked = false;
-            String neverFits = neverFits(queue.group, entry.effectiveRequest());
+            String neverFits = neverFits(queue.group, entry);
             if (neverFits != null) {
                 hold(entry, Hold.Reason.NEVER_FITS, neverFits);
-            } else if (fits(queue.group, entry.effectiveRequest())) {
+            } else if (fits(queue.group, entry)) {
                 entry.state = null;
                 AdmissionRecord record = new AdmissionRecord(queue.group,
                         ADMITTED_AT.format(now.truncatedTo(ChronoUnit.MILLIS)));
@@ -272,28 +334,26 @@ public final class Scheduler {
                         Duration.between(entry.queuedAt, now).toMillis()));
             } else if (settings.policy() == SchedulingPolicy.BLOCKING_QUEUE) {
                 entry.attempts++;
-                queue.active.add(entry);
+                queue.active.add(entry); // stays the head; the whole group waits for the next release
                 blocked = true;
             } else {
                 entry.attempts++;
-                entry.state = State.BACKOFF;
-                entry.retryAt = now.plus(backoffFor(entry.attempts));
-                backoff.add(entry);
+                backOff(entry, now.plus(backoffFor(entry.attempts)));
             }
-            if (queue.active.isEmpty()) {
-                queues.remove(queue.group);
-            } else if (!blocked) {
+            if (!blocked && mayTry(queue)) {
                 heads.add(queue);
             }
+            dropIfEmpty(queue);
         }
         List<Hold> holds = List.copyOf(newHolds);
         newHolds.clear();
-        return new CycleResult(admissions, holds);
+        return new CycleResult(admissions, holds, tried);
     }
 
     /**
      * Hands back an admission the cluster refused (the {@code test} op failed, or the job is gone): the charge
-     * is undone and the job goes to backoff. Ignored if the job has since moved on (another admission record).
+     * is undone and the job goes to backoff (under the blocking queue it still blocks its group, since it
+     * stays ahead of the jobs behind it). Ignored if the job has since moved on (another admission record).
      */
     public synchronized void admissionFailed(JobKey key, AdmissionRecord record) {
         Entry entry = jobs.get(key);
@@ -302,9 +362,13 @@ public final class Scheduler {
         }
         uncharge(entry);
         entry.attempts++;
-        entry.state = State.BACKOFF;
-        entry.retryAt = clock.instant().plus(backoffFor(entry.attempts));
-        backoff.add(entry);
+        Optional<QuotaNode> group = tree.groupFor(key.namespace(), entry.job.quotaName());
+        if (group.isEmpty()) {
+            activate(entry); // holds it, saying why
+            return;
+        }
+        entry.group = group.get().name();
+        backOff(entry, clock.instant().plus(backoffFor(entry.attempts)));
     }
 
     /** When the next backoff expires, so the caller knows when to run the next cycle without a new event. */
@@ -314,7 +378,12 @@ public final class Scheduler {
 
     /** Whether a cycle now could admit anything (some queue has an active job). */
     public synchronized boolean hasActiveJobs() {
-        return !queues.isEmpty();
+        for (GroupQueue queue : queues.values()) {
+            if (!queue.active.isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** One job's state, or empty if the scheduler does not know it (never managed, or finished). */
@@ -324,18 +393,33 @@ public final class Scheduler {
             return Optional.empty();
         }
         String group = e.state == State.ADMITTED ? e.chargedGroup : e.group;
-        return Optional.of(new JobStatus(key, e.state, group, e.job.request(), e.attempts, e.retryAt, e.hold,
-                e.record));
+        return Optional.of(new JobStatus(key, e.state, group, e.job.request(), e.priority, e.attempts, e.retryAt,
+                e.hold, e.record));
     }
 
-    /** The usage of one group (including its descendants' admitted jobs); {@link Resources#NONE} if none. */
+    /** The usage of one group by admitted jobs (including its descendants'); {@link Resources#NONE} if none. */
     public synchronized Resources usage(String group) {
         return usage.getOrDefault(group, Resources.NONE);
+    }
+
+    /** The part of {@link #usage} held by non-preemptible jobs, which {@code min} limits. */
+    public synchronized Resources guaranteedUsage(String group) {
+        return guaranteedUsage.getOrDefault(group, Resources.NONE);
+    }
+
+    /** What the group uses outside kube-queue (see {@link #setExternalUsage}). */
+    public synchronized Resources externalUsage(String group) {
+        return external.getOrDefault(group, Resources.NONE);
     }
 
     /** The quota groups in force. */
     public synchronized QuotaTree tree() {
         return tree;
+    }
+
+    /** The PriorityClasses in force. */
+    public synchronized PriorityClasses priorityClasses() {
+        return priorityClasses;
     }
 
     /** Every job the scheduler holds, in no particular order. */
@@ -349,12 +433,30 @@ public final class Scheduler {
 
     // ---- internals -------------------------------------------------------------------------------------
 
+    private Entry newEntry(JobObservation observation) {
+        Entry entry = new Entry(observation, clock.instant(), priorityClasses.resolve(observation.priority()));
+        jobs.put(observation.key(), entry);
+        return entry;
+    }
+
     private Duration backoffFor(int attempts) {
         Duration d = settings.initialBackoff();
         for (int i = 1; i < attempts && d.compareTo(settings.maxBackoff()) < 0; i++) {
             d = d.multipliedBy(2);
         }
         return d.compareTo(settings.maxBackoff()) > 0 ? settings.maxBackoff() : d;
+    }
+
+    /**
+     * Whether the cycle may try this group's active head. Under the blocking queue a backed-off job (a refused
+     * admission) ahead of the active head still blocks the group.
+     */
+    private boolean mayTry(GroupQueue queue) {
+        if (queue.active.isEmpty()) {
+            return false;
+        }
+        return settings.policy() != SchedulingPolicy.BLOCKING_QUEUE || queue.backedOff.isEmpty()
+                || QUEUE_ORDER.compare(queue.active.first(), queue.backedOff.first()) < 0;
     }
 
     /** Puts a pending job into its group's active queue, or holds it if it has no group. */
@@ -374,6 +476,13 @@ public final class Scheduler {
         queues.computeIfAbsent(entry.group, GroupQueue::new).active.add(entry);
     }
 
+    private void backOff(Entry entry, Instant retryAt) {
+        entry.state = State.BACKOFF;
+        entry.retryAt = retryAt;
+        backoff.add(entry);
+        queues.computeIfAbsent(entry.group, GroupQueue::new).backedOff.add(entry);
+    }
+
     private void hold(Entry entry, Hold.Reason kind, String reason) {
         Hold hold = new Hold(entry.job.key(), kind, reason);
         boolean changed = entry.lastHold == null || !entry.lastHold.equals(hold);
@@ -388,41 +497,63 @@ public final class Scheduler {
 
     /** Takes a pending job out of wherever it waits. */
     private void dequeue(Entry entry) {
-        if (entry.state == State.ACTIVE) {
+        if (entry.state == State.ACTIVE || entry.state == State.BACKOFF) {
             GroupQueue queue = queues.get(entry.group);
+            if (entry.state == State.BACKOFF) {
+                backoff.remove(entry);
+                entry.retryAt = null;
+            }
             if (queue != null) {
                 queue.active.remove(entry);
-                if (queue.active.isEmpty()) {
-                    queues.remove(entry.group);
-                }
+                queue.backedOff.remove(entry);
+                dropIfEmpty(queue);
             }
-        } else if (entry.state == State.BACKOFF) {
-            backoff.remove(entry);
-            entry.retryAt = null;
         } else if (entry.state == State.HELD) {
             held.remove(entry.job.key());
         }
     }
 
+    private void dropIfEmpty(GroupQueue queue) {
+        if (queue.active.isEmpty() && queue.backedOff.isEmpty()) {
+            queues.remove(queue.group);
+        }
+    }
+
+    private void reprioritise(Entry entry, int priority) {
+        if (entry.state == State.ACTIVE || entry.state == State.BACKOFF) {
+            State state = entry.state;
+            Instant retryAt = entry.retryAt;
+            dequeue(entry);
+            entry.priority = priority;
+            if (state == State.BACKOFF) {
+                backOff(entry, retryAt);
+            } else {
+                entry.state = State.ACTIVE;
+                queues.computeIfAbsent(entry.group, GroupQueue::new).active.add(entry);
+            }
+        } else {
+            entry.priority = priority;
+        }
+    }
+
     private void update(Entry entry, JobObservation observation) {
         JobObservation old = entry.job;
-        boolean placementChanged = old.priority() != observation.priority()
+        boolean placementChanged = !old.priority().equals(observation.priority())
                 || !old.request().equals(observation.request())
                 || !Objects.equals(old.quotaName(), observation.quotaName())
                 || old.preemptible() != observation.preemptible();
         if (!placementChanged) {
-            entry.job = keepCreation(observation, old);
+            entry.setJob(keepCreation(observation, old), priorityClasses);
             return;
         }
         State previous = entry.state;
         Instant retryAt = entry.retryAt;
         dequeue(entry);
-        entry.job = keepCreation(observation, old);
+        entry.setJob(keepCreation(observation, old), priorityClasses);
         if (previous == State.BACKOFF && old.request().equals(observation.request())
-                && Objects.equals(old.quotaName(), observation.quotaName())) {
-            entry.retryAt = retryAt;
-            entry.state = State.BACKOFF;
-            backoff.add(entry);
+                && Objects.equals(old.quotaName(), observation.quotaName())
+                && old.preemptible() == observation.preemptible()) {
+            backOff(entry, retryAt); // only its priority changed: it still does not fit
         } else {
             activate(entry);
         }
@@ -452,8 +583,9 @@ public final class Scheduler {
         entry.hold = null;
         entry.retryAt = null;
         entry.charged = entry.effectiveRequest();
+        entry.chargedGuaranteed = !entry.job.preemptible();
         entry.chargedGroup = groupToCharge(entry, record);
-        addUsage(entry.chargedGroup, entry.charged);
+        addUsage(entry);
     }
 
     /** The group an admitted job uses: its record's group if it exists, else where it would be queued now. */
@@ -465,75 +597,121 @@ public final class Scheduler {
     }
 
     private void uncharge(Entry entry) {
-        if (entry.record != null) {
+        if (entry.record != null && entry.chargedGroup != null) {
             for (QuotaNode node : tree.pathToRoot(entry.chargedGroup)) {
-                usage.computeIfPresent(node.name(), (name, used) -> {
-                    Resources left = used.minus(entry.charged);
-                    return left.isEmpty() ? null : left;
-                });
+                subtract(usage, node.name(), entry.charged);
+                if (entry.chargedGuaranteed) {
+                    subtract(guaranteedUsage, node.name(), entry.charged);
+                }
             }
-            retryAfterRelease(entry.chargedGroup);
+            released(entry.chargedGroup);
         }
         entry.record = null;
         entry.chargedGroup = null;
         entry.charged = Resources.NONE;
+        entry.chargedGuaranteed = false;
         entry.state = null;
     }
 
-    /** Under the strict policies a release retries, at once, every backed-off job that shares the released root. */
-    private void retryAfterRelease(String group) {
+    private static void subtract(Map<String, Resources> usage, String node, Resources amount) {
+        usage.computeIfPresent(node, (name, used) -> {
+            Resources left = used.minus(amount);
+            return left.isEmpty() ? null : left;
+        });
+    }
+
+    /**
+     * Something was released in the group's tree. Under the strict policies every backed-off job of that tree
+     * goes back to active at once, so the next cycle retries from the highest priority and earliest. Costs
+     * O(groups + jobs moved): backed-off jobs are kept per group, and other trees are not touched.
+     */
+    private void released(String group) {
         if (settings.policy() == SchedulingPolicy.DEFAULT || backoff.isEmpty() || group == null) {
             return;
         }
-        List<QuotaNode> path = tree.pathToRoot(group);
-        if (path.isEmpty()) {
+        String root = tree.rootOf(group);
+        if (root == null) {
             return;
         }
-        String root = path.get(path.size() - 1).name();
-        List<Entry> retry = new ArrayList<>();
-        for (Entry e : backoff) {
-            List<QuotaNode> p = tree.pathToRoot(e.group);
-            if (!p.isEmpty() && p.get(p.size() - 1).name().equals(root)) {
-                retry.add(e);
+        for (GroupQueue queue : queues.values()) {
+            if (queue.backedOff.isEmpty() || !root.equals(tree.rootOf(queue.group))) {
+                continue;
+            }
+            for (Entry e : queue.backedOff) {
+                backoff.remove(e);
+                e.retryAt = null;
+                e.state = State.ACTIVE;
+                queue.active.add(e);
+            }
+            queue.backedOff.clear();
+        }
+    }
+
+    private void addUsage(Entry entry) {
+        if (entry.chargedGroup == null) {
+            return;
+        }
+        for (QuotaNode node : tree.pathToRoot(entry.chargedGroup)) {
+            usage.merge(node.name(), entry.charged, Resources::plus);
+            if (entry.chargedGuaranteed) {
+                guaranteedUsage.merge(node.name(), entry.charged, Resources::plus);
             }
         }
-        for (Entry e : retry) {
-            backoff.remove(e);
-            e.retryAt = null;
-            activate(e);
-        }
     }
 
-    private void addUsage(String group, Resources amount) {
-        if (group == null) {
-            return;
-        }
-        for (QuotaNode node : tree.pathToRoot(group)) {
-            usage.merge(node.name(), amount, Resources::plus);
-        }
-    }
-
-    private boolean fits(String group, Resources request) {
+    /**
+     * Whether the job fits now: for every resource it requests, admitted usage (plus usage outside kube-queue
+     * at its own group) + request ≤ max at its group and every ancestor that declares the resource; a
+     * non-preemptible job must also keep non-preemptible usage + request ≤ min wherever min declares it.
+     */
+    private boolean fits(String group, Entry entry) {
+        Resources request = entry.effectiveRequest();
         for (QuotaNode node : tree.pathToRoot(group)) {
             Resources used = usage.getOrDefault(node.name(), Resources.NONE);
-            for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
-                // written as request > max - used so that it cannot overflow (both are ≥ 0)
-                if (node.max().has(r.getKey()) && r.getValue() > node.max().get(r.getKey()) - used.get(r.getKey())) {
-                    return false;
-                }
+            if (node.name().equals(group)) {
+                used = used.plus(external.getOrDefault(group, Resources.NONE));
+            }
+            if (!within(request, used, node.max(), false)) {
+                return false;
+            }
+            if (!entry.job.preemptible()
+                    && !within(request, guaranteedUsage.getOrDefault(node.name(), Resources.NONE), node.min(), true)) {
+                return false;
             }
         }
         return true;
     }
 
-    /** A description of why the request exceeds some max on the path even with nothing admitted, or null. */
-    private String neverFits(String group, Resources request) {
+    /** used + request ≤ limit for every resource the limit declares (none declared: no limit). */
+    private static boolean within(Resources request, Resources used, Resources limit, boolean skipMaxJobs) {
+        for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
+            if (skipMaxJobs && r.getKey().equals(Resources.MAX_JOBS)) {
+                continue;
+            }
+            // written as request > limit - used so that it cannot overflow (both are ≥ 0, sums saturate)
+            if (limit.has(r.getKey()) && r.getValue() > limit.get(r.getKey()) - used.get(r.getKey())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A description of why the request exceeds some max (or, non-preemptible, some min) on the path even with
+     * nothing admitted, or null. */
+    private String neverFits(String group, Entry entry) {
+        Resources request = entry.effectiveRequest();
         for (QuotaNode node : tree.pathToRoot(group)) {
             for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
-                if (node.max().has(r.getKey()) && r.getValue() > node.max().get(r.getKey())) {
-                    return r.getKey() + ": request " + Resources.format(r.getKey(), r.getValue()) + " exceeds max "
-                            + Resources.format(r.getKey(), node.max().get(r.getKey())) + " of quota group "
-                            + node.name();
+                String k = r.getKey();
+                if (node.max().has(k) && r.getValue() > node.max().get(k)) {
+                    return k + ": request " + Resources.format(k, r.getValue()) + " exceeds max "
+                            + Resources.format(k, node.max().get(k)) + " of quota group " + node.name();
+                }
+                if (!entry.job.preemptible() && !k.equals(Resources.MAX_JOBS) && node.min().has(k)
+                        && r.getValue() > node.min().get(k)) {
+                    return k + ": request " + Resources.format(k, r.getValue()) + " exceeds min "
+                            + Resources.format(k, node.min().get(k)) + " of quota group " + node.name()
+                            + " (a non-preemptible job must fit in min)";
                 }
             }
         }
@@ -542,6 +720,8 @@ public final class Scheduler {
 
     private static final class Entry {
         JobObservation job;
+        /** The resolved priority, cached for queue order; changed only while out of every sorted set. */
+        int priority;
         final Instant queuedAt;
         State state;
         String group;
@@ -552,10 +732,18 @@ public final class Scheduler {
         AdmissionRecord record;
         String chargedGroup;
         Resources charged = Resources.NONE;
+        boolean chargedGuaranteed;
 
-        Entry(JobObservation job, Instant queuedAt) {
+        Entry(JobObservation job, Instant queuedAt, int priority) {
             this.job = job;
             this.queuedAt = queuedAt;
+            this.priority = priority;
+        }
+
+        /** Only while the entry is in no sorted set: its priority may change. */
+        void setJob(JobObservation next, PriorityClasses classes) {
+            this.job = next;
+            this.priority = classes.resolve(next.priority());
         }
 
         /** The request plus one job of the {@link Resources#MAX_JOBS} pseudo-resource. */
@@ -567,6 +755,7 @@ public final class Scheduler {
     private static final class GroupQueue {
         final String group;
         final TreeSet<Entry> active = new TreeSet<>(QUEUE_ORDER);
+        final TreeSet<Entry> backedOff = new TreeSet<>(QUEUE_ORDER);
 
         GroupQueue(String group) {
             this.group = group;

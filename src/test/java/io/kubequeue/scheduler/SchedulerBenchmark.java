@@ -47,7 +47,7 @@ public final class SchedulerBenchmark {
             int g = random.nextInt(GROUPS);
             jobs.add(new JobObservation(new JobKey("Job", "ns-" + g, "job-" + i), "uid-" + i, JobObservation.Phase.QUEUED,
                     Resources.of("cpu", 500L * (1 + random.nextInt(8)), "memory", (1L << 30) * (1 + random.nextInt(4))),
-                    random.nextInt(3), t0.plusMillis(i), null, true, null));
+                    JobPriority.of(random.nextInt(3)), t0.plusMillis(i), null, true, null));
         }
         long start = System.nanoTime();
         jobs.forEach(scheduler::observe);

@@ -32,7 +32,7 @@ class SchedulerTest {
 
     private static JobObservation queued(String ns, String name, long millicores, int priority, int createdSecond) {
         return new JobObservation(new JobKey("Job", ns, name), null, JobObservation.Phase.QUEUED,
-                Resources.of("cpu", millicores), priority, T0.plusSeconds(createdSecond), null, true, null);
+                Resources.of("cpu", millicores), JobPriority.of(priority), T0.plusSeconds(createdSecond), null, true, null);
     }
 
     private List<String> admittedNames() {
@@ -163,7 +163,7 @@ class SchedulerTest {
     void recoveredAdmittedJobsAreChargedBeforeAnythingIsAdmitted() {
         AdmissionRecord record = new AdmissionRecord("team-a", "2026-01-01T00:00:00.5Z");
         scheduler.observe(new JobObservation(new JobKey("TFJob", "a", "old"), null, JobObservation.Phase.ADMITTED,
-                Resources.of("cpu", 3000L), 0, T0, null, true, record));
+                Resources.of("cpu", 3000L), JobPriority.NONE, T0, null, true, record));
         scheduler.observe(queued("a", "new", 2000, 0, 1));
         assertEquals(List.of(), admittedNames());
         assertEquals(3000, scheduler.usage("team-a").get("cpu"));
@@ -179,7 +179,7 @@ class SchedulerTest {
         assertEquals(Scheduler.State.ADMITTED, scheduler.status(job.key()).orElseThrow().state());
         assertEquals(3000, scheduler.usage("team-a").get("cpu"));
 
-        scheduler.observe(new JobObservation(job.key(), null, JobObservation.Phase.QUEUED, job.request(), 0,
+        scheduler.observe(new JobObservation(job.key(), null, JobObservation.Phase.QUEUED, job.request(), JobPriority.NONE,
                 job.createdAt(), null, true, admission.record())); // mark put back after admission
         assertEquals(Scheduler.State.ACTIVE, scheduler.status(job.key()).orElseThrow().state());
         assertEquals(0, scheduler.usage("team-a").get("cpu"));
@@ -189,12 +189,12 @@ class SchedulerTest {
     void aJobReCreatedUnderTheSameNameIsANewJobAndTheOldOnesQuotaIsReleased() {
         JobKey key = new JobKey("Job", "a", "same-name");
         scheduler.observe(new JobObservation(key, "uid-1", JobObservation.Phase.QUEUED, Resources.of("cpu", 3000L),
-                0, T0, null, true, null));
+                JobPriority.NONE, T0, null, true, null));
         assertEquals(List.of("same-name"), admittedNames());
 
         // the delete of uid-1 was never seen on its own: the next event already shows the new object
         scheduler.observe(new JobObservation(key, "uid-2", JobObservation.Phase.QUEUED, Resources.of("cpu", 3000L),
-                0, T0.plusSeconds(60), null, true, null));
+                JobPriority.NONE, T0.plusSeconds(60), null, true, null));
         assertEquals(0, scheduler.usage("team-a").get("cpu"));
         assertEquals(List.of("same-name"), admittedNames());
     }
@@ -206,7 +206,7 @@ class SchedulerTest {
         Admission admission = scheduler.schedule().admissions().get(0);
         // parallelism raised on the running Job: the same admission record, a bigger request
         scheduler.observe(new JobObservation(small.key(), null, JobObservation.Phase.ADMITTED, Resources.of("cpu", 4000L),
-                0, small.createdAt(), null, true, admission.record()));
+                JobPriority.NONE, small.createdAt(), null, true, admission.record()));
         assertEquals(4000, scheduler.usage("team-a").get("cpu"));
         scheduler.observe(queued("a", "next", 3000, 0, 2));
         assertEquals(List.of(), admittedNames(), "4 of 4 cpu are in use");
@@ -226,7 +226,7 @@ class SchedulerTest {
     @Test
     void recoveryIntoATreeRenamedWhileDownChargesTheNamespacesGroup() {
         scheduler.observe(new JobObservation(new JobKey("Job", "a", "old"), null, JobObservation.Phase.ADMITTED,
-                Resources.of("cpu", 3000L), 0, T0, null, true, new AdmissionRecord("gone-group", "2026-01-01T00:00:00Z")));
+                Resources.of("cpu", 3000L), JobPriority.NONE, T0, null, true, new AdmissionRecord("gone-group", "2026-01-01T00:00:00Z")));
         assertEquals(3000, scheduler.usage("team-a").get("cpu"));
     }
 
@@ -235,9 +235,9 @@ class SchedulerTest {
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("huge", null, List.of("a"), null, Resources.of("memory", Long.MAX_VALUE)))));
         JobObservation big = new JobObservation(new JobKey("Job", "a", "big"), null, JobObservation.Phase.QUEUED,
-                Resources.of("memory", Long.MAX_VALUE - 10), 0, T0, null, true, null);
+                Resources.of("memory", Long.MAX_VALUE - 10), JobPriority.NONE, T0, null, true, null);
         JobObservation more = new JobObservation(new JobKey("Job", "a", "more"), null, JobObservation.Phase.QUEUED,
-                Resources.of("memory", 100L), 0, T0.plusSeconds(1), null, true, null);
+                Resources.of("memory", 100L), JobPriority.NONE, T0.plusSeconds(1), null, true, null);
         scheduler.observe(big);
         scheduler.observe(more);
         assertEquals(List.of("big"), admittedNames());
@@ -270,7 +270,7 @@ class SchedulerTest {
         Admission admission = scheduler.schedule().admissions().get(0);
         scheduler.admissionFailed(job.key(), admission.record()); // the test op failed: the mark was gone
         scheduler.observe(new JobObservation(job.key(), null, JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD,
-                job.request(), 0, job.createdAt(), null, true, null)); // read back: running without our record
+                job.request(), JobPriority.NONE, job.createdAt(), null, true, null)); // read back: running without our record
         assertEquals(Scheduler.State.ADMITTED, scheduler.status(job.key()).orElseThrow().state());
         assertEquals(3000, scheduler.usage("team-a").get("cpu"));
         scheduler.observe(queued("a", "next", 2000, 0, 2));

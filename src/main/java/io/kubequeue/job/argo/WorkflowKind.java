@@ -1,5 +1,7 @@
 package io.kubequeue.job.argo;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,6 +16,7 @@ import io.kubequeue.job.InvalidJobException;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.quota.Quantities;
+import io.kubequeue.scheduler.JobPriority;
 import io.kubequeue.scheduler.Resources;
 
 /**
@@ -108,10 +111,17 @@ public class WorkflowKind implements JobKind<Workflow> {
         return Map.of("workflows.argoproj.io/workflow", workflow.getMetadata().getName());
     }
 
-    /** Workflows carry no pod priority of their own here; all are equal, ordered by creation time. */
+    /** From the workflow's {@code spec.podPriorityClassName} and {@code spec.podPriority} (Argo's fields). */
     @Override
-    public int priority(Workflow workflow) {
-        return 0;
+    public JobPriority priority(Workflow workflow) {
+        JsonNode spec = workflow.getSpec();
+        if (spec == null) {
+            return JobPriority.NONE;
+        }
+        JsonNode className = spec.path("podPriorityClassName");
+        JsonNode priority = spec.path("podPriority");
+        return new JobPriority(className.isTextual() ? className.asText() : null,
+                priority.isInt() ? priority.asInt() : null);
     }
 
     private static String minResources(Workflow workflow) {

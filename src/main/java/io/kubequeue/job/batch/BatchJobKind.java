@@ -12,6 +12,7 @@ import io.kubequeue.job.InvalidJobException;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.PodRequests;
 import io.kubequeue.job.SuspendMark;
+import io.kubequeue.scheduler.JobPriority;
 import io.kubequeue.scheduler.Resources;
 
 /**
@@ -80,11 +81,13 @@ public class BatchJobKind implements JobKind<Job> {
         return Map.of("batch.kubernetes.io/controller-uid", job.getMetadata().getUid());
     }
 
+    /** From {@code spec.template.spec}: {@code priorityClassName} and {@code priority}. */
     @Override
-    public int priority(Job job) {
-        Integer priority = job.getSpec() == null || job.getSpec().getTemplate() == null
-                || job.getSpec().getTemplate().getSpec() == null ? null
-                : job.getSpec().getTemplate().getSpec().getPriority();
-        return priority == null ? 0 : priority;
+    public JobPriority priority(Job job) {
+        if (job.getSpec() == null || job.getSpec().getTemplate() == null || job.getSpec().getTemplate().getSpec() == null) {
+            return JobPriority.NONE;
+        }
+        var pod = job.getSpec().getTemplate().getSpec();
+        return new JobPriority(pod.getPriorityClassName(), pod.getPriority());
     }
 }

@@ -14,6 +14,7 @@ import io.kubequeue.job.InvalidJobException;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.PodRequests;
 import io.kubequeue.job.SuspendMark;
+import io.kubequeue.scheduler.JobPriority;
 import io.kubequeue.scheduler.Resources;
 
 /**
@@ -141,18 +142,26 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
         return Map.of("training.kubeflow.org/job-name", job.getMetadata().getName());
     }
 
+    /**
+     * From the first replica spec (in the order the job lists them) whose pod template names a
+     * {@code priorityClassName} or sets {@code priority}; the training operators give every replica's pods the
+     * same scheduling priority in practice.
+     */
     @Override
-    public int priority(R job) {
+    public JobPriority priority(R job) {
         JsonNode replicaSpecs = job.getSpec() == null ? null : job.getSpec().get(replicaSpecsField);
         if (replicaSpecs != null) {
             for (JsonNode replica : replicaSpecs) {
-                JsonNode priority = replica.path("template").path("spec").path("priority");
-                if (priority.isInt()) {
-                    return priority.asInt();
+                JsonNode pod = replica.path("template").path("spec");
+                JsonNode className = pod.path("priorityClassName");
+                JsonNode priority = pod.path("priority");
+                if (className.isTextual() || priority.isInt()) {
+                    return new JobPriority(className.isTextual() ? className.asText() : null,
+                            priority.isInt() ? priority.asInt() : null);
                 }
             }
         }
-        return 0;
+        return JobPriority.NONE;
     }
 
     private Resources pod(JsonNode template, String field) {

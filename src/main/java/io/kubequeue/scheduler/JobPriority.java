@@ -1,0 +1,29 @@
+package io.kubequeue.scheduler;
+
+/**
+ * What a job says about its priority, before PriorityClasses are looked up (docs/behaviour.md §4): the pod
+ * template's {@code priorityClassName} and its explicit {@code priority}, either possibly absent. The scheduler
+ * resolves it with the {@link PriorityClasses} in force, so a class created or changed later re-orders the queue.
+ *
+ * @param className the pod template's {@code priorityClassName}, or {@code null}
+ * @param value     the pod template's {@code priority}, or {@code null}
+ */
+public record JobPriority(String className, Integer value) {
+
+    /** Neither a class nor a value: the globalDefault class applies, else 0. */
+    public static final JobPriority NONE = new JobPriority(null, null);
+
+    /** An explicit priority value and no class. */
+    public static JobPriority of(int value) {
+        return new JobPriority(null, value);
+    }
+
+    /** A class name and no explicit value. */
+    public static JobPriority ofClass(String className) {
+        return new JobPriority(className, null);
+    }
+
+    public JobPriority {
+        className = className == null || className.isEmpty() ? null : className;
+    }
+}

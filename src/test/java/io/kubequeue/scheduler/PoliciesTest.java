@@ -1,0 +1,256 @@
+package io.kubequeue.scheduler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+/** The three policies, priority classes, min for non-preemptible jobs, usage outside kube-queue, and cost. */
+class PoliciesTest {
+
+    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+
+    private final MutableClock clock = new MutableClock(T0);
+
+    private Scheduler scheduler(SchedulingPolicy policy, QuotaNode... nodes) {
+        Scheduler s = new Scheduler(new Scheduler.Settings(policy, Duration.ofSeconds(1), Duration.ofSeconds(20)), clock);
+        s.replaceTree(new QuotaTree(List.of(nodes)));
+        return s;
+    }
+
+    private static QuotaNode node(String name, String parent, String namespace, long maxCpu) {
+        return new QuotaNode(name, parent, namespace == null ? List.of() : List.of(namespace), null,
+                Resources.of("cpu", maxCpu));
+    }
+
+    private static JobObservation job(String ns, String name, long millicores, JobPriority priority, int createdSecond,
+                                      boolean preemptible) {
+        return new JobObservation(new JobKey("Job", ns, name), null, JobObservation.Phase.QUEUED,
+                Resources.of("cpu", millicores), priority, T0.plusSeconds(createdSecond), null, preemptible, null);
+    }
+
+    private static JobObservation job(String ns, String name, long millicores, int createdSecond) {
+        return job(ns, name, millicores, JobPriority.NONE, createdSecond, true);
+    }
+
+    private static List<String> names(CycleResult result) {
+        return result.admissions().stream().map(a -> a.key().name()).toList();
+    }
+
+    private static JobKey key(String ns, String name) {
+        return new JobKey("Job", ns, name);
+    }
+
+    // ---- min for non-preemptible jobs ------------------------------------------------------------------
+
+    @Test
+    void nonPreemptibleJobsMustFitInMinWhilePreemptibleOnesOnlyInMax() {
+        Scheduler s = scheduler(SchedulingPolicy.DEFAULT, new QuotaNode("team", null, List.of("a"),
+                Resources.of("cpu", 2000L), Resources.of("cpu", 6000L)));
+        s.observe(job("a", "guaranteed-1", 2000, JobPriority.NONE, 1, false));
+        s.observe(job("a", "guaranteed-2", 1000, JobPriority.NONE, 2, false));
+        s.observe(job("a", "preemptible", 3000, JobPriority.NONE, 3, true));
+
+        assertEquals(List.of("guaranteed-1", "preemptible"), names(s.schedule()));
+        assertEquals(2000, s.guaranteedUsage("team").get("cpu"));
+        assertEquals(5000, s.usage("team").get("cpu"));
+        assertEquals(Scheduler.State.BACKOFF, s.status(key("a", "guaranteed-2")).orElseThrow().state(),
+                "max has room for 1 more cpu, min has none");
+    }
+
+    @Test
+    void anAncestorsMinLimitsNonPreemptibleJobsOfAllItsChildren() {
+        Scheduler s = scheduler(SchedulingPolicy.DEFAULT,
+                new QuotaNode("root", null, List.of(), Resources.of("cpu", 3000L), Resources.of("cpu", 10000L)),
+                new QuotaNode("a", "root", List.of("a"), Resources.of("cpu", 2000L), Resources.of("cpu", 5000L)),
+                new QuotaNode("b", "root", List.of("b"), Resources.of("cpu", 2000L), Resources.of("cpu", 5000L)));
+        s.observe(job("a", "a1", 2000, JobPriority.NONE, 1, false));
+        s.observe(job("b", "b1", 2000, JobPriority.NONE, 2, false));
+        assertEquals(List.of("a1"), names(s.schedule()), "root's min 3 cpu: 2 + 2 does not fit");
+    }
+
+    @Test
+    void aNonPreemptibleJobLargerThanMinIsHeldSayingSo() {
+        Scheduler s = scheduler(SchedulingPolicy.BLOCKING_QUEUE, new QuotaNode("team", null, List.of("a"),
+                Resources.of("cpu", 1000L), Resources.of("cpu", 8000L)));
+        s.observe(job("a", "too-big-for-min", 2000, JobPriority.NONE, 1, false));
+        s.observe(job("a", "behind", 1000, JobPriority.NONE, 2, true));
+        CycleResult result = s.schedule();
+        assertEquals(List.of("behind"), names(result), "a job that can never fit blocks nobody, even when blocking");
+        assertEquals(1, result.holds().size());
+        assertTrue(result.holds().get(0).reason().contains("exceeds min 1 of quota group team"),
+                result.holds().get(0).reason());
+    }
+
+    // ---- priority classes ------------------------------------------------------------------------------
+
+    @Test
+    void aPriorityClassCreatedAfterItsJobsReordersTheQueue() {
+        Scheduler s = scheduler(SchedulingPolicy.BLOCKING_QUEUE, node("team", null, "a", 1000));
+        s.observe(job("a", "running", 1000, 0));
+        assertEquals(List.of("running"), names(s.schedule()));
+        s.observe(job("a", "early-default", 1000, JobPriority.NONE, 1, true));
+        s.observe(job("a", "late-urgent", 1000, JobPriority.ofClass("urgent"), 2, true));
+        assertEquals(List.of(), names(s.schedule()));
+        assertEquals(0, s.status(key("a", "late-urgent")).orElseThrow().priority(), "class does not exist yet");
+
+        s.replacePriorityClasses(new PriorityClasses(Map.of("urgent", 1000), null));
+        assertEquals(1000, s.status(key("a", "late-urgent")).orElseThrow().priority());
+        s.observe(JobObservation.finished(key("a", "running")));
+        assertEquals(List.of("late-urgent"), names(s.schedule()));
+    }
+
+    @Test
+    void priorityIsTheClassValueElseTheExplicitValueElseTheGlobalDefaultElseZero() {
+        PriorityClasses classes = new PriorityClasses(Map.of("high", 100, "everyday", 7), "everyday");
+        assertEquals(100, classes.resolve(new JobPriority("high", 5)));
+        assertEquals(5, classes.resolve(new JobPriority("missing", 5)));
+        assertEquals(7, classes.resolve(JobPriority.NONE));
+        assertEquals(7, classes.resolve(JobPriority.ofClass("missing")));
+        assertEquals(0, PriorityClasses.NONE.resolve(JobPriority.NONE));
+    }
+
+    @Test
+    void aChangedClassValueMovesBackedOffJobsToo() {
+        Scheduler s = scheduler(SchedulingPolicy.RETRY_ON_RELEASE, node("team", null, "a", 2000));
+        s.replacePriorityClasses(new PriorityClasses(Map.of("low", 1, "high", 10), null));
+        s.observe(job("a", "running", 2000, 0));
+        s.schedule();
+        s.observe(job("a", "x", 2000, JobPriority.ofClass("high"), 1, true));
+        s.observe(job("a", "y", 2000, JobPriority.ofClass("low"), 2, true));
+        s.schedule(); // both back off
+        s.replacePriorityClasses(new PriorityClasses(Map.of("low", 50, "high", 10), null));
+        s.observe(JobObservation.finished(key("a", "running")));
+        assertEquals(List.of("y"), names(s.schedule()));
+    }
+
+    // ---- the three policies on a release ---------------------------------------------------------------
+
+    /** team (4 cpu) runs 3; big (3, high priority) and small (1) wait; the 3 finishes. */
+    private Scheduler afterRelease(SchedulingPolicy policy) {
+        Scheduler s = scheduler(policy, node("team", null, "a", 4000));
+        s.observe(job("a", "running", 3000, 0));
+        s.schedule();
+        s.observe(job("a", "big", 3000, JobPriority.of(10), 1, true));
+        assertEquals(List.of(), names(s.schedule()));
+        s.observe(job("a", "small", 1000, JobPriority.of(0), 2, true));
+        s.observe(JobObservation.finished(key("a", "running")));
+        return s;
+    }
+
+    @Test
+    void defaultPolicyLetsTheSmallJobPassWhileTheBigOneBacksOff() {
+        Scheduler s = afterRelease(SchedulingPolicy.DEFAULT);
+        assertEquals(List.of("small"), names(s.schedule()), "big still waits out its backoff");
+        clock.advance(Duration.ofSeconds(1));
+        assertEquals(List.of("big"), names(s.schedule()));
+    }
+
+    @Test
+    void retryOnReleaseTriesTheHighestPriorityFirstAtOnce() {
+        Scheduler s = afterRelease(SchedulingPolicy.RETRY_ON_RELEASE);
+        assertEquals(List.of("big", "small"), names(s.schedule()));
+    }
+
+    @Test
+    void blockingQueueRetriesItsHeadOnTheRelease() {
+        Scheduler s = afterRelease(SchedulingPolicy.BLOCKING_QUEUE);
+        assertEquals(List.of("big", "small"), names(s.schedule()));
+    }
+
+    @Test
+    void retryOnReleaseLeavesOtherTreesBackedOff() {
+        Scheduler s = scheduler(SchedulingPolicy.RETRY_ON_RELEASE, node("x", null, "x", 1000), node("y", null, "y", 1000));
+        s.observe(job("x", "x-running", 1000, 0));
+        s.observe(job("y", "y-running", 1000, 0));
+        s.schedule();
+        s.observe(job("x", "x-waiting", 1000, 1));
+        s.observe(job("y", "y-waiting", 1000, 1));
+        s.schedule();
+        s.observe(JobObservation.finished(key("x", "x-running")));
+        assertEquals(Scheduler.State.ACTIVE, s.status(key("x", "x-waiting")).orElseThrow().state());
+        assertEquals(Scheduler.State.BACKOFF, s.status(key("y", "y-waiting")).orElseThrow().state());
+    }
+
+    @Test
+    void underTheBlockingQueueARefusedAdmissionStillBlocksItsGroup() {
+        Scheduler s = scheduler(SchedulingPolicy.BLOCKING_QUEUE, node("team", null, "a", 4000));
+        s.observe(job("a", "first", 3000, 1));
+        Admission first = s.schedule().admissions().get(0);
+        s.admissionFailed(first.key(), first.record());
+        s.observe(job("a", "second", 1000, 2));
+        assertEquals(List.of(), names(s.schedule()), "second is behind first, which backs off after the refusal");
+        clock.advance(Duration.ofSeconds(1));
+        assertEquals(List.of("first", "second"), names(s.schedule()));
+    }
+
+    // ---- usage outside kube-queue ----------------------------------------------------------------------
+
+    @Test
+    void usageOutsideKubeQueueCountsAtItsGroupAndItsDropIsARelease() {
+        Scheduler s = new Scheduler(new Scheduler.Settings(SchedulingPolicy.RETRY_ON_RELEASE, Duration.ofSeconds(1),
+                Duration.ofSeconds(20)), clock);
+        s.replaceTree(QuotaTree.perNamespace(List.of(node("a", null, "a", 4000))));
+        s.setExternalUsage("a", Resources.of("cpu", 2000L));
+        s.observe(job("a", "j", 3000, 1));
+        assertEquals(List.of(), names(s.schedule()), "2 used by pods kube-queue did not admit + 3 > 4");
+        s.setExternalUsage("a", Resources.of("cpu", 1000L));
+        assertEquals(List.of("j"), names(s.schedule()), "the drop retried j at once");
+        assertEquals(3000, s.usage("a").get("cpu"), "usage counts kube-queue's admissions only");
+    }
+
+    // ---- what one cycle costs (issue 4, item 6) --------------------------------------------------------
+
+    @Test
+    void behindFiveThousandJobsThatDoNotFitTheOneThatFitsIsAdmittedInTheSameCycle() {
+        Scheduler s = scheduler(SchedulingPolicy.DEFAULT, node("team", null, "a", 10000));
+        for (int i = 0; i < 5000; i++) {
+            s.observe(job("a", "big-" + i, 20000 - i, JobPriority.of(1), i, true)); // never fit: held
+        }
+        for (int i = 0; i < 5000; i++) {
+            s.observe(job("a", "wide-" + i, 6000, JobPriority.of(1), 5000 + i, true));
+        }
+        s.observe(job("a", "running", 5000, JobPriority.of(2), 0, true));
+        assertEquals(List.of("running"), names(s.schedule()));
+        s.observe(job("a", "fits", 1000, JobPriority.of(0), 20000, true));
+
+        CycleResult cycle = s.schedule();
+        assertEquals(List.of("fits"), names(cycle));
+        assertEquals(1, cycle.tried(), "the 5,000 that do not fit back off, and are not tried again");
+        CycleResult idle = s.schedule();
+        assertEquals(0, idle.tried(), "held and backed-off jobs cost a cycle nothing");
+    }
+
+    @Test
+    void aFittingJobBehindFiveThousandInTheSameGroupIsReachedInOneCycle() {
+        Scheduler s = scheduler(SchedulingPolicy.DEFAULT, node("team", null, "a", 1500));
+        s.observe(job("a", "running", 1000, 0));
+        s.schedule(); // 500 millicores left
+        for (int i = 0; i < 5000; i++) {
+            s.observe(job("a", "wide-" + i, 1000, 1 + i));
+        }
+        s.observe(job("a", "fits", 500, 9999));
+        CycleResult cycle = s.schedule();
+        assertEquals(List.of("fits"), names(cycle));
+        assertEquals(5001, cycle.tried());
+    }
+
+    @Test
+    void underTheBlockingQueueFiveThousandJobsBehindABlockedHeadCostOneTry() {
+        Scheduler s = scheduler(SchedulingPolicy.BLOCKING_QUEUE, node("a", null, "a", 1000), node("b", null, "b", 1000));
+        s.observe(job("a", "running", 1000, 0));
+        s.schedule();
+        for (int i = 0; i < 5000; i++) {
+            s.observe(job("a", "waiting-" + i, 1000, 1 + i));
+        }
+        s.observe(job("b", "fits", 1000, 9999));
+        CycleResult cycle = s.schedule();
+        assertEquals(List.of("fits"), names(cycle));
+        assertEquals(2, cycle.tried(), "group a's head, then group b's");
+    }
+}
