@@ -1,0 +1,414 @@
+package io.kubequeue.scheduler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.EdgeCasesMode;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/**
+ * Property-based tests of the scheduler core (issue 4): random quota trees, jobs, priorities and event
+ * sequences (submit, cycle, finish, delete, re-suspend, tree change, restart, PriorityClass change, time),
+ * with a model of the cluster beside the scheduler. After every step:
+ * <ul>
+ *   <li>no job is lost, none is both pending and admitted, and usage is exactly the sum of what is admitted;</li>
+ *   <li>an admission never takes a node's usage above its max (or, non-preemptible, above its min); only a
+ *       tree shrink or a restart may leave a node above;</li>
+ *   <li>blocking queue: no job is admitted while a pending job ahead of it in its group is not;</li>
+ *   <li>retry on release: the first job a cycle admits is the highest-priority, earliest job that fits;</li>
+ * </ul>
+ * and at the end, once every other job is gone, a job that fits the empty tree is admitted.
+ */
+class SchedulerPropertiesTest {
+
+    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+    private static final String GPU = "nvidia.com/gpu";
+    private static final int NAMESPACES = 6; // ns5 is never listed by a node
+    private static final List<PriorityClasses> CLASS_VARIANTS = List.of(
+            PriorityClasses.NONE,
+            new PriorityClasses(Map.of("low", 1, "high", 10), null),
+            new PriorityClasses(Map.of("low", 20, "high", 3), "low"));
+
+    // ---- what is generated -----------------------------------------------------------------------------
+
+    /** One tree node; a null limit is absent (unlimited there). */
+    record NodeSpec(int parent, Long maxCpu, Long maxGpu, Long maxJobs, Long minCpu, Long minGpu) {
+    }
+
+    /** A tree: its nodes, and for each of ns0..ns4 the index of the node that lists it (-1: none). */
+    record TreeSpec(List<NodeSpec> nodes, List<Integer> namespaceOwners) {
+
+        QuotaTree build() {
+            List<QuotaNode> built = new ArrayList<>();
+            for (int i = 0; i < nodes.size(); i++) {
+                NodeSpec n = nodes.get(i);
+                List<String> namespaces = new ArrayList<>();
+                for (int ns = 0; ns < namespaceOwners.size(); ns++) {
+                    if (namespaceOwners.get(ns) == i) {
+                        namespaces.add("ns" + ns);
+                    }
+                }
+                Map<String, Long> max = new HashMap<>();
+                Map<String, Long> min = new HashMap<>();
+                put(max, "cpu", n.maxCpu());
+                put(max, GPU, n.maxGpu());
+                put(max, Resources.MAX_JOBS, n.maxJobs());
+                put(min, "cpu", n.minCpu() == null ? null : Math.min(n.minCpu(), n.maxCpu() == null ? n.minCpu() : n.maxCpu()));
+                put(min, GPU, n.minGpu() == null ? null : Math.min(n.minGpu(), n.maxGpu() == null ? n.minGpu() : n.maxGpu()));
+                String parent = n.parent() >= 0 && n.parent() < i ? "g" + n.parent() : null;
+                built.add(new QuotaNode("g" + i, parent, namespaces, Resources.of(min), Resources.of(max)));
+            }
+            return new QuotaTree(built);
+        }
+
+        private static void put(Map<String, Long> map, String key, Long value) {
+            if (value != null) {
+                map.put(key, value);
+            }
+        }
+    }
+
+    /** A job to submit: cpu in millicores, whole GPUs, namespace index, a priority choice, a quota-name label. */
+    record JobSpec(long cpu, long gpu, int namespace, int priorityChoice, boolean preemptible, int quotaLabel) {
+
+        JobPriority priority() {
+            return switch (priorityChoice) {
+                case 1 -> JobPriority.ofClass("low");
+                case 2 -> JobPriority.ofClass("high");
+                case 3 -> JobPriority.of(1);
+                case 4 -> JobPriority.of(5);
+                case 5 -> new JobPriority("high", 2);
+                default -> JobPriority.NONE;
+            };
+        }
+
+        Resources request() {
+            return Resources.of("cpu", cpu, GPU, gpu);
+        }
+    }
+
+    enum OpType { SUBMIT, CYCLE, FINISH, DELETE, RESUSPEND, TREE, RESTART, CLASSES, ADVANCE }
+
+    record Op(OpType type, int arg) {
+    }
+
+    record Scenario(SchedulingPolicy policy, List<TreeSpec> trees, List<JobSpec> jobs, List<Op> ops) {
+    }
+
+    @Provide
+    Arbitrary<Scenario> scenarios() {
+        Arbitrary<Long> limit = Arbitraries.integers().between(0, 8).map(i -> i == 0 ? null : i * 1000L);
+        Arbitrary<Long> gpus = Arbitraries.integers().between(-1, 4).map(i -> i < 0 ? null : (long) i);
+        Arbitrary<Long> maxJobs = Arbitraries.integers().between(-6, 3).map(i -> i < 0 ? null : (long) i);
+        Arbitrary<NodeSpec> node = Combinators.combine(Arbitraries.integers().between(-1, 4), limit, gpus, maxJobs,
+                limit, gpus).as(NodeSpec::new);
+        Arbitrary<TreeSpec> tree = Combinators.combine(node.list().ofMinSize(1).ofMaxSize(5),
+                Arbitraries.integers().between(-1, 4).list().ofSize(NAMESPACES - 1)).as(TreeSpec::new)
+                .filter(t -> t.namespaceOwners().stream().filter(o -> o >= 0 && o < t.nodes().size()).count() >= 2);
+        Arbitrary<JobSpec> job = Combinators.combine(
+                Arbitraries.integers().between(0, 8).map(i -> i * 500L),
+                Arbitraries.frequency(net.jqwik.api.Tuple.of(6, 0L), net.jqwik.api.Tuple.of(2, 1L),
+                        net.jqwik.api.Tuple.of(1, 2L), net.jqwik.api.Tuple.of(1, 3L)),
+                Arbitraries.integers().between(0, NAMESPACES - 1),
+                Arbitraries.integers().between(0, 5),
+                Arbitraries.of(true, true, false),
+                Arbitraries.integers().between(-12, 4)).as(JobSpec::new);
+        Arbitrary<Op> op = Combinators.combine(
+                Arbitraries.frequencyOf(
+                        net.jqwik.api.Tuple.of(8, Arbitraries.just(OpType.SUBMIT)),
+                        net.jqwik.api.Tuple.of(6, Arbitraries.just(OpType.CYCLE)),
+                        net.jqwik.api.Tuple.of(4, Arbitraries.just(OpType.FINISH)),
+                        net.jqwik.api.Tuple.of(2, Arbitraries.just(OpType.DELETE)),
+                        net.jqwik.api.Tuple.of(2, Arbitraries.just(OpType.RESUSPEND)),
+                        net.jqwik.api.Tuple.of(1, Arbitraries.just(OpType.TREE)),
+                        net.jqwik.api.Tuple.of(1, Arbitraries.just(OpType.RESTART)),
+                        net.jqwik.api.Tuple.of(1, Arbitraries.just(OpType.CLASSES)),
+                        net.jqwik.api.Tuple.of(3, Arbitraries.just(OpType.ADVANCE))),
+                Arbitraries.integers().between(0, 1000)).as(Op::new);
+        return Combinators.combine(Arbitraries.of(SchedulingPolicy.class), tree.list().ofMinSize(1).ofMaxSize(3),
+                job.list().ofMinSize(2).ofMaxSize(8), op.list().ofMinSize(20).ofMaxSize(120)).as(Scenario::new);
+    }
+
+    // ---- the cluster beside the scheduler --------------------------------------------------------------
+
+    enum Phase { SUSPENDED, RUNNING }
+
+    static final class ClusterJob {
+        final JobKey key;
+        final String uid;
+        final JobSpec spec;
+        final Instant created;
+        Phase phase = Phase.SUSPENDED;
+        AdmissionRecord record;
+
+        ClusterJob(JobKey key, String uid, JobSpec spec, Instant created) {
+            this.key = key;
+            this.uid = uid;
+            this.spec = spec;
+            this.created = created;
+        }
+
+        JobObservation observation() {
+            JobObservation.Phase phase = this.phase == Phase.RUNNING ? JobObservation.Phase.ADMITTED : JobObservation.Phase.QUEUED;
+            String label = spec.quotaLabel() >= 0 ? "g" + spec.quotaLabel() : null;
+            return new JobObservation(key, uid, phase, spec.request(), spec.priority(), created, label, spec.preemptible(),
+                    record);
+        }
+    }
+
+    private final class Run {
+        final Scenario scenario;
+        final MutableClock clock = new MutableClock(T0);
+        final Map<JobKey, ClusterJob> cluster = new LinkedHashMap<>();
+        Scheduler scheduler;
+        QuotaTree tree;
+        PriorityClasses classes = PriorityClasses.NONE;
+        int nextId;
+        final List<String> log = new ArrayList<>();
+
+        Run(Scenario scenario) {
+            this.scenario = scenario;
+            tree = scenario.trees().get(0).build();
+            restart();
+        }
+
+        void restart() {
+            scheduler = new Scheduler(new Scheduler.Settings(scenario.policy(), Duration.ofSeconds(1),
+                    Duration.ofSeconds(20)), clock);
+            scheduler.replaceTree(tree);
+            scheduler.replacePriorityClasses(classes);
+            for (ClusterJob job : cluster.values()) {
+                scheduler.observe(job.observation());
+            }
+        }
+
+        void apply(Op op) {
+            log.add(op.toString());
+            switch (op.type()) {
+                case SUBMIT -> {
+                    JobSpec spec = scenario.jobs().get(op.arg() % scenario.jobs().size());
+                    int id = nextId++;
+                    ClusterJob job = new ClusterJob(new JobKey("Job", "ns" + spec.namespace(), "j" + id), "u" + id, spec,
+                            T0.plusSeconds(id / 2)); // two jobs per second: creation ties are broken by name
+                    cluster.put(job.key, job);
+                    scheduler.observe(job.observation());
+                }
+                case CYCLE -> cycle();
+                case FINISH, DELETE -> pick(op.arg(), op.type() == OpType.FINISH ? Phase.RUNNING : null).ifPresent(job -> {
+                    cluster.remove(job.key);
+                    scheduler.observe(JobObservation.finished(job.key, job.uid));
+                });
+                case RESUSPEND -> pick(op.arg(), Phase.RUNNING).ifPresent(job -> {
+                    job.phase = Phase.SUSPENDED; // the admission record stays on the object
+                    scheduler.observe(job.observation());
+                });
+                case TREE -> {
+                    tree = scenario.trees().get(op.arg() % scenario.trees().size()).build();
+                    scheduler.replaceTree(tree);
+                }
+                case RESTART -> restart();
+                case CLASSES -> {
+                    classes = CLASS_VARIANTS.get(op.arg() % CLASS_VARIANTS.size());
+                    scheduler.replacePriorityClasses(classes);
+                }
+                case ADVANCE -> clock.advance(Duration.ofMillis(op.arg() * 25L));
+            }
+            checkConsistency();
+        }
+
+        Optional<ClusterJob> pick(int arg, Phase phase) {
+            List<ClusterJob> candidates = cluster.values().stream().filter(j -> phase == null || j.phase == phase).toList();
+            return candidates.isEmpty() ? Optional.empty() : Optional.of(candidates.get(arg % candidates.size()));
+        }
+
+        CycleResult cycle() {
+            Map<JobKey, Scheduler.JobStatus> before = statuses();
+            Map<String, Resources> usageBefore = usages(scheduler::usage);
+            Map<String, Resources> guaranteedBefore = usages(scheduler::guaranteedUsage);
+            CycleResult result = scheduler.schedule();
+            for (Admission admission : result.admissions()) {
+                ClusterJob job = cluster.get(admission.key());
+                assertNotNull(job, "admitted a job the cluster does not have: " + admission.key());
+                assertEquals(Phase.SUSPENDED, job.phase, "admitted a running job: " + admission.key());
+                job.phase = Phase.RUNNING;
+                job.record = admission.record();
+                scheduler.observe(job.observation()); // the informer echoes the patch back: no change
+            }
+            checkNoOverAdmission(usageBefore, guaranteedBefore);
+            if (scenario.policy() == SchedulingPolicy.BLOCKING_QUEUE) {
+                checkNothingPassesABlockedHead(before, result);
+            }
+            if (scenario.policy() == SchedulingPolicy.RETRY_ON_RELEASE && !result.admissions().isEmpty()) {
+                checkFirstAdmittedIsTheBestThatFits(before, usageBefore, guaranteedBefore, result);
+            }
+            return result;
+        }
+
+        Map<JobKey, Scheduler.JobStatus> statuses() {
+            Map<JobKey, Scheduler.JobStatus> all = new HashMap<>();
+            for (Scheduler.JobStatus s : scheduler.jobs()) {
+                all.put(s.key(), s);
+            }
+            return all;
+        }
+
+        Map<String, Resources> usages(java.util.function.Function<String, Resources> usage) {
+            Map<String, Resources> all = new HashMap<>();
+            for (QuotaNode node : tree.nodes()) {
+                all.put(node.name(), usage.apply(node.name()));
+            }
+            return all;
+        }
+
+        /** No job lost, none in two states, usage exactly what the admitted jobs hold. */
+        void checkConsistency() {
+            Map<JobKey, Scheduler.JobStatus> statuses = statuses();
+            assertEquals(cluster.keySet(), statuses.keySet(), "the scheduler knows exactly the jobs the cluster has");
+            Map<String, Resources> expected = new HashMap<>();
+            Map<String, Resources> expectedGuaranteed = new HashMap<>();
+            for (ClusterJob job : cluster.values()) {
+                Scheduler.JobStatus s = statuses.get(job.key);
+                if (job.phase == Phase.RUNNING) {
+                    assertEquals(Scheduler.State.ADMITTED, s.state(), job.key + " runs");
+                    assertEquals(job.record, s.record());
+                    for (QuotaNode node : tree.pathToRoot(s.group())) {
+                        Resources charged = job.spec.request().with(Resources.MAX_JOBS, 1);
+                        expected.merge(node.name(), charged, Resources::plus);
+                        if (!job.spec.preemptible()) {
+                            expectedGuaranteed.merge(node.name(), charged, Resources::plus);
+                        }
+                    }
+                } else {
+                    assertTrue(s.state() != Scheduler.State.ADMITTED, job.key + " is suspended but admitted");
+                }
+            }
+            for (QuotaNode node : tree.nodes()) {
+                assertEquals(expected.getOrDefault(node.name(), Resources.NONE), scheduler.usage(node.name()),
+                        "usage of " + node.name());
+                assertEquals(expectedGuaranteed.getOrDefault(node.name(), Resources.NONE),
+                        scheduler.guaranteedUsage(node.name()), "non-preemptible usage of " + node.name());
+            }
+        }
+
+        void checkNoOverAdmission(Map<String, Resources> usageBefore, Map<String, Resources> guaranteedBefore) {
+            for (QuotaNode node : tree.nodes()) {
+                exceedsOnlyIfAlreadyAbove(node.name(), "max", node.max(), usageBefore.get(node.name()),
+                        scheduler.usage(node.name()));
+                exceedsOnlyIfAlreadyAbove(node.name(), "min", node.min().with(Resources.MAX_JOBS, Long.MAX_VALUE),
+                        guaranteedBefore.get(node.name()), scheduler.guaranteedUsage(node.name()));
+            }
+        }
+
+        void exceedsOnlyIfAlreadyAbove(String node, String what, Resources limit, Resources before, Resources after) {
+            for (Map.Entry<String, Long> l : limit.asMap().entrySet()) {
+                long now = after.get(l.getKey());
+                assertTrue(now <= l.getValue() || now <= before.get(l.getKey()),
+                        "an admission took " + node + " " + l.getKey() + " to " + now + " above its " + what + " "
+                                + l.getValue() + " (was " + before.get(l.getKey()) + ")");
+            }
+        }
+
+        void checkNothingPassesABlockedHead(Map<JobKey, Scheduler.JobStatus> before, CycleResult result) {
+            Map<JobKey, Scheduler.JobStatus> after = statuses();
+            List<JobKey> admitted = result.admissions().stream().map(Admission::key).toList();
+            for (Admission a : result.admissions()) {
+                Scheduler.JobStatus mine = before.get(a.key());
+                for (Scheduler.JobStatus other : before.values()) {
+                    boolean pendingInSameGroup = (other.state() == Scheduler.State.ACTIVE || other.state() == Scheduler.State.BACKOFF)
+                            && a.record().group().equals(other.group());
+                    if (pendingInSameGroup && order().compare(other, mine) < 0
+                            && after.get(other.key()).state() != Scheduler.State.HELD) {
+                        assertTrue(admitted.indexOf(other.key()) >= 0 && admitted.indexOf(other.key()) < admitted.indexOf(a.key()),
+                                a.key() + " was admitted past " + other.key() + ", ahead of it in group " + other.group());
+                    }
+                }
+            }
+        }
+
+        void checkFirstAdmittedIsTheBestThatFits(Map<JobKey, Scheduler.JobStatus> before, Map<String, Resources> usage,
+                                                 Map<String, Resources> guaranteed, CycleResult result) {
+            Scheduler.JobStatus best = before.values().stream()
+                    .filter(s -> s.state() == Scheduler.State.ACTIVE || s.state() == Scheduler.State.BACKOFF)
+                    .filter(s -> fits(cluster.get(s.key()), s.group(), usage, guaranteed))
+                    .min(order()).orElse(null);
+            assertNotNull(best, "something was admitted although nothing fit");
+            assertEquals(best.key(), result.admissions().get(0).key(),
+                    "the first admission is the highest-priority, earliest job that fits");
+        }
+
+        Comparator<Scheduler.JobStatus> order() {
+            return Comparator.comparingInt((Scheduler.JobStatus s) -> -s.priority())
+                    .thenComparing(s -> cluster.get(s.key()).created)
+                    .thenComparing(Scheduler.JobStatus::key);
+        }
+
+        /** The rule of docs/behaviour.md §3, written out independently of the scheduler. */
+        boolean fits(ClusterJob job, String group, Map<String, Resources> usage, Map<String, Resources> guaranteed) {
+            Resources request = job.spec.request().with(Resources.MAX_JOBS, 1);
+            for (QuotaNode node : tree.pathToRoot(group)) {
+                for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
+                    String k = r.getKey();
+                    if (node.max().has(k) && usage.getOrDefault(node.name(), Resources.NONE).get(k) + r.getValue() > node.max().get(k)) {
+                        return false;
+                    }
+                    if (!job.spec.preemptible() && !k.equals(Resources.MAX_JOBS) && node.min().has(k)
+                            && guaranteed.getOrDefault(node.name(), Resources.NONE).get(k) + r.getValue() > node.min().get(k)) {
+                        return false;
+                    }
+                }
+            }
+            return !tree.pathToRoot(group).isEmpty();
+        }
+
+        /** Every other job leaves; after the longest backoff, the one left is admitted if the empty tree has room. */
+        void drainAndCheckLiveness() {
+            Optional<ClusterJob> target = cluster.values().stream().filter(j -> j.phase == Phase.SUSPENDED).findFirst();
+            if (target.isEmpty()) {
+                return;
+            }
+            for (ClusterJob job : List.copyOf(cluster.values())) {
+                if (job != target.get()) {
+                    cluster.remove(job.key);
+                    scheduler.observe(JobObservation.finished(job.key, job.uid));
+                }
+            }
+            clock.advance(Duration.ofSeconds(21));
+            cycle();
+            ClusterJob job = target.get();
+            String label = job.spec.quotaLabel() >= 0 ? "g" + job.spec.quotaLabel() : null;
+            Optional<QuotaNode> group = tree.groupFor(job.key.namespace(), label);
+            boolean fitsEmpty = group.isPresent() && fits(job, group.get().name(), Map.of(), Map.of());
+            assertEquals(fitsEmpty, job.phase == Phase.RUNNING, job.key + " " + job.spec + " alone in tree: admitted iff it fits");
+        }
+    }
+
+    @Property(tries = 1000, edgeCases = EdgeCasesMode.MIXIN)
+    void invariantsHoldAfterEveryStep(@ForAll("scenarios") Scenario scenario) {
+        Run run = new Run(scenario);
+        try {
+            for (Op op : scenario.ops()) {
+                run.apply(op);
+            }
+            run.drainAndCheckLiveness();
+        } catch (AssertionError e) {
+            fail(e.getMessage() + "\nsteps: " + run.log, e);
+        }
+    }
+}
