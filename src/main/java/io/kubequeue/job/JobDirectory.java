@@ -27,15 +27,53 @@ public class JobDirectory {
     }
 
     private final Map<JobKey, Entry> entries = new ConcurrentHashMap<>();
+    /** "namespace label=value" of each pod label a job's controller sets → the job; and back. */
+    private final Map<String, JobKey> jobByPodLabel = new ConcurrentHashMap<>();
+    private final Map<JobKey, List<String>> podLabelsOfJob = new ConcurrentHashMap<>();
 
     /** Records what was last seen of a managed job. */
     public void put(JobKey key, Entry entry) {
         entries.put(key, entry);
     }
 
+    /**
+     * Records the labels the job's controller puts on its pods (see {@link JobKind#podLabels}), so that a pod
+     * can be traced back to its job.
+     */
+    public void putPodLabels(JobKey key, Map<String, String> podLabels) {
+        List<String> selectors = podLabels.entrySet().stream()
+                .map(l -> key.namespace() + " " + l.getKey() + "=" + l.getValue()).toList();
+        List<String> old = podLabelsOfJob.put(key, selectors);
+        if (old != null && !old.equals(selectors)) {
+            old.forEach(s -> jobByPodLabel.remove(s, key));
+        }
+        selectors.forEach(s -> jobByPodLabel.put(s, key));
+    }
+
+    /**
+     * The managed job a pod belongs to, by the pod labels each kind's controller sets; empty for a pod of no
+     * managed job.
+     *
+     * @param namespace the pod's namespace
+     * @param labels    the pod's labels
+     */
+    public Optional<JobKey> jobOfPod(String namespace, Map<String, String> labels) {
+        for (Map.Entry<String, String> l : labels.entrySet()) {
+            JobKey key = jobByPodLabel.get(namespace + " " + l.getKey() + "=" + l.getValue());
+            if (key != null) {
+                return Optional.of(key);
+            }
+        }
+        return Optional.empty();
+    }
+
     /** Forgets a job that finished or was deleted. */
     public void remove(JobKey key) {
         entries.remove(key);
+        List<String> selectors = podLabelsOfJob.remove(key);
+        if (selectors != null) {
+            selectors.forEach(s -> jobByPodLabel.remove(s, key));
+        }
     }
 
     /** What was last seen of a job; empty if it is not managed or gone. */

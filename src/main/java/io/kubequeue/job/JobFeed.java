@@ -130,6 +130,7 @@ public class JobFeed {
         }
         directory.put(key, new JobDirectory.Entry(kind, EventRecorder.refOf(job), marks,
                 job.getMetadata().getAnnotations() != null));
+        directory.putPodLabels(key, kind.podLabels(job));
         Map<String, String> labels = job.getMetadata().getLabels() == null ? Map.of() : job.getMetadata().getLabels();
         String created = job.getMetadata().getCreationTimestamp();
         scheduler.observe(new JobObservation(key, job.getMetadata().getUid(), phase, request, kind.priority(job),

@@ -38,7 +38,16 @@ public interface JobKind<R extends HasMetadata> {
      * The labels that select the job's pods, as its controller sets them; the pods of admitted jobs are found
      * through them for exact ResourceQuota accounting (docs/behaviour.md §3).
      */
-    Map<String, String> podLabels(R job);
+    default Map<String, String> podLabels(R job) {
+        String value = podLabelValue(job);
+        return value == null ? Map.of() : Map.of(podLabelKey(), value);
+    }
+
+    /** The key of the label the kind's controller puts on every pod of a job, with the job's value. */
+    String podLabelKey();
+
+    /** The value of {@link #podLabelKey()} on the job's pods; null if it cannot be known yet. */
+    String podLabelValue(R job);
 
     /**
      * What the job says about its priority: the pod template's {@code priorityClassName} and {@code priority}

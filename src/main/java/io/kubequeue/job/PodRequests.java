@@ -15,8 +15,18 @@ import io.kubequeue.scheduler.Resources;
  * Management for Pods and Containers", "Init Containers", "Pod Overhead"): per resource, the larger of the
  * sum over regular containers and the largest init container, plus {@code spec.overhead}. A container that
  * sets a limit but no request for a resource requests its limit.
+ *
+ * <p>The pod's cpu and memory limits are computed by the same rule and carried as pseudo-resources
+ * {@code limits.cpu} and {@code limits.memory}, so that a ResourceQuota's {@code limits.cpu} / {@code limits.memory} can be
+ * checked against them (docs/behaviour.md §3); quota trees never declare them, so they limit nothing there.
  */
 public final class PodRequests {
+
+    /** Prefix of the pseudo-resources that carry a pod's limits. */
+    public static final String LIMITS = "limits.";
+
+    /** The resources whose limits a ResourceQuota can cap ({@code limits.cpu}, {@code limits.memory}). */
+    private static final List<String> LIMITED = List.of(Resources.CPU, Resources.MEMORY);
 
     private PodRequests() {
     }
@@ -24,7 +34,8 @@ public final class PodRequests {
     /**
      * @param spec  the pod spec of a template
      * @param field where the spec sits in the job, for error messages (e.g. {@code spec.template.spec})
-     * @return millicores for cpu, bytes for memory, counts for extended resources
+     * @return millicores for cpu, bytes for memory, counts for extended resources; the limits as
+     *         {@code limits.<name>} in the same units
      * @throws InvalidJobException naming the field of a quantity that cannot be parsed or is negative
      */
     public static Resources of(PodSpec spec, String field) {
@@ -32,22 +43,45 @@ public final class PodRequests {
             return Resources.NONE;
         }
         Resources regular = Resources.NONE;
+        Resources regularLimits = Resources.NONE;
         List<Container> containers = spec.getContainers() == null ? List.of() : spec.getContainers();
         for (int i = 0; i < containers.size(); i++) {
-            regular = regular.plus(containerRequest(containers.get(i), field + ".containers[" + i + "]"));
+            Amounts c = container(containers.get(i), field + ".containers[" + i + "]");
+            regular = regular.plus(c.requests());
+            regularLimits = regularLimits.plus(c.limits());
         }
         Resources init = Resources.NONE;
+        Resources initLimits = Resources.NONE;
         List<Container> initContainers = spec.getInitContainers() == null ? List.of() : spec.getInitContainers();
         for (int i = 0; i < initContainers.size(); i++) {
-            init = init.max(containerRequest(initContainers.get(i), field + ".initContainers[" + i + "]"));
+            Amounts c = container(initContainers.get(i), field + ".initContainers[" + i + "]");
+            init = init.max(c.requests());
+            initLimits = initLimits.max(c.limits());
         }
-        return regular.max(init).plus(toResources(spec.getOverhead(), field + ".overhead"));
+        Resources overhead = toResources(spec.getOverhead(), field + ".overhead");
+        Resources requests = regular.max(init).plus(overhead);
+        Resources limits = regularLimits.max(initLimits);
+        for (Map.Entry<String, Long> extra : overhead.asMap().entrySet()) {
+            if (limits.has(extra.getKey())) { // Kubernetes adds overhead to a limit only where one is set
+                limits = limits.with(extra.getKey(), limits.get(extra.getKey()) + extra.getValue());
+            }
+        }
+        for (String resource : LIMITED) {
+            if (limits.has(resource)) {
+                requests = requests.with(LIMITS + resource, limits.get(resource));
+            }
+        }
+        return requests;
     }
 
-    private static Resources containerRequest(Container container, String field) {
+    private record Amounts(Resources requests, Resources limits) {
+    }
+
+    /** A container's requests (limits standing in for missing requests) and its limits. */
+    private static Amounts container(Container container, String field) {
         ResourceRequirements resources = container.getResources();
         if (resources == null) {
-            return Resources.NONE;
+            return new Amounts(Resources.NONE, Resources.NONE);
         }
         Resources requests = toResources(resources.getRequests(), field + ".resources.requests");
         Resources limits = toResources(resources.getLimits(), field + ".resources.limits");
@@ -56,9 +90,8 @@ public final class PodRequests {
                 requests = requests.with(limit.getKey(), limit.getValue());
             }
         }
-        return requests;
+        return new Amounts(requests, limits);
     }
-
     private static Resources toResources(Map<String, Quantity> quantities, String field) {
         if (quantities == null) {
             return Resources.NONE;

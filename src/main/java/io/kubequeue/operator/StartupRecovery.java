@@ -26,8 +26,10 @@ import io.kubequeue.admission.QueuingConditions;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.config.QueueGroupPlugin;
 import io.kubequeue.events.EventRecorder;
+import io.kubequeue.job.AdmittedPods;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
+import io.kubequeue.job.PriorityClassWatch;
 import io.kubequeue.quota.ElasticQuotaTreeSource;
 import io.kubequeue.quota.QuotaGroupSource;
 import io.kubequeue.quota.ResourceQuotaSource;
@@ -39,9 +41,11 @@ import io.quarkus.runtime.StartupEvent;
  * Start-up: state is rebuilt from the cluster, never from memory (docs/behaviour.md §1).
  *
  * <ol>
+ *   <li>watch PriorityClasses (queue order) and, under the ResourceQuota plugin, the pods of managed kinds;</li>
  *   <li>start the quota-group source of {@code QueueGroupPlugin} and wait for its first full list;</li>
  *   <li>list every job of every kind: each unfinished job carrying an admission record is charged to its
  *       group, each suspended one is queued (queue order puts them back in their original order);</li>
+ *   <li>under the ResourceQuota plugin, recount what uses each quota outside the admitted jobs;</li>
  *   <li>only then open the admission loop, and report ready.</li>
  * </ol>
  */
@@ -60,12 +64,14 @@ public class StartupRecovery implements HealthCheck {
     private final EventRecorder events;
     private final Instance<JobKind<?>> kinds;
     private final QueuingConditions queuing;
+    private final PriorityClassWatch priorityClasses;
+    private final AdmittedPods admittedPods;
     private QuotaGroupSource source;
     private volatile boolean recovered;
 
     public StartupRecovery(KubernetesClient client, KubeQueueConfig config, Scheduler scheduler, JobFeed feed,
                            AdmissionLoop loop, EventRecorder events, Instance<JobKind<?>> kinds,
-                           QueuingConditions queuing) {
+                           QueuingConditions queuing, PriorityClassWatch priorityClasses, AdmittedPods admittedPods) {
         this.client = client;
         this.config = config;
         this.scheduler = scheduler;
@@ -74,6 +80,8 @@ public class StartupRecovery implements HealthCheck {
         this.events = events;
         this.kinds = kinds;
         this.queuing = queuing;
+        this.priorityClasses = priorityClasses;
+        this.admittedPods = admittedPods;
     }
 
     /**
@@ -85,9 +93,20 @@ public class StartupRecovery implements HealthCheck {
         checkDisabledKinds();
         feed.onChange(loop::trigger);
         feed.onQueued(this::showQueued);
-        source = config.queueGroupPlugin() == QueueGroupPlugin.RESOURCEQUOTA
-                ? new ResourceQuotaSource(client, events, config.firstListTimeout())
-                : new ElasticQuotaTreeSource(client, config.elasticQuota().namespace(), events, config.firstListTimeout());
+        priorityClasses.start(config.firstListTimeout(), loop::trigger);
+        ResourceQuotaSource resourceQuotas = null;
+        if (config.queueGroupPlugin() == QueueGroupPlugin.RESOURCEQUOTA) {
+            resourceQuotas = new ResourceQuotaSource(client, events, config.firstListTimeout(), admittedPods::usage,
+                    (namespace, used) -> {
+                        scheduler.setExternalUsage(namespace, used);
+                        loop.trigger();
+                    });
+            ResourceQuotaSource quotas = resourceQuotas;
+            admittedPods.start(quotas::recompute); // before the quotas: a pod seen first counts from the quota's list
+            source = resourceQuotas;
+        } else {
+            source = new ElasticQuotaTreeSource(client, config.elasticQuota().namespace(), events, config.firstListTimeout());
+        }
         source.start(tree -> {
             scheduler.replaceTree(tree);
             LOG.infof("quota groups in force: %s", tree.nodes().stream().map(n -> n.name() + " max " + n.max()).toList());
@@ -101,6 +120,9 @@ public class StartupRecovery implements HealthCheck {
                 LOG.infof("%s %s switched off by kube-queue.disabled-kinds: left alone", kind.kind(),
                         HasMetadata.getApiVersion(kind.type()));
             }
+        }
+        if (resourceQuotas != null) {
+            resourceQuotas.recomputeAll(); // the admitted jobs are known now: their pods are counted once
         }
         long admitted = scheduler.jobs().stream().filter(j -> j.state() == Scheduler.State.ADMITTED).count();
         LOG.infof("recovered %d jobs from the cluster (%d admitted and charged); admitting from now on", jobs, admitted);

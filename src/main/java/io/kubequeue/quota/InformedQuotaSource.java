@@ -68,16 +68,19 @@ abstract class InformedQuotaSource<T> implements QuotaGroupSource {
             @Override
             public void onAdd(T object) {
                 refresh();
+                changed(null, object);
             }
 
             @Override
             public void onUpdate(T oldObject, T newObject) {
                 refresh();
+                changed(oldObject, newObject);
             }
 
             @Override
             public void onDelete(T object, boolean deletedFinalStateUnknown) {
                 refresh();
+                changed(object, null);
             }
         });
         CompletableFuture<Void> firstList = informer.start().toCompletableFuture();
@@ -93,6 +96,18 @@ abstract class InformedQuotaSource<T> implements QuotaGroupSource {
             Thread.currentThread().interrupt();
         }
         refresh();
+    }
+
+    /**
+     * Called after each add ({@code before} null), update, or delete ({@code after} null), once the groups have
+     * been refreshed. Does nothing unless a plugin needs it.
+     */
+    protected void changed(T before, T after) {
+    }
+
+    /** Every quota object the informer holds now; empty before it started. */
+    protected List<T> objects() {
+        return informer == null ? List.of() : informer.getStore().list();
     }
 
     @Override

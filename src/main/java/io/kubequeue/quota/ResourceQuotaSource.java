@@ -5,7 +5,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
@@ -21,21 +25,48 @@ import io.kubequeue.scheduler.Resources;
  * whose limits are the {@code spec.hard} of its ResourceQuotas (with several, each must hold, so the smallest
  * value of each resource wins). A namespace with no ResourceQuota is unlimited.
  *
- * <p>Keys read: {@code cpu}, {@code requests.cpu}, {@code memory}, {@code requests.memory} and
- * {@code requests.<extended>} (e.g. {@code requests.nvidia.com/gpu}). {@code limits.*} and {@code count/*}
- * are not read yet. For now usage counts admitted jobs only: pods that already use the quota outside
- * kube-queue are not subtracted (a later issue).
+ * <p>Keys read: {@code cpu}, {@code requests.cpu}, {@code memory}, {@code requests.memory},
+ * {@code requests.<extended>} (e.g. {@code requests.nvidia.com/gpu}), and {@code limits.cpu} /
+ * {@code limits.memory}, checked against the jobs' limits. {@code count/*} and other keys are ignored.
+ *
+ * <p><b>Usage.</b> The scheduler counts the requests of the jobs it admitted. What else uses the quota is
+ * {@code status.used} minus the pods of those admitted jobs (Kubernetes counts them already; volcano#4220), so
+ * that a pod is counted once: usage = {@code status.used} − (pods of admitted jobs) + (admitted jobs). With
+ * several quotas the largest such remainder of each resource is taken, which never under-counts. Quota scopes
+ * ({@code scopes}, {@code scopeSelector}) are not read: a scoped quota is applied to every job of its
+ * namespace, which is stricter than Kubernetes, never looser.
  */
 public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
 
+    /** Requests (and limits) of the pods of admitted jobs in a namespace; see {@code AdmittedPods}. */
+    @FunctionalInterface
+    public interface AdmittedPodUsage {
+        /**
+         * @param namespace            the namespace
+         * @param quotaStatusSeenNanos {@link System#nanoTime()} when its quota status last changed
+         * @return millicores, bytes, counts, with limits as {@code limits.cpu} / {@code limits.memory}
+         */
+        Resources usage(String namespace, long quotaStatusSeenNanos);
+    }
+
     private final KubernetesClient client;
     private final EventRecorder events;
+    private final AdmittedPodUsage admittedPods;
+    private final BiConsumer<String, Resources> externalUsage;
+    private final Map<String, Long> statusSeenNanos = new ConcurrentHashMap<>();
 
-    /** @param firstListWait how long start-up waits for the first list */
-    public ResourceQuotaSource(KubernetesClient client, EventRecorder events, Duration firstListWait) {
+    /**
+     * @param firstListWait how long start-up waits for the first list
+     * @param admittedPods  the pods of admitted jobs per namespace
+     * @param externalUsage receives, per namespace, what uses its quota outside kube-queue's admitted jobs
+     */
+    public ResourceQuotaSource(KubernetesClient client, EventRecorder events, Duration firstListWait,
+                               AdmittedPodUsage admittedPods, BiConsumer<String, Resources> externalUsage) {
         super(firstListWait);
         this.client = client;
         this.events = events;
+        this.admittedPods = admittedPods;
+        this.externalUsage = externalUsage;
     }
 
     @Override
@@ -60,6 +91,48 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
         return QuotaTree.perNamespace(nodes);
     }
 
+    @Override
+    protected void changed(ResourceQuota before, ResourceQuota after) {
+        ResourceQuota quota = after != null ? after : before;
+        String ns = quota.getMetadata().getNamespace();
+        Map<String, Quantity> usedBefore = before == null || before.getStatus() == null ? null : before.getStatus().getUsed();
+        Map<String, Quantity> usedAfter = after == null || after.getStatus() == null ? null : after.getStatus().getUsed();
+        if (!Objects.equals(usedBefore, usedAfter)) {
+            statusSeenNanos.put(ns, System.nanoTime());
+        }
+        recompute(ns);
+    }
+
+    /**
+     * Recomputes what uses the namespace's quota outside kube-queue's admitted jobs, and reports it: per resource,
+     * the largest over the namespace's quotas of {@code status.used} − (pods of admitted jobs), never below 0.
+     * Called on every quota change, and by the pod watch when pods of admitted jobs change.
+     *
+     * @param namespace the namespace
+     */
+    public synchronized void recompute(String namespace) {
+        Map<String, Long> outside = new HashMap<>();
+        Resources pods = null;
+        for (ResourceQuota quota : objects()) {
+            if (!namespace.equals(quota.getMetadata().getNamespace())) {
+                continue;
+            }
+            if (pods == null) {
+                pods = admittedPods.usage(namespace, statusSeenNanos.getOrDefault(namespace, Long.MIN_VALUE));
+            }
+            for (Map.Entry<String, Long> used : usedAmounts(quota).asMap().entrySet()) {
+                long left = Math.max(0, used.getValue() - pods.get(used.getKey()));
+                outside.merge(used.getKey(), left, Math::max);
+            }
+        }
+        externalUsage.accept(namespace, Resources.of(outside));
+    }
+
+    /** Recomputes every namespace that has a quota: after start-up recovery, once admitted jobs are known. */
+    public void recomputeAll() {
+        new TreeSet<>(objects().stream().map(q -> q.getMetadata().getNamespace()).toList()).forEach(this::recompute);
+    }
+
     /** The request limits of one quota, keyed by resource name (millicores, bytes, counts). */
     Resources hardLimits(ResourceQuota quota) {
         Map<String, Quantity> hard = quota.getSpec() == null || quota.getSpec().getHard() == null
@@ -71,7 +144,7 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
                 return;
             }
             try {
-                limits.merge(resource, Quantities.toUnits(resource, quantity), Math::min);
+                limits.merge(resource, toUnits(resource, quantity), Math::min);
             } catch (IllegalArgumentException e) {
                 // the API server validates quotas, so this is a hand-made object; hold to zero, never over-admit
                 events.warning(quota, "InvalidQuota", "spec.hard." + key + ": " + e.getMessage());
@@ -81,15 +154,39 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
         return Resources.of(limits);
     }
 
-    /** Maps a {@code spec.hard} key to the request resource it limits, or null for keys not read here. */
+    /** {@code status.used} of one quota by the same keys; an unreadable amount counts as none. */
+    private static Resources usedAmounts(ResourceQuota quota) {
+        Map<String, Quantity> used = quota.getStatus() == null || quota.getStatus().getUsed() == null
+                ? Map.of() : quota.getStatus().getUsed();
+        Map<String, Long> amounts = new HashMap<>();
+        used.forEach((key, quantity) -> {
+            String resource = requestResource(key);
+            if (resource != null) {
+                try {
+                    amounts.merge(resource, toUnits(resource, quantity), Math::max);
+                } catch (IllegalArgumentException e) {
+                    // written by the quota controller, so never expected; spec.hard still limits
+                }
+            }
+        });
+        return Resources.of(amounts);
+    }
+
+    /** Maps a {@code spec.hard} key to the resource it limits, or null for keys not read here. */
     static String requestResource(String key) {
-        if (key.equals("cpu") || key.equals("memory")) {
+        if (key.equals("cpu") || key.equals("memory") || key.equals("limits.cpu") || key.equals("limits.memory")) {
             return key;
         }
         if (key.startsWith("requests.")) {
             return key.substring("requests.".length());
         }
         return null;
+    }
+
+    /** Converts with the unit of the resource a limit key names ({@code limits.cpu} in millicores). */
+    private static long toUnits(String resource, Quantity quantity) {
+        return Quantities.toUnits(resource.startsWith("limits.") ? resource.substring("limits.".length()) : resource,
+                quantity);
     }
 
     private static Resources smallest(Resources a, Resources b) {

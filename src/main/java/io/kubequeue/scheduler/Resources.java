@@ -144,6 +144,9 @@ public final class Resources {
 
     /** Human form of one amount: cpu in cores ({@code 3}, {@code 1500m}), memory with binary suffixes. */
     public static String format(String name, long amount) {
+        if (name.startsWith("limits.")) {
+            name = name.substring("limits.".length()); // a limit has the unit of its resource
+        }
         if (CPU.equals(name)) {
             return amount % 1000 == 0 ? Long.toString(amount / 1000) : amount + "m";
         }

@@ -23,6 +23,7 @@ import io.kubequeue.job.kubeflow.PyTorchJob;
 import io.kubequeue.job.kubeflow.PyTorchJobKind;
 import io.kubequeue.job.kubeflow.TFJob;
 import io.kubequeue.job.kubeflow.TFJobKind;
+import io.kubequeue.scheduler.JobPriority;
 import io.kubequeue.scheduler.Resources;
 
 /** A job's request by docs/behaviour.md §2, each rule with its expected quantity written out. */
@@ -50,8 +51,9 @@ class RequestsTest {
     void theSeedsTFJobRequestsThreeCpuAndThreeGi() {
         List<HasMetadata> jobs = Parse.resource("/seed/tfjobs.yaml");
         TFJob job1 = (TFJob) jobs.get(0);
-        // PS 1 × (1 cpu, 1Gi) + Worker 2 × (1 cpu, 1Gi)
-        assertEquals(Resources.of("cpu", 3000L, "memory", 3 * GI), new TFJobKind(client).request(job1));
+        // PS 1 × (1 cpu, 1Gi) + Worker 2 × (1 cpu, 1Gi), limits equal to requests
+        assertEquals(Resources.of("cpu", 3000L, "memory", 3 * GI, "limits.cpu", 3000L, "limits.memory", 3 * GI),
+                new TFJobKind(client).request(job1));
         assertEquals(List.of(SuspendMark.ANNOTATION), new TFJobKind(client).suspendMarks(job1));
     }
 
@@ -162,8 +164,28 @@ class RequestsTest {
                           requests: {cpu: 100m}
                           limits: {cpu: "1", memory: 1Gi, nvidia.com/gpu: "2", aliyun.com/gpu-mem: "8"}
                 """);
-        assertEquals(Resources.of("cpu", 100L, "memory", GI, "nvidia.com/gpu", 2L, "aliyun.com/gpu-mem", 8L),
-                new BatchJobKind().request(job));
+        assertEquals(Resources.of("cpu", 100L, "memory", GI, "nvidia.com/gpu", 2L, "aliyun.com/gpu-mem", 8L,
+                "limits.cpu", 1000L, "limits.memory", GI), new BatchJobKind().request(job));
+    }
+
+    @Test
+    void cpuAndMemoryLimitsAreCarriedForResourceQuotaLimitsKeysByTheSameRuleAsRequests() {
+        Job job = job("""
+                parallelism: 2
+                template:
+                  spec:
+                    overhead: {cpu: 50m, memory: 1Mi}
+                    initContainers:
+                      - {name: i, image: x, resources: {limits: {cpu: "3"}}}
+                    containers:
+                      - {name: a, image: x, resources: {requests: {cpu: 100m}, limits: {cpu: "1", memory: 1Gi}}}
+                      - {name: b, image: x, resources: {limits: {cpu: 500m}}}
+                """);
+        Resources request = new BatchJobKind().request(job);
+        // per pod: limits.cpu = max(1 + 0.5, 3) + 0.05 overhead; limits.memory = 1Gi + 1Mi; two pods
+        assertEquals(2 * 3050L, request.get("limits.cpu"));
+        assertEquals(2 * (GI + (1L << 20)), request.get("limits.memory"));
+        assertEquals(2 * (3000L + 50), request.get("cpu"), "requests: max(0.1 + 0.5, 3 from the init limit) + overhead");
     }
 
     @Test
@@ -200,7 +222,7 @@ class RequestsTest {
     void theMpiPiSampleRequestsThreeCpuAndThreeGiInEitherVersion() {
         MPIJobV2beta1 v2 = (MPIJobV2beta1) Parse.resource("/upstream/mpi-operator_pi.yaml").get(0);
         // Launcher 1 × (limits 1 cpu, 1Gi) + Worker 2 × (limits 1 cpu, 1Gi)
-        Resources expected = Resources.of("cpu", 3000L, "memory", 3 * GI);
+        Resources expected = Resources.of("cpu", 3000L, "memory", 3 * GI, "limits.cpu", 3000L, "limits.memory", 3 * GI);
         assertEquals(expected, new MPIJobV2beta1Kind(client).request(v2));
         v2.setApiVersion("kubeflow.org/v1");
         MPIJob v1 = client.getKubernetesSerialization().convertValue(v2, MPIJob.class);
@@ -216,6 +238,39 @@ class RequestsTest {
                 """);
         InvalidJobException e = assertThrows(InvalidJobException.class, () -> new BatchJobKind().request(job));
         assertTrue(e.getMessage().startsWith("spec.template.spec.containers[0].resources.requests.cpu:"), e.getMessage());
+    }
+
+    @Test
+    void eachKindReadsPriorityClassNameAndPriorityWhereItsPodsGetThem() {
+        Job batch = job("""
+                template:
+                  spec:
+                    priorityClassName: urgent
+                    priority: 7
+                    containers: [{name: c, image: x}]
+                """);
+        assertEquals(new JobPriority("urgent", 7), new BatchJobKind().priority(batch));
+        assertEquals(JobPriority.NONE, new BatchJobKind().priority(job("""
+                template: {spec: {containers: [{name: c, image: x}]}}
+                """)));
+
+        TFJob tf = (TFJob) Parse.yaml("""
+                apiVersion: kubeflow.org/v1
+                kind: TFJob
+                metadata: {name: t, namespace: default}
+                spec:
+                  tfReplicaSpecs:
+                    PS: {replicas: 1, template: {spec: {containers: [{name: c, image: x}]}}}
+                    Worker: {replicas: 2, template: {spec: {priorityClassName: high, containers: [{name: c, image: x}]}}}
+                """).get(0);
+        assertEquals(JobPriority.ofClass("high"), new TFJobKind(client).priority(tf));
+
+        Workflow wf = workflow("kube-queue/min-resources: 'cpu: 1'", """
+                podPriorityClassName: batch-low
+                podPriority: 3
+                entrypoint: main
+                """);
+        assertEquals(new JobPriority("batch-low", 3), new WorkflowKind(client).priority(wf));
     }
 
     private static Workflow workflow(String annotations, String spec) {

@@ -76,7 +76,9 @@ class QuotaSourcesTest {
         assertEquals("cpu", ResourceQuotaSource.requestResource("requests.cpu"));
         assertEquals("memory", ResourceQuotaSource.requestResource("requests.memory"));
         assertEquals("nvidia.com/gpu", ResourceQuotaSource.requestResource("requests.nvidia.com/gpu"));
-        assertNull(ResourceQuotaSource.requestResource("limits.cpu"));
+        assertEquals("limits.cpu", ResourceQuotaSource.requestResource("limits.cpu"));
+        assertEquals("limits.memory", ResourceQuotaSource.requestResource("limits.memory"));
+        assertNull(ResourceQuotaSource.requestResource("limits.nvidia.com/gpu"), "Kubernetes allows no such quota key");
         assertNull(ResourceQuotaSource.requestResource("count/jobs.batch"));
         assertNull(ResourceQuotaSource.requestResource("pods"));
     }

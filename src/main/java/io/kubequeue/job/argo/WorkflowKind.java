@@ -1,13 +1,13 @@
 package io.kubequeue.job.argo;
 
-import com.fasterxml.jackson.databind.JsonNode;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import jakarta.inject.Singleton;
+
+import com.fasterxml.jackson.databind.JsonNode;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -107,8 +107,13 @@ public class WorkflowKind implements JobKind<Workflow> {
 
     /** Argo's label {@code workflows.argoproj.io/workflow} on every pod of the workflow. */
     @Override
-    public Map<String, String> podLabels(Workflow workflow) {
-        return Map.of("workflows.argoproj.io/workflow", workflow.getMetadata().getName());
+    public String podLabelKey() {
+        return "workflows.argoproj.io/workflow";
+    }
+
+    @Override
+    public String podLabelValue(Workflow workflow) {
+        return workflow.getMetadata().getName();
     }
 
     /** From the workflow's {@code spec.podPriorityClassName} and {@code spec.podPriority} (Argo's fields). */

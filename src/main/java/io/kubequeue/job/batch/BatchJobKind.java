@@ -2,7 +2,6 @@ package io.kubequeue.job.batch;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import jakarta.inject.Singleton;
 
@@ -77,8 +76,13 @@ public class BatchJobKind implements JobKind<Job> {
 
     /** The Job controller's label {@code batch.kubernetes.io/controller-uid} (Kubernetes ≥ 1.27). */
     @Override
-    public Map<String, String> podLabels(Job job) {
-        return Map.of("batch.kubernetes.io/controller-uid", job.getMetadata().getUid());
+    public String podLabelKey() {
+        return "batch.kubernetes.io/controller-uid";
+    }
+
+    @Override
+    public String podLabelValue(Job job) {
+        return job.getMetadata().getUid();
     }
 
     /** From {@code spec.template.spec}: {@code priorityClassName} and {@code priority}. */

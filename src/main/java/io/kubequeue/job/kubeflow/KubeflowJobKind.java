@@ -138,8 +138,13 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
      * mpi-operator v2; the ack-arena operators' older {@code job-name} label is not read yet).
      */
     @Override
-    public Map<String, String> podLabels(R job) {
-        return Map.of("training.kubeflow.org/job-name", job.getMetadata().getName());
+    public String podLabelKey() {
+        return "training.kubeflow.org/job-name";
+    }
+
+    @Override
+    public String podLabelValue(R job) {
+        return job.getMetadata().getName();
     }
 
     /**

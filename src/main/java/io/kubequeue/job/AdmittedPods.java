@@ -1,0 +1,191 @@
+package io.kubequeue.job;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
+import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.Scheduler;
+
+/**
+ * The pods of admitted jobs, for exact ResourceQuota accounting (docs/behaviour.md §3): Kubernetes already counts
+ * them in a quota's {@code status.used}, and kube-queue counts their job's whole request, so they are
+ * subtracted once from {@code status.used}.
+ *
+ * <p>Only pods that carry a managed kind's pod label are watched (one informer per label key), not every pod of
+ * the cluster. A pod is traced to its job through {@link JobDirectory#jobOfPod}, and counts while its job is
+ * admitted and it is not terminal (phase Succeeded or Failed).
+ *
+ * <p><b>When a new pod starts to count.</b> The API server adds a pod to {@code status.used} before it stores the
+ * pod, but the two watches may deliver in either order. Subtracting a pod whose quota update has not arrived
+ * yet would under-count the quota, so a new pod counts once a quota status change has been seen after it,
+ * or after {@link #SETTLE} in any case (else a quota event seen first would leave it counted twice forever).
+ * The API server's own quota admission still refuses any pod beyond {@code spec.hard}.
+ */
+@Singleton
+public class AdmittedPods {
+
+    private static final Logger LOG = Logger.getLogger(AdmittedPods.class);
+
+    /** How long after it is first seen a pod of an admitted job is subtracted even without a quota update. */
+    public static final Duration SETTLE = Duration.ofSeconds(2);
+
+    private final KubernetesClient client;
+    private final Scheduler scheduler;
+    private final JobDirectory directory;
+    private final Instance<JobKind<?>> kinds;
+    private final JobFeed feed;
+    private final List<SharedIndexInformer<Pod>> informers = new ArrayList<>();
+    private final Map<String, Long> firstSeenNanos = new ConcurrentHashMap<>();
+    private final Set<String> settling = ConcurrentHashMap.newKeySet();
+    private final ScheduledExecutorService settle = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "kube-queue-pod-settle");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile Consumer<String> onChange = ns -> {
+    };
+
+    public AdmittedPods(KubernetesClient client, Scheduler scheduler, JobDirectory directory,
+                        Instance<JobKind<?>> kinds, JobFeed feed) {
+        this.client = client;
+        this.scheduler = scheduler;
+        this.directory = directory;
+        this.kinds = kinds;
+        this.feed = feed;
+    }
+
+    /**
+     * Starts one pod informer per pod-label key of the enabled kinds and waits for their first lists.
+     *
+     * @param onChange called with a namespace whose admitted pods changed (a pod ended or left, or a new one
+     *                 settled), so its quota usage can be recomputed
+     */
+    public void start(Consumer<String> onChange) {
+        this.onChange = onChange;
+        Set<String> keys = new TreeSet<>();
+        for (JobKind<?> kind : kinds) {
+            if (feed.enabled(kind.kind())) {
+                keys.add(kind.podLabelKey());
+            }
+        }
+        for (String key : keys) {
+            SharedIndexInformer<Pod> informer = client.pods().inAnyNamespace().withLabel(key).runnableInformer(0);
+            informer.exceptionHandler((started, error) -> {
+                LOG.errorf("cannot watch pods labelled %s (%s); their quota usage is counted twice until it can",
+                        key, error.getMessage());
+                return true;
+            });
+            informer.addEventHandler(new ResourceEventHandler<>() {
+                @Override
+                public void onAdd(Pod pod) {
+                    String uid = pod.getMetadata().getUid();
+                    firstSeenNanos.putIfAbsent(uid == null ? pod.getMetadata().getName() : uid, System.nanoTime());
+                    String ns = pod.getMetadata().getNamespace();
+                    if (settling.add(ns)) { // one recount per namespace and settle period, however many pods
+                        settle.schedule(() -> {
+                            settling.remove(ns);
+                            AdmittedPods.this.onChange.accept(ns);
+                        }, SETTLE.toMillis(), TimeUnit.MILLISECONDS);
+                    }
+                }
+
+                @Override
+                public void onUpdate(Pod oldPod, Pod newPod) {
+                    if (terminal(newPod) != terminal(oldPod)) {
+                        AdmittedPods.this.onChange.accept(newPod.getMetadata().getNamespace());
+                    }
+                }
+
+                @Override
+                public void onDelete(Pod pod, boolean deletedFinalStateUnknown) {
+                    String uid = pod.getMetadata().getUid();
+                    firstSeenNanos.remove(uid == null ? pod.getMetadata().getName() : uid);
+                    AdmittedPods.this.onChange.accept(pod.getMetadata().getNamespace());
+                }
+            });
+            informers.add(informer);
+        }
+        for (SharedIndexInformer<Pod> informer : informers) {
+            try {
+                informer.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                LOG.warnf("pods not listed yet (%s); quota usage counts their jobs twice until they are", e.getMessage());
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    /**
+     * The summed requests (and {@code limits.cpu} / {@code limits.memory}) of the namespace's non-terminal pods
+     * whose job is admitted, counting only pods that the quota's {@code status.used} already includes (see the
+     * class comment).
+     *
+     * @param namespace           the namespace
+     * @param quotaStatusSeenNanos {@link System#nanoTime()} when the namespace's quota status last changed
+     * @return millicores, bytes, counts
+     */
+    public Resources usage(String namespace, long quotaStatusSeenNanos) {
+        long now = System.nanoTime();
+        Resources total = Resources.NONE;
+        for (SharedIndexInformer<Pod> informer : informers) {
+            for (Pod pod : informer.getIndexer().byIndex(Cache.NAMESPACE_INDEX, namespace)) {
+                if (terminal(pod) || !counted(pod, quotaStatusSeenNanos, now)) {
+                    continue;
+                }
+                Map<String, String> labels = pod.getMetadata().getLabels() == null ? Map.of() : pod.getMetadata().getLabels();
+                boolean admitted = directory.jobOfPod(namespace, labels)
+                        .flatMap(scheduler::status)
+                        .map(s -> s.state() == Scheduler.State.ADMITTED)
+                        .orElse(false);
+                if (admitted) {
+                    try {
+                        total = total.plus(PodRequests.of(pod.getSpec(), "spec"));
+                    } catch (InvalidJobException e) {
+                        // the API server validated this pod; an unreadable one is left counted once, in status.used
+                        LOG.debugf("pod %s/%s: %s", namespace, pod.getMetadata().getName(), e.getMessage());
+                    }
+                }
+            }
+        }
+        return total;
+    }
+
+    private boolean counted(Pod pod, long quotaStatusSeenNanos, long now) {
+        String uid = pod.getMetadata().getUid();
+        Long seen = firstSeenNanos.get(uid == null ? pod.getMetadata().getName() : uid);
+        return seen == null || seen < quotaStatusSeenNanos || now - seen >= SETTLE.toNanos();
+    }
+
+    private static boolean terminal(Pod pod) {
+        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        return "Succeeded".equals(phase) || "Failed".equals(phase);
+    }
+
+    @PreDestroy
+    void stop() {
+        informers.forEach(SharedIndexInformer::stop);
+        settle.shutdownNow();
+    }
+}
