@@ -12,7 +12,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
+import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -50,6 +53,29 @@ final class Cluster {
         String ns = o.getMetadata().getNamespace() == null ? "default" : o.getMetadata().getNamespace();
         o.getMetadata().setNamespace(ns);
         return client.resource(o).inNamespace(ns).create();
+    }
+
+    /**
+     * Submits a suspended batch Job of one pod in namespace {@code default}.
+     *
+     * @param cpu           the pod's cpu request, e.g. {@code "2"}
+     * @param labels        the Job's labels (e.g. the quota-name or preemptible label)
+     * @param priorityClass the pod template's priorityClassName, or null
+     */
+    Job submitJob(String name, String cpu, Map<String, String> labels, String priorityClass) {
+        Job job = new JobBuilder().withNewMetadata().withName(name).withNamespace("default").withLabels(labels).endMetadata()
+                .withNewSpec().withSuspend(true).withNewTemplate().withNewSpec().withRestartPolicy("Never")
+                .withPriorityClassName(priorityClass)
+                .addNewContainer().withName("work").withImage("busybox:stable")
+                .withNewResources().addToRequests("cpu", new Quantity(cpu)).endResources().endContainer()
+                .endSpec().endTemplate().endSpec().build();
+        return client.batch().v1().jobs().inNamespace("default").resource(job).create();
+    }
+
+    /** Whether kube-queue has admitted the batch Job (no suspend mark, admission record present). */
+    boolean admitted(String jobName) {
+        Job job = job(jobName);
+        return !suspended(job) && admittedGroup(job) != null;
     }
 
     TFJob tfJob(String name) {
@@ -119,6 +145,8 @@ final class Cluster {
         client.resources(io.kubequeue.job.argo.Workflow.class).inAnyNamespace().delete();
         client.batch().v1().jobs().inAnyNamespace().delete();
         client.resources(ElasticQuotaTree.class).inAnyNamespace().delete();
+        client.resources(PriorityClass.class).delete();
+        client.pods().inAnyNamespace().delete();
         client.resources(ResourceQuota.class).inAnyNamespace().delete();
         client.resources(Event.class).inAnyNamespace().delete();
     }

@@ -2,6 +2,7 @@ package io.kubequeue.operator;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,6 +18,8 @@ import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubequeue.job.Annotations;
+import io.kubequeue.job.SuspendMark;
 import io.kubequeue.job.kubeflow.TFJob;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Scheduler;
@@ -54,6 +57,17 @@ class RecoveryAloneTest {
                 TFJob job2 = (TFJob) seed.get(1);
                 job2.getMetadata().setNamespace("default");
                 client.resource(job2).create();
+                // a job kube-queue admitted before the restart that has since succeeded: never charged again
+                TFJob done = (TFJob) Manifests.read(client, RecoveryAloneTest.class.getResourceAsStream("/seed/tfjobs.yaml")).get(0);
+                done.getMetadata().setName("done");
+                done.getMetadata().setNamespace("default");
+                done.getMetadata().getAnnotations().remove(SuspendMark.ANNOTATION_KEY);
+                done.getMetadata().getAnnotations().put(Annotations.QUOTA_GROUP, "root.defaultQuotaGroup");
+                done.getMetadata().getAnnotations().put(Annotations.ADMITTED_AT, "2026-01-01T00:00:00Z");
+                com.fasterxml.jackson.databind.node.ObjectNode status = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+                status.putArray("conditions").addObject().put("type", "Succeeded").put("status", "True");
+                done.setStatus(status);
+                client.resource(done).create();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -70,7 +84,8 @@ class RecoveryAloneTest {
     void recoveryAloneChargesTheAdmittedJobAndQueuesTheOther() {
         assertEquals(Scheduler.State.ADMITTED,
                 scheduler.status(new JobKey("TFJob", "default", "job1")).orElseThrow().state());
-        assertEquals(3000, scheduler.usage("root.defaultQuotaGroup").get("cpu"));
+        assertEquals(3000, scheduler.usage("root.defaultQuotaGroup").get("cpu"), "job1 only: 'done' has finished");
+        assertTrue(scheduler.status(new JobKey("TFJob", "default", "done")).isEmpty());
         // through a cycle and a backoff retry, job2 stays queued
         await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3)).until(() ->
                 scheduler.status(new JobKey("TFJob", "default", "job2")).orElseThrow().state() != Scheduler.State.ADMITTED

@@ -11,6 +11,12 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceQuota;
+import io.fabric8.kubernetes.api.model.ResourceQuotaBuilder;
+import io.fabric8.kubernetes.api.model.ResourceQuotaStatusBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
@@ -60,6 +66,47 @@ class ResourceQuotaSeedTest {
         cluster.succeed(running);
         await().atMost(Duration.ofSeconds(10)).until(() -> !Cluster.suspended(cluster.tfJob(queued)));
         assertEquals("default", Cluster.admittedGroup(cluster.tfJob(queued)));
+    }
+
+    /**
+     * {@code requests.cpu: 6}; a pod kube-queue does not manage already uses 1 cpu. A (3 cpu) is admitted and its
+     * pod starts, so {@code status.used} reads 4: the pod is counted once, not twice (B, 2 cpu, still fits: 1 + 3
+     * + 2 = 6), and the unmanaged pod is counted (C, 1 cpu, does not: 7 > 6).
+     */
+    @Test
+    void requestsCpuIsEnforcedAndAPodInStatusUsedIsCountedOnce() {
+        Cluster cluster = new Cluster(client);
+        ResourceQuota quota = client.resourceQuotas().inNamespace("default").resource(new ResourceQuotaBuilder()
+                .withNewMetadata().withName("team").withNamespace("default").endMetadata()
+                .withNewSpec().addToHard("requests.cpu", new Quantity("6")).addToHard("count/jobs.batch", new Quantity("50"))
+                .endSpec().build()).create();
+        quotaUses(quota, "1"); // the unmanaged pod, as the quota controller counts it
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.externalUsage("default").get("cpu") == 1000);
+
+        Job a = cluster.submitJob("a", "3", Map.of(), null);
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("a"));
+        // the Job controller starts A's pod, then the quota controller counts it
+        client.pods().inNamespace("default").resource(new PodBuilder().withNewMetadata().withName("a-pod")
+                .withLabels(Map.of("batch.kubernetes.io/controller-uid", a.getMetadata().getUid())).endMetadata()
+                .withNewSpec().addNewContainer().withName("work").withImage("busybox:stable").withNewResources()
+                .addToRequests("cpu", new Quantity("3")).endResources().endContainer().endSpec()
+                .withNewStatus().withPhase("Running").endStatus().build()).create();
+        quotaUses(quota, "4");
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.externalUsage("default").get("cpu") == 1000
+                && client.resourceQuotas().inNamespace("default").withName("team").get().getStatus() != null);
+
+        cluster.submitJob("b", "2", Map.of(), null);
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("b"));
+        cluster.submitJob("c", "1", Map.of(), null);
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> !cluster.admitted("c"));
+        assertEquals(5000, scheduler.usage("default").get("cpu"), "kube-queue holds A and B");
+    }
+
+    private void quotaUses(ResourceQuota quota, String cpu) {
+        ResourceQuota current = client.resourceQuotas().inNamespace("default").withName(quota.getMetadata().getName()).get();
+        current.setStatus(new ResourceQuotaStatusBuilder().addToHard(current.getSpec().getHard())
+                .addToUsed("requests.cpu", new Quantity(cpu)).addToUsed("count/jobs.batch", new Quantity("1")).build());
+        client.resourceQuotas().inNamespace("default").resource(current).updateStatus();
     }
 
     @Test
