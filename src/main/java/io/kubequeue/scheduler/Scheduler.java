@@ -9,11 +9,13 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.PriorityQueue;
 import java.util.TreeSet;
 
 /**
@@ -35,8 +37,9 @@ import java.util.TreeSet;
  *       5,000 cheap O(log n) moves; those 5,000 are not looked at again until their backoff expires;</li>
  *   <li>blocking queue: a group whose head does not fit leaves the cycle after that one try, so 5,000 jobs
  *       behind it cost nothing, and other groups go on;</li>
- *   <li>retry on release: a release moves the backed-off jobs of the released tree back to active, one
- *       set per group, without touching other trees.</li>
+ *   <li>retry on release: a release marks the groups of the released tree; the next cycle reads their
+ *       backed-off sets in place, merged in queue order with the active heads, and a job that still does not
+ *       fit stays where it is: one fit check per backed-off job, no re-sorting, other trees untouched.</li>
  * </ul>
  *
  * <h2>Queue order</h2>
@@ -112,11 +115,6 @@ public final class Scheduler {
     private static final Comparator<Entry> BACKOFF_ORDER = Comparator
             .comparing((Entry e) -> e.retryAt)
             .thenComparing(QUEUE_ORDER);
-
-    private static final Comparator<GroupQueue> HEAD_ORDER = (a, b) -> {
-        int byHead = QUEUE_ORDER.compare(a.active.first(), b.active.first());
-        return byHead != 0 ? byHead : a.group.compareTo(b.group);
-    };
 
     private final Settings settings;
     private final Clock clock;
@@ -295,9 +293,9 @@ public final class Scheduler {
     }
 
     /**
-     * Runs one scheduling cycle: moves expired backoffs back to their queues, then tries active jobs in queue
-     * order across all groups (see the class comment for what each policy does with a job that does not fit).
-     * Every admission returned is already charged.
+     * Runs one scheduling cycle: moves expired backoffs back to their queues, then tries jobs in queue order
+     * across all groups (see the class comment for what each policy does with a job that does not fit). Every
+     * admission returned is already charged.
      */
     public synchronized CycleResult schedule() {
         Instant now = clock.instant();
@@ -310,44 +308,96 @@ public final class Scheduler {
             queue.active.add(entry);
         }
         List<Admission> admissions = new ArrayList<>();
+        List<Entry> backedOffNow = new ArrayList<>();
         int tried = 0;
-        TreeSet<GroupQueue> heads = new TreeSet<>(HEAD_ORDER);
+        PriorityQueue<Candidate> heads = new PriorityQueue<>();
         for (GroupQueue queue : queues.values()) {
             if (mayTry(queue)) {
-                heads.add(queue);
+                heads.add(new Candidate(queue, queue.active.first(), null));
             }
+            if (queue.retryBackedOff && !queue.backedOff.isEmpty()) {
+                Iterator<Entry> cursor = queue.backedOff.iterator();
+                heads.add(new Candidate(queue, cursor.next(), cursor));
+            }
+            queue.retryBackedOff = false;
         }
         while (!heads.isEmpty()) {
-            GroupQueue queue = heads.pollFirst();
-            Entry entry = queue.active.pollFirst();
+            Candidate candidate = heads.poll();
+            GroupQueue queue = candidate.queue;
+            Entry entry = candidate.entry;
             tried++;
-            boolean blocked = false;
-            String neverFits = neverFits(queue.group, entry);
-            if (neverFits != null) {
-                hold(entry, Hold.Reason.NEVER_FITS, neverFits);
-            } else if (fits(queue.group, entry)) {
-                entry.state = null;
-                AdmissionRecord record = new AdmissionRecord(queue.group,
-                        ADMITTED_AT.format(now.truncatedTo(ChronoUnit.MILLIS)));
-                charge(entry, record);
-                admissions.add(new Admission(entry.job.key(), record, entry.job.request(),
-                        Duration.between(entry.queuedAt, now).toMillis()));
-            } else if (settings.policy() == SchedulingPolicy.BLOCKING_QUEUE) {
-                entry.attempts++;
-                queue.active.add(entry); // stays the head; the whole group waits for the next release
-                blocked = true;
+            boolean fromBackoff = candidate.cursor != null;
+            if (fromBackoff) {
+                // retried at once after a release, read in place: a job that still does not fit stays where it
+                // is (its backoff timer runs on), so a release costs one fit check per backed-off job
+                String neverFits = neverFits(queue.group, entry);
+                if (neverFits != null || fits(queue.group, entry)) {
+                    candidate.cursor.remove();
+                    backoff.remove(entry);
+                    entry.retryAt = null;
+                    if (neverFits != null) {
+                        hold(entry, Hold.Reason.NEVER_FITS, neverFits);
+                    } else {
+                        admissions.add(admit(queue.group, entry, now));
+                    }
+                } else {
+                    entry.attempts++;
+                }
+                if (candidate.cursor.hasNext()) {
+                    heads.add(new Candidate(queue, candidate.cursor.next(), candidate.cursor));
+                }
             } else {
-                entry.attempts++;
-                backOff(entry, now.plus(backoffFor(entry.attempts)));
+                queue.active.pollFirst();
+                boolean blocked = false;
+                String neverFits = neverFits(queue.group, entry);
+                if (neverFits != null) {
+                    hold(entry, Hold.Reason.NEVER_FITS, neverFits);
+                } else if (fits(queue.group, entry)) {
+                    admissions.add(admit(queue.group, entry, now));
+                } else if (settings.policy() == SchedulingPolicy.BLOCKING_QUEUE) {
+                    entry.attempts++;
+                    queue.active.add(entry); // stays the head; the whole group waits for the next change
+                    blocked = true;
+                } else {
+                    entry.attempts++;
+                    entry.state = State.BACKOFF;
+                    backedOffNow.add(entry); // joins the backed-off set after the cycle, so no cursor meets it
+                }
+                if (!blocked && mayTry(queue)) {
+                    heads.add(new Candidate(queue, queue.active.first(), null));
+                }
             }
-            if (!blocked && mayTry(queue)) {
-                heads.add(queue);
-            }
+        }
+        for (Entry entry : backedOffNow) {
+            backOff(entry, now.plus(backoffFor(entry.attempts)));
+        }
+        for (GroupQueue queue : List.copyOf(queues.values())) {
             dropIfEmpty(queue);
         }
         List<Hold> holds = List.copyOf(newHolds);
         newHolds.clear();
         return new CycleResult(admissions, holds, tried);
+    }
+
+    private Admission admit(String group, Entry entry, Instant now) {
+        entry.state = null;
+        AdmissionRecord record = new AdmissionRecord(group, ADMITTED_AT.format(now.truncatedTo(ChronoUnit.MILLIS)));
+        charge(entry, record);
+        return new Admission(entry.job.key(), record, entry.job.request(),
+                Duration.between(entry.queuedAt, now).toMillis());
+    }
+
+    /** The next job a cycle may try in one group: its active head, or the next backed-off job to retry. */
+    private record Candidate(GroupQueue queue, Entry entry, Iterator<Entry> cursor) implements Comparable<Candidate> {
+        @Override
+        public int compareTo(Candidate other) {
+            int byJob = QUEUE_ORDER.compare(entry, other.entry);
+            if (byJob != 0) {
+                return byJob;
+            }
+            int byGroup = queue.group.compareTo(other.queue.group);
+            return byGroup != 0 ? byGroup : Boolean.compare(cursor != null, other.cursor != null);
+        }
     }
 
     /**
@@ -376,10 +426,10 @@ public final class Scheduler {
         return backoff.isEmpty() ? Optional.empty() : Optional.of(backoff.first().retryAt);
     }
 
-    /** Whether a cycle now could admit anything (some queue has an active job). */
+    /** Whether a cycle now could admit anything (some queue has an active job, or a release to retry). */
     public synchronized boolean hasActiveJobs() {
         for (GroupQueue queue : queues.values()) {
-            if (!queue.active.isEmpty()) {
+            if (!queue.active.isEmpty() || queue.retryBackedOff) {
                 return true;
             }
         }
@@ -622,8 +672,10 @@ public final class Scheduler {
 
     /**
      * Something was released in the group's tree. Under the strict policies every backed-off job of that tree
-     * goes back to active at once, so the next cycle retries from the highest priority and earliest. Costs
-     * O(groups + jobs moved): backed-off jobs are kept per group, and other trees are not touched.
+     * is retried in the next cycle, from the highest priority and earliest: retry on release marks each group
+     * under the released root, and the cycle reads its backed-off set in place; the blocking queue (whose
+     * backed-off jobs are only refused admissions, a handful) moves them back to active. Costs O(groups):
+     * other trees are not touched.
      */
     private void released(String group) {
         if (settings.policy() == SchedulingPolicy.DEFAULT || backoff.isEmpty() || group == null) {
@@ -635,6 +687,10 @@ public final class Scheduler {
         }
         for (GroupQueue queue : queues.values()) {
             if (queue.backedOff.isEmpty() || !root.equals(tree.rootOf(queue.group))) {
+                continue;
+            }
+            if (settings.policy() == SchedulingPolicy.RETRY_ON_RELEASE) {
+                queue.retryBackedOff = true;
                 continue;
             }
             for (Entry e : queue.backedOff) {
@@ -668,8 +724,9 @@ public final class Scheduler {
         Resources request = entry.effectiveRequest();
         for (QuotaNode node : tree.pathToRoot(group)) {
             Resources used = usage.getOrDefault(node.name(), Resources.NONE);
-            if (node.name().equals(group)) {
-                used = used.plus(external.getOrDefault(group, Resources.NONE));
+            Resources outside = external.get(node.name());
+            if (outside != null && node.name().equals(group)) {
+                used = used.plus(outside);
             }
             if (!within(request, used, node.max(), false)) {
                 return false;
@@ -734,21 +791,27 @@ public final class Scheduler {
         Resources charged = Resources.NONE;
         boolean chargedGuaranteed;
 
+        /** The request plus one job of the {@link Resources#MAX_JOBS} pseudo-resource; kept, as fit checks are hot. */
+        private Resources effectiveRequest;
+
         Entry(JobObservation job, Instant queuedAt, int priority) {
             this.job = job;
             this.queuedAt = queuedAt;
             this.priority = priority;
+            this.effectiveRequest = job.request().with(Resources.MAX_JOBS, 1);
         }
 
         /** Only while the entry is in no sorted set: its priority may change. */
         void setJob(JobObservation next, PriorityClasses classes) {
+            if (!next.request().equals(job.request())) {
+                effectiveRequest = next.request().with(Resources.MAX_JOBS, 1);
+            }
             this.job = next;
             this.priority = classes.resolve(next.priority());
         }
 
-        /** The request plus one job of the {@link Resources#MAX_JOBS} pseudo-resource. */
         Resources effectiveRequest() {
-            return job.request().with(Resources.MAX_JOBS, 1);
+            return effectiveRequest;
         }
     }
 
@@ -756,6 +819,8 @@ public final class Scheduler {
         final String group;
         final TreeSet<Entry> active = new TreeSet<>(QUEUE_ORDER);
         final TreeSet<Entry> backedOff = new TreeSet<>(QUEUE_ORDER);
+        /** Retry on release: the next cycle tries every job of {@link #backedOff}, in place. */
+        boolean retryBackedOff;
 
         GroupQueue(String group) {
             this.group = group;

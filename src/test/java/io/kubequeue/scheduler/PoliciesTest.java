@@ -173,7 +173,9 @@ class PoliciesTest {
         s.observe(job("y", "y-waiting", 1000, 1));
         s.schedule();
         s.observe(JobObservation.finished(key("x", "x-running")));
-        assertEquals(Scheduler.State.ACTIVE, s.status(key("x", "x-waiting")).orElseThrow().state());
+        CycleResult cycle = s.schedule();
+        assertEquals(List.of("x-waiting"), names(cycle));
+        assertEquals(1, cycle.tried(), "tree y had no release: y-waiting is not tried");
         assertEquals(Scheduler.State.BACKOFF, s.status(key("y", "y-waiting")).orElseThrow().state());
     }
 
@@ -238,6 +240,24 @@ class PoliciesTest {
         CycleResult cycle = s.schedule();
         assertEquals(List.of("fits"), names(cycle));
         assertEquals(5001, cycle.tried());
+    }
+
+    @Test
+    void aReleaseRetriesEveryBackedOffJobOfItsTreeOnceAndLeavesTheOnesThatStillDoNotFitInBackoff() {
+        Scheduler s = scheduler(SchedulingPolicy.RETRY_ON_RELEASE, node("team", null, "a", 2000));
+        s.observe(job("a", "running", 2000, 0));
+        s.schedule();
+        for (int i = 0; i < 5000; i++) {
+            s.observe(job("a", "wide-" + i, 2000, 1 + i));
+        }
+        s.observe(job("a", "small", 1000, 9999));
+        assertEquals(5001, s.schedule().tried());
+        s.observe(JobObservation.finished(key("a", "running")));
+        CycleResult cycle = s.schedule();
+        assertEquals(List.of("wide-0"), names(cycle), "the earliest that fits: small (created last) waits");
+        assertEquals(5001, cycle.tried());
+        assertEquals(Scheduler.State.BACKOFF, s.status(key("a", "wide-1")).orElseThrow().state());
+        assertEquals(0, s.schedule().tried(), "until the next release or backoff expiry nothing is tried");
     }
 
     @Test
