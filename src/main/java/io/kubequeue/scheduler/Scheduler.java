@@ -107,8 +107,7 @@ public final class Scheduler {
                             Instant retryAt, Hold hold, AdmissionRecord record) {
     }
 
-    private static final Comparator<Entry> QUEUE_ORDER = Comparator
-            .comparingInt((Entry e) -> -e.priority)
+    private static final Comparator<Entry> QUEUE_ORDER = ((Comparator<Entry>) (a, b) -> Integer.compare(b.priority, a.priority))
             .thenComparing(e -> e.job.createdAt())
             .thenComparing(e -> e.job.key());
 
@@ -152,9 +151,10 @@ public final class Scheduler {
      *
      * <ul>
      *   <li>{@code QUEUED}: queued (or its request, priority and labels updated in place). If the job is
-     *       admitted here and carries the very admission record we wrote, it was suspended again: its quota
-     *       is released and it is queued again. A record we do not hold (an older admission) means the
-     *       observation is stale, and it is ignored.</li>
+     *       admitted here and was already seen running, or carries the very admission record we wrote, it was
+     *       suspended again: its quota is released and it is queued again. Otherwise (admitted by this cycle,
+     *       not seen running yet) the observation is the informer's copy from before the admission, and it is
+     *       ignored.</li>
      *   <li>{@code ADMITTED}: charged to the group its record names (start-up recovery, or another
      *       replica's admission).</li>
      *   <li>{@code UNSUSPENDED_WITHOUT_RECORD}: ignored unless the job was queued here; then it was started
@@ -183,8 +183,10 @@ public final class Scheduler {
                     entry = newEntry(observation);
                     activate(entry);
                 } else if (entry.state == State.ADMITTED) {
-                    if (observation.record() != null && observation.record().equals(entry.record)) {
-                        uncharge(entry); // suspended again: its quota goes back, and it queues again
+                    // suspended again: by its record, or, once the job was seen running, by any mark put back
+                    // (events of one object arrive in order, so nothing older can follow a running state)
+                    if (entry.seenRunning || observation.record() != null && observation.record().equals(entry.record)) {
+                        uncharge(entry); // its quota goes back, and it queues again
                         entry.setJob(observation, priorityClasses);
                         entry.attempts = 0;
                         activate(entry);
@@ -203,14 +205,17 @@ public final class Scheduler {
                     dequeue(entry);
                     entry.setJob(observation, priorityClasses);
                     charge(entry, record);
-                } else if (!record.equals(entry.record) || !observation.request().equals(entry.job.request())
-                        || observation.preemptible() != entry.job.preemptible()) {
+                } else if (record.equals(entry.record) && observation.request().equals(entry.job.request())
+                        && observation.preemptible() == entry.job.preemptible()) {
+                    entry.setJob(keepCreation(observation, entry.job), priorityClasses); // e.g. our admission, seen
+                } else {
                     // another admission, or the running job's request changed (e.g. parallelism raised):
                     // charge what it uses now, even above max, so nothing else is admitted into that room
                     uncharge(entry);
                     entry.setJob(keepCreation(observation, entry.job), priorityClasses);
                     charge(entry, record);
                 }
+                entry.seenRunning = true;
             }
             case UNSUSPENDED_WITHOUT_RECORD -> {
                 if (entry != null && entry.state != State.ADMITTED) {
@@ -219,6 +224,9 @@ public final class Scheduler {
                     String group = tree.groupFor(observation.key().namespace(), observation.quotaName())
                             .map(QuotaNode::name).orElse(null);
                     charge(entry, new AdmissionRecord(group, "unsuspended-outside-kube-queue"));
+                }
+                if (entry != null && entry.state == State.ADMITTED) {
+                    entry.seenRunning = true;
                 }
             }
         }
@@ -629,6 +637,7 @@ public final class Scheduler {
 
     private void charge(Entry entry, AdmissionRecord record) {
         entry.state = State.ADMITTED;
+        entry.seenRunning = false;
         entry.record = record;
         entry.hold = null;
         entry.retryAt = null;
@@ -790,6 +799,8 @@ public final class Scheduler {
         String chargedGroup;
         Resources charged = Resources.NONE;
         boolean chargedGuaranteed;
+        /** The job was seen running (unsuspended) since its charge: a suspend mark seen now is a re-suspension. */
+        boolean seenRunning;
 
         /** The request plus one job of the {@link Resources#MAX_JOBS} pseudo-resource; kept, as fit checks are hot. */
         private Resources effectiveRequest;

@@ -191,6 +191,43 @@ class PoliciesTest {
         assertEquals(List.of("first", "second"), names(s.schedule()));
     }
 
+    @Test
+    void theLowestPossiblePriorityGoesLast() {
+        Scheduler s = scheduler(SchedulingPolicy.DEFAULT, node("team", null, "a", 1000));
+        s.observe(job("a", "lowest", 1000, JobPriority.of(Integer.MIN_VALUE), 1, true));
+        s.observe(job("a", "normal", 1000, JobPriority.of(0), 2, true));
+        assertEquals(List.of("normal"), names(s.schedule()));
+    }
+
+    // ---- suspended again -------------------------------------------------------------------------------
+
+    @Test
+    void aJobStartedByHandAndSuspendedAgainByHandIsReleasedAndQueued() {
+        Scheduler s = scheduler(SchedulingPolicy.DEFAULT, node("team", null, "a", 4000));
+        s.observe(job("a", "j", 3000, 1));
+        s.observe(new JobObservation(key("a", "j"), null, JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD,
+                Resources.of("cpu", 3000L), JobPriority.NONE, T0.plusSeconds(1), null, true, null));
+        assertEquals(Scheduler.State.ADMITTED, s.status(key("a", "j")).orElseThrow().state());
+        s.observe(job("a", "j", 3000, 1)); // suspended again, and it never had a record
+        assertEquals(Scheduler.State.ACTIVE, s.status(key("a", "j")).orElseThrow().state());
+        assertEquals(Resources.NONE, s.usage("team"));
+    }
+
+    @Test
+    void anAdmittedJobSeenRunningThenSuspendedWithoutItsRecordIsReleasedAndQueued() {
+        Scheduler s = scheduler(SchedulingPolicy.DEFAULT, node("team", null, "a", 4000));
+        s.observe(job("a", "j", 3000, 1));
+        Admission admission = s.schedule().admissions().get(0);
+        JobObservation running = new JobObservation(key("a", "j"), null, JobObservation.Phase.ADMITTED,
+                Resources.of("cpu", 3000L), JobPriority.NONE, T0.plusSeconds(1), null, true, admission.record());
+        s.observe(job("a", "j", 3000, 1)); // the informer's stale copy, from before the patch: ignored
+        assertEquals(Scheduler.State.ADMITTED, s.status(key("a", "j")).orElseThrow().state());
+        s.observe(running); // the patch seen
+        s.observe(job("a", "j", 3000, 1)); // kubectl replace of the original manifest: mark back, record gone
+        assertEquals(Scheduler.State.ACTIVE, s.status(key("a", "j")).orElseThrow().state());
+        assertEquals(Resources.NONE, s.usage("team"));
+    }
+
     // ---- usage outside kube-queue ----------------------------------------------------------------------
 
     @Test
