@@ -23,6 +23,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
+import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
 
@@ -156,6 +157,7 @@ public class AdmittedPods {
                 }
                 Map<String, String> labels = pod.getMetadata().getLabels() == null ? Map.of() : pod.getMetadata().getLabels();
                 boolean admitted = directory.jobOfPod(namespace, labels)
+                        .filter(key -> ownedBy(pod, key))
                         .flatMap(scheduler::status)
                         .map(s -> s.state() == Scheduler.State.ADMITTED)
                         .orElse(false);
@@ -170,6 +172,20 @@ public class AdmittedPods {
             }
         }
         return total;
+    }
+
+    /**
+     * Whether the pod's controlling owner is that job (same uid). Labels carry a job's name, which a job of
+     * another kind, or a deleted namesake, may share; a pod without a controlling owner is taken at its label.
+     */
+    private boolean ownedBy(Pod pod, JobKey key) {
+        String jobUid = directory.get(key).map(e -> e.ref().getUid()).orElse(null);
+        if (jobUid == null || pod.getMetadata().getOwnerReferences() == null) {
+            return true;
+        }
+        return pod.getMetadata().getOwnerReferences().stream()
+                .filter(o -> Boolean.TRUE.equals(o.getController()))
+                .allMatch(o -> jobUid.equals(o.getUid()));
     }
 
     private boolean counted(Pod pod, long quotaStatusSeenNanos, long now) {

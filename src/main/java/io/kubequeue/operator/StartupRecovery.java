@@ -102,6 +102,7 @@ public class StartupRecovery implements HealthCheck {
                         loop.trigger();
                     });
             ResourceQuotaSource quotas = resourceQuotas;
+            scheduler.trackExternalUsage(quotas::recomputeSoon); // pods of a released job stay counted
             admittedPods.start(quotas::recompute); // before the quotas: a pod seen first counts from the quota's list
             source = resourceQuotas;
         } else {

@@ -6,9 +6,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.BiConsumer;
 
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -54,6 +57,12 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
     private final AdmittedPodUsage admittedPods;
     private final BiConsumer<String, Resources> externalUsage;
     private final Map<String, Long> statusSeenNanos = new ConcurrentHashMap<>();
+    private final Set<String> recountPending = ConcurrentHashMap.newKeySet();
+    private final ExecutorService recounts = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "kube-queue-quota-recount");
+        t.setDaemon(true);
+        return t;
+    });
 
     /**
      * @param firstListWait how long start-up waits for the first list
@@ -126,6 +135,25 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
             }
         }
         externalUsage.accept(namespace, Resources.of(outside));
+    }
+
+    /**
+     * Asks for {@link #recompute} of a namespace on this source's own thread, without waiting; requests for a
+     * namespace already waiting join it. Safe to call while holding the scheduler's lock.
+     */
+    public void recomputeSoon(String namespace) {
+        if (recountPending.add(namespace)) {
+            recounts.execute(() -> {
+                recountPending.remove(namespace);
+                recompute(namespace);
+            });
+        }
+    }
+
+    @Override
+    public void stop() {
+        super.stop();
+        recounts.shutdownNow();
     }
 
     /** Recomputes every namespace that has a quota: after start-up recovery, once admitted jobs are known. */

@@ -9,6 +9,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,7 +17,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.PriorityQueue;
+import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 
 /**
  * The in-memory queue manager: one queue per quota group, usage per group, and the admission decisions.
@@ -131,6 +134,10 @@ public final class Scheduler {
     /** Usage outside kube-queue, per group (ResourceQuota: pods kube-queue did not admit). */
     private final Map<String, Resources> external = new HashMap<>();
     private final List<Hold> newHolds = new ArrayList<>();
+    /** Retry on release: groups whose backed-off jobs the next cycle tries, in place. */
+    private final Set<String> retryAfterRelease = new HashSet<>();
+    /** Set under the ResourceQuota plugin: see {@link #trackExternalUsage}. */
+    private Consumer<String> externalRecount;
 
     /**
      * @param settings policy and backoff bounds
@@ -255,6 +262,7 @@ public final class Scheduler {
         queues.clear();
         backoff.clear();
         held.clear();
+        retryAfterRelease.clear();
         for (Entry entry : pending) {
             entry.attempts = 0;
             entry.retryAt = null;
@@ -301,6 +309,20 @@ public final class Scheduler {
     }
 
     /**
+     * Turns on the bookkeeping of usage outside kube-queue (ResourceQuota plugin). When a job stops being
+     * charged (finished, deleted, suspended again, refused) its pods may still run, and they are not counted
+     * outside kube-queue until the quota source recounts them. So its charge moves to the group's outside usage
+     * at once, and {@code recount} is told the group, so that it recounts and calls {@link #setExternalUsage}
+     * with the real figure (a drop there is a release). Quota is therefore never under-counted in between.
+     *
+     * @param recount called with the group while the scheduler's lock is held: it must only hand the work to
+     *                another thread, never call back into the scheduler itself
+     */
+    public synchronized void trackExternalUsage(Consumer<String> recount) {
+        this.externalRecount = Objects.requireNonNull(recount, "recount");
+    }
+
+    /**
      * Runs one scheduling cycle: moves expired backoffs back to their queues, then tries jobs in queue order
      * across all groups (see the class comment for what each policy does with a job that does not fit). Every
      * admission returned is already charged.
@@ -323,12 +345,12 @@ public final class Scheduler {
             if (mayTry(queue)) {
                 heads.add(new Candidate(queue, queue.active.first(), null));
             }
-            if (queue.retryBackedOff && !queue.backedOff.isEmpty()) {
+            if (retryAfterRelease.contains(queue.group) && !queue.backedOff.isEmpty()) {
                 Iterator<Entry> cursor = queue.backedOff.iterator();
                 heads.add(new Candidate(queue, cursor.next(), cursor));
             }
-            queue.retryBackedOff = false;
         }
+        retryAfterRelease.clear();
         while (!heads.isEmpty()) {
             Candidate candidate = heads.poll();
             GroupQueue queue = candidate.queue;
@@ -437,7 +459,7 @@ public final class Scheduler {
     /** Whether a cycle now could admit anything (some queue has an active job, or a release to retry). */
     public synchronized boolean hasActiveJobs() {
         for (GroupQueue queue : queues.values()) {
-            if (!queue.active.isEmpty() || queue.retryBackedOff) {
+            if (!queue.active.isEmpty() || retryAfterRelease.contains(queue.group)) {
                 return true;
             }
         }
@@ -663,6 +685,11 @@ public final class Scheduler {
                     subtract(guaranteedUsage, node.name(), entry.charged);
                 }
             }
+            if (externalRecount != null) {
+                // its pods may still run: count them outside kube-queue until the recount says otherwise
+                external.merge(entry.chargedGroup, entry.charged.with(Resources.MAX_JOBS, 0), Resources::plus);
+                externalRecount.accept(entry.chargedGroup);
+            }
             released(entry.chargedGroup);
         }
         entry.record = null;
@@ -699,7 +726,7 @@ public final class Scheduler {
                 continue;
             }
             if (settings.policy() == SchedulingPolicy.RETRY_ON_RELEASE) {
-                queue.retryBackedOff = true;
+                retryAfterRelease.add(queue.group); // by name: the group's queue object may be rebuilt meanwhile
                 continue;
             }
             for (Entry e : queue.backedOff) {
@@ -830,8 +857,6 @@ public final class Scheduler {
         final String group;
         final TreeSet<Entry> active = new TreeSet<>(QUEUE_ORDER);
         final TreeSet<Entry> backedOff = new TreeSet<>(QUEUE_ORDER);
-        /** Retry on release: the next cycle tries every job of {@link #backedOff}, in place. */
-        boolean retryBackedOff;
 
         GroupQueue(String group) {
             this.group = group;

@@ -86,11 +86,7 @@ class ResourceQuotaSeedTest {
         Job a = cluster.submitJob("a", "3", Map.of(), null);
         await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("a"));
         // the Job controller starts A's pod, then the quota controller counts it
-        client.pods().inNamespace("default").resource(new PodBuilder().withNewMetadata().withName("a-pod")
-                .withLabels(Map.of("batch.kubernetes.io/controller-uid", a.getMetadata().getUid())).endMetadata()
-                .withNewSpec().addNewContainer().withName("work").withImage("busybox:stable").withNewResources()
-                .addToRequests("cpu", new Quantity("3")).endResources().endContainer().endSpec()
-                .withNewStatus().withPhase("Running").endStatus().build()).create();
+        startPod("a-pod", a, "3");
         quotaUses(quota, "4");
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.externalUsage("default").get("cpu") == 1000
                 && client.resourceQuotas().inNamespace("default").withName("team").get().getStatus() != null);
@@ -100,6 +96,43 @@ class ResourceQuotaSeedTest {
         cluster.submitJob("c", "1", Map.of(), null);
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> !cluster.admitted("c"));
         assertEquals(5000, scheduler.usage("default").get("cpu"), "kube-queue holds A and B");
+    }
+
+    /**
+     * A (3 cpu) runs; its Job is deleted while its pod still runs (background deletion, a grace period, or
+     * {@code --cascade=orphan}). The pod still uses the quota, so B (2 cpu) must wait until it is gone.
+     */
+    @Test
+    void podsOfAJobThatLeftTheQueueStayCountedUntilTheyAreGone() {
+        Cluster cluster = new Cluster(client);
+        ResourceQuota quota = client.resourceQuotas().inNamespace("default").resource(new ResourceQuotaBuilder()
+                .withNewMetadata().withName("team").withNamespace("default").endMetadata()
+                .withNewSpec().addToHard("requests.cpu", new Quantity("4")).endSpec().build()).create();
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("default").get().max().has("cpu"));
+        Job a = cluster.submitJob("a", "3", Map.of(), null);
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("a"));
+        startPod("a-pod", a, "3");
+        quotaUses(quota, "3");
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.externalUsage("default").get("cpu") == 0
+                && scheduler.usage("default").get("cpu") == 3000);
+
+        client.batch().v1().jobs().inNamespace("default").withName("a").withPropagationPolicy(
+                io.fabric8.kubernetes.api.model.DeletionPropagation.ORPHAN).delete();
+        cluster.submitJob("b", "2", Map.of(), null);
+        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() -> !cluster.admitted("b"));
+
+        client.pods().inNamespace("default").withName("a-pod").delete();
+        quotaUses(quota, "0");
+        await().atMost(Duration.ofSeconds(25)).until(() -> cluster.admitted("b"));
+    }
+
+    private void startPod(String name, Job job, String cpu) {
+        client.pods().inNamespace("default").resource(new PodBuilder().withNewMetadata().withName(name)
+                .withLabels(Map.of("controller-uid", job.getMetadata().getUid(),
+                        "batch.kubernetes.io/controller-uid", job.getMetadata().getUid())).endMetadata()
+                .withNewSpec().addNewContainer().withName("work").withImage("busybox:stable").withNewResources()
+                .addToRequests("cpu", new Quantity(cpu)).endResources().endContainer().endSpec()
+                .withNewStatus().withPhase("Running").endStatus().build()).create();
     }
 
     private void quotaUses(ResourceQuota quota, String cpu) {

@@ -420,7 +420,7 @@ class SchedulerPropertiesTest {
         }
     }
 
-    @Property(tries = 1000, edgeCases = EdgeCasesMode.MIXIN)
+    @Property(tries = 2000, edgeCases = EdgeCasesMode.MIXIN)
     void invariantsHoldAfterEveryStep(@ForAll("scenarios") Scenario scenario) {
         Run run = new Run(scenario);
         try {

@@ -74,10 +74,13 @@ public class BatchJobKind implements JobKind<Job> {
         return PodRequests.of(job.getSpec().getTemplate().getSpec(), "spec.template.spec").times(pods);
     }
 
-    /** The Job controller's label {@code batch.kubernetes.io/controller-uid} (Kubernetes ≥ 1.27). */
+    /**
+     * The Job controller's label {@code controller-uid}: set on every Kubernetes version kube-queue supports
+     * (≥ 1.22); 1.27 added {@code batch.kubernetes.io/controller-uid} beside it.
+     */
     @Override
     public String podLabelKey() {
-        return "batch.kubernetes.io/controller-uid";
+        return "controller-uid";
     }
 
     @Override
