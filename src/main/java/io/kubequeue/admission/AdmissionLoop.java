@@ -19,8 +19,10 @@ import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.scheduler.Admission;
+import io.kubequeue.scheduler.AdmissionRecord;
 import io.kubequeue.scheduler.CycleResult;
 import io.kubequeue.scheduler.Hold;
+import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Scheduler;
 
 /**
@@ -136,6 +138,14 @@ public class AdmissionLoop {
         open = false;
         cycles.shutdownNow();
         writers.shutdown();
+    }
+
+    /**
+     * Writes, on the writer pool, the charge of a job started outside kube-queue (see
+     * {@link Admitter#recordStartedOutside}); returns at once.
+     */
+    public void recordStartedOutside(JobKey key, AdmissionRecord record) {
+        writers.execute(() -> admitter.recordStartedOutside(key, record));
     }
 
     /** Daemon threads named {@code prefix-1}, {@code prefix-2} …, for every executor of this package. */

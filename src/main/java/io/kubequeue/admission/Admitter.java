@@ -1,5 +1,6 @@
 package io.kubequeue.admission;
 
+import java.util.List;
 import java.util.Optional;
 
 import jakarta.inject.Singleton;
@@ -24,6 +25,9 @@ import io.kubequeue.job.JobKind;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.job.kubeflow.KubeflowJobKind;
 import io.kubequeue.scheduler.Admission;
+import io.kubequeue.scheduler.AdmissionRecord;
+import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
 
 /**
@@ -88,6 +92,33 @@ public class Admitter {
             } else {
                 confirm(entry, admission, e);
             }
+        }
+    }
+
+    /**
+     * A queued job was started without kube-queue (its suspend mark removed by hand) and the scheduler charged it
+     * to its group: writes that charge on the job as an admission record, so that a restart charges it again
+     * instead of forgetting it, and tells the owner with a Warning event. A failed write is logged; the charge
+     * holds until the job ends.
+     *
+     * @param key    the job
+     * @param record the charge the scheduler made (its group, and {@code admittedAt} saying how it started)
+     */
+    public void recordStartedOutside(JobKey key, AdmissionRecord record) {
+        Optional<JobDirectory.Entry> seen = directory.get(key);
+        if (seen.isEmpty()) {
+            return;
+        }
+        JobDirectory.Entry entry = new JobDirectory.Entry(seen.get().kind(), seen.get().ref(), List.of(),
+                seen.get().hasAnnotations());
+        Admission charge = new Admission(key, record, Resources.NONE, 0);
+        try {
+            resource(entry.kind(), charge).patch(PatchContext.of(PatchType.JSON), patchFor(entry, charge).toString());
+            events.warning(entry.ref(), "StartedOutsideQueue", "started without kube-queue (suspend mark removed by hand);"
+                    + " charged to quota group " + record.group() + " until it ends");
+        } catch (KubernetesClientException e) {
+            LOG.warnf("%s was started outside kube-queue; recording its charge failed (%s): it stays charged, but a"
+                    + " restart before it ends will not know it", key, e.getMessage());
         }
     }
 

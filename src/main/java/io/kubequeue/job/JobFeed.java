@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 import jakarta.inject.Singleton;
@@ -44,6 +45,8 @@ public class JobFeed {
     };
     private volatile Consumer<Queued<?>> onQueued = queued -> {
     };
+    private volatile BiConsumer<JobKey, AdmissionRecord> onStartedOutside = (key, record) -> {
+    };
 
     /**
      * A job seen queued whose kind shows it as condition {@code Queuing=True} and that does not show it yet.
@@ -69,6 +72,14 @@ public class JobFeed {
     /** Called for each queued job that should show condition {@code Queuing=True} and does not yet. */
     public void onQueued(Consumer<Queued<?>> onQueued) {
         this.onQueued = onQueued;
+    }
+
+    /**
+     * Called when a queued job is seen started without kube-queue (its mark removed by hand) and has just been
+     * charged to its group, so that the charge can be written on the job and survive a restart.
+     */
+    public void onStartedOutside(BiConsumer<JobKey, AdmissionRecord> onStartedOutside) {
+        this.onStartedOutside = onStartedOutside;
     }
 
     /** Called after every observation, so the admission loop can run a cycle. */
@@ -133,12 +144,18 @@ public class JobFeed {
         directory.putPodLabels(key, kind.podLabels(job));
         Map<String, String> labels = job.getMetadata().getLabels() == null ? Map.of() : job.getMetadata().getLabels();
         String created = job.getMetadata().getCreationTimestamp();
+        boolean wasPending = phase == Phase.UNSUSPENDED_WITHOUT_RECORD
+                && scheduler.status(key).map(s -> s.state() != Scheduler.State.ADMITTED).orElse(false);
         scheduler.observe(new JobObservation(key, job.getMetadata().getUid(), phase, request, kind.priority(job),
                 created == null ? Instant.EPOCH : Instant.parse(created),
                 labels.get(Annotations.QUOTA_NAME_LABEL),
                 !"false".equals(labels.get(Annotations.PREEMPTIBLE_LABEL)),
                 record));
         LOG.debugf("observed %s: %s, request %s", key, phase, request);
+        if (wasPending) {
+            scheduler.status(key).filter(s -> s.state() == Scheduler.State.ADMITTED && s.record() != null)
+                    .ifPresent(s -> onStartedOutside.accept(key, s.record()));
+        }
         if (phase == Phase.QUEUED) {
             queuedCondition(kind, job);
         }

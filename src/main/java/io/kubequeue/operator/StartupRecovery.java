@@ -93,6 +93,7 @@ public class StartupRecovery implements HealthCheck {
         checkDisabledKinds();
         feed.onChange(loop::trigger);
         feed.onQueued(this::showQueued);
+        feed.onStartedOutside(loop::recordStartedOutside);
         priorityClasses.start(config.firstListTimeout(), loop::trigger);
         ResourceQuotaSource resourceQuotas = null;
         if (config.queueGroupPlugin() == QueueGroupPlugin.RESOURCEQUOTA) {

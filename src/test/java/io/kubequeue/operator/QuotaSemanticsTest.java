@@ -61,6 +61,24 @@ class QuotaSemanticsTest extends PolicyScenario {
     }
 
     @Test
+    void aQueuedJobStartedByHandIsChargedAndTheChargeIsWrittenOnItForARestart() {
+        cluster.apply("/seed/elasticquotatree.yaml");
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("root.defaultQuotaGroup").isPresent());
+        cluster.submitJob("a-first", "3", Map.of(), null);
+        admittedWithin("a-first", 10);
+        cluster.submitJob("b-second", "3", Map.of(), null);
+        staysSuspended("b-second", 1);
+
+        client.batch().v1().jobs().inNamespace("default").withName("b-second")
+                .edit(j -> { j.getSpec().setSuspend(false); return j; }); // past the queue
+        await().atMost(Duration.ofSeconds(10)).until(() -> "root.defaultQuotaGroup".equals(
+                Cluster.admittedGroup(cluster.job("b-second"))));
+        assertEquals(6000, scheduler.usage("root.defaultQuotaGroup").get("cpu"), "both run: both are charged");
+        await().atMost(Duration.ofSeconds(5)).until(() -> cluster.events("default", "b-second").stream()
+                .anyMatch(e -> "StartedOutsideQueue".equals(e.getReason()) && "Warning".equals(e.getType())));
+    }
+
+    @Test
     void maxJobsCapsHowManyJobsRunAtOnce() {
         cluster.apply("/quota/one-at-a-time.yaml");
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("root.oneAtATime").isPresent());
