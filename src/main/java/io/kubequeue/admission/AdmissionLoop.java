@@ -8,13 +8,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
+import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.JobDirectory;
@@ -65,9 +65,9 @@ public class AdmissionLoop {
                     + config.admission().batchWindow());
         }
         this.batchWindowMillis = config.admission().batchWindow().toMillis();
-        this.cycles = Executors.newSingleThreadScheduledExecutor(named("kube-queue-scheduler"));
+        this.cycles = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("kube-queue-scheduler"));
         this.writers = Executors.newFixedThreadPool(config.admission().workers(),
-                named("kube-queue-admission"));
+                DaemonThreads.named("kube-queue-admission"));
     }
 
     /** Starts admitting. Called once recovery is done. */
@@ -146,15 +146,5 @@ public class AdmissionLoop {
      */
     public void recordStartedOutside(JobKey key, AdmissionRecord record) {
         writers.execute(() -> admitter.recordStartedOutside(key, record));
-    }
-
-    /** Daemon threads named {@code prefix-1}, {@code prefix-2} …, for every executor of this package. */
-    static java.util.concurrent.ThreadFactory named(String prefix) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
     }
 }

@@ -19,6 +19,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.job.kubeflow.KubeflowJobKind;
 
 /**
@@ -39,7 +40,7 @@ public class QueuingConditions {
 
     private final KubernetesClient client;
     private final ExecutorService writer =
-            Executors.newSingleThreadExecutor(AdmissionLoop.named("kube-queue-conditions"));
+            Executors.newSingleThreadExecutor(DaemonThreads.named("kube-queue-conditions"));
 
     public QueuingConditions(KubernetesClient client) {
         this.client = client;

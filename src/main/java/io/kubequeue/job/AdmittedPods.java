@@ -23,6 +23,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
+import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
@@ -58,11 +59,8 @@ public class AdmittedPods {
     private final List<SharedIndexInformer<Pod>> informers = new ArrayList<>();
     private final Map<String, Long> firstSeenNanos = new ConcurrentHashMap<>();
     private final Set<String> settling = ConcurrentHashMap.newKeySet();
-    private final ScheduledExecutorService settle = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "kube-queue-pod-settle");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService settle =
+            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("kube-queue-pod-settle"));
     private volatile Consumer<String> onChange = ns -> {
     };
 

@@ -41,14 +41,18 @@ class QuotaSemanticsTest extends PolicyScenario {
         admittedWithin("b-guaranteed", 10);
     }
 
-    @Test
-    void aJobSuspendedAgainReleasesItsQuotaAndQueuesAgain() {
-        cluster.apply("/seed/elasticquotatree.yaml");
-        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("root.defaultQuotaGroup").isPresent());
+    /** The seed's tree (4 cpu): a-first (3) runs, b-second (3) waits. */
+    private void firstRunsSecondWaits() {
+        super.applySeedTree();
         cluster.submitJob("a-first", "3", Map.of(), null);
         admittedWithin("a-first", 10);
         cluster.submitJob("b-second", "3", Map.of(), null);
         staysSuspended("b-second", 1);
+    }
+
+    @Test
+    void aJobSuspendedAgainReleasesItsQuotaAndQueuesAgain() {
+        firstRunsSecondWaits();
 
         String firstAdmission = cluster.job("a-first").getMetadata().getAnnotations().get(Annotations.ADMITTED_AT);
         client.batch().v1().jobs().inNamespace("default").withName("a-first")
@@ -62,12 +66,7 @@ class QuotaSemanticsTest extends PolicyScenario {
 
     @Test
     void aQueuedJobStartedByHandIsChargedAndTheChargeIsWrittenOnItForARestart() {
-        cluster.apply("/seed/elasticquotatree.yaml");
-        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("root.defaultQuotaGroup").isPresent());
-        cluster.submitJob("a-first", "3", Map.of(), null);
-        admittedWithin("a-first", 10);
-        cluster.submitJob("b-second", "3", Map.of(), null);
-        staysSuspended("b-second", 1);
+        firstRunsSecondWaits();
 
         client.batch().v1().jobs().inNamespace("default").withName("b-second")
                 .edit(j -> { j.getSpec().setSuspend(false); return j; }); // past the queue
