@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.scheduler.QuotaNode;
 import io.kubequeue.scheduler.QuotaTree;
@@ -35,9 +36,9 @@ import io.kubequeue.scheduler.Resources;
  * <p><b>Usage.</b> The scheduler counts the requests of the jobs it admitted. What else uses the quota is
  * {@code status.used} minus the pods of those admitted jobs (Kubernetes counts them already; volcano#4220), so
  * that a pod is counted once: usage = {@code status.used} − (pods of admitted jobs) + (admitted jobs). With
- * several quotas the largest such remainder of each resource is taken, which never under-counts. Quota scopes
- * ({@code scopes}, {@code scopeSelector}) are not read: a scoped quota is applied to every job of its
- * namespace, which is stricter than Kubernetes, never looser.
+ * several quotas each must hold: the room left is the least any of them leaves. Quota scopes ({@code scopes},
+ * {@code scopeSelector}) are not read: a scoped quota is applied to every job of its namespace, which is
+ * stricter than Kubernetes, never looser.
  */
 public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
 
@@ -58,11 +59,8 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
     private final BiConsumer<String, Resources> externalUsage;
     private final Map<String, Long> statusSeenNanos = new ConcurrentHashMap<>();
     private final Set<String> recountPending = ConcurrentHashMap.newKeySet();
-    private final ExecutorService recounts = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "kube-queue-quota-recount");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService recounts =
+            Executors.newSingleThreadExecutor(DaemonThreads.named("kube-queue-quota-recount"));
 
     /**
      * @param firstListWait how long start-up waits for the first list
@@ -120,7 +118,9 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
      * @param namespace the namespace
      */
     public synchronized void recompute(String namespace) {
-        Map<String, Long> outside = new HashMap<>();
+        // per resource: the smallest hard limit (the group's max), and the least room any quota leaves
+        Map<String, Long> smallestHard = new HashMap<>();
+        Map<String, Long> leastRoom = new HashMap<>();
         Resources pods = null;
         for (ResourceQuota quota : objects()) {
             if (!namespace.equals(quota.getMetadata().getNamespace())) {
@@ -129,11 +129,21 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
             if (pods == null) {
                 pods = admittedPods.usage(namespace, statusSeenNanos.getOrDefault(namespace, Long.MIN_VALUE));
             }
-            for (Map.Entry<String, Long> used : usedAmounts(quota).asMap().entrySet()) {
-                long left = Math.max(0, used.getValue() - pods.get(used.getKey()));
-                outside.merge(used.getKey(), left, Math::max);
+            Resources used = usedAmounts(quota);
+            for (Map.Entry<String, Long> hard : hardLimits(quota).asMap().entrySet()) {
+                String r = hard.getKey();
+                long outside = Math.max(0, used.get(r) - pods.get(r));
+                smallestHard.merge(r, hard.getValue(), Math::min);
+                leastRoom.merge(r, hard.getValue() - outside, Math::min); // both ≥ 0: cannot overflow
             }
         }
+        // reported as usage outside kube-queue against the smallest hard limit, so that max − outside is exactly
+        // the least room of all quotas: each quota must hold, and one with another scope does not over-count
+        Map<String, Long> outside = new HashMap<>();
+        smallestHard.forEach((r, hard) -> {
+            long room = leastRoom.get(r);
+            outside.put(r, room < 0 && hard > Long.MAX_VALUE + room ? Long.MAX_VALUE : hard - room);
+        });
         externalUsage.accept(namespace, Resources.of(outside));
     }
 

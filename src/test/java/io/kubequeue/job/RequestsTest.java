@@ -322,7 +322,7 @@ class RequestsTest {
     void eachKindNamesTheLabelsOfItsPods() {
         Job job = job("template: {spec: {containers: [{name: c, image: x}]}}");
         job.getMetadata().setUid("1234");
-        assertEquals(java.util.Map.of("batch.kubernetes.io/controller-uid", "1234"), new BatchJobKind().podLabels(job));
+        assertEquals(java.util.Map.of("controller-uid", "1234"), new BatchJobKind().podLabels(job));
         TFJob tf = (TFJob) Parse.resource("/seed/tfjobs.yaml").get(0);
         assertEquals(java.util.Map.of("training.kubeflow.org/job-name", "job1"), new TFJobKind(client).podLabels(tf));
         Workflow w = workflow("a: b", "entrypoint: main");

@@ -126,6 +126,29 @@ class ResourceQuotaSeedTest {
         await().atMost(Duration.ofSeconds(25)).until(() -> cluster.admitted("b"));
     }
 
+    /**
+     * Two quotas: "all" (10 cpu, 8 used by other pods, e.g. of another scope) and "small" (4 cpu, none used).
+     * The room is the least either leaves, 2 cpu: a 2-cpu job fits, a 3-cpu one does not.
+     */
+    @Test
+    void withTwoQuotasTheLeastRoomEitherLeavesDecides() {
+        Cluster cluster = new Cluster(client);
+        ResourceQuota all = client.resourceQuotas().inNamespace("default").resource(new ResourceQuotaBuilder()
+                .withNewMetadata().withName("all").withNamespace("default").endMetadata()
+                .withNewSpec().addToHard("requests.cpu", new Quantity("10")).endSpec().build()).create();
+        client.resourceQuotas().inNamespace("default").resource(new ResourceQuotaBuilder()
+                .withNewMetadata().withName("small").withNamespace("default").endMetadata()
+                .withNewSpec().addToHard("cpu", new Quantity("4")).endSpec().build()).create();
+        quotaUses(all, "8");
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("default").get().max().get("cpu") == 4000
+                && scheduler.externalUsage("default").get("cpu") == 2000);
+
+        cluster.submitJob("three", "3", Map.of(), null);
+        cluster.submitJob("two", "2", Map.of(), null);
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("two"));
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> !cluster.admitted("three"));
+    }
+
     private void startPod(String name, Job job, String cpu) {
         client.pods().inNamespace("default").resource(new PodBuilder().withNewMetadata().withName(name)
                 .withLabels(Map.of("controller-uid", job.getMetadata().getUid(),
