@@ -31,9 +31,10 @@ import java.util.function.Consumer;
  * <h2>How a cycle stays cheap</h2>
  * Each group's pending jobs are split in two sorted sets: <em>active</em> (tried in the next cycle) and
  * <em>backed off</em> (did not fit; also indexed in one global set sorted by retry time). Jobs that can never
- * fit, or have no group, are <em>held</em> apart. A cycle looks only at active jobs, merging the heads of all
- * groups through a sorted set of groups, so one decision costs O(log groups + log jobs + path × resources)
- * and never scans a queue:
+ * fit, or have no group, are <em>held</em> apart. A cycle looks only at active jobs (and, after a release under
+ * retry on release, the released groups' backed-off jobs), merging one candidate per group in a priority queue,
+ * so one decision costs O(log groups + log jobs + path × resources) and never scans a queue
+ * ({@link CycleResult#tried()} counts the decisions):
  * <ul>
  *   <li>default policy: a job that does not fit leaves the active set for backoff, so every job is tried at
  *       most once per cycle and the one that fits behind 5,000 that do not is reached in the same cycle, after
