@@ -106,7 +106,11 @@ public class AdmissionLoop {
         try {
             CycleResult result = scheduler.schedule();
             for (Admission admission : result.admissions()) {
-                writers.execute(() -> admitter.admit(admission));
+                writers.execute(() -> {
+                    admitter.admit(admission);
+                    // a refused admission backs off: make sure a wake-up is set for it (on the cycle thread)
+                    cycles.execute(() -> scheduler.nextRetry().ifPresent(this::wakeUpAt));
+                });
             }
             for (Hold hold : result.holds()) {
                 directory.get(hold.key()).ifPresent(entry -> events.warning(entry.ref(),

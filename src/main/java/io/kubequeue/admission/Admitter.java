@@ -20,7 +20,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.JobDirectory;
-import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.job.kubeflow.KubeflowJobKind;
@@ -47,16 +46,14 @@ public class Admitter {
     private final KubernetesClient client;
     private final Scheduler scheduler;
     private final JobDirectory directory;
-    private final JobFeed feed;
     private final EventRecorder events;
     private final QueuingConditions queuing;
 
-    public Admitter(KubernetesClient client, Scheduler scheduler, JobDirectory directory, JobFeed feed,
+    public Admitter(KubernetesClient client, Scheduler scheduler, JobDirectory directory,
                     EventRecorder events, QueuingConditions queuing) {
         this.client = client;
         this.scheduler = scheduler;
         this.directory = directory;
-        this.feed = feed;
         this.events = events;
         this.queuing = queuing;
     }
@@ -75,6 +72,7 @@ public class Admitter {
         String patch = patchFor(entry, admission).toString();
         try {
             HasMetadata admitted = resource(entry.kind(), admission).patch(PatchContext.of(PatchType.JSON), patch);
+            scheduler.admissionConfirmed(admission.key(), admission.record(), admitted.getMetadata().getResourceVersion());
             showAdmitted(entry.kind(), admitted);
             LOG.infof("admitted %s into quota group %s (request %s, waited %d ms)", admission.key(),
                     admission.record().group(), admission.request(), admission.waited());
@@ -83,12 +81,10 @@ public class Admitter {
         } catch (KubernetesClientException e) {
             int code = e.getCode();
             if (code == 404 || code == 409 || code == 422 || code == 400) {
-                // definite refusal: the job is gone, or it changed since the decision (the test op failed)
+                // definite refusal: the job is gone, or it changed since the decision (the test op failed); its
+                // change reaches the scheduler through the informer, in order (a read here could overtake it)
                 LOG.debugf("admission of %s refused (%d): %s", admission.key(), code, e.getMessage());
                 scheduler.admissionFailed(admission.key(), admission.record());
-                if (code != 404) {
-                    refreshFromCluster(entry.kind(), admission);
-                }
             } else {
                 confirm(entry, admission, e);
             }
@@ -106,7 +102,7 @@ public class Admitter {
      */
     public void recordStartedOutside(JobKey key, AdmissionRecord record) {
         Optional<JobDirectory.Entry> seen = directory.get(key);
-        if (seen.isEmpty()) {
+        if (seen.isEmpty() || record.group() == null) {
             return;
         }
         JobDirectory.Entry entry = new JobDirectory.Entry(seen.get().kind(), seen.get().ref(), List.of(),
@@ -136,6 +132,8 @@ public class Admitter {
                 LOG.warnf("admission of %s failed (%d: %s); it will be retried", admission.key(), cause.getCode(),
                         cause.getMessage());
                 scheduler.admissionFailed(admission.key(), admission.record());
+            } else {
+                scheduler.admissionConfirmed(admission.key(), admission.record(), job.getMetadata().getResourceVersion());
             }
         } catch (KubernetesClientException e) {
             LOG.warnf("admission of %s is unconfirmed (%s); its quota stays charged until the job is seen again",
@@ -147,23 +145,6 @@ public class Admitter {
     private void showAdmitted(JobKind<?> kind, HasMetadata admitted) {
         if (kind instanceof KubeflowJobKind kubeflow && admitted instanceof CustomResource job) {
             queuing.admitted(kubeflow, job);
-        }
-    }
-
-    /**
-     * After a refusal the job changed in a way our view may have missed (say, unsuspended by hand while the
-     * decision was in flight, an event the scheduler ignored as stale): read it once and feed it, so it is
-     * charged if it runs. A failed read changes nothing; the job's next event settles it.
-     */
-    private <R extends HasMetadata> void refreshFromCluster(JobKind<R> kind, Admission admission) {
-        try {
-            R job = client.resources(kind.type()).inNamespace(admission.key().namespace())
-                    .withName(admission.key().name()).get();
-            if (job != null) {
-                feed.observe(kind, job);
-            }
-        } catch (KubernetesClientException e) {
-            LOG.debugf("could not read %s back after a refused admission: %s", admission.key(), e.getMessage());
         }
     }
 

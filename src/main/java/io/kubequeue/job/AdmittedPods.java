@@ -2,8 +2,10 @@ package io.kubequeue.job;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -147,27 +149,32 @@ public class AdmittedPods {
      */
     public Resources usage(String namespace, long quotaStatusSeenNanos) {
         long now = System.nanoTime();
-        Resources total = Resources.NONE;
+        Map<JobKey, Resources> byJob = new HashMap<>();
         for (SharedIndexInformer<Pod> informer : informers) {
             for (Pod pod : informer.getIndexer().byIndex(Cache.NAMESPACE_INDEX, namespace)) {
                 if (terminal(pod) || !counted(pod, quotaStatusSeenNanos, now)) {
                     continue;
                 }
                 Map<String, String> labels = pod.getMetadata().getLabels() == null ? Map.of() : pod.getMetadata().getLabels();
-                boolean admitted = directory.jobOfPod(namespace, labels)
+                Optional<JobKey> admittedJob = directory.jobOfPod(namespace, labels)
                         .filter(key -> ownedBy(pod, key))
-                        .flatMap(scheduler::status)
-                        .map(s -> s.state() == Scheduler.State.ADMITTED)
-                        .orElse(false);
-                if (admitted) {
+                        .filter(key -> scheduler.status(key).map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false));
+                if (admittedJob.isPresent()) {
                     try {
-                        total = total.plus(PodRequests.of(pod.getSpec(), "spec"));
+                        byJob.merge(admittedJob.get(), PodRequests.of(pod.getSpec(), "spec"), Resources::plus);
                     } catch (InvalidJobException e) {
                         // the API server validated this pod; an unreadable one is left counted once, in status.used
                         LOG.debugf("pod %s/%s: %s", namespace, pod.getMetadata().getName(), e.getMessage());
                     }
                 }
             }
+        }
+        // never more than the job's own charge: replacement pods beside terminating ones (eviction, re-admission)
+        // would otherwise be subtracted twice while kube-queue counts the job once
+        Resources total = Resources.NONE;
+        for (Map.Entry<JobKey, Resources> job : byJob.entrySet()) {
+            Resources charge = scheduler.status(job.getKey()).map(Scheduler.JobStatus::request).orElse(Resources.NONE);
+            total = total.plus(atMost(job.getValue(), charge));
         }
         return total;
     }
@@ -188,8 +195,16 @@ public class AdmittedPods {
 
     private boolean counted(Pod pod, long quotaStatusSeenNanos, long now) {
         String uid = pod.getMetadata().getUid();
-        Long seen = firstSeenNanos.get(uid == null ? pod.getMetadata().getName() : uid);
-        return seen == null || seen < quotaStatusSeenNanos || now - seen >= SETTLE.toNanos();
+        // the informer's store has the pod before its add handler runs: a pod not seen yet is new now
+        long seen = firstSeenNanos.computeIfAbsent(uid == null ? pod.getMetadata().getName() : uid, k -> now);
+        return seen < quotaStatusSeenNanos || now - seen >= SETTLE.toNanos();
+    }
+
+    /** Per resource, the smaller of the two; a resource the job was not charged for is not subtracted. */
+    private static Resources atMost(Resources pods, Resources charge) {
+        Map<String, Long> capped = new HashMap<>();
+        pods.asMap().forEach((r, v) -> capped.put(r, Math.min(v, charge.get(r))));
+        return Resources.of(capped);
     }
 
     private static boolean terminal(Pod pod) {

@@ -144,17 +144,18 @@ public class JobFeed {
         directory.putPodLabels(key, kind.podLabels(job));
         Map<String, String> labels = job.getMetadata().getLabels() == null ? Map.of() : job.getMetadata().getLabels();
         String created = job.getMetadata().getCreationTimestamp();
-        boolean wasPending = phase == Phase.UNSUSPENDED_WITHOUT_RECORD
-                && scheduler.status(key).map(s -> s.state() != Scheduler.State.ADMITTED).orElse(false);
+        AdmissionRecord chargeBefore = scheduler.status(key).map(Scheduler.JobStatus::record).orElse(null);
         scheduler.observe(new JobObservation(key, job.getMetadata().getUid(), phase, request, kind.priority(job),
                 created == null ? Instant.EPOCH : Instant.parse(created),
                 labels.get(Annotations.QUOTA_NAME_LABEL),
                 !"false".equals(labels.get(Annotations.PREEMPTIBLE_LABEL)),
-                record));
+                record, job.getMetadata().getResourceVersion()));
         LOG.debugf("observed %s: %s, request %s", key, phase, request);
-        if (wasPending) {
-            scheduler.status(key).filter(s -> s.state() == Scheduler.State.ADMITTED && s.record() != null)
-                    .ifPresent(s -> onStartedOutside.accept(key, s.record()));
+        if (phase == Phase.UNSUSPENDED_WITHOUT_RECORD) {
+            // a queued job started by hand has just been charged: have the charge written on it
+            scheduler.status(key).map(Scheduler.JobStatus::record)
+                    .filter(r -> r.startedOutside() && r.group() != null && !r.equals(chargeBefore))
+                    .ifPresent(r -> onStartedOutside.accept(key, r));
         }
         if (phase == Phase.QUEUED) {
             queuedCondition(kind, job);

@@ -12,8 +12,9 @@ import io.kubequeue.scheduler.Resources;
 
 /**
  * The resource request of one pod, by the Kubernetes rule (docs/behaviour.md §2; Kubernetes docs "Resource
- * Management for Pods and Containers", "Init Containers", "Pod Overhead"): per resource, the larger of the
- * sum over regular containers and the largest init container, plus {@code spec.overhead}. A container that
+ * Management for Pods and Containers", "Init Containers", "Sidecar Containers", "Pod Overhead"): per resource,
+ * the larger of the sum over regular containers and sidecars ({@code restartPolicy: Always} init containers) and
+ * the largest init container together with the sidecars started before it, plus {@code spec.overhead}. A container that
  * sets a limit but no request for a resource requests its limit.
  *
  * <p>The pod's cpu and memory limits are computed by the same rule and carried as pseudo-resources
@@ -50,17 +51,29 @@ public final class PodRequests {
             regular = regular.plus(c.requests());
             regularLimits = regularLimits.plus(c.limits());
         }
+        // init containers run one after the other, each beside the sidecars (restartPolicy: Always) started
+        // before it; sidecars keep running beside the regular containers (Kubernetes "Sidecar Containers")
         Resources init = Resources.NONE;
         Resources initLimits = Resources.NONE;
+        Resources sidecars = Resources.NONE;
+        Resources sidecarLimits = Resources.NONE;
         List<Container> initContainers = spec.getInitContainers() == null ? List.of() : spec.getInitContainers();
         for (int i = 0; i < initContainers.size(); i++) {
-            Amounts c = container(initContainers.get(i), field + ".initContainers[" + i + "]");
-            init = init.max(c.requests());
-            initLimits = initLimits.max(c.limits());
+            Container container = initContainers.get(i);
+            Amounts c = container(container, field + ".initContainers[" + i + "]");
+            if ("Always".equals(container.getRestartPolicy())) {
+                sidecars = sidecars.plus(c.requests());
+                sidecarLimits = sidecarLimits.plus(c.limits());
+                init = init.max(sidecars);
+                initLimits = initLimits.max(sidecarLimits);
+            } else {
+                init = init.max(c.requests().plus(sidecars));
+                initLimits = initLimits.max(c.limits().plus(sidecarLimits));
+            }
         }
         Resources overhead = toResources(spec.getOverhead(), field + ".overhead");
-        Resources requests = regular.max(init).plus(overhead);
-        Resources limits = regularLimits.max(initLimits);
+        Resources requests = regular.plus(sidecars).max(init).plus(overhead);
+        Resources limits = regularLimits.plus(sidecarLimits).max(initLimits);
         for (Map.Entry<String, Long> extra : overhead.asMap().entrySet()) {
             if (limits.has(extra.getKey())) { // Kubernetes adds overhead to a limit only where one is set
                 limits = limits.with(extra.getKey(), limits.get(extra.getKey()) + extra.getValue());

@@ -98,9 +98,17 @@ public class StartupRecovery implements HealthCheck {
         ResourceQuotaSource resourceQuotas = null;
         if (config.queueGroupPlugin() == QueueGroupPlugin.RESOURCEQUOTA) {
             resourceQuotas = new ResourceQuotaSource(client, events, config.firstListTimeout(), admittedPods::usage,
-                    (namespace, used) -> {
-                        scheduler.setExternalUsage(namespace, used);
-                        loop.trigger();
+                    new ResourceQuotaSource.OutsideUsage() {
+                        @Override
+                        public long ticket(String namespace) {
+                            return scheduler.externalRecountTicket(namespace);
+                        }
+
+                        @Override
+                        public void set(String namespace, io.kubequeue.scheduler.Resources used, long ticket) {
+                            scheduler.setExternalUsage(namespace, used, ticket);
+                            loop.trigger();
+                        }
                     });
             ResourceQuotaSource quotas = resourceQuotas;
             scheduler.trackExternalUsage(quotas::recomputeSoon); // pods of a released job stay counted

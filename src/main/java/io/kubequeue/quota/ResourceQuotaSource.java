@@ -12,7 +12,6 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.function.BiConsumer;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
@@ -42,6 +41,18 @@ import io.kubequeue.scheduler.Resources;
  */
 public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
 
+    /**
+     * Where the usage outside kube-queue goes (the scheduler): a recount takes a ticket first, and its figure is
+     * dropped if a job was released in the namespace meanwhile (a newer recount follows).
+     */
+    public interface OutsideUsage {
+        /** The ticket of a recount starting now. */
+        long ticket(String namespace);
+
+        /** The namespace's usage outside kube-queue (millicores, bytes, counts), as of {@code ticket}. */
+        void set(String namespace, Resources used, long ticket);
+    }
+
     /** Requests (and limits) of the pods of admitted jobs in a namespace; see {@code AdmittedPods}. */
     @FunctionalInterface
     public interface AdmittedPodUsage {
@@ -56,7 +67,7 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
     private final KubernetesClient client;
     private final EventRecorder events;
     private final AdmittedPodUsage admittedPods;
-    private final BiConsumer<String, Resources> externalUsage;
+    private final OutsideUsage externalUsage;
     private final Map<String, Long> statusSeenNanos = new ConcurrentHashMap<>();
     private final Set<String> recountPending = ConcurrentHashMap.newKeySet();
     private final ExecutorService recounts =
@@ -68,7 +79,7 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
      * @param externalUsage receives, per namespace, what uses its quota outside kube-queue's admitted jobs
      */
     public ResourceQuotaSource(KubernetesClient client, EventRecorder events, Duration firstListWait,
-                               AdmittedPodUsage admittedPods, BiConsumer<String, Resources> externalUsage) {
+                               AdmittedPodUsage admittedPods, OutsideUsage externalUsage) {
         super(firstListWait);
         this.client = client;
         this.events = events;
@@ -118,6 +129,7 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
      * @param namespace the namespace
      */
     public synchronized void recompute(String namespace) {
+        long ticket = externalUsage.ticket(namespace);
         // per resource: the smallest hard limit (the group's max), and the least room any quota leaves
         Map<String, Long> smallestHard = new HashMap<>();
         Map<String, Long> leastRoom = new HashMap<>();
@@ -144,7 +156,7 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
             long room = leastRoom.get(r);
             outside.put(r, room < 0 && hard > Long.MAX_VALUE + room ? Long.MAX_VALUE : hard - room);
         });
-        externalUsage.accept(namespace, Resources.of(outside));
+        externalUsage.set(namespace, Resources.of(outside), ticket);
     }
 
     /**

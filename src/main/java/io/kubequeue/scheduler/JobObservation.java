@@ -18,9 +18,22 @@ import java.util.Objects;
  * @param preemptible    {@code false} when labelled {@code quota.scheduling.alibabacloud.com/preemptible: "false"}
  * @param record         the admission record found on the job, or {@code null}; a {@link Phase#QUEUED} job
  *                       that carries one was suspended again after its admission
+ * @param resourceVersion the object's {@code metadata.resourceVersion}, or {@code null}; only compared with the
+ *                       version our own admission patch produced (see {@link Scheduler#admissionConfirmed})
  */
 public record JobObservation(JobKey key, String uid, Phase phase, Resources request, JobPriority priority, Instant createdAt,
-                             String quotaName, boolean preemptible, AdmissionRecord record) {
+                             String quotaName, boolean preemptible, AdmissionRecord record, String resourceVersion) {
+
+    /** An observation without a resourceVersion. */
+    public JobObservation(JobKey key, String uid, Phase phase, Resources request, JobPriority priority, Instant createdAt,
+                          String quotaName, boolean preemptible, AdmissionRecord record) {
+        this(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record, null);
+    }
+
+    /** The same observation at another resourceVersion. */
+    public JobObservation withResourceVersion(String version) {
+        return new JobObservation(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record, version);
+    }
 
     /** Where a job stands, as read from the cluster. */
     public enum Phase {

@@ -137,6 +137,8 @@ public final class Scheduler {
     private final List<Hold> newHolds = new ArrayList<>();
     /** Retry on release: groups whose backed-off jobs the next cycle tries, in place. */
     private final Set<String> retryAfterRelease = new HashSet<>();
+    /** Per group: how many charges moved to outside usage so far; a recount started before a move is stale. */
+    private final Map<String, Long> externalRecountTicket = new HashMap<>();
     /** Set under the ResourceQuota plugin: see {@link #trackExternalUsage}. */
     private Consumer<String> externalRecount;
 
@@ -193,7 +195,8 @@ public final class Scheduler {
                 } else if (entry.state == State.ADMITTED) {
                     // suspended again: by its record, or, once the job was seen running, by any mark put back
                     // (events of one object arrive in order, so nothing older can follow a running state)
-                    if (entry.seenRunning || observation.record() != null && observation.record().equals(entry.record)) {
+                    if (entry.seenRunning || observation.record() != null && observation.record().equals(entry.record)
+                            || newer(observation.resourceVersion(), entry.confirmedVersion)) {
                         uncharge(entry); // its quota goes back, and it queues again
                         entry.setJob(observation, priorityClasses);
                         entry.attempts = 0;
@@ -226,12 +229,17 @@ public final class Scheduler {
                 entry.seenRunning = true;
             }
             case UNSUSPENDED_WITHOUT_RECORD -> {
-                if (entry != null && entry.state != State.ADMITTED) {
+                if (entry != null && entry.state == State.ADMITTED && !entry.seenRunning
+                        && !entry.record.startedOutside()) {
+                    // started by hand while our admission was in flight: our patch will be refused (its test op
+                    // finds no mark), and that refusal must not uncharge a running job, so the charge is re-labelled
+                    entry.record = new AdmissionRecord(entry.record.group(), AdmissionRecord.STARTED_OUTSIDE);
+                } else if (entry != null && entry.state != State.ADMITTED) {
                     dequeue(entry);
                     entry.setJob(observation, priorityClasses);
                     String group = tree.groupFor(observation.key().namespace(), observation.quotaName())
                             .map(QuotaNode::name).orElse(null);
-                    charge(entry, new AdmissionRecord(group, "unsuspended-outside-kube-queue"));
+                    charge(entry, new AdmissionRecord(group, AdmissionRecord.STARTED_OUTSIDE));
                 }
                 if (entry != null && entry.state == State.ADMITTED) {
                     entry.seenRunning = true;
@@ -295,6 +303,26 @@ public final class Scheduler {
      * @param used  millicores, bytes, counts; {@link Resources#NONE} when nothing is used outside
      */
     public synchronized void setExternalUsage(String group, Resources used) {
+        setExternalUsage(group, used, externalRecountTicket(group));
+    }
+
+    /**
+     * The ticket a recount of the group's outside usage takes before it reads the cluster; see
+     * {@link #setExternalUsage(String, Resources, long)}.
+     */
+    public synchronized long externalRecountTicket(String group) {
+        return externalRecountTicket.getOrDefault(group, 0L);
+    }
+
+    /**
+     * As {@link #setExternalUsage(String, Resources)}, but ignored if a job's charge moved to the group's outside
+     * usage after the recount took its {@code ticket}: that recount may have read the job as still admitted,
+     * and a newer one is already on its way.
+     */
+    public synchronized void setExternalUsage(String group, Resources used, long ticket) {
+        if (ticket != externalRecountTicket(group)) {
+            return;
+        }
         Resources old = external.getOrDefault(group, Resources.NONE);
         if (used.isEmpty()) {
             external.remove(group);
@@ -441,7 +469,7 @@ public final class Scheduler {
         if (entry == null || entry.state != State.ADMITTED || !record.equals(entry.record)) {
             return;
         }
-        uncharge(entry);
+        uncharge(entry, false); // nothing ran: not a release, and no pods to keep counting
         entry.attempts++;
         Optional<QuotaNode> group = tree.groupFor(key.namespace(), entry.job.quotaName());
         if (group.isEmpty()) {
@@ -450,6 +478,36 @@ public final class Scheduler {
         }
         entry.group = group.get().name();
         backOff(entry, clock.instant().plus(backoffFor(entry.attempts)));
+    }
+
+    /**
+     * Our admission patch was applied: the API server answered with the job at {@code resourceVersion}. A later
+     * version of the job that carries a suspend mark again is a re-suspension, even if the running state in
+     * between was never observed (an informer may pass straight from the copy before our patch to a newer one).
+     * Ignored if the job has moved on to another admission record.
+     *
+     * @param resourceVersion the {@code metadata.resourceVersion} of the patch's answer
+     */
+    public synchronized void admissionConfirmed(JobKey key, AdmissionRecord record, String resourceVersion) {
+        Entry entry = jobs.get(key);
+        if (entry != null && entry.state == State.ADMITTED && record.equals(entry.record)) {
+            entry.confirmedVersion = resourceVersion;
+        }
+    }
+
+    /**
+     * Whether {@code version} is newer than {@code than}. Kubernetes resourceVersions are opaque strings; they are
+     * compared only when both are decimal numbers (as etcd writes them), and otherwise never count as newer.
+     */
+    private static boolean newer(String version, String than) {
+        if (version == null || than == null) {
+            return false;
+        }
+        try {
+            return Long.parseLong(version) > Long.parseLong(than);
+        } catch (NumberFormatException e) {
+            return false;
+        }
     }
 
     /** When the next backoff expires, so the caller knows when to run the next cycle without a new event. */
@@ -661,6 +719,7 @@ public final class Scheduler {
     private void charge(Entry entry, AdmissionRecord record) {
         entry.state = State.ADMITTED;
         entry.seenRunning = false;
+        entry.confirmedVersion = null;
         entry.record = record;
         entry.hold = null;
         entry.retryAt = null;
@@ -679,6 +738,14 @@ public final class Scheduler {
     }
 
     private void uncharge(Entry entry) {
+        uncharge(entry, true);
+    }
+
+    /**
+     * @param ran whether the job may have run: then its pods may still be counted outside (see
+     *            {@link #trackExternalUsage}) and its end is a release
+     */
+    private void uncharge(Entry entry, boolean ran) {
         if (entry.record != null && entry.chargedGroup != null) {
             for (QuotaNode node : tree.pathToRoot(entry.chargedGroup)) {
                 subtract(usage, node.name(), entry.charged);
@@ -686,12 +753,15 @@ public final class Scheduler {
                     subtract(guaranteedUsage, node.name(), entry.charged);
                 }
             }
-            if (externalRecount != null) {
+            if (ran && externalRecount != null) {
                 // its pods may still run: count them outside kube-queue until the recount says otherwise
                 external.merge(entry.chargedGroup, entry.charged.with(Resources.MAX_JOBS, 0), Resources::plus);
+                externalRecountTicket.merge(entry.chargedGroup, 1L, Long::sum);
                 externalRecount.accept(entry.chargedGroup);
             }
-            released(entry.chargedGroup);
+            if (ran) {
+                released(entry.chargedGroup);
+            }
         }
         entry.record = null;
         entry.chargedGroup = null;
@@ -829,6 +899,8 @@ public final class Scheduler {
         boolean chargedGuaranteed;
         /** The job was seen running (unsuspended) since its charge: a suspend mark seen now is a re-suspension. */
         boolean seenRunning;
+        /** The resourceVersion our admission patch produced, or null. */
+        String confirmedVersion;
 
         /** The request plus one job of the {@link Resources#MAX_JOBS} pseudo-resource; kept, as fit checks are hot. */
         private Resources effectiveRequest;

@@ -169,6 +169,31 @@ class RequestsTest {
     }
 
     @Test
+    void sidecarInitContainersRunBesideTheRegularOnesAndAreAdded() {
+        Job job = job("""
+                template:
+                  spec:
+                    initContainers:
+                      - {name: setup, image: x, resources: {requests: {cpu: "4"}}}
+                      - {name: proxy, image: x, restartPolicy: Always, resources: {requests: {cpu: "1"}}}
+                      - {name: late-setup, image: x, resources: {requests: {cpu: "2"}}}
+                    containers:
+                      - {name: main, image: x, resources: {requests: {cpu: "2"}}}
+                """);
+        // Kubernetes (sidecar containers): max(regular 2 + sidecar 1, setup 4, proxy 1 + late-setup 2) = 4
+        assertEquals(4000, new BatchJobKind().request(job).get("cpu"));
+        Job small = job("""
+                template:
+                  spec:
+                    initContainers:
+                      - {name: proxy, image: x, restartPolicy: Always, resources: {requests: {cpu: "1"}}}
+                    containers:
+                      - {name: main, image: x, resources: {requests: {cpu: "2"}}}
+                """);
+        assertEquals(3000, new BatchJobKind().request(small).get("cpu"), "the sidecar runs beside main: 1 + 2");
+    }
+
+    @Test
     void cpuAndMemoryLimitsAreCarriedForResourceQuotaLimitsKeysByTheSameRuleAsRequests() {
         Job job = job("""
                 parallelism: 2

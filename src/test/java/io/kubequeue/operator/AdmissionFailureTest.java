@@ -78,6 +78,19 @@ class AdmissionFailureTest {
         assertEquals(1, job1.attempts(), "exactly one refused admission before this one");
     }
 
+    /** A batch Job writes no status of its own: only the backoff's wake-up can retry it. */
+    @Test
+    void aRefusedBatchJobIsRetriedWhenItsBackoffExpiresWithNoOtherEvent() {
+        server.expect().patch().withPath("/apis/batch/v1/namespaces/default/jobs/solo")
+                .andReturn(500, "{\"kind\":\"Status\",\"code\":500}").once();
+        Cluster cluster = new Cluster(client);
+        cluster.apply("/seed/elasticquotatree.yaml");
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("root.defaultQuotaGroup").isPresent());
+        cluster.submitJob("solo", "1", Map.of(), null);
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("solo"));
+        assertEquals(1, scheduler.status(new JobKey("Job", "default", "solo")).orElseThrow().attempts());
+    }
+
     @Test
     void aConflictHandsTheChargeBackAndTheJobIsAdmittedOnRetry() {
         refusedOnceThenAdmitted(409);

@@ -241,6 +241,50 @@ class PoliciesTest {
         assertEquals(Resources.NONE, s.usage("team"));
     }
 
+    // ---- refused admissions, and a job started by hand meanwhile (second review) -----------------------
+
+    @Test
+    void aRefusedAdmissionIsNoReleaseAndWaitsOutItsBackoffUnderRetryOnRelease() {
+        Scheduler s = scheduler(SchedulingPolicy.RETRY_ON_RELEASE, node("team", null, "a", 4000));
+        s.observe(job("a", "running", 2000, 0));
+        s.schedule();
+        s.observe(job("a", "big", 4000, 1)); // backs off
+        s.observe(job("a", "small", 1000, 2));
+        Admission small = s.schedule().admissions().get(0);
+        s.admissionFailed(small.key(), small.record()); // e.g. a 422 from a validating policy
+        assertEquals(List.of(), names(s.schedule()), "no retry at the same instant");
+        clock.advance(Duration.ofSeconds(1));
+        assertEquals(List.of("small"), names(s.schedule()));
+    }
+
+    @Test
+    void aJobStartedByHandWhileItsAdmissionIsInFlightStaysChargedWhenTheAdmissionIsRefused() {
+        Scheduler s = scheduler(SchedulingPolicy.DEFAULT, node("team", null, "a", 4000));
+        s.observe(job("a", "j", 4000, 0));
+        Admission admission = s.schedule().admissions().get(0);
+        s.observe(new JobObservation(key("a", "j"), null, JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD,
+                Resources.of("cpu", 4000L), JobPriority.NONE, T0, null, true, null)); // kubectl patch, meanwhile
+        s.admissionFailed(admission.key(), admission.record()); // our patch finds no mark left
+        s.observe(job("a", "k", 4000, 1));
+        assertEquals(List.of(), names(s.schedule()), "j runs: k must wait");
+        assertEquals(AdmissionRecord.STARTED_OUTSIDE, s.status(key("a", "j")).orElseThrow().record().admittedAt());
+    }
+
+    @Test
+    void aReSuspensionNewerThanOurConfirmedAdmissionIsSeenEvenIfTheRunningStateWasNot() {
+        Scheduler s = scheduler(SchedulingPolicy.DEFAULT, node("team", null, "a", 4000));
+        s.observe(job("a", "j", 4000, 0).withResourceVersion("10"));
+        Admission admission = s.schedule().admissions().get(0);
+        s.observe(job("a", "j", 4000, 0).withResourceVersion("10")); // a reconcile of the copy before the patch
+        assertEquals(Scheduler.State.ADMITTED, s.status(key("a", "j")).orElseThrow().state());
+        s.admissionConfirmed(admission.key(), admission.record(), "11"); // the patch's answer
+        s.observe(job("a", "j", 4000, 0).withResourceVersion("10")); // still that old copy: ignored
+        assertEquals(Scheduler.State.ADMITTED, s.status(key("a", "j")).orElseThrow().state());
+        s.observe(job("a", "j", 4000, 0).withResourceVersion("12")); // kubectl replace: suspended, record gone
+        assertEquals(Scheduler.State.ACTIVE, s.status(key("a", "j")).orElseThrow().state());
+        assertEquals(Resources.NONE, s.usage("team"));
+    }
+
     // ---- usage outside kube-queue ----------------------------------------------------------------------
 
     @Test
