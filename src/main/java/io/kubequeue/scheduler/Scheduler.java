@@ -364,6 +364,7 @@ public final class Scheduler {
             queue.backedOff.remove(entry);
             entry.retryAt = null;
             entry.state = State.ACTIVE;
+            entry.refused = false;
             queue.active.add(entry);
         }
         List<Admission> admissions = new ArrayList<>();
@@ -386,6 +387,13 @@ public final class Scheduler {
             Entry entry = candidate.entry;
             tried++;
             boolean fromBackoff = candidate.cursor != null;
+            if (fromBackoff && entry.refused) {
+                tried--; // a refused admission waits out its backoff: not tried, not counted
+                if (candidate.cursor.hasNext()) {
+                    heads.add(new Candidate(queue, candidate.cursor.next(), candidate.cursor));
+                }
+                continue;
+            }
             if (fromBackoff) {
                 // retried at once after a release, read in place: a job that still does not fit stays where it
                 // is (its backoff timer runs on), so a release costs one fit check per backed-off job
@@ -461,15 +469,19 @@ public final class Scheduler {
 
     /**
      * Hands back an admission the cluster refused (the {@code test} op failed, or the job is gone): the charge
-     * is undone and the job goes to backoff (under the blocking queue it still blocks its group, since it
-     * stays ahead of the jobs behind it). Ignored if the job has since moved on (another admission record).
+     * is undone and the job goes to backoff, and is not retried before it expires, even by a release (else a
+     * refusal that repeats, say from a validating policy, would loop). Under the blocking queue it still blocks
+     * its group, since it stays ahead of the jobs behind it. The room it frees is a release for the others.
+     * Ignored if the job has since moved on (another admission record).
      */
     public synchronized void admissionFailed(JobKey key, AdmissionRecord record) {
         Entry entry = jobs.get(key);
         if (entry == null || entry.state != State.ADMITTED || !record.equals(entry.record)) {
             return;
         }
-        uncharge(entry, false); // nothing ran: not a release, and no pods to keep counting
+        String chargedGroup = entry.chargedGroup;
+        uncharge(entry, false); // nothing ran: no pods to keep counting
+        released(chargedGroup); // the room is free for the others; the refused job itself waits out its backoff
         entry.attempts++;
         Optional<QuotaNode> group = tree.groupFor(key.namespace(), entry.job.quotaName());
         if (group.isEmpty()) {
@@ -477,6 +489,7 @@ public final class Scheduler {
             return;
         }
         entry.group = group.get().name();
+        entry.refused = true;
         backOff(entry, clock.instant().plus(backoffFor(entry.attempts)));
     }
 
@@ -612,6 +625,7 @@ public final class Scheduler {
         entry.group = group.get().name();
         entry.state = State.ACTIVE;
         entry.hold = null;
+        entry.refused = false;
         queues.computeIfAbsent(entry.group, GroupQueue::new).active.add(entry);
     }
 
@@ -720,6 +734,7 @@ public final class Scheduler {
         entry.state = State.ADMITTED;
         entry.seenRunning = false;
         entry.confirmedVersion = null;
+        entry.refused = false;
         entry.record = record;
         entry.hold = null;
         entry.retryAt = null;
@@ -800,13 +815,17 @@ public final class Scheduler {
                 retryAfterRelease.add(queue.group); // by name: the group's queue object may be rebuilt meanwhile
                 continue;
             }
-            for (Entry e : queue.backedOff) {
+            for (Iterator<Entry> it = queue.backedOff.iterator(); it.hasNext();) {
+                Entry e = it.next();
+                if (e.refused) {
+                    continue; // waits out its backoff
+                }
+                it.remove();
                 backoff.remove(e);
                 e.retryAt = null;
                 e.state = State.ACTIVE;
                 queue.active.add(e);
             }
-            queue.backedOff.clear();
         }
     }
 
@@ -901,6 +920,8 @@ public final class Scheduler {
         boolean seenRunning;
         /** The resourceVersion our admission patch produced, or null. */
         String confirmedVersion;
+        /** In backoff after a refused admission: only the backoff's expiry retries it. */
+        boolean refused;
 
         /** The request plus one job of the {@link Resources#MAX_JOBS} pseudo-resource; kept, as fit checks are hot. */
         private Resources effectiveRequest;

@@ -244,7 +244,7 @@ class PoliciesTest {
     // ---- refused admissions, and a job started by hand meanwhile (second review) -----------------------
 
     @Test
-    void aRefusedAdmissionIsNoReleaseAndWaitsOutItsBackoffUnderRetryOnRelease() {
+    void aRefusedAdmissionWaitsOutItsBackoffUnderRetryOnRelease() {
         Scheduler s = scheduler(SchedulingPolicy.RETRY_ON_RELEASE, node("team", null, "a", 4000));
         s.observe(job("a", "running", 2000, 0));
         s.schedule();
@@ -253,8 +253,22 @@ class PoliciesTest {
         Admission small = s.schedule().admissions().get(0);
         s.admissionFailed(small.key(), small.record()); // e.g. a 422 from a validating policy
         assertEquals(List.of(), names(s.schedule()), "no retry at the same instant");
+        s.observe(JobObservation.finished(key("a", "running"))); // even a release does not retry it early
+        assertEquals(List.of("big"), names(s.schedule()));
+        s.observe(JobObservation.finished(key("a", "big")));
         clock.advance(Duration.ofSeconds(1));
         assertEquals(List.of("small"), names(s.schedule()));
+    }
+
+    @Test
+    void theRoomARefusedAdmissionFreesIsAReleaseForTheOthers() {
+        Scheduler s = scheduler(SchedulingPolicy.RETRY_ON_RELEASE, node("team", null, "a", 1000));
+        s.observe(job("a", "first", 1000, 1));
+        s.observe(job("a", "second", 1000, 2));
+        CycleResult cycle = s.schedule(); // first admitted, second backs off
+        assertEquals(List.of("first"), names(cycle));
+        s.admissionFailed(cycle.admissions().get(0).key(), cycle.admissions().get(0).record());
+        assertEquals(List.of("second"), names(s.schedule()));
     }
 
     @Test

@@ -187,6 +187,8 @@ class SchedulerPropertiesTest {
         QuotaTree tree;
         PriorityClasses classes = PriorityClasses.NONE;
         int nextId;
+        /** Jobs whose admission was refused: they wait out their backoff (a release does not cut it short). */
+        final java.util.Set<JobKey> refused = new java.util.HashSet<>();
         final List<String> log = new ArrayList<>();
 
         Run(Scenario scenario) {
@@ -217,7 +219,7 @@ class SchedulerPropertiesTest {
                     cluster.put(job.key, job);
                     scheduler.observe(job.observation());
                 }
-                case CYCLE -> cycle();
+                case CYCLE -> cycle(op.arg() % 5 == 0);
                 case FINISH, DELETE -> pick(op.arg(), op.type() == OpType.FINISH ? Phase.RUNNING : null).ifPresent(job -> {
                     cluster.remove(job.key);
                     scheduler.observe(JobObservation.finished(job.key, job.uid));
@@ -232,13 +234,18 @@ class SchedulerPropertiesTest {
                 });
                 case UNSUSPEND_BY_HAND -> pick(op.arg(), Phase.SUSPENDED).filter(job -> job.record == null).ifPresent(job -> {
                     job.phase = Phase.RUNNING; // kubectl patch suspend=false, past the queue
+                    refused.remove(job.key);
                     scheduler.observe(job.observation());
                 });
                 case TREE -> {
+                    refused.clear();
                     tree = scenario.trees().get(op.arg() % scenario.trees().size()).build();
                     scheduler.replaceTree(tree);
                 }
-                case RESTART -> restart();
+                case RESTART -> {
+                    refused.clear();
+                    restart();
+                }
                 case CLASSES -> {
                     classes = CLASS_VARIANTS.get(op.arg() % CLASS_VARIANTS.size());
                     scheduler.replacePriorityClasses(classes);
@@ -254,7 +261,15 @@ class SchedulerPropertiesTest {
         }
 
         CycleResult cycle() {
+            return cycle(false);
+        }
+
+        /** @param refused whether the API server refuses every admission patch of this cycle (409, 422 …) */
+        CycleResult cycle(boolean refused) {
             Map<JobKey, Scheduler.JobStatus> before = statuses();
+            // a refused job whose backoff has expired is retried like any other from this cycle on
+            this.refused.removeIf(k -> before.get(k) == null || before.get(k).retryAt() == null
+                    || !before.get(k).retryAt().isAfter(clock.instant()));
             Map<String, Resources> usageBefore = usages(scheduler::usage);
             Map<String, Resources> guaranteedBefore = usages(scheduler::guaranteedUsage);
             CycleResult result = scheduler.schedule();
@@ -262,9 +277,6 @@ class SchedulerPropertiesTest {
                 ClusterJob job = cluster.get(admission.key());
                 assertNotNull(job, "admitted a job the cluster does not have: " + admission.key());
                 assertEquals(Phase.SUSPENDED, job.phase, "admitted a running job: " + admission.key());
-                job.phase = Phase.RUNNING;
-                job.record = admission.record();
-                scheduler.observe(job.observation()); // the informer echoes the patch back: no change
             }
             checkNoOverAdmission(usageBefore, guaranteedBefore);
             if (scenario.policy() == SchedulingPolicy.BLOCKING_QUEUE) {
@@ -272,6 +284,18 @@ class SchedulerPropertiesTest {
             }
             if (scenario.policy() == SchedulingPolicy.RETRY_ON_RELEASE && !result.admissions().isEmpty()) {
                 checkFirstAdmittedIsTheBestThatFits(before, usageBefore, guaranteedBefore, result);
+            }
+            for (Admission admission : result.admissions()) {
+                ClusterJob job = cluster.get(admission.key());
+                if (refused) {
+                    scheduler.admissionFailed(admission.key(), admission.record()); // the job stays suspended
+                    this.refused.add(admission.key());
+                } else {
+                    this.refused.remove(job.key);
+                    job.phase = Phase.RUNNING;
+                    job.record = admission.record();
+                    scheduler.observe(job.observation()); // the informer echoes the patch back: no change
+                }
             }
             return result;
         }
@@ -367,6 +391,7 @@ class SchedulerPropertiesTest {
                                                  Map<String, Resources> guaranteed, CycleResult result) {
             Scheduler.JobStatus best = before.values().stream()
                     .filter(s -> s.state() == Scheduler.State.ACTIVE || s.state() == Scheduler.State.BACKOFF)
+                    .filter(s -> !(refused.contains(s.key()) && s.retryAt() != null && s.retryAt().isAfter(clock.instant())))
                     .filter(s -> fits(cluster.get(s.key()), s.group(), usage, guaranteed))
                     .min(order()).orElse(null);
             assertNotNull(best, "something was admitted although nothing fit");
