@@ -80,15 +80,51 @@ public class Admitter {
                     + " with request " + admission.request());
         } catch (KubernetesClientException e) {
             int code = e.getCode();
-            if (code == 404 || code == 409 || code == 422 || code == 400) {
-                // definite refusal: the job is gone, or it changed since the decision (the test op failed); its
-                // change reaches the scheduler through the informer, in order (a read here could overtake it)
+            if (code == 404) {
+                // the job is gone: forget it; its delete event may never come if it was deleted before the
+                // informers listed it, or while a reconcile held an older copy
+                LOG.debugf("admission of %s: the job is gone", admission.key());
+                scheduler.admissionTargetGone(admission.key(), admission.record());
+            } else if (code == 409 || code == 422 || code == 400) {
+                // definite refusal: the job changed since the decision (the test op failed)
                 LOG.debugf("admission of %s refused (%d): %s", admission.key(), code, e.getMessage());
-                scheduler.admissionFailed(admission.key(), admission.record());
+                refused(entry, admission);
             } else {
                 confirm(entry, admission, e);
             }
         }
+    }
+
+    /**
+     * A refused admission: if the job was started by hand meanwhile (no mark left), its charge is kept as started
+     * outside kube-queue, since the room is in use and the informer may tell the scheduler so only later;
+     * otherwise the charge is handed back. The read only decides about this admission; the job's state still
+     * reaches the scheduler through the informer, in order.
+     */
+    private void refused(JobDirectory.Entry entry, Admission admission) {
+        boolean startedByHand;
+        try {
+            HasMetadata job = resource(entry.kind(), admission).get();
+            startedByHand = job != null && suspendMarks(entry.kind(), job).isEmpty()
+                    && (job.getMetadata().getAnnotations() == null
+                    || !job.getMetadata().getAnnotations().containsKey(Annotations.QUOTA_GROUP));
+        } catch (KubernetesClientException e) {
+            LOG.debugf("could not read %s after a refused admission (%s): handing the charge back", admission.key(),
+                    e.getMessage());
+            startedByHand = false;
+        }
+        LOG.debugf("admission of %s refused; started by hand meanwhile: %s", admission.key(), startedByHand);
+        if (startedByHand) {
+            scheduler.admissionOverridden(admission.key(), admission.record())
+                    .ifPresent(kept -> recordStartedOutside(admission.key(), kept));
+        } else {
+            scheduler.admissionFailed(admission.key(), admission.record());
+        }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static List<SuspendMark> suspendMarks(JobKind kind, HasMetadata job) {
+        return kind.suspendMarks(job);
     }
 
     /**

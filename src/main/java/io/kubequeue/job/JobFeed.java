@@ -134,8 +134,8 @@ public class JobFeed {
             request = kind.request(job);
         } catch (InvalidJobException e) {
             events.warning(job, "InvalidJob", e.getMessage() + "; the job stays suspended until it is fixed");
-            if (phase == Phase.QUEUED && scheduler.status(key).map(s -> s.state() != Scheduler.State.ADMITTED).orElse(false)) {
-                scheduler.observe(JobObservation.finished(key));
+            if (phase == Phase.QUEUED) {
+                scheduler.withdrawPending(key);
             }
             return;
         }

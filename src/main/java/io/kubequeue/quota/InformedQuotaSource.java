@@ -25,7 +25,7 @@ abstract class InformedQuotaSource<T> implements QuotaGroupSource {
     private static final Logger LOG = Logger.getLogger(InformedQuotaSource.class);
 
     private final Duration firstListWait;
-    private SharedIndexInformer<T> informer;
+    private volatile SharedIndexInformer<T> informer;
     private volatile boolean listed;
     private Consumer<QuotaTree> onChange;
     private QuotaTree current;

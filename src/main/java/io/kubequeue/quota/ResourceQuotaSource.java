@@ -12,6 +12,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuota;
@@ -165,10 +166,14 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
      */
     public void recomputeSoon(String namespace) {
         if (recountPending.add(namespace)) {
-            recounts.execute(() -> {
-                recountPending.remove(namespace);
-                recompute(namespace);
-            });
+            try {
+                recounts.execute(() -> {
+                    recountPending.remove(namespace);
+                    recompute(namespace);
+                });
+            } catch (RejectedExecutionException e) {
+                recountPending.remove(namespace); // shutting down: nothing is admitted any more
+            }
         }
     }
 

@@ -135,6 +135,17 @@ public final class Scheduler {
     /** Usage outside kube-queue, per group (ResourceQuota: pods kube-queue did not admit). */
     private final Map<String, Resources> external = new HashMap<>();
     private final List<Hold> newHolds = new ArrayList<>();
+    /**
+     * uids of jobs seen finished or deleted, newest last, so that a reconcile still holding an older copy cannot
+     * bring one back (bounded: a uid is unique, and old copies are seconds old at most).
+     */
+    private final Map<String, Boolean> ended = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            return size() > ENDED_REMEMBERED;
+        }
+    };
+    private static final int ENDED_REMEMBERED = 50_000;
     /** Retry on release: groups whose backed-off jobs the next cycle tries, in place. */
     private final Set<String> retryAfterRelease = new HashSet<>();
     /** Per group: how many charges moved to outside usage so far; a recount started before a move is stale. */
@@ -169,10 +180,18 @@ public final class Scheduler {
      *       replica's admission).</li>
      *   <li>{@code UNSUSPENDED_WITHOUT_RECORD}: ignored unless the job was queued here; then it was started
      *       behind our back and is charged to its group, so quota is never over-admitted.</li>
-     *   <li>{@code FINISHED}: forgotten, its quota released; a finished job is never charged again.</li>
+     *   <li>{@code FINISHED}: forgotten, its quota released; a finished job is never charged again, and a later
+     *       observation of the same uid (a reconcile that read it before it ended) is ignored.</li>
      * </ul>
      */
     public synchronized void observe(JobObservation observation) {
+        if (observation.uid() != null) {
+            if (observation.phase() == JobObservation.Phase.FINISHED) {
+                ended.put(observation.uid(), Boolean.TRUE);
+            } else if (ended.containsKey(observation.uid())) {
+                return; // an older copy of a job already seen finished or deleted
+            }
+        }
         Entry entry = jobs.get(observation.key());
         if (entry != null && observation.uid() != null && entry.job.uid() != null
                 && !observation.uid().equals(entry.job.uid())) {
@@ -494,6 +513,48 @@ public final class Scheduler {
     }
 
     /**
+     * Takes a pending job out of the queue (its latest version cannot be read; it stays suspended in the cluster
+     * and is read again on its next change). Done under the lock, so a cycle cannot admit it in between; an
+     * admitted job is left as it is.
+     *
+     * @return whether the job was pending and is now forgotten
+     */
+    public synchronized boolean withdrawPending(JobKey key) {
+        Entry entry = jobs.get(key);
+        if (entry == null || entry.state == State.ADMITTED) {
+            return false;
+        }
+        forget(entry);
+        return true;
+    }
+
+    /**
+     * Our admission found the job gone (404): it is forgotten and its charge released. Only the job of that
+     * admission is touched, not a namesake created since.
+     */
+    public synchronized void admissionTargetGone(JobKey key, AdmissionRecord record) {
+        Entry entry = jobs.get(key);
+        if (entry != null && entry.state == State.ADMITTED && record.equals(entry.record)) {
+            forget(entry);
+        }
+    }
+
+    /**
+     * Our admission was refused because the job was started by hand meanwhile (its mark is gone): the charge is
+     * kept, re-labelled as started outside kube-queue, so the refusal does not free room the job is using.
+     *
+     * @return the record now held, to write on the job; empty if the job has moved on
+     */
+    public synchronized Optional<AdmissionRecord> admissionOverridden(JobKey key, AdmissionRecord record) {
+        Entry entry = jobs.get(key);
+        if (entry == null || entry.state != State.ADMITTED || !record.equals(entry.record)) {
+            return Optional.empty();
+        }
+        entry.record = new AdmissionRecord(record.group(), AdmissionRecord.STARTED_OUTSIDE);
+        return Optional.of(entry.record);
+    }
+
+    /**
      * Our admission patch was applied: the API server answered with the job at {@code resourceVersion}. A later
      * version of the job that carries a suspend mark again is a re-suspension, even if the running state in
      * between was never observed (an informer may pass straight from the copy before our patch to a newer one).
@@ -768,10 +829,13 @@ public final class Scheduler {
                     subtract(guaranteedUsage, node.name(), entry.charged);
                 }
             }
-            if (ran && externalRecount != null) {
-                // its pods may still run: count them outside kube-queue until the recount says otherwise
-                external.merge(entry.chargedGroup, entry.charged.with(Resources.MAX_JOBS, 0), Resources::plus);
+            if (externalRecount != null) {
+                // a recount that read this job as admitted is stale now, whatever happens next
                 externalRecountTicket.merge(entry.chargedGroup, 1L, Long::sum);
+                if (ran) {
+                    // its pods may still run: count them outside kube-queue until the recount says otherwise
+                    external.merge(entry.chargedGroup, entry.charged.with(Resources.MAX_JOBS, 0), Resources::plus);
+                }
                 externalRecount.accept(entry.chargedGroup);
             }
             if (ran) {

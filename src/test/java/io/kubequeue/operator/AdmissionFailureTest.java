@@ -91,6 +91,30 @@ class AdmissionFailureTest {
         assertEquals(1, scheduler.status(new JobKey("Job", "default", "solo")).orElseThrow().attempts());
     }
 
+    /**
+     * The user starts the job by hand while our admission is in flight: our patch is refused (422, its test op
+     * finds no mark), and a read shows the job running. The charge is kept and written on the job.
+     */
+    @Test
+    void aRefusalBecauseTheJobWasStartedByHandKeepsTheChargeAndRecordsIt() {
+        String path = "/apis/batch/v1/namespaces/default/jobs/raced";
+        server.expect().patch().withPath(path).andReturn(422, "{\"kind\":\"Status\",\"code\":422}").once();
+        io.fabric8.kubernetes.api.model.batch.v1.Job running = new io.fabric8.kubernetes.api.model.batch.v1.JobBuilder()
+                .withNewMetadata().withName("raced").withNamespace("default").endMetadata()
+                .withNewSpec().withSuspend(false).withNewTemplate().withNewSpec().addNewContainer().withName("c")
+                .withImage("x").endContainer().endSpec().endTemplate().endSpec().build();
+        server.expect().get().withPath(path).andReturn(200, client.getKubernetesSerialization().asJson(running)).times(3);
+        Cluster cluster = new Cluster(client);
+        cluster.apply("/seed/elasticquotatree.yaml");
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("root.defaultQuotaGroup").isPresent());
+        cluster.submitJob("raced", "1", Map.of(), null);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.events("default", "raced").stream()
+                .anyMatch(e -> "StartedOutsideQueue".equals(e.getReason())));
+        assertEquals(0, scheduler.status(new JobKey("Job", "default", "raced")).orElseThrow().attempts(),
+                "the refusal was not handed back as a failed admission");
+    }
+
     @Test
     void aConflictHandsTheChargeBackAndTheJobIsAdmittedOnRetry() {
         refusedOnceThenAdmitted(409);

@@ -299,6 +299,76 @@ class PoliciesTest {
         assertEquals(Resources.NONE, s.usage("team"));
     }
 
+    // ---- races between threads (third review) ----------------------------------------------------------
+
+    @Test
+    void aJobSeenDeletedIsNotBroughtBackByAReconcileStillHoldingItsOldCopy() {
+        Scheduler s = scheduler(SchedulingPolicy.DEFAULT, node("team", null, "a", 4000));
+        JobObservation queued = new JobObservation(key("a", "j"), "uid-1", JobObservation.Phase.QUEUED,
+                Resources.of("cpu", 1000L), JobPriority.NONE, T0, null, true, null);
+        s.observe(queued);
+        s.observe(JobObservation.finished(key("a", "j"), "uid-1")); // the informer's delete
+        s.observe(queued); // a reconcile that read the job before it was deleted
+        assertTrue(s.status(key("a", "j")).isEmpty());
+        s.observe(new JobObservation(key("a", "j"), "uid-2", JobObservation.Phase.QUEUED, Resources.of("cpu", 1000L),
+                JobPriority.NONE, T0, null, true, null)); // re-created: another uid
+        assertEquals(Scheduler.State.ACTIVE, s.status(key("a", "j")).orElseThrow().state());
+    }
+
+    @Test
+    void aJobFoundGoneByItsAdmissionIsForgottenButNotANamesakeAdmittedSince() {
+        Scheduler s = scheduler(SchedulingPolicy.DEFAULT, node("team", null, "a", 4000));
+        s.observe(job("a", "j", 1000, 1));
+        Admission first = s.schedule().admissions().get(0);
+        s.admissionTargetGone(first.key(), first.record());
+        assertTrue(s.status(key("a", "j")).isEmpty());
+        assertEquals(Resources.NONE, s.usage("team"));
+        s.observe(job("a", "j", 1000, 2)); // created again
+        clock.advance(Duration.ofMillis(5));
+        Admission second = s.schedule().admissions().get(0);
+        s.admissionTargetGone(first.key(), first.record()); // a late answer about the first one
+        assertEquals(second.record(), s.status(key("a", "j")).orElseThrow().record());
+    }
+
+    @Test
+    void withdrawingAJobThatBecameUnreadableNeverUnchargesAnAdmission() {
+        Scheduler s = scheduler(SchedulingPolicy.DEFAULT, node("team", null, "a", 4000));
+        s.observe(job("a", "j", 1000, 1));
+        s.observe(job("a", "k", 1000, 2));
+        s.schedule(); // j and k admitted; a reconcile thread now finds j's new version unreadable
+        assertEquals(false, s.withdrawPending(key("a", "j")));
+        assertEquals(Scheduler.State.ADMITTED, s.status(key("a", "j")).orElseThrow().state());
+        s.observe(job("a", "pending", 4000, 3));
+        s.schedule();
+        assertEquals(true, s.withdrawPending(key("a", "pending")));
+        assertTrue(s.status(key("a", "pending")).isEmpty());
+    }
+
+    @Test
+    void anAdmissionOverriddenByAHandStartKeepsItsChargeAsStartedOutside() {
+        Scheduler s = scheduler(SchedulingPolicy.DEFAULT, node("team", null, "a", 4000));
+        s.observe(job("a", "j", 4000, 0));
+        Admission admission = s.schedule().admissions().get(0);
+        AdmissionRecord kept = s.admissionOverridden(admission.key(), admission.record()).orElseThrow();
+        assertTrue(kept.startedOutside());
+        s.admissionFailed(admission.key(), admission.record()); // a late refusal of the same admission: ignored
+        assertEquals(4000, s.usage("team").get("cpu"));
+    }
+
+    @Test
+    void everyUnchargeMakesARecountStartedBeforeItStale() {
+        Scheduler s = new Scheduler(new Scheduler.Settings(SchedulingPolicy.DEFAULT, Duration.ofSeconds(1),
+                Duration.ofSeconds(20)), clock);
+        s.trackExternalUsage(group -> { });
+        s.replaceTree(QuotaTree.perNamespace(List.of(node("a", null, "a", 4000))));
+        s.observe(job("a", "j", 1000, 1));
+        Admission admission = s.schedule().admissions().get(0);
+        long ticket = s.externalRecountTicket("a");
+        s.admissionFailed(admission.key(), admission.record());
+        s.setExternalUsage("a", Resources.of("cpu", 500L), ticket); // read j as admitted: stale
+        assertEquals(Resources.NONE, s.externalUsage("a"));
+    }
+
     // ---- usage outside kube-queue ----------------------------------------------------------------------
 
     @Test
