@@ -18,6 +18,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.PriorityQueue;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 
@@ -633,6 +634,149 @@ public final class Scheduler {
     /** The PriorityClasses in force. */
     public synchronized PriorityClasses priorityClasses() {
         return priorityClasses;
+    }
+
+    /**
+     * One quota group as the scheduler sees it now.
+     *
+     * @param name     the group
+     * @param parent   its parent group, or null at a root
+     * @param min      declared min (millicores, bytes, counts)
+     * @param max      declared max; a resource absent is not limited here
+     * @param used     what kube-queue's admitted jobs use here (descendants included)
+     * @param outside  what is used here outside kube-queue (ResourceQuota plugin)
+     * @param pending  pending jobs queued in this group (active, backing off, or held as never fitting)
+     * @param admitted admitted jobs charged to this group itself
+     */
+    public record GroupView(String name, String parent, Resources min, Resources max, Resources used, Resources outside,
+                            int pending, int admitted) {
+    }
+
+    /**
+     * A pending job and why it is not admitted yet.
+     *
+     * @param status   the job's state
+     * @param position its place in its group's queue, from 1 (0 for a job in no group)
+     * @param reason   why it is not admitted, with the numbers (the resource, the node, request, used, limit)
+     */
+    public record PendingView(JobStatus status, int position, String reason) {
+    }
+
+    /**
+     * Every declared group and every group that has jobs, sorted by name. O(groups + jobs): for an API call, not
+     * for the decision path.
+     */
+    public synchronized List<GroupView> groups() {
+        Map<String, int[]> counts = new TreeMap<>();
+        for (QuotaNode node : tree.nodes()) {
+            counts.put(node.name(), new int[2]);
+        }
+        for (Entry e : jobs.values()) {
+            String group = e.state == State.ADMITTED ? e.chargedGroup : e.group;
+            if (group != null && (e.state != State.HELD || e.hold.kind() == Hold.Reason.NEVER_FITS)) {
+                counts.computeIfAbsent(group, g -> new int[2])[e.state == State.ADMITTED ? 1 : 0]++;
+            }
+        }
+        List<GroupView> views = new ArrayList<>();
+        counts.forEach((name, n) -> {
+            QuotaNode node = tree.node(name).orElse(new QuotaNode(name, null, List.of(), null, null));
+            views.add(new GroupView(name, node.parentName(), node.min(), node.max(), usage(name), externalUsage(name),
+                    n[0], n[1]));
+        });
+        return views;
+    }
+
+    /**
+     * The pending jobs of one group in queue order, each with its position and the reason it waits; jobs held as
+     * never fitting come last. O(jobs of the group × path): for an API call, not for the decision path.
+     */
+    public synchronized List<PendingView> pending(String group) {
+        List<Entry> waiting = new ArrayList<>();
+        GroupQueue queue = queues.get(group);
+        if (queue != null) {
+            waiting.addAll(queue.active);
+            waiting.addAll(queue.backedOff);
+            waiting.sort(QUEUE_ORDER);
+        }
+        held.values().stream().filter(e -> group.equals(e.group) && e.hold.kind() == Hold.Reason.NEVER_FITS)
+                .sorted(QUEUE_ORDER).forEach(waiting::add);
+        List<PendingView> views = new ArrayList<>(waiting.size());
+        Entry head = waiting.isEmpty() ? null : waiting.get(0);
+        for (int i = 0; i < waiting.size(); i++) {
+            Entry e = waiting.get(i);
+            views.add(new PendingView(status(e.job.key()).orElseThrow(), i + 1, reason(e, head)));
+        }
+        return views;
+    }
+
+    /**
+     * Every job of that namespace and name (one per kind), with its position and reason if it is pending.
+     */
+    public synchronized List<PendingView> find(String namespace, String name) {
+        List<PendingView> found = new ArrayList<>();
+        for (Entry e : jobs.values()) {
+            if (e.job.key().namespace().equals(namespace) && e.job.key().name().equals(name)) {
+                if (e.state == State.ADMITTED) {
+                    found.add(new PendingView(status(e.job.key()).orElseThrow(), 0,
+                            "admitted into quota group " + e.chargedGroup));
+                } else if (e.state == State.HELD && e.hold.kind() == Hold.Reason.NO_QUOTA_GROUP) {
+                    found.add(new PendingView(status(e.job.key()).orElseThrow(), 0, e.hold.reason()));
+                } else {
+                    pending(e.group).stream().filter(v -> v.status().key().equals(e.job.key())).forEach(found::add);
+                }
+            }
+        }
+        found.sort(Comparator.comparing(v -> v.status().key()));
+        return found;
+    }
+
+    /** Why a pending job is not admitted, with the numbers. */
+    private String reason(Entry e, Entry head) {
+        if (e.state == State.HELD) {
+            return e.hold.reason();
+        }
+        String when = e.state == State.BACKOFF ? "backing off until " + e.retryAt + " (" + e.attempts + (e.attempts == 1 ? " try)" : " tries)")
+                : "tried in the next cycle";
+        if (settings.policy() == SchedulingPolicy.BLOCKING_QUEUE && head != null && e != head) {
+            return "blocking queue: waits behind the head of quota group " + e.group + ", " + head.job.key() + "; "
+                    + when;
+        }
+        String blocker = blocker(e);
+        return (blocker == null ? "fits now; " : blocker + "; ") + when;
+    }
+
+    /** The first resource and node where the job does not fit now, with the numbers; null if it fits. */
+    private String blocker(Entry entry) {
+        Resources request = entry.effectiveRequest();
+        for (QuotaNode node : tree.pathToRoot(entry.group)) {
+            Resources used = usage.getOrDefault(node.name(), Resources.NONE);
+            Resources outside = node.name().equals(entry.group) ? external.get(node.name()) : null;
+            for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
+                String k = r.getKey();
+                if (!node.max().has(k)) {
+                    continue;
+                }
+                long inUse = used.get(k) + (outside == null ? 0 : outside.get(k));
+                if (r.getValue() > node.max().get(k) - inUse) {
+                    return k + ": request " + Resources.format(k, r.getValue()) + ", in use "
+                            + Resources.format(k, inUse) + " of max " + Resources.format(k, node.max().get(k))
+                            + " in quota group " + node.name();
+                }
+            }
+            if (!entry.job.preemptible()) {
+                Resources guaranteed = guaranteedUsage.getOrDefault(node.name(), Resources.NONE);
+                for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
+                    String k = r.getKey();
+                    if (!k.equals(Resources.MAX_JOBS) && node.min().has(k)
+                            && r.getValue() > node.min().get(k) - guaranteed.get(k)) {
+                        return k + ": request " + Resources.format(k, r.getValue()) + ", non-preemptible in use "
+                                + Resources.format(k, guaranteed.get(k)) + " of min "
+                                + Resources.format(k, node.min().get(k)) + " in quota group " + node.name();
+                    }
+                }
+            }
+        }
+        return null;
     }
 
     /** Every job the scheduler holds, in no particular order. */

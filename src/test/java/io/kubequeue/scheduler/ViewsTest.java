@@ -1,0 +1,113 @@
+package io.kubequeue.scheduler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+/** What the read API shows: groups with their numbers, queues in order, and why each job waits. */
+class ViewsTest {
+
+    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+    private final MutableClock clock = new MutableClock(T0);
+
+    private Scheduler scheduler(SchedulingPolicy policy) {
+        Scheduler s = new Scheduler(new Scheduler.Settings(policy, Duration.ofSeconds(1), Duration.ofSeconds(20)), clock);
+        s.replaceTree(new QuotaTree(List.of(
+                new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 6000L)),
+                new QuotaNode("team", "root", List.of("a"), Resources.of("cpu", 1000L), Resources.of("cpu", 4000L)))));
+        return s;
+    }
+
+    private static JobObservation job(String name, long millicores, int priority, int second, boolean preemptible) {
+        return new JobObservation(new JobKey("Job", "a", name), null, JobObservation.Phase.QUEUED,
+                Resources.of("cpu", millicores), JobPriority.of(priority), T0.plusSeconds(second), null, preemptible, null);
+    }
+
+    @Test
+    void aGroupShowsItsLimitsUsageAndCounts() {
+        Scheduler s = scheduler(SchedulingPolicy.DEFAULT);
+        s.observe(job("running", 3000, 0, 0, true));
+        s.schedule();
+        s.observe(job("waiting", 2000, 0, 1, true));
+        s.observe(job("huge", 9000, 0, 2, true));
+        s.schedule();
+        Scheduler.GroupView team = s.groups().stream().filter(g -> g.name().equals("team")).findFirst().orElseThrow();
+        assertEquals("root", team.parent());
+        assertEquals(4000, team.max().get("cpu"));
+        assertEquals(1000, team.min().get("cpu"));
+        assertEquals(3000, team.used().get("cpu"));
+        assertEquals(2, team.pending(), "waiting, and huge held as never fitting");
+        assertEquals(1, team.admitted());
+        assertEquals(List.of("root", "team"), s.groups().stream().map(Scheduler.GroupView::name).toList());
+    }
+
+    @Test
+    void theQueueIsInOrderAndEachReasonGivesTheNumbers() {
+        Scheduler s = scheduler(SchedulingPolicy.DEFAULT);
+        s.observe(job("running", 3000, 0, 0, true));
+        s.schedule();
+        s.observe(job("low", 2000, 0, 1, true));
+        s.observe(job("high", 2000, 5, 2, true));
+        s.observe(job("huge", 9000, 0, 4, true));
+        s.schedule();
+        s.observe(job("new", 500, 0, 5, true));
+
+        List<Scheduler.PendingView> queue = s.pending("team");
+        assertEquals(List.of("high", "low", "new", "huge"), queue.stream().map(v -> v.status().key().name()).toList());
+        assertEquals(List.of(1, 2, 3, 4), queue.stream().map(Scheduler.PendingView::position).toList());
+        assertEquals("cpu: request 2, in use 3 of max 4 in quota group team; backing off until 2026-01-01T00:00:01Z"
+                + " (1 try)", queue.get(0).reason());
+        assertEquals("fits now; tried in the next cycle", queue.get(2).reason());
+        assertTrue(queue.get(3).reason().startsWith("cpu: request 9 exceeds max 4 of quota group team"), queue.get(3).reason());
+
+        s.observe(job("more", 1000, 9, 6, true));
+        s.schedule(); // more (first by priority) takes the last cpu
+        assertEquals("cpu: request 500m, in use 4 of max 4 in quota group team; backing off until 2026-01-01T00:00:01Z"
+                + " (1 try)", s.pending("team").get(2).reason());
+    }
+
+    @Test
+    void aNonPreemptibleJobShowsTheMinThatStopsIt() {
+        Scheduler s = scheduler(SchedulingPolicy.DEFAULT);
+        s.observe(job("first", 1000, 0, 0, false));
+        s.schedule();
+        s.observe(job("second", 1000, 0, 1, false));
+        s.schedule();
+        assertTrue(s.pending("team").get(0).reason().startsWith(
+                "cpu: request 1, non-preemptible in use 1 of min 1 in quota group team"), s.pending("team").get(0).reason());
+    }
+
+    @Test
+    void underTheBlockingQueueAJobBehindTheHeadSaysSo() {
+        Scheduler s = scheduler(SchedulingPolicy.BLOCKING_QUEUE);
+        s.observe(job("running", 3000, 0, 0, true));
+        s.schedule();
+        s.observe(job("head", 2000, 0, 1, true));
+        s.observe(job("small", 500, 0, 2, true));
+        s.schedule();
+        List<Scheduler.PendingView> queue = s.pending("team");
+        assertTrue(queue.get(0).reason().startsWith("cpu: request 2, in use 3 of max 4"), queue.get(0).reason());
+        assertEquals("blocking queue: waits behind the head of quota group team, Job a/head; tried in the next cycle",
+                queue.get(1).reason());
+    }
+
+    @Test
+    void aJobIsFoundByNamespaceAndNameWhateverItsState() {
+        Scheduler s = scheduler(SchedulingPolicy.DEFAULT);
+        s.observe(job("running", 3000, 0, 0, true));
+        s.schedule();
+        s.observe(job("waiting", 2000, 0, 1, true));
+        s.observe(new JobObservation(new JobKey("Job", "nowhere", "lost"), null, JobObservation.Phase.QUEUED,
+                Resources.of("cpu", 1L), JobPriority.NONE, T0, null, true, null));
+        s.schedule();
+        assertEquals("admitted into quota group team", s.find("a", "running").get(0).reason());
+        assertEquals(1, s.find("a", "waiting").get(0).position());
+        assertEquals("namespace nowhere belongs to no quota group", s.find("nowhere", "lost").get(0).reason());
+        assertTrue(s.find("a", "unknown").isEmpty());
+    }
+}
