@@ -735,7 +735,7 @@ public final class Scheduler {
         if (e.state == State.HELD) {
             return e.hold.reason();
         }
-        String when = e.state == State.BACKOFF ? "backing off until " + e.retryAt + " (" + e.attempts + (e.attempts == 1 ? " try)" : " tries)")
+        String when = e.state == State.BACKOFF ? "backing off until " + e.retryAt.truncatedTo(ChronoUnit.MILLIS) + " (" + e.attempts + (e.attempts == 1 ? " try)" : " tries)")
                 : "tried in the next cycle";
         if (settings.policy() == SchedulingPolicy.BLOCKING_QUEUE && head != null && e != head) {
             return "blocking queue: waits behind the head of quota group " + e.group + ", " + head.job.key() + "; "

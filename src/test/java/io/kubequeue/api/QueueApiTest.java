@@ -1,0 +1,114 @@
+package io.kubequeue.api;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.startsWith;
+
+import java.time.Duration;
+import java.util.List;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubequeue.operator.Manifests;
+import io.kubequeue.scheduler.Scheduler;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+
+/** The read API on the seed's tree (4 cpu) with three batch Jobs of 2 cpu: two admitted, one waiting. */
+@QuarkusTest
+@WithKubernetesTestServer(crud = true)
+class QueueApiTest {
+
+    private static final String GROUP = "root.defaultQuotaGroup";
+
+    @Inject
+    KubernetesClient client;
+
+    @Inject
+    Scheduler scheduler;
+
+    @AfterEach
+    void clear() {
+        client.batch().v1().jobs().inAnyNamespace().delete();
+        client.resources(io.kubequeue.quota.ElasticQuotaTree.class).inAnyNamespace().delete();
+    }
+
+    private void apply(String resource) {
+        List<HasMetadata> objects = Manifests.read(client, QueueApiTest.class.getResourceAsStream(resource));
+        for (HasMetadata o : objects) {
+            String ns = o.getMetadata().getNamespace() == null ? "default" : o.getMetadata().getNamespace();
+            client.resource(o).inNamespace(ns).create();
+        }
+    }
+
+    /** Two admitted, one waiting; returns the waiting one's name. */
+    private String twoAdmittedOneWaiting() {
+        apply("/seed/elasticquotatree.yaml");
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node(GROUP).isPresent());
+        apply("/jobs/batch-2cpu.yaml");
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.usage(GROUP).get("cpu") == 4000
+                && scheduler.pending(GROUP).size() == 1);
+        return scheduler.pending(GROUP).get(0).status().key().name();
+    }
+
+    @Test
+    void queuesShowLimitsUsageCountsAndPolicy() {
+        twoAdmittedOneWaiting();
+        given().when().get("/api/v1/queues").then().statusCode(200)
+                .body("find { it.name == '" + GROUP + "' }.max.cpu", equalTo("4"))
+                .body("find { it.name == '" + GROUP + "' }.max.memory", equalTo("4Gi"))
+                .body("find { it.name == '" + GROUP + "' }.used.cpu", equalTo("4"))
+                .body("find { it.name == '" + GROUP + "' }.used.memory", equalTo("512Mi"))
+                .body("find { it.name == '" + GROUP + "' }.pending", equalTo(1))
+                .body("find { it.name == '" + GROUP + "' }.admitted", equalTo(2))
+                .body("find { it.name == '" + GROUP + "' }.parent", equalTo("root"))
+                .body("find { it.name == '" + GROUP + "' }.policy", equalTo("DEFAULT"))
+                .body("find { it.name == 'root' }.used.cpu", equalTo("4"));
+    }
+
+    @Test
+    void aGroupsJobsComeInOrderWithTheReasonInNumbers() {
+        String waiting = twoAdmittedOneWaiting();
+        given().when().get("/api/v1/queues/" + GROUP + "/jobs").then().statusCode(200)
+                .body("size()", equalTo(1))
+                .body("[0].name", equalTo(waiting))
+                .body("[0].kind", equalTo("Job"))
+                .body("[0].position", equalTo(1))
+                .body("[0].request.cpu", equalTo("2"))
+                .body("[0].reason", startsWith("cpu: request 2, in use 4 of max 4 in quota group " + GROUP + ";"));
+        given().when().get("/api/v1/queues/no-such-group/jobs").then().statusCode(404);
+    }
+
+    @Test
+    void oneJobByNamespaceAndName() {
+        String waiting = twoAdmittedOneWaiting();
+        given().when().get("/api/v1/jobs/default/" + waiting).then().statusCode(200)
+                .body("group", equalTo(GROUP))
+                .body("position", equalTo(1))
+                .body("state", equalTo("BACKOFF"))
+                .body("reason", containsString("in use 4 of max 4"));
+        String admitted = client.batch().v1().jobs().inNamespace("default").list().getItems().stream()
+                .map(Job::getMetadata).map(m -> m.getName()).filter(n -> !n.equals(waiting)).findFirst().orElseThrow();
+        given().when().get("/api/v1/jobs/default/" + admitted).then().statusCode(200)
+                .body("state", equalTo("ADMITTED"))
+                .body("reason", equalTo("admitted into quota group " + GROUP));
+        given().when().get("/api/v1/jobs/default/never-submitted").then().statusCode(404);
+        given().when().get("/api/v1/jobs/default/" + waiting + "?kind=TFJob").then().statusCode(404);
+    }
+
+    @Test
+    void theApiIsDescribedByOpenApi() {
+        given().when().get("/q/openapi?format=json").then().statusCode(200)
+                .body("paths", org.hamcrest.Matchers.hasKey("/api/v1/queues"))
+                .body("paths", org.hamcrest.Matchers.hasKey("/api/v1/queues/{group}/jobs"))
+                .body("paths", org.hamcrest.Matchers.hasKey("/api/v1/jobs/{namespace}/{name}"));
+    }
+}
