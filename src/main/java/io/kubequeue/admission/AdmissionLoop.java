@@ -101,13 +101,44 @@ public class AdmissionLoop {
         }
     }
 
+    /** What the loop reports, for metrics: each cycle as it ends, and each admission once written. */
+    public interface Listener {
+        /**
+         * @param result        what the cycle decided
+         * @param durationNanos how long the decision took
+         */
+        void cycle(CycleResult result, long durationNanos);
+
+        /** An admission the API server applied. */
+        void admitted(Admission admission);
+    }
+
+    private volatile Listener listener = new Listener() {
+        @Override
+        public void cycle(CycleResult result, long durationNanos) {
+        }
+
+        @Override
+        public void admitted(Admission admission) {
+        }
+    };
+
+    /** Sets the one listener (metrics). */
+    public void listener(Listener listener) {
+        this.listener = listener;
+    }
+
     private void cycle() {
         cyclePending.set(false);
         try {
+            long start = System.nanoTime();
             CycleResult result = scheduler.schedule();
+            listener.cycle(result, System.nanoTime() - start);
             for (Admission admission : result.admissions()) {
                 writers.execute(() -> {
-                    admitter.admit(admission);
+                    if (admitter.admit(admission)) {
+                        listener.admitted(admission);
+                    }
                     // a refused admission backs off: make sure a wake-up is set for it (on the cycle thread)
                     cycles.execute(() -> scheduler.nextRetry().ifPresent(this::wakeUpAt));
                 });

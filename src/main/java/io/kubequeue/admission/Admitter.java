@@ -61,12 +61,14 @@ public class Admitter {
     /**
      * Writes one admission; blocks for one API-server round trip (two when the answer is ambiguous).
      * Never throws: every failure ends in {@link Scheduler#admissionFailed} or in a confirmed admission.
+     *
+     * @return whether the job is admitted as decided (the patch applied, or an ambiguous answer confirmed)
      */
-    public void admit(Admission admission) {
+    public boolean admit(Admission admission) {
         Optional<JobDirectory.Entry> seen = directory.get(admission.key());
         if (seen.isEmpty() || seen.get().marks().isEmpty()) {
             scheduler.admissionFailed(admission.key(), admission.record());
-            return;
+            return false;
         }
         JobDirectory.Entry entry = seen.get();
         String patch = patchFor(entry, admission).toString();
@@ -78,6 +80,7 @@ public class Admitter {
                     admission.record().group(), admission.request(), admission.waited());
             events.normal(entry.ref(), "Admitted", "admitted into quota group " + admission.record().group()
                     + " with request " + admission.request());
+            return true;
         } catch (KubernetesClientException e) {
             int code = e.getCode();
             if (code == 404) {
@@ -90,8 +93,9 @@ public class Admitter {
                 LOG.debugf("admission of %s refused (%d): %s", admission.key(), code, e.getMessage());
                 refused(entry, admission);
             } else {
-                confirm(entry, admission, e);
+                return confirm(entry, admission, e);
             }
+            return false;
         }
     }
 
@@ -159,7 +163,7 @@ public class Admitter {
      * clearly lacks this admission is the charge handed back. If even that read fails, the charge stays (quota
      * is never over-admitted) and the job's next event settles it.
      */
-    private void confirm(JobDirectory.Entry entry, Admission admission, KubernetesClientException cause) {
+    private boolean confirm(JobDirectory.Entry entry, Admission admission, KubernetesClientException cause) {
         try {
             HasMetadata job = resource(entry.kind(), admission).get();
             boolean ours = job != null && job.getMetadata().getAnnotations() != null
@@ -168,12 +172,14 @@ public class Admitter {
                 LOG.warnf("admission of %s failed (%d: %s); it will be retried", admission.key(), cause.getCode(),
                         cause.getMessage());
                 scheduler.admissionFailed(admission.key(), admission.record());
-            } else {
-                scheduler.admissionConfirmed(admission.key(), admission.record(), job.getMetadata().getResourceVersion());
+                return false;
             }
+            scheduler.admissionConfirmed(admission.key(), admission.record(), job.getMetadata().getResourceVersion());
+            return true;
         } catch (KubernetesClientException e) {
             LOG.warnf("admission of %s is unconfirmed (%s); its quota stays charged until the job is seen again",
                     admission.key(), e.getMessage());
+            return false;
         }
     }
 

@@ -43,6 +43,8 @@ public class JobFeed {
     private final Set<String> disabledKinds;
     private volatile Runnable onChange = () -> {
     };
+    /** Suspended jobs whose request cannot be read, left out of the queue until fixed. */
+    private final Set<JobKey> invalid = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile Consumer<Queued<?>> onQueued = queued -> {
     };
     private volatile BiConsumer<JobKey, AdmissionRecord> onStartedOutside = (key, record) -> {
@@ -134,11 +136,13 @@ public class JobFeed {
             request = kind.request(job);
         } catch (InvalidJobException e) {
             events.warning(job, "InvalidJob", e.getMessage() + "; the job stays suspended until it is fixed");
+            invalid.add(key);
             if (phase == Phase.QUEUED) {
                 scheduler.withdrawPending(key);
             }
             return;
         }
+        invalid.remove(key);
         directory.put(key, new JobDirectory.Entry(kind, EventRecorder.refOf(job), marks,
                 job.getMetadata().getAnnotations() != null));
         directory.putPodLabels(key, kind.podLabels(job));
@@ -164,7 +168,13 @@ public class JobFeed {
     }
 
     /** Releases a finished or deleted job; a re-created namesake (another uid) keeps its place and entry. */
+    /** How many suspended jobs are left out of the queue now because their request cannot be read. */
+    public int invalidJobs() {
+        return invalid.size();
+    }
+
     private void finish(JobKey key, HasMetadata job) {
+        invalid.remove(key);
         scheduler.observe(JobObservation.finished(key, job.getMetadata().getUid()));
         if (scheduler.status(key).isEmpty()) {
             directory.remove(key);

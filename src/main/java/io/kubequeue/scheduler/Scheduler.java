@@ -645,11 +645,15 @@ public final class Scheduler {
      * @param max      declared max; a resource absent is not limited here
      * @param used     what kube-queue's admitted jobs use here (descendants included)
      * @param outside  what is used here outside kube-queue (ResourceQuota plugin)
-     * @param pending  pending jobs queued in this group (active, backing off, or held as never fitting)
+     * @param pending  pending jobs queued in this group: {@code active + backoff + held}
      * @param admitted admitted jobs charged to this group itself
+     * @param active   pending jobs the next cycle tries
+     * @param backoff  pending jobs backing off
+     * @param held     pending jobs held until the quota changes (they can never fit now)
+     * @param oldestPendingSince when the longest-waiting pending job was first seen queued; null if none waits
      */
     public record GroupView(String name, String parent, Resources min, Resources max, Resources used, Resources outside,
-                            int pending, int admitted) {
+                            int pending, int admitted, int active, int backoff, int held, Instant oldestPendingSince) {
     }
 
     /**
@@ -667,21 +671,33 @@ public final class Scheduler {
      * for the decision path.
      */
     public synchronized List<GroupView> groups() {
+        // per group: admitted, active, backoff, held
         Map<String, int[]> counts = new TreeMap<>();
+        Map<String, Instant> oldest = new HashMap<>();
         for (QuotaNode node : tree.nodes()) {
-            counts.put(node.name(), new int[2]);
+            counts.put(node.name(), new int[4]);
         }
         for (Entry e : jobs.values()) {
             String group = e.state == State.ADMITTED ? e.chargedGroup : e.group;
-            if (group != null && (e.state != State.HELD || e.hold.kind() == Hold.Reason.NEVER_FITS)) {
-                counts.computeIfAbsent(group, g -> new int[2])[e.state == State.ADMITTED ? 1 : 0]++;
+            if (group == null || e.state == State.HELD && e.hold.kind() != Hold.Reason.NEVER_FITS) {
+                continue;
+            }
+            int column = switch (e.state) {
+                case ADMITTED -> 0;
+                case ACTIVE -> 1;
+                case BACKOFF -> 2;
+                case HELD -> 3;
+            };
+            counts.computeIfAbsent(group, g -> new int[4])[column]++;
+            if (e.state != State.ADMITTED) {
+                oldest.merge(group, e.queuedAt, (a, b) -> a.isBefore(b) ? a : b);
             }
         }
         List<GroupView> views = new ArrayList<>();
         counts.forEach((name, n) -> {
             QuotaNode node = tree.node(name).orElse(new QuotaNode(name, null, List.of(), null, null));
             views.add(new GroupView(name, node.parentName(), node.min(), node.max(), usage(name), externalUsage(name),
-                    n[0], n[1]));
+                    n[1] + n[2] + n[3], n[0], n[1], n[2], n[3], oldest.get(name)));
         });
         return views;
     }

@@ -1,0 +1,112 @@
+package io.kubequeue.api;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubequeue.operator.Manifests;
+import io.kubequeue.quota.ElasticQuotaTree;
+import io.kubequeue.scheduler.Scheduler;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+
+/**
+ * Metric values after a scripted sequence on the seed's tree (4 cpu): submit three 2-cpu Jobs, two are admitted,
+ * one finishes and the third is admitted; then the tree is deleted and the group's gauges go with it.
+ */
+@QuarkusTest
+@WithKubernetesTestServer(crud = true)
+class QueueMetricsTest {
+
+    private static final String GROUP = "quota_group=\"root.defaultQuotaGroup\"";
+
+    @Inject
+    KubernetesClient client;
+
+    @Inject
+    Scheduler scheduler;
+
+    private static String metrics() {
+        return given().when().get("/q/metrics").then().statusCode(200).extract().asString();
+    }
+
+    private static boolean has(String line) {
+        return metrics().lines().anyMatch(l -> l.equals(line));
+    }
+
+    private void apply(String resource) {
+        List<HasMetadata> objects = Manifests.read(client, QueueMetricsTest.class.getResourceAsStream(resource));
+        for (HasMetadata o : objects) {
+            String ns = o.getMetadata().getNamespace() == null ? "default" : o.getMetadata().getNamespace();
+            client.resource(o).inNamespace(ns).create();
+        }
+    }
+
+    /** docs/grafana/kube-queue-dashboard.json must only ask for series that /q/metrics serves. */
+    private static void everyMetricTheDashboardQueriesIsServed(String served) {
+        try {
+            com.fasterxml.jackson.databind.JsonNode dashboard = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(java.nio.file.Path.of("docs/grafana/kube-queue-dashboard.json").toFile());
+            java.util.regex.Matcher names = java.util.regex.Pattern.compile("kube_queue_[a-z_]+")
+                    .matcher(dashboard.findValuesAsText("expr").toString() + dashboard.findValuesAsText("query"));
+            int seen = 0;
+            while (names.find()) {
+                seen++;
+                String name = names.group();
+                assertTrue(served.lines().anyMatch(l -> l.startsWith(name + "{") || l.startsWith(name + " ")),
+                        "the dashboard queries " + name + ", which /q/metrics does not serve");
+            }
+            assertTrue(seen >= 10, "the dashboard's queries were read");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void submitThreeAdmitTwoFinishOneThenDeleteTheGroup() {
+        apply("/seed/elasticquotatree.yaml");
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("root.defaultQuotaGroup").isPresent());
+        apply("/jobs/batch-2cpu.yaml");
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> has("kube_queue_admitted_jobs{" + GROUP + "} 2.0")
+                && has("kube_queue_pending_jobs{" + GROUP + ",state=\"backoff\"} 1.0"));
+        String m = metrics();
+        assertTrue(m.contains("kube_queue_quota_used{" + GROUP + ",resource=\"cpu\"} 4.0"), m);
+        assertTrue(m.contains("kube_queue_quota_max{" + GROUP + ",resource=\"memory\"} 4.294967296E9"), m);
+        assertTrue(m.contains("kube_queue_quota_max{quota_group=\"root\",resource=\"cpu\"} 4.0"), m);
+        assertTrue(m.contains("kube_queue_admissions_total{" + GROUP + "} 2.0"), m);
+        assertTrue(m.contains("kube_queue_schedule_attempts_total{result=\"admitted\"} 2.0"), m);
+        assertTrue(m.contains("kube_queue_admission_wait_seconds_count 2"), m);
+        assertTrue(m.contains("kube_queue_scheduling_cycle_seconds_count"), m);
+        everyMetricTheDashboardQueriesIsServed(m);
+
+        Job first = client.batch().v1().jobs().inNamespace("default").list().getItems().stream()
+                .filter(j -> Boolean.FALSE.equals(j.getSpec().getSuspend())).findFirst().orElseThrow();
+        first.setStatus(new JobStatusBuilder().withConditions(new JobConditionBuilder().withType("Complete")
+                .withStatus("True").build()).build());
+        client.batch().v1().jobs().inNamespace("default").resource(first).updateStatus();
+        await().atMost(Duration.ofSeconds(15)).until(() -> has("kube_queue_admissions_total{" + GROUP + "} 3.0")
+                && has("kube_queue_admitted_jobs{" + GROUP + "} 2.0")
+                && has("kube_queue_pending_jobs{" + GROUP + ",state=\"backoff\"} 0.0"));
+
+        client.batch().v1().jobs().inAnyNamespace().delete();
+        client.resources(ElasticQuotaTree.class).inAnyNamespace().delete();
+        await().atMost(Duration.ofSeconds(15)).until(() -> !metrics().contains("kube_queue_quota_max{" + GROUP));
+        m = metrics();
+        assertFalse(m.contains("kube_queue_pending_jobs{" + GROUP), m);
+        assertFalse(m.contains("kube_queue_admitted_jobs{" + GROUP), m);
+    }
+}
