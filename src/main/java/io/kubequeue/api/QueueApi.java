@@ -111,7 +111,8 @@ public class QueueApi {
                 s.priority(), quantities(s.request()), s.retryAt(), v.reason());
     }
 
-    private static Map<String, String> quantities(Resources resources) {
+    /** Amounts as Kubernetes quantities ({@code "1500m"}, {@code "3Gi"}), by resource name. */
+    static Map<String, String> quantities(Resources resources) {
         Map<String, String> out = new TreeMap<>();
         resources.asMap().forEach((name, amount) -> out.put(name, Resources.format(name, amount)));
         return out;

@@ -146,14 +146,8 @@ public class JobFeed {
         directory.put(key, new JobDirectory.Entry(kind, EventRecorder.refOf(job), marks,
                 job.getMetadata().getAnnotations() != null));
         directory.putPodLabels(key, kind.podLabels(job));
-        Map<String, String> labels = job.getMetadata().getLabels() == null ? Map.of() : job.getMetadata().getLabels();
-        String created = job.getMetadata().getCreationTimestamp();
         AdmissionRecord chargeBefore = scheduler.status(key).map(Scheduler.JobStatus::record).orElse(null);
-        scheduler.observe(new JobObservation(key, job.getMetadata().getUid(), phase, request, kind.priority(job),
-                created == null ? Instant.EPOCH : Instant.parse(created),
-                labels.get(Annotations.QUOTA_NAME_LABEL),
-                !"false".equals(labels.get(Annotations.PREEMPTIBLE_LABEL)),
-                record, job.getMetadata().getResourceVersion()));
+        scheduler.observe(observation(kind, job, key, phase, request, record));
         LOG.debugf("observed %s: %s, request %s", key, phase, request);
         if (phase == Phase.UNSUSPENDED_WITHOUT_RECORD) {
             // a queued job started by hand has just been charged: have the charge written on it
@@ -168,6 +162,33 @@ public class JobFeed {
     }
 
     /** Releases a finished or deleted job; a re-created namesake (another uid) keeps its place and entry. */
+    /**
+     * What the scheduler would be told about this job if it were submitted now, without telling it: for a dry
+     * run. A job with no creation time (not created yet) counts as created at {@code now}.
+     *
+     * @return the observation, with phase QUEUED if the job carries a suspend mark
+     * @throws InvalidJobException naming the field and value of a request that cannot be read
+     */
+    public <R extends HasMetadata> JobObservation preview(JobKind<R> kind, R job, Instant now) {
+        JobKey key = new JobKey(kind.kind(), job.getMetadata().getNamespace() == null ? "default"
+                : job.getMetadata().getNamespace(), job.getMetadata().getName());
+        Phase phase = kind.suspendMarks(job).isEmpty() ? Phase.UNSUSPENDED_WITHOUT_RECORD : Phase.QUEUED;
+        JobObservation o = observation(kind, job, key, phase, kind.request(job), null);
+        return job.getMetadata().getCreationTimestamp() != null ? o : new JobObservation(o.key(), o.uid(), o.phase(),
+                o.request(), o.priority(), now, o.quotaName(), o.preemptible(), null);
+    }
+
+    private static <R extends HasMetadata> JobObservation observation(JobKind<R> kind, R job, JobKey key, Phase phase,
+                                                                       Resources request, AdmissionRecord record) {
+        Map<String, String> labels = job.getMetadata().getLabels() == null ? Map.of() : job.getMetadata().getLabels();
+        String created = job.getMetadata().getCreationTimestamp();
+        return new JobObservation(key, job.getMetadata().getUid(), phase, request, kind.priority(job),
+                created == null ? Instant.EPOCH : Instant.parse(created),
+                labels.get(Annotations.QUOTA_NAME_LABEL),
+                !"false".equals(labels.get(Annotations.PREEMPTIBLE_LABEL)),
+                record, job.getMetadata().getResourceVersion());
+    }
+
     /** How many suspended jobs are left out of the queue now because their request cannot be read. */
     public int invalidJobs() {
         return invalid.size();

@@ -746,6 +746,47 @@ public final class Scheduler {
         return found;
     }
 
+    /**
+     * What would happen to a job submitted now, without queueing it.
+     *
+     * @param group    the quota group it would queue in; null if none
+     * @param priority its priority as resolved now
+     * @param fitsNow  whether its request fits its group and every ancestor now
+     * @param position where it would stand in its group's queue, from 1 (0 if it has no group or never fits)
+     * @param reason   why it would wait, with the numbers (as in {@link #pending}); "fits now" if it would not
+     */
+    public record DryRun(String group, int priority, boolean fitsNow, int position, String reason) {
+    }
+
+    /** Evaluates a job as if it were queued now (see {@link DryRun}); the scheduler is not changed. */
+    public synchronized DryRun dryRun(JobObservation job) {
+        Entry e = new Entry(job, clock.instant(), priorityClasses.resolve(job.priority()));
+        Optional<QuotaNode> node = tree.groupFor(job.key().namespace(), job.quotaName());
+        if (node.isEmpty()) {
+            String reason = job.quotaName() != null && !job.quotaName().isEmpty()
+                    ? "quota group " + job.quotaName() + " (label quota.scheduling.alibabacloud.com/name) does not exist"
+                    : "namespace " + job.key().namespace() + " belongs to no quota group";
+            return new DryRun(null, e.priority, false, 0, reason);
+        }
+        e.group = node.get().name();
+        String neverFits = neverFits(e.group, e);
+        if (neverFits != null) {
+            return new DryRun(e.group, e.priority, false, 0, neverFits + "; it could never be admitted");
+        }
+        int ahead = 0;
+        GroupQueue queue = queues.get(e.group);
+        if (queue != null) {
+            ahead = queue.active.headSet(e).size() + queue.backedOff.headSet(e).size();
+        }
+        boolean fits = fits(e.group, e);
+        String blocker = blocker(e);
+        String reason = blocker != null ? blocker
+                : settings.policy() == SchedulingPolicy.BLOCKING_QUEUE && ahead > 0
+                ? "fits now, but the blocking queue admits the " + ahead + " job(s) ahead of it first"
+                : "fits now";
+        return new DryRun(e.group, e.priority, fits, ahead + 1, reason);
+    }
+
     /** Why a pending job is not admitted, with the numbers. */
     private String reason(Entry e, Entry head) {
         if (e.state == State.HELD) {

@@ -1,0 +1,121 @@
+package io.kubequeue.api;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import jakarta.enterprise.inject.Instance;
+import jakarta.ws.rs.BadRequestException;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kubequeue.job.InvalidJobException;
+import io.kubequeue.job.JobFeed;
+import io.kubequeue.job.JobKind;
+import io.kubequeue.operator.Manifests;
+import io.kubequeue.scheduler.JobObservation;
+import io.kubequeue.scheduler.Scheduler;
+
+/**
+ * Dry-run admission: what kube-queue would do with a job manifest if it were submitted now. Nothing is written to
+ * the cluster and nothing is queued; the answer comes from the scheduler's memory.
+ */
+@Path("/api/v1/dry-run")
+@Tag(name = "queues")
+public class DryRunApi {
+
+    private final KubernetesClient client;
+    private final Scheduler scheduler;
+    private final JobFeed feed;
+    private final Instance<JobKind<?>> kinds;
+
+    public DryRunApi(KubernetesClient client, Scheduler scheduler, JobFeed feed, Instance<JobKind<?>> kinds) {
+        this.client = client;
+        this.scheduler = scheduler;
+        this.feed = feed;
+        this.kinds = kinds;
+    }
+
+    /**
+     * The verdict on one job.
+     *
+     * @param managed   whether kube-queue would queue it (a managed kind, submitted with a suspend mark)
+     * @param kind      its kind
+     * @param namespace its namespace ({@code default} if the manifest names none)
+     * @param name      its name
+     * @param group     the quota group it would queue in; null if none
+     * @param request   its whole request, computed as kube-queue computes it
+     * @param priority  its priority as resolved now
+     * @param fitsNow   whether it fits its group and every ancestor now
+     * @param position  where it would stand in its group's queue, from 1 (0: no group, or never fits)
+     * @param reason    why it would wait (the resource, node, request, use and limit), or "fits now"; for a job
+     *                  kube-queue would not manage, why
+     */
+    public record Verdict(boolean managed, String kind, String namespace, String name, String group,
+                          Map<String, String> request, int priority, boolean fitsNow, int position, String reason) {
+    }
+
+    /**
+     * @throws BadRequestException (400) if the body is not a manifest
+     * @throws WebApplicationException 422 if it holds no job of a kind kube-queue knows, or its request cannot be
+     *                                 read (the message names the field and value)
+     */
+    @POST
+    @Consumes({"application/yaml", "application/x-yaml", "text/yaml", MediaType.APPLICATION_JSON, MediaType.TEXT_PLAIN})
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Would this job (YAML or JSON manifest) be managed, in which group, with which request; "
+            + "does it fit now, and if not, which resource at which node stops it and where it would stand")
+    public Verdict dryRun(String manifest) {
+        List<HasMetadata> objects;
+        try {
+            objects = Manifests.read(client, new ByteArrayInputStream(manifest.getBytes(StandardCharsets.UTF_8)));
+        } catch (KubernetesClientException | IllegalArgumentException e) {
+            throw new BadRequestException("not a Kubernetes manifest: " + e.getMessage());
+        }
+        for (HasMetadata object : objects) {
+            Optional<JobKind<?>> kind = kinds.stream().filter(k -> k.type().isInstance(object)).findFirst();
+            if (kind.isPresent()) {
+                return verdict(kind.get(), object);
+            }
+        }
+        throw unprocessable("no job of a kind kube-queue manages (Job, TFJob, PyTorchJob, MPIJob, Workflow) in the"
+                + " manifest");
+    }
+
+    private <R extends HasMetadata> Verdict verdict(JobKind<R> kind, HasMetadata object) {
+        R job = kind.type().cast(object);
+        JobObservation o;
+        try {
+            o = feed.preview(kind, job, Clock.systemUTC().instant());
+        } catch (InvalidJobException e) {
+            throw unprocessable(e.getMessage());
+        }
+        Scheduler.DryRun d = scheduler.dryRun(o);
+        String notManaged = !feed.enabled(kind.kind())
+                ? kind.kind() + " is switched off by kube-queue.disabled-kinds: kube-queue leaves it alone"
+                : o.phase() != JobObservation.Phase.QUEUED
+                ? "it carries no suspend mark, so it would start at once and kube-queue would leave it alone"
+                : null;
+        return new Verdict(notManaged == null, kind.kind(), o.key().namespace(), o.key().name(), d.group(),
+                QueueApi.quantities(o.request()), d.priority(), d.fitsNow(), d.position(), notManaged != null ? notManaged : d.reason());
+    }
+
+    private static WebApplicationException unprocessable(String message) {
+        return new WebApplicationException(message, Response.status(422).entity(Map.of("error", message))
+                .type(MediaType.APPLICATION_JSON).build());
+    }
+}

@@ -1,0 +1,143 @@
+package io.kubequeue.api;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubequeue.job.kubeflow.TFJob;
+import io.kubequeue.operator.Manifests;
+import io.kubequeue.quota.ElasticQuotaTree;
+import io.kubequeue.scheduler.Scheduler;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+
+/** Dry-run admission of the seed's examples and of jobs that cannot fit, with reasons checked to the number. */
+@QuarkusTest
+@WithKubernetesTestServer(crud = true)
+class DryRunApiTest {
+
+    private static final String GROUP = "root.defaultQuotaGroup";
+
+    @Inject
+    KubernetesClient client;
+
+    @Inject
+    Scheduler scheduler;
+
+    @BeforeEach
+    void seedTree() {
+        for (HasMetadata o : Manifests.read(client, DryRunApiTest.class.getResourceAsStream("/seed/elasticquotatree.yaml"))) {
+            client.resource(o).inNamespace("kube-system").create();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node(GROUP).isPresent());
+    }
+
+    @AfterEach
+    void clear() {
+        client.resources(TFJob.class).inAnyNamespace().delete();
+        client.batch().v1().jobs().inAnyNamespace().delete();
+        client.resources(ElasticQuotaTree.class).inAnyNamespace().delete();
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.jobs().isEmpty());
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = DryRunApiTest.class.getResourceAsStream(name)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** YAML as bytes: RestAssured cannot encode a String as application/yaml. */
+    private static byte[] yaml(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The first TFJob of a seed file, as its own YAML document. */
+    private String firstTfJob(String file) {
+        List<HasMetadata> jobs = Manifests.read(client, DryRunApiTest.class.getResourceAsStream(file));
+        return client.getKubernetesSerialization().asYaml(jobs.get(0));
+    }
+
+    @Test
+    void theSeedsTfJobFitsAnEmptyGroup() {
+        given().contentType("application/yaml").body(yaml(firstTfJob("/seed/tfjobs.yaml")))
+                .when().post("/api/v1/dry-run").then().statusCode(200)
+                .body("managed", equalTo(true))
+                .body("kind", equalTo("TFJob"))
+                .body("group", equalTo(GROUP))
+                .body("request.cpu", equalTo("3"))
+                .body("request.memory", equalTo("3Gi"))
+                .body("fitsNow", equalTo(true))
+                .body("position", equalTo(1))
+                .body("reason", equalTo("fits now"));
+        await().during(Duration.ofMillis(500)).until(() -> scheduler.jobs().isEmpty()); // nothing was queued
+    }
+
+    @Test
+    void theResourceQuotaExamplesTfJobWhileTheOtherRunsDoesNotFitAndSaysWhy() {
+        for (HasMetadata o : Manifests.read(client, DryRunApiTest.class.getResourceAsStream("/seed/tfjobs.yaml"))) {
+            client.resource(o).inNamespace("default").create();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.usage(GROUP).get("cpu") == 3000);
+        String json = client.getKubernetesSerialization().asJson(
+                Manifests.read(client, DryRunApiTest.class.getResourceAsStream("/seed/tfjobs-resourcequota.yaml")).get(0));
+        given().contentType("application/json").body(json.replace("\"job1\"", "\"job3\""))
+                .when().post("/api/v1/dry-run").then().statusCode(200)
+                .body("managed", equalTo(true))
+                .body("fitsNow", equalTo(false))
+                .body("position", equalTo(2)) // behind the seed job that waits
+                .body("reason", equalTo("cpu: request 3, in use 3 of max 4 in quota group " + GROUP));
+    }
+
+    @Test
+    void aJobLargerThanTheGroupCanNeverFit() {
+        String big = """
+                apiVersion: batch/v1
+                kind: Job
+                metadata: {name: big, namespace: default}
+                spec:
+                  suspend: true
+                  parallelism: 3
+                  template:
+                    spec:
+                      restartPolicy: Never
+                      containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]
+                """;
+        given().contentType("application/yaml").body(yaml(big)).when().post("/api/v1/dry-run").then().statusCode(200)
+                .body("request.cpu", equalTo("6"))
+                .body("fitsNow", equalTo(false))
+                .body("position", equalTo(0))
+                .body("reason", equalTo("cpu: request 6 exceeds max 4 of quota group " + GROUP
+                        + "; it could never be admitted"));
+    }
+
+    @Test
+    void aJobWithoutSuspendMarkIsNotManagedAndBadInputIsRefusedNamingTheField() {
+        String unsuspended = resource("/jobs/batch-2cpu.yaml").split("---")[0].replace("suspend: true", "suspend: false");
+        given().contentType("application/yaml").body(yaml(unsuspended)).when().post("/api/v1/dry-run").then().statusCode(200)
+                .body("managed", equalTo(false))
+                .body("reason", containsString("no suspend mark"));
+        given().contentType("application/yaml").body(yaml(resource("/jobs/invalid-quantity.yaml")))
+                .when().post("/api/v1/dry-run").then().statusCode(422)
+                .body("error", containsString("spec.template.spec.containers[0].resources.requests.cpu"));
+        given().contentType("application/yaml").body(yaml("kind: ConfigMap\napiVersion: v1\nmetadata: {name: x}\n"))
+                .when().post("/api/v1/dry-run").then().statusCode(422);
+    }
+}
