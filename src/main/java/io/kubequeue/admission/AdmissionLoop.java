@@ -143,6 +143,10 @@ public class AdmissionLoop {
                     cycles.execute(() -> scheduler.nextRetry().ifPresent(this::wakeUpAt));
                 });
             }
+            for (CycleResult.Unschedulable u : result.unschedulable()) {
+                directory.get(u.key()).ifPresent(entry -> events.normal(entry.ref(), "Pending",
+                        (u.reason() == null ? "does not fit now" : u.reason()) + "; waits in quota group " + u.group()));
+            }
             for (Hold hold : result.holds()) {
                 directory.get(hold.key()).ifPresent(entry -> events.warning(entry.ref(),
                         hold.kind() == Hold.Reason.NO_QUOTA_GROUP ? "NoQuotaGroup" : "NeverFits",

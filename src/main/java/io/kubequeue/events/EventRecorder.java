@@ -6,7 +6,11 @@ import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
+import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
@@ -18,13 +22,18 @@ import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.api.model.events.v1.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kubequeue.concurrent.DaemonThreads;
 
 /**
  * Writes Kubernetes Events ({@code events.k8s.io/v1}) on jobs and quota objects, and one log line for each
  * Warning.
  *
  * <p>The same (object, reason, message) is written once: a job that stays held for the same reason does not
- * produce an event per scheduling cycle. A failure to write an event is logged and never fails the caller.
+ * produce an event per scheduling cycle. Events are written on a thread of their own, so no decision waits for
+ * the API server, and Normal events are rate-limited ({@value #NORMAL_PER_SECOND} a second, bursts of
+ * {@value #NORMAL_BURST}); past that they are dropped, with a debug log line, so a queue of thousands of jobs
+ * cannot flood the API server. Warnings are never dropped by the limit. A failure to write an event is logged
+ * and never fails the caller.
  */
 @Singleton
 public class EventRecorder {
@@ -32,6 +41,9 @@ public class EventRecorder {
     private static final Logger LOG = Logger.getLogger(EventRecorder.class);
     private static final String CONTROLLER = "kube-queue";
     private static final int REMEMBERED = 10_000;
+    static final int NORMAL_PER_SECOND = 20;
+    static final int NORMAL_BURST = 200;
+    private static final int QUEUED_AT_MOST = 10_000;
 
     private final KubernetesClient client;
     private final Map<String, String> lastMessage = new LinkedHashMap<>(16, 0.75f, true) {
@@ -41,8 +53,18 @@ public class EventRecorder {
         }
     };
 
+    private final RateLimit normalEvents = new RateLimit(NORMAL_PER_SECOND, NORMAL_BURST, System::nanoTime);
+    private final ThreadPoolExecutor writer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(QUEUED_AT_MOST), DaemonThreads.named("kube-queue-events"),
+            (task, pool) -> LOG.debug("event queue full: an event is dropped"));
+
     public EventRecorder(KubernetesClient client) {
         this.client = client;
+    }
+
+    @PreDestroy
+    void stop() {
+        writer.shutdown();
     }
 
     /** A reference to an object, enough to hang an event on; kept instead of whole objects to save memory. */
@@ -85,6 +107,10 @@ public class EventRecorder {
             if (message.equals(lastMessage.get(identity))) {
                 return;
             }
+            if ("Normal".equals(type) && !normalEvents.tryAcquire()) {
+                LOG.debugf("rate limit: event %s on %s dropped", reason, identity);
+                return;
+            }
             lastMessage.put(identity, message);
         }
         Instant now = Instant.now();
@@ -102,10 +128,12 @@ public class EventRecorder {
                 .withNewEventTime(DateTimeFormatter.ISO_INSTANT.format(now.truncatedTo(ChronoUnit.MICROS)))
                 .withRegarding(new ObjectReferenceBuilder(target).withNamespace(namespace).build())
                 .build();
-        try {
-            client.resource(event).inNamespace(namespace).create();
-        } catch (KubernetesClientException e) {
-            LOG.debugf(e, "could not write event %s on %s", reason, identity);
-        }
+        writer.execute(() -> {
+            try {
+                client.resource(event).inNamespace(namespace).create();
+            } catch (KubernetesClientException e) {
+                LOG.debugf(e, "could not write event %s on %s", reason, identity);
+            }
+        });
     }
 }

@@ -3,6 +3,7 @@ package io.kubequeue.job;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -146,8 +147,15 @@ public class JobFeed {
         directory.put(key, new JobDirectory.Entry(kind, EventRecorder.refOf(job), marks,
                 job.getMetadata().getAnnotations() != null));
         directory.putPodLabels(key, kind.podLabels(job));
-        AdmissionRecord chargeBefore = scheduler.status(key).map(Scheduler.JobStatus::record).orElse(null);
+        Optional<Scheduler.JobStatus> before = scheduler.status(key);
+        AdmissionRecord chargeBefore = before.map(Scheduler.JobStatus::record).orElse(null);
         scheduler.observe(observation(kind, job, key, phase, request, record));
+        if (phase == Phase.QUEUED) {
+            boolean wasWaiting = before.map(s -> s.state() != Scheduler.State.ADMITTED).orElse(false);
+            scheduler.status(key).filter(s -> !wasWaiting && s.state() != Scheduler.State.ADMITTED && s.group() != null)
+                    .ifPresent(s -> events.normal(job, "Queued", (before.isPresent() ? "suspended again: " : "")
+                            + "queued in quota group " + s.group()));
+        }
         LOG.debugf("observed %s: %s, request %s", key, phase, request);
         if (phase == Phase.UNSUSPENDED_WITHOUT_RECORD) {
             // a queued job started by hand has just been charged: have the charge written on it

@@ -389,6 +389,7 @@ public final class Scheduler {
         }
         List<Admission> admissions = new ArrayList<>();
         List<Entry> backedOffNow = new ArrayList<>();
+        List<CycleResult.Unschedulable> firstFailures = new ArrayList<>();
         int tried = 0;
         PriorityQueue<Candidate> heads = new PriorityQueue<>();
         for (GroupQueue queue : queues.values()) {
@@ -441,14 +442,18 @@ public final class Scheduler {
                     hold(entry, Hold.Reason.NEVER_FITS, neverFits);
                 } else if (fits(queue.group, entry)) {
                     admissions.add(admit(queue.group, entry, now));
-                } else if (settings.policy() == SchedulingPolicy.BLOCKING_QUEUE) {
-                    entry.attempts++;
-                    queue.active.add(entry); // stays the head; the whole group waits for the next change
-                    blocked = true;
                 } else {
                     entry.attempts++;
-                    entry.state = State.BACKOFF;
-                    backedOffNow.add(entry); // joins the backed-off set after the cycle, so no cursor meets it
+                    if (entry.attempts == 1) {
+                        firstFailures.add(new CycleResult.Unschedulable(entry.job.key(), queue.group, blocker(entry)));
+                    }
+                    if (settings.policy() == SchedulingPolicy.BLOCKING_QUEUE) {
+                        queue.active.add(entry); // stays the head; the whole group waits for the next change
+                        blocked = true;
+                    } else {
+                        entry.state = State.BACKOFF;
+                        backedOffNow.add(entry); // joins the backed-off set after the cycle, so no cursor meets it
+                    }
                 }
                 if (!blocked && mayTry(queue)) {
                     heads.add(new Candidate(queue, queue.active.first(), null));
@@ -463,7 +468,7 @@ public final class Scheduler {
         }
         List<Hold> holds = List.copyOf(newHolds);
         newHolds.clear();
-        return new CycleResult(admissions, holds, tried);
+        return new CycleResult(admissions, holds, tried, firstFailures);
     }
 
     private Admission admit(String group, Entry entry, Instant now) {

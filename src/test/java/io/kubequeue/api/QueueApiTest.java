@@ -39,6 +39,8 @@ class QueueApiTest {
     void clear() {
         client.batch().v1().jobs().inAnyNamespace().delete();
         client.resources(io.kubequeue.quota.ElasticQuotaTree.class).inAnyNamespace().delete();
+        client.resources(io.fabric8.kubernetes.api.model.events.v1.Event.class).inAnyNamespace().delete();
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.jobs().isEmpty());
     }
 
     private void apply(String resource) {
@@ -102,6 +104,29 @@ class QueueApiTest {
                 .body("reason", equalTo("admitted into quota group " + GROUP));
         given().when().get("/api/v1/jobs/default/never-submitted").then().statusCode(404);
         given().when().get("/api/v1/jobs/default/" + waiting + "?kind=TFJob").then().statusCode(404);
+    }
+
+    /** Issue 5, item 2: Queued on every job, one Pending with the numbers, not one per retry. */
+    @Test
+    void eachJobIsQueuedAndTheOneThatWaitsGetsOnePendingEventWithTheNumbers() {
+        String waiting = twoAdmittedOneWaiting();
+        await().atMost(Duration.ofSeconds(10)).until(() -> events("batch-a", "Queued").size() == 1
+                && events("batch-b", "Queued").size() == 1 && events("batch-c", "Queued").size() == 1
+                && events(waiting, "Pending").size() == 1);
+        org.junit.jupiter.api.Assertions.assertEquals("queued in quota group " + GROUP,
+                events(waiting, "Queued").get(0).getNote());
+        org.junit.jupiter.api.Assertions.assertEquals(
+                "cpu: request 2, in use 4 of max 4 in quota group " + GROUP + "; waits in quota group " + GROUP,
+                events(waiting, "Pending").get(0).getNote());
+        // three more tries (after 1, 2 and 4 s of backoff) add no Pending event
+        await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(6))
+                .until(() -> events(waiting, "Pending").size() == 1);
+    }
+
+    private List<io.fabric8.kubernetes.api.model.events.v1.Event> events(String job, String reason) {
+        return client.resources(io.fabric8.kubernetes.api.model.events.v1.Event.class).inNamespace("default").list()
+                .getItems().stream().filter(e -> job.equals(e.getRegarding().getName()) && reason.equals(e.getReason()))
+                .toList();
     }
 
     @Test
