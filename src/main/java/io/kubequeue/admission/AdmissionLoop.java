@@ -133,7 +133,7 @@ public class AdmissionLoop {
         try {
             long start = System.nanoTime();
             CycleResult result = scheduler.schedule();
-            listener.cycle(result, System.nanoTime() - start);
+            long decided = System.nanoTime() - start;
             for (Admission admission : result.admissions()) {
                 writers.execute(() -> {
                     if (admitter.admit(admission)) {
@@ -153,6 +153,11 @@ public class AdmissionLoop {
                         hold.reason() + "; the job stays suspended"));
             }
             scheduler.nextRetry().ifPresent(this::wakeUpAt);
+            try {
+                listener.cycle(result, decided); // last, and guarded: metrics never hold up an admission
+            } catch (RuntimeException e) {
+                LOG.debug("metrics listener failed", e);
+            }
         } catch (RuntimeException e) {
             LOG.error("scheduling cycle failed; retrying in 1 s", e);
             wakeUpAt(Instant.now().plusSeconds(1));

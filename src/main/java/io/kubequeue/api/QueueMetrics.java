@@ -4,11 +4,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.event.Observes;
@@ -31,9 +33,10 @@ import io.micrometer.core.instrument.Timer;
 import io.quarkus.runtime.StartupEvent;
 
 /**
- * Prometheus metrics under {@code kube_queue_} (docs/metrics.md has the table). Group gauges are rebuilt from a
- * scheduler snapshot after every cycle and every 5 s, with rows replaced wholesale, so the series of a group or
- * resource that disappears are removed rather than left stale. Units: cpu in cores, memory in bytes, other
+ * Prometheus metrics under {@code kube_queue_} (docs/metrics.md has the table). Group gauges are refreshed from
+ * a scheduler snapshot on the metrics thread after every cycle and every 5 s: series that stay read the new
+ * values, new ones are added, and the series of a group or resource that disappears are removed rather than
+ * left stale. Units: cpu in cores, memory in bytes, other
  * resources in their counts, times in seconds.
  */
 @Singleton
@@ -44,16 +47,16 @@ public class QueueMetrics {
     private final MeterRegistry registry;
     private final Scheduler scheduler;
     private final AdmissionLoop loop;
-    private final JobFeed feed;
     private final Clock clock = Clock.systemUTC();
-    private final MultiGauge pending;
-    private final MultiGauge admitted;
-    private final MultiGauge quotaUsed;
-    private final MultiGauge quotaMin;
-    private final MultiGauge quotaMax;
-    private final MultiGauge oldestPending;
+    private final GaugeSet pending;
+    private final GaugeSet admitted;
+    private final GaugeSet quotaUsed;
+    private final GaugeSet quotaMin;
+    private final GaugeSet quotaMax;
+    private final GaugeSet oldestPending;
     private final Timer cycleDuration;
     private final DistributionSummary waitTime;
+    private final AtomicBoolean refreshPending = new AtomicBoolean();
     private final ScheduledExecutorService refresher =
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("kube-queue-metrics"));
 
@@ -61,26 +64,26 @@ public class QueueMetrics {
         this.registry = registry;
         this.scheduler = scheduler;
         this.loop = loop;
-        this.feed = feed;
-        pending = MultiGauge.builder("kube_queue_pending_jobs")
+        pending = new GaugeSet(MultiGauge.builder("kube_queue_pending_jobs")
                 .description("Pending jobs per quota group, by state: active (tried next cycle), backoff, "
-                        + "blocked (held until the quota changes: it cannot fit)").register(registry);
-        admitted = MultiGauge.builder("kube_queue_admitted_jobs")
-                .description("Admitted, unfinished jobs charged to the quota group itself").register(registry);
-        quotaUsed = MultiGauge.builder("kube_queue_quota_used")
+                        + "blocked (held: cannot fit under the current limits)").register(registry));
+        admitted = new GaugeSet(MultiGauge.builder("kube_queue_admitted_jobs")
+                .description("Admitted, unfinished jobs charged to the quota group itself").register(registry));
+        quotaUsed = new GaugeSet(MultiGauge.builder("kube_queue_quota_used")
                 .description("Used by admitted jobs, descendants included (cpu in cores, memory in bytes)")
-                .register(registry);
-        quotaMin = MultiGauge.builder("kube_queue_quota_min")
-                .description("Declared min (cpu in cores, memory in bytes)").register(registry);
-        quotaMax = MultiGauge.builder("kube_queue_quota_max")
-                .description("Declared max (cpu in cores, memory in bytes)").register(registry);
-        oldestPending = MultiGauge.builder("kube_queue_oldest_pending_job_age").baseUnit("seconds")
-                .description("Age of the longest-waiting pending job of the quota group").register(registry);
+                .register(registry));
+        quotaMin = new GaugeSet(MultiGauge.builder("kube_queue_quota_min")
+                .description("Declared min (cpu in cores, memory in bytes)").register(registry));
+        quotaMax = new GaugeSet(MultiGauge.builder("kube_queue_quota_max")
+                .description("Declared max (cpu in cores, memory in bytes)").register(registry));
+        oldestPending = new GaugeSet(MultiGauge.builder("kube_queue_oldest_pending_job_age").baseUnit("seconds")
+                .description("Age of the longest-waiting pending job of the quota group").register(registry));
         cycleDuration = Timer.builder("kube_queue_scheduling_cycle")
                 .description("Time one scheduling cycle spends deciding (in memory)").register(registry);
         waitTime = DistributionSummary.builder("kube_queue_admission_wait").baseUnit("seconds")
-                .description("Time from a job's first sight as queued to its written admission")
-                .publishPercentileHistogram().register(registry);
+                .description("Time from a job's queueing to its written admission")
+                .publishPercentileHistogram().minimumExpectedValue(0.05).maximumExpectedValue(86_400.0)
+                .register(registry);
         Gauge.builder("kube_queue_invalid_jobs", feed, JobFeed::invalidJobs)
                 .description("Suspended jobs left out of the queue because their request cannot be read")
                 .register(registry);
@@ -91,11 +94,10 @@ public class QueueMetrics {
             @Override
             public void cycle(CycleResult result, long durationNanos) {
                 cycleDuration.record(durationNanos, TimeUnit.NANOSECONDS);
-                int held = result.holds().size();
                 attempts("admitted").increment(result.admissions().size());
-                attempts("held").increment(held);
-                attempts("unschedulable").increment(Math.max(0, result.tried() - result.admissions().size() - held));
-                refresh();
+                attempts("held").increment(result.heldInCycle());
+                attempts("unschedulable").increment(result.notFitting());
+                refreshSoon();
             }
 
             @Override
@@ -105,53 +107,96 @@ public class QueueMetrics {
                 waitTime.record(admission.waited() / 1000.0);
             }
         });
-        refresher.scheduleWithFixedDelay(this::refresh, REFRESH.toMillis(), REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+        refresher.scheduleWithFixedDelay(this::refreshGuarded, REFRESH.toMillis(), REFRESH.toMillis(),
+                TimeUnit.MILLISECONDS);
     }
 
     private Counter attempts(String result) {
         return Counter.builder("kube_queue_schedule_attempts")
-                .description("Jobs tried by scheduling cycles, by result: admitted, unschedulable, held")
+                .description("Jobs tried by scheduling cycles, by result: admitted, unschedulable (did not fit), "
+                        + "held (found never to fit)")
                 .tag("result", result).register(registry);
+    }
+
+    /** Refreshes on the metrics thread, soon; calls made meanwhile join it. Never blocks the caller. */
+    private void refreshSoon() {
+        if (refreshPending.compareAndSet(false, true)) {
+            refresher.execute(() -> {
+                refreshPending.set(false);
+                refreshGuarded();
+            });
+        }
+    }
+
+    private void refreshGuarded() {
+        try {
+            refresh();
+        } catch (RuntimeException e) {
+            // a failed refresh must not cancel the timer: the next one rebuilds everything
+            org.jboss.logging.Logger.getLogger(QueueMetrics.class).debug("metrics refresh failed", e);
+        }
     }
 
     /** Rebuilds every group gauge from one snapshot; rows of vanished groups and resources go away. */
     synchronized void refresh() {
-        List<MultiGauge.Row<?>> pendingRows = new ArrayList<>();
-        List<MultiGauge.Row<?>> admittedRows = new ArrayList<>();
-        List<MultiGauge.Row<?>> usedRows = new ArrayList<>();
-        List<MultiGauge.Row<?>> minRows = new ArrayList<>();
-        List<MultiGauge.Row<?>> maxRows = new ArrayList<>();
-        List<MultiGauge.Row<?>> oldestRows = new ArrayList<>();
+        Map<Tags, Double> pendingRows = new HashMap<>();
+        Map<Tags, Double> admittedRows = new HashMap<>();
+        Map<Tags, Double> usedRows = new HashMap<>();
+        Map<Tags, Double> minRows = new HashMap<>();
+        Map<Tags, Double> maxRows = new HashMap<>();
+        Map<Tags, Double> oldestRows = new HashMap<>();
         Instant now = clock.instant();
         for (Scheduler.GroupView g : scheduler.groups()) {
             Tags group = Tags.of("quota_group", g.name());
-            pendingRows.add(MultiGauge.Row.of(group.and("state", "active"), g.active()));
-            pendingRows.add(MultiGauge.Row.of(group.and("state", "backoff"), g.backoff()));
-            pendingRows.add(MultiGauge.Row.of(group.and("state", "blocked"), g.held()));
-            admittedRows.add(MultiGauge.Row.of(group, g.admitted()));
+            pendingRows.put(group.and("state", "active"), (double) g.active());
+            pendingRows.put(group.and("state", "backoff"), (double) g.backoff());
+            pendingRows.put(group.and("state", "blocked"), (double) g.held());
+            admittedRows.put(group, (double) g.admitted());
             resourceRows(usedRows, group, g.used());
             resourceRows(minRows, group, g.min());
             resourceRows(maxRows, group, g.max());
-            oldestRows.add(MultiGauge.Row.of(group, g.oldestPendingSince() == null ? 0
-                    : Duration.between(g.oldestPendingSince(), now).toMillis() / 1000.0));
+            oldestRows.put(group, g.oldestPendingSince() == null ? 0
+                    : Duration.between(g.oldestPendingSince(), now).toMillis() / 1000.0);
         }
-        pending.register(pendingRows, true);
-        admitted.register(admittedRows, true);
-        quotaUsed.register(usedRows, true);
-        quotaMin.register(minRows, true);
-        quotaMax.register(maxRows, true);
-        oldestPending.register(oldestRows, true);
+        pending.update(pendingRows);
+        admitted.update(admittedRows);
+        quotaUsed.update(usedRows);
+        quotaMin.update(minRows);
+        quotaMax.update(maxRows);
+        oldestPending.update(oldestRows);
     }
 
-    private static void resourceRows(List<MultiGauge.Row<?>> rows, Tags group, Resources amounts) {
+    private static void resourceRows(Map<Tags, Double> rows, Tags group, Resources amounts) {
         for (Map.Entry<String, Long> r : amounts.asMap().entrySet()) {
-            rows.add(MultiGauge.Row.of(group.and("resource", r.getKey()), inUnit(r.getKey(), r.getValue())));
+            rows.put(group.and("resource", r.getKey()), inUnit(r.getKey(), r.getValue()));
         }
     }
 
     /** cpu (and limits.cpu) from millicores to cores; everything else as counted (memory already in bytes). */
     static double inUnit(String resource, long amount) {
         return resource.equals(Resources.CPU) || resource.equals("limits.cpu") ? amount / 1000.0 : amount;
+    }
+
+    /**
+     * One MultiGauge whose rows read the latest snapshot: existing series stay registered between refreshes (a
+     * scrape never sees a gap), new ones are added, and those absent from the snapshot are removed.
+     */
+    private static final class GaugeSet {
+        private final MultiGauge gauge;
+        private volatile Map<Tags, Double> values = Map.of();
+
+        GaugeSet(MultiGauge gauge) {
+            this.gauge = gauge;
+        }
+
+        void update(Map<Tags, Double> next) {
+            values = next;
+            List<MultiGauge.Row<?>> rows = new ArrayList<>(next.size());
+            for (Tags tags : next.keySet()) {
+                rows.add(MultiGauge.Row.of(tags, this, set -> set.values.getOrDefault(tags, Double.NaN)));
+            }
+            gauge.register(rows, false);
+        }
     }
 
     @PreDestroy

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -33,7 +34,7 @@ import io.kubequeue.concurrent.DaemonThreads;
  * the API server, and Normal events are rate-limited ({@value #NORMAL_PER_SECOND} a second, bursts of
  * {@value #NORMAL_BURST}); past that they are dropped, with a debug log line, so a queue of thousands of jobs
  * cannot flood the API server. Warnings are never dropped by the limit. A failure to write an event is logged
- * and never fails the caller.
+ * (debug) and never fails the caller; the event may be written at its next occurrence.
  */
 @Singleton
 public class EventRecorder {
@@ -55,11 +56,16 @@ public class EventRecorder {
 
     private final RateLimit normalEvents = new RateLimit(NORMAL_PER_SECOND, NORMAL_BURST, System::nanoTime);
     private final ThreadPoolExecutor writer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(QUEUED_AT_MOST), DaemonThreads.named("kube-queue-events"),
-            (task, pool) -> LOG.debug("event queue full: an event is dropped"));
+            new LinkedBlockingQueue<>(QUEUED_AT_MOST), DaemonThreads.named("kube-queue-events"));
 
     public EventRecorder(KubernetesClient client) {
         this.client = client;
+    }
+
+    private void forget(String identity, String message) {
+        synchronized (lastMessage) {
+            lastMessage.remove(identity, message);
+        }
     }
 
     @PreDestroy
@@ -128,12 +134,18 @@ public class EventRecorder {
                 .withNewEventTime(DateTimeFormatter.ISO_INSTANT.format(now.truncatedTo(ChronoUnit.MICROS)))
                 .withRegarding(new ObjectReferenceBuilder(target).withNamespace(namespace).build())
                 .build();
-        writer.execute(() -> {
-            try {
-                client.resource(event).inNamespace(namespace).create();
-            } catch (KubernetesClientException e) {
-                LOG.debugf(e, "could not write event %s on %s", reason, identity);
-            }
-        });
+        try {
+            writer.execute(() -> {
+                try {
+                    client.resource(event).inNamespace(namespace).create();
+                } catch (KubernetesClientException e) {
+                    LOG.debugf(e, "could not write event %s on %s", reason, identity);
+                    forget(identity, message); // not written: the next occurrence may try again
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            LOG.debugf("event queue full or closed: event %s on %s dropped", reason, identity);
+            forget(identity, message);
+        }
     }
 }

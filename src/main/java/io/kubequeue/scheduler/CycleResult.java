@@ -10,8 +10,11 @@ import java.util.List;
  * @param tried      how many jobs the cycle tried (admitted, held, or found not to fit): what it cost
  * @param unschedulable jobs that did not fit for the first time since they were queued, with the reason (for a
  *                   {@code Pending} event: one per job and queueing, not one per retry)
+ * @param notFitting how many of the jobs tried did not fit
+ * @param heldInCycle how many of the jobs tried were found never to fit and held
  */
-public record CycleResult(List<Admission> admissions, List<Hold> holds, int tried, List<Unschedulable> unschedulable) {
+public record CycleResult(List<Admission> admissions, List<Hold> holds, int tried, List<Unschedulable> unschedulable,
+                          int notFitting, int heldInCycle) {
 
     /**
      * A job that did not fit.
@@ -31,7 +34,7 @@ public record CycleResult(List<Admission> admissions, List<Hold> holds, int trie
 
     /** A result without first-time unschedulable jobs. */
     public CycleResult(List<Admission> admissions, List<Hold> holds, int tried) {
-        this(admissions, holds, tried, List.of());
+        this(admissions, holds, tried, List.of(), 0, 0);
     }
 
     /** Whether the cycle decided nothing. */

@@ -220,6 +220,7 @@ public final class Scheduler {
                         uncharge(entry); // its quota goes back, and it queues again
                         entry.setJob(observation, priorityClasses);
                         entry.attempts = 0;
+                        entry.queuedAt = clock.instant(); // its wait starts again (metrics, events)
                         activate(entry);
                     }
                     // else: an observation from before our admission reached the cache; ignore it
@@ -391,6 +392,8 @@ public final class Scheduler {
         List<Entry> backedOffNow = new ArrayList<>();
         List<CycleResult.Unschedulable> firstFailures = new ArrayList<>();
         int tried = 0;
+        int notFitting = 0;
+        int heldInCycle = 0;
         PriorityQueue<Candidate> heads = new PriorityQueue<>();
         for (GroupQueue queue : queues.values()) {
             if (mayTry(queue)) {
@@ -425,11 +428,13 @@ public final class Scheduler {
                     entry.retryAt = null;
                     if (neverFits != null) {
                         hold(entry, Hold.Reason.NEVER_FITS, neverFits);
+                        heldInCycle++;
                     } else {
                         admissions.add(admit(queue.group, entry, now));
                     }
                 } else {
                     entry.attempts++;
+                    notFitting++;
                 }
                 if (candidate.cursor.hasNext()) {
                     heads.add(new Candidate(queue, candidate.cursor.next(), candidate.cursor));
@@ -440,10 +445,12 @@ public final class Scheduler {
                 String neverFits = neverFits(queue.group, entry);
                 if (neverFits != null) {
                     hold(entry, Hold.Reason.NEVER_FITS, neverFits);
+                    heldInCycle++;
                 } else if (fits(queue.group, entry)) {
                     admissions.add(admit(queue.group, entry, now));
                 } else {
                     entry.attempts++;
+                    notFitting++;
                     if (entry.attempts == 1) {
                         firstFailures.add(new CycleResult.Unschedulable(entry.job.key(), queue.group, blocker(entry)));
                     }
@@ -468,7 +475,7 @@ public final class Scheduler {
         }
         List<Hold> holds = List.copyOf(newHolds);
         newHolds.clear();
-        return new CycleResult(admissions, holds, tried, firstFailures);
+        return new CycleResult(admissions, holds, tried, firstFailures, notFitting, heldInCycle);
     }
 
     private Admission admit(String group, Entry entry, Instant now) {
@@ -1175,7 +1182,8 @@ public final class Scheduler {
         JobObservation job;
         /** The resolved priority, cached for queue order; changed only while out of every sorted set. */
         int priority;
-        final Instant queuedAt;
+        /** When the job was last queued (first seen, or suspended again). */
+        Instant queuedAt;
         State state;
         String group;
         int attempts;

@@ -97,6 +97,30 @@ class ViewsTest {
     }
 
     @Test
+    void aCycleCountsOnlyWhatItTriedAndAReQueuedJobsWaitStartsAgain() {
+        Scheduler s = scheduler(SchedulingPolicy.DEFAULT);
+        s.observe(new JobObservation(new JobKey("Job", "nowhere", "lost"), null, JobObservation.Phase.QUEUED,
+                Resources.of("cpu", 1L), JobPriority.NONE, T0, null, true, null)); // held when observed
+        s.observe(job("huge", 9000, 0, 0, true));
+        s.observe(job("running", 3000, 0, 0, true));
+        s.observe(job("waiting", 2000, 0, 1, true));
+        CycleResult cycle = s.schedule();
+        assertEquals(2, cycle.holds().size());
+        assertEquals(1, cycle.heldInCycle(), "only huge was tried and held; lost was held when observed");
+        assertEquals(1, cycle.notFitting());
+        assertEquals(List.of("waiting"), cycle.unschedulable().stream().map(u -> u.key().name()).toList());
+
+        Admission running = cycle.admissions().get(0);
+        clock.advance(Duration.ofMinutes(10));
+        s.observe(new JobObservation(running.key(), null, JobObservation.Phase.QUEUED, Resources.of("cpu", 3000L),
+                JobPriority.of(0), T0, null, true, running.record())); // suspended again
+        s.observe(JobObservation.finished(new JobKey("Job", "a", "waiting")));
+        s.observe(JobObservation.finished(new JobKey("Job", "a", "huge")));
+        assertEquals(T0.plus(Duration.ofMinutes(10)), s.groups().stream().filter(g -> g.name().equals("team"))
+                .findFirst().orElseThrow().oldestPendingSince());
+    }
+
+    @Test
     void aJobIsFoundByNamespaceAndNameWhateverItsState() {
         Scheduler s = scheduler(SchedulingPolicy.DEFAULT);
         s.observe(job("running", 3000, 0, 0, true));
