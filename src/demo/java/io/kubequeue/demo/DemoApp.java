@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
+import io.kubequeue.api.QueueApi;
 import io.kubequeue.operator.Manifests;
 import io.kubequeue.quota.ElasticQuotaTree;
 import io.quarkus.runtime.QuarkusApplication;
@@ -43,6 +44,9 @@ public class DemoApp implements QuarkusApplication {
 
     @Inject
     Operator operator;
+
+    @Inject
+    QueueApi api;
 
     @Override
     public int run(String... args) throws Exception {
@@ -82,6 +86,7 @@ public class DemoApp implements QuarkusApplication {
             if (!stateOnly(table).equals(stateOnly(lastTable))) {
                 System.out.println(table);
                 lastTable = table;
+                explainWaiting(rows);
             }
             if (!rows.isEmpty() && rows.stream().allMatch(JobSimulator.Row::finished)) {
                 System.out.printf("all %d jobs finished in %.1f s%n", rows.size(),
@@ -95,6 +100,27 @@ public class DemoApp implements QuarkusApplication {
                         .map(r -> r.name() + " (" + r.state() + ")").toList()
                 + "; kube-queue's Warning events above say why a job stays queued");
         return 1;
+    }
+
+    /**
+     * For each job that waits, what the read API says about it (the same answer as
+     * {@code GET /api/v1/jobs/{namespace}/{name}}, asked in-process), once per state change of the table.
+     */
+    private void explainWaiting(List<JobSimulator.Row> rows) {
+        for (JobSimulator.Row row : rows) {
+            if (row.finished()) {
+                continue;
+            }
+            try {
+                QueueApi.Job job = api.job(row.namespace(), row.name(), row.kind());
+                if (!"ADMITTED".equals(job.state())) {
+                    System.out.printf("  why %s waits (GET /api/v1/jobs/%s/%s): position %d in %s; %s%n%n", row.name(),
+                            row.namespace(), row.name(), job.position(), job.group(), job.reason());
+                }
+            } catch (jakarta.ws.rs.NotFoundException e) {
+                // not queued (yet): nothing to explain
+            }
+        }
     }
 
     private List<HasMetadata> load() throws IOException {
