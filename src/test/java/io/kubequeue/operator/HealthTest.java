@@ -1,0 +1,32 @@
+package io.kubequeue.operator;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.junit.jupiter.api.Test;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+
+/** Liveness, and readiness that is UP only once start-up recovery is done and the admission loop is open. */
+@QuarkusTest
+@WithKubernetesTestServer(crud = true)
+class HealthTest {
+
+    @Test
+    void readyAndLiveOnceRecoveryIsDone() {
+        given().when().get("/q/health/ready").then().statusCode(200)
+                .body("status", equalTo("UP"))
+                .body("checks.name", hasItem("kube-queue-recovery"));
+        given().when().get("/q/health/live").then().statusCode(200).body("status", equalTo("UP"));
+    }
+
+    @Test
+    void notReadyBeforeRecovery() {
+        StartupRecovery beforeStart = new StartupRecovery(null, null, null, null, null, null, null, null, null, null);
+        assertEquals(HealthCheckResponse.Status.DOWN, beforeStart.call().getStatus());
+    }
+}
