@@ -77,6 +77,12 @@ public class AdmissionLoop {
         trigger();
     }
 
+    /** Stops admitting (this replica no longer leads); writes already sent complete. */
+    public void close() {
+        open = false;
+        LOG.info("admission loop closed");
+    }
+
     /** Whether recovery is done and admissions are being decided. */
     public boolean isOpen() {
         return open;

@@ -21,6 +21,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.job.kubeflow.KubeflowJobKind;
+import io.kubequeue.leader.Leadership;
 
 /**
  * Writes condition {@code Queuing} on TFJobs and PyTorchJobs queued by annotation, through the status
@@ -42,12 +43,18 @@ public class QueuingConditions {
     private final ExecutorService writer =
             Executors.newSingleThreadExecutor(DaemonThreads.named("kube-queue-conditions"));
 
-    public QueuingConditions(KubernetesClient client) {
+    private final Leadership leadership;
+
+    public QueuingConditions(KubernetesClient client, Leadership leadership) {
+        this.leadership = leadership;
         this.client = client;
     }
 
     /** Asks for {@code Queuing=True} on a queued job; skipped if the job is no longer queued when written. */
     public <R extends CustomResource<JsonNode, JsonNode>> void queued(KubeflowJobKind<R> kind, R job) {
+        if (!leadership.isLeader()) {
+            return; // only the leader writes; a follower's view of the job is enough for it
+        }
         writer.execute(() -> write(kind, job, "True", "JobEnqueued", "Job Enqueued"));
     }
 

@@ -19,6 +19,7 @@ import jakarta.inject.Singleton;
 import io.kubequeue.admission.AdmissionLoop;
 import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.job.JobFeed;
+import io.kubequeue.leader.Leadership;
 import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.CycleResult;
 import io.kubequeue.scheduler.Resources;
@@ -60,7 +61,8 @@ public class QueueMetrics {
     private final ScheduledExecutorService refresher =
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("kube-queue-metrics"));
 
-    public QueueMetrics(MeterRegistry registry, Scheduler scheduler, AdmissionLoop loop, JobFeed feed) {
+    public QueueMetrics(MeterRegistry registry, Scheduler scheduler, AdmissionLoop loop, JobFeed feed,
+                        Leadership leadership) {
         this.registry = registry;
         this.scheduler = scheduler;
         this.loop = loop;
@@ -84,6 +86,10 @@ public class QueueMetrics {
                 .description("Time from a job's queueing to its written admission")
                 .publishPercentileHistogram().minimumExpectedValue(0.05).maximumExpectedValue(86_400.0)
                 .register(registry);
+        Gauge.builder("kube_queue_replica", leadership, l -> l.isLeader() ? 1 : 0).tag("replica_role", "leader")
+                .description("1 on the replica that leads (admits), per replica_role").register(registry);
+        Gauge.builder("kube_queue_replica", leadership, l -> l.isLeader() ? 0 : 1).tag("replica_role", "follower")
+                .description("1 on the replica that leads (admits), per replica_role").register(registry);
         Gauge.builder("kube_queue_invalid_jobs", feed, JobFeed::invalidJobs)
                 .description("Suspended jobs left out of the queue because their request cannot be read")
                 .register(registry);

@@ -55,6 +55,38 @@ public interface KubeQueueConfig {
     /** Admission writes. */
     Admission admission();
 
+    /** Leader election between replicas. */
+    LeaderElection leaderElection();
+
+    /**
+     * Leader election on a Lease ({@code coordination.k8s.io/v1}): with several replicas only the leader admits
+     * and writes; the others keep their view of the queues current and serve the read API and metrics.
+     */
+    interface LeaderElection {
+        /** Off only for a single replica that must not touch Leases (then it leads at once). */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** The Lease's name. */
+        @WithDefault("kube-queue-leader")
+        String leaseName();
+
+        /** The Lease's namespace; default: the pod's ({@code POD_NAMESPACE}), else {@code kube-queue}. */
+        Optional<String> namespace();
+
+        /** How long a leader's Lease holds without renewal (client-go's default). */
+        @WithDefault("15s")
+        Duration leaseDuration();
+
+        /** How long the leader keeps trying to renew before it steps down. */
+        @WithDefault("10s")
+        Duration renewDeadline();
+
+        /** How often a replica tries to acquire or renew. */
+        @WithDefault("2s")
+        Duration retryPeriod();
+    }
+
     /**
      * Unschedulable backoff: doubles from {@code initial} up to {@code max} (kube-scheduler: 1 s to 20 s).
      * Start-up fails with an {@code IllegalArgumentException} unless 0 &lt; initial ≤ max.

@@ -24,6 +24,7 @@ import io.fabric8.kubernetes.api.model.events.v1.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubequeue.concurrent.DaemonThreads;
+import io.kubequeue.leader.Leadership;
 
 /**
  * Writes Kubernetes Events ({@code events.k8s.io/v1}) on jobs and quota objects, and one log line for each
@@ -58,8 +59,11 @@ public class EventRecorder {
     private final ThreadPoolExecutor writer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS,
             new LinkedBlockingQueue<>(QUEUED_AT_MOST), DaemonThreads.named("kube-queue-events"));
 
-    public EventRecorder(KubernetesClient client) {
+    private final Leadership leadership;
+
+    public EventRecorder(KubernetesClient client, Leadership leadership) {
         this.client = client;
+        this.leadership = leadership;
     }
 
     private void forget(String identity, String message) {
@@ -106,6 +110,9 @@ public class EventRecorder {
     }
 
     private void record(ObjectReference target, String type, String reason, String message) {
+        if (!leadership.isLeader()) {
+            return; // only the leader writes events (a follower still logs its Warnings)
+        }
         String namespace = target.getNamespace() == null ? "default" : target.getNamespace();
         String identity = target.getKind() + "/" + namespace + "/" + target.getName() + "/"
                 + target.getUid() + "/" + reason;

@@ -30,6 +30,7 @@ import io.kubequeue.job.AdmittedPods;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.PriorityClassWatch;
+import io.kubequeue.leader.Leadership;
 import io.kubequeue.quota.ElasticQuotaTreeSource;
 import io.kubequeue.quota.QuotaGroupSource;
 import io.kubequeue.quota.ResourceQuotaSource;
@@ -66,12 +67,14 @@ public class StartupRecovery implements HealthCheck {
     private final QueuingConditions queuing;
     private final PriorityClassWatch priorityClasses;
     private final AdmittedPods admittedPods;
+    private final Leadership leadership;
     private QuotaGroupSource source;
     private volatile boolean recovered;
 
     public StartupRecovery(KubernetesClient client, KubeQueueConfig config, Scheduler scheduler, JobFeed feed,
                            AdmissionLoop loop, EventRecorder events, Instance<JobKind<?>> kinds,
-                           QueuingConditions queuing, PriorityClassWatch priorityClasses, AdmittedPods admittedPods) {
+                           QueuingConditions queuing, PriorityClassWatch priorityClasses, AdmittedPods admittedPods,
+                           Leadership leadership) {
         this.client = client;
         this.config = config;
         this.scheduler = scheduler;
@@ -82,6 +85,7 @@ public class StartupRecovery implements HealthCheck {
         this.queuing = queuing;
         this.priorityClasses = priorityClasses;
         this.admittedPods = admittedPods;
+        this.leadership = leadership;
     }
 
     /**
@@ -135,9 +139,21 @@ public class StartupRecovery implements HealthCheck {
             resourceQuotas.recomputeAll(); // the admitted jobs are known now: their pods are counted once
         }
         long admitted = scheduler.jobs().stream().filter(j -> j.state() == Scheduler.State.ADMITTED).count();
-        LOG.infof("recovered %d jobs from the cluster (%d admitted and charged); admitting from now on", jobs, admitted);
+        LOG.infof("recovered %d jobs from the cluster (%d admitted and charged)", jobs, admitted);
         recovered = true;
-        loop.open();
+        ResourceQuotaSource quotas = resourceQuotas;
+        // Every replica keeps its scheduler current from the cluster (the list above, then the informers), so a
+        // replica that starts to lead already knows what the old leader admitted: the old one stopped writing at
+        // its renew deadline, before its Lease expired, and its last writes have reached our informers. A
+        // re-list here could feed copies older than what the reconcilers have seen since, so there is none.
+        leadership.start(() -> {
+            if (quotas != null) {
+                quotas.recomputeAll();
+            }
+            if (leadership.isLeader()) {
+                loop.open();
+            }
+        }, loop::close);
     }
 
     /**
@@ -200,9 +216,13 @@ public class StartupRecovery implements HealthCheck {
         }
     }
 
-    /** Ready once recovery is done and the loop admits; DOWN before. */
+    /**
+     * Ready once start-up recovery is done (DOWN before): from then on this replica serves the read API and
+     * metrics; it admits only while it leads.
+     */
     @Override
     public HealthCheckResponse call() {
-        return HealthCheckResponse.named("kube-queue-recovery").status(recovered && loop.isOpen()).build();
+        return HealthCheckResponse.named("kube-queue-recovery").status(recovered)
+                .withData("role", leadership == null ? "starting" : leadership.role()).build();
     }
 }

@@ -1,0 +1,125 @@
+package io.kubequeue.leader;
+
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.kubequeue.concurrent.DaemonThreads;
+import io.kubequeue.config.KubeQueueConfig;
+
+/**
+ * Which replica leads: fabric8's leader election on a Lease. Only the leader admits and writes (admission patches,
+ * conditions, events); every replica keeps its scheduler fed by the informers and serves the read API and metrics.
+ * A replica that loses the Lease stops writing at once and competes again. One that gains it admits from the state
+ * its informers kept current all along: the old leader stopped writing at its renew deadline, before its Lease
+ * could expire, so its last admissions are known by then (the timing client-go's leader election relies on).
+ */
+@Singleton
+public class Leadership {
+
+    private static final Logger LOG = Logger.getLogger(Leadership.class);
+
+    private final KubernetesClient client;
+    private final KubeQueueConfig.LeaderElection config;
+    private final String identity;
+    private final ExecutorService elections = Executors.newSingleThreadExecutor(DaemonThreads.named("kube-queue-leader"));
+    private volatile boolean leader;
+    private volatile boolean stopped;
+    private volatile CompletableFuture<?> running;
+
+    public Leadership(KubernetesClient client, KubeQueueConfig config) {
+        this.client = client;
+        this.config = config.leaderElection();
+        this.identity = Optional.ofNullable(System.getenv("HOSTNAME")).filter(h -> !h.isBlank())
+                .orElse("kube-queue-" + UUID.randomUUID().toString().substring(0, 8));
+    }
+
+    /** Whether this replica leads now (always, when leader election is off). */
+    public boolean isLeader() {
+        return leader;
+    }
+
+    /** {@code leader} or {@code follower}, for the {@code replica_role} label. */
+    public String role() {
+        return leader ? "leader" : "follower";
+    }
+
+    /** This replica's identity in the Lease (the pod name). */
+    public String identity() {
+        return identity;
+    }
+
+    /**
+     * Starts competing for the Lease, or leads at once if leader election is off.
+     *
+     * @param onLeading  run on a thread of its own when this replica starts to lead (it is already reported
+     *                   leader; it must check {@link #isLeader()} before it starts admitting)
+     * @param onStopping run when it stops leading, after it is reported follower
+     */
+    public void start(Runnable onLeading, Runnable onStopping) {
+        if (!config.enabled()) {
+            leader = true;
+            onLeading.run();
+            LOG.info("leader election off: this replica admits");
+            return;
+        }
+        String namespace = config.namespace().or(() -> Optional.ofNullable(System.getenv("POD_NAMESPACE")))
+                .filter(n -> !n.isBlank()).orElse("kube-queue");
+        LOG.infof("competing for Lease %s/%s as %s", namespace, config.leaseName(), identity);
+        compete(namespace, onLeading, onStopping);
+    }
+
+    private void compete(String namespace, Runnable onLeading, Runnable onStopping) {
+        LeaderElector elector = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
+                .withName("kube-queue")
+                .withLock(new LeaseLock(namespace, config.leaseName(), identity))
+                .withLeaseDuration(config.leaseDuration())
+                .withRenewDeadline(config.renewDeadline())
+                .withRetryPeriod(config.retryPeriod())
+                .withReleaseOnCancel(true)
+                .withLeaderCallbacks(new LeaderCallbacks(
+                        () -> {
+                            leader = true;
+                            LOG.infof("%s leads: admitting", identity);
+                            elections.execute(onLeading); // off the elector's thread: renewals go on meanwhile
+                        },
+                        () -> {
+                            leader = false;
+                            LOG.warnf("%s lost the Lease: no longer admitting", identity);
+                            onStopping.run();
+                        },
+                        newLeader -> LOG.infof("the leader is %s", newLeader)))
+                .build()).build();
+        running = elector.start();
+        running.whenComplete((done, error) -> {
+            leader = false;
+            if (!stopped) {
+                // lost, or the election failed: compete again, as a follower first
+                elections.execute(() -> compete(namespace, onLeading, onStopping));
+            }
+        });
+    }
+
+    @PreDestroy
+    void stop() {
+        stopped = true;
+        leader = false;
+        CompletableFuture<?> r = running;
+        if (r != null) {
+            r.cancel(true); // releases the Lease (releaseOnCancel), so another replica takes over at once
+        }
+        elections.shutdownNow();
+    }
+}

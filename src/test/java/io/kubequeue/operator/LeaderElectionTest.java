@@ -1,0 +1,117 @@
+package io.kubequeue.operator;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.util.Map;
+import java.util.function.Consumer;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubequeue.job.Annotations;
+import io.kubequeue.scheduler.Scheduler;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.quarkus.test.kubernetes.client.KubernetesServer;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+
+/**
+ * Two replicas: another replica holds the Lease when this one starts. This one follows (serves the read API and
+ * metrics, admits nothing); when the other stops renewing, it takes over, and it knows what the other admitted,
+ * so the group is never over-admitted across the hand-over.
+ */
+@QuarkusTest
+@TestProfile(LeaderElectionTest.ShortLease.class)
+@WithKubernetesTestServer(crud = true, setup = LeaderElectionTest.AnotherReplicaLeads.class)
+class LeaderElectionTest {
+
+    private static final String GROUP = "root.defaultQuotaGroup";
+
+    public static class ShortLease implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("kube-queue.leader-election.retry-period", "300ms",
+                    "kube-queue.leader-election.renew-deadline", "2s",
+                    "kube-queue.leader-election.lease-duration", "3s");
+        }
+    }
+
+    /** Before this replica starts: the other one leads, and has admitted a 3-cpu job into the 4-cpu group. */
+    public static class AnotherReplicaLeads implements Consumer<KubernetesServer> {
+        @Override
+        public void accept(KubernetesServer server) {
+            KubernetesClient client = server.getClient();
+            client.leases().inNamespace("kube-queue").resource(new LeaseBuilder().withNewMetadata()
+                    .withName("kube-queue-leader").withNamespace("kube-queue").endMetadata().withNewSpec()
+                    .withHolderIdentity("other-replica").withLeaseDurationSeconds(600)
+                    .withAcquireTime(ZonedDateTime.now()).withRenewTime(ZonedDateTime.now()).withLeaseTransitions(0)
+                    .endSpec().build()).create();
+            new Cluster(client).apply("/seed/elasticquotatree.yaml");
+        }
+    }
+
+    @Inject
+    KubernetesClient client;
+
+    @Inject
+    Scheduler scheduler;
+
+    @Test
+    void theFollowerAdmitsNothingTakesOverWhenTheLeaderStopsAndNeverOverAdmits() {
+        Cluster cluster = new Cluster(client);
+        Job byOther = cluster.submitJob("admitted-by-other", "3", Map.of(), null);
+        byOther.getSpec().setSuspend(false); // the other leader's admission
+        byOther.getMetadata().setAnnotations(Map.of(Annotations.QUOTA_GROUP, GROUP,
+                Annotations.ADMITTED_AT, "2026-11-30T00:00:00.000Z"));
+        client.batch().v1().jobs().inNamespace("default").resource(byOther).update();
+        cluster.submitJob("a-small", "1", Map.of(), null);
+        cluster.submitJob("b-big", "3", Map.of(), null);
+
+        // a follower: sees everything, admits nothing, says so
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.usage(GROUP).get("cpu") == 3000
+                && scheduler.pending(GROUP).size() == 2);
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+                .until(() -> !cluster.admitted("a-small") && !cluster.admitted("b-big"));
+        given().when().get("/api/v1/jobs/default/a-small").then().statusCode(200).body("position", equalTo(1));
+        assertTrue(given().get("/q/metrics").asString().contains("kube_queue_replica{replica_role=\"follower\"} 1.0"));
+        given().when().get("/q/health/ready").then().statusCode(200);
+
+        // the other replica stops: its Lease runs out
+        Lease lease = client.leases().inNamespace("kube-queue").withName("kube-queue-leader").get();
+        lease.getSpec().setLeaseDurationSeconds(1);
+        lease.getSpec().setRenewTime(ZonedDateTime.now().minusMinutes(1));
+        client.leases().inNamespace("kube-queue").resource(lease).update();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("a-small"));
+        assertTrue(given().get("/q/metrics").asString().contains("kube_queue_replica{replica_role=\"leader\"} 1.0"));
+        // 3 (the other's) + 1 (small) = 4: big (3) must wait; the new leader knew about the other's admission
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !cluster.admitted("b-big"));
+        assertEquals(4000, scheduler.usage(GROUP).get("cpu"));
+        assertTrue(!"other-replica".equals(client.leases().inNamespace("kube-queue").withName("kube-queue-leader")
+                .get().getSpec().getHolderIdentity()), "this replica holds the Lease now");
+
+        // the other replica takes the Lease back (this one could not renew in time): this one stops admitting
+        Lease taken = client.leases().inNamespace("kube-queue").withName("kube-queue-leader").get();
+        taken.getSpec().setHolderIdentity("other-replica");
+        taken.getSpec().setLeaseDurationSeconds(600);
+        taken.getSpec().setRenewTime(ZonedDateTime.now());
+        client.leases().inNamespace("kube-queue").resource(taken).update();
+        await().atMost(Duration.ofSeconds(10)).until(() -> given().get("/q/metrics").asString()
+                .contains("kube_queue_replica{replica_role=\"follower\"} 1.0"));
+        client.batch().v1().jobs().inNamespace("default").withName("a-small").delete(); // room for c-tiny
+        cluster.submitJob("c-tiny", "100m", Map.of(), null);
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !cluster.admitted("c-tiny"));
+    }
+}
