@@ -72,15 +72,40 @@ public class AdmissionLoop {
 
     /** Starts admitting. Called once recovery is done. */
     public void open() {
+        openIf(() -> true);
+    }
+
+    /**
+     * Starts admitting if {@code stillLeading} holds, checked under the same lock {@link #close()} takes, so a
+     * loss of leadership between the check and the opening cannot leave the loop open.
+     */
+    public synchronized void openIf(java.util.function.BooleanSupplier stillLeading) {
+        if (!stillLeading.getAsBoolean()) {
+            return;
+        }
         open = true;
         LOG.info("admission loop open");
         trigger();
     }
 
-    /** Stops admitting (this replica no longer leads); writes already sent complete. */
-    public void close() {
+    /**
+     * Stops admitting (this replica no longer leads): no new cycle runs, and admissions decided but not yet sent
+     * are handed back instead of written. A patch already on the wire completes.
+     */
+    public synchronized void close() {
         open = false;
         LOG.info("admission loop closed");
+    }
+
+    /** Closes the loop and waits, at most {@code wait}, for the patches already sent (shutdown). */
+    public void drain(Duration wait) {
+        close();
+        writers.shutdown();
+        try {
+            writers.awaitTermination(wait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Whether recovery is done and admissions are being decided. */
@@ -136,12 +161,20 @@ public class AdmissionLoop {
 
     private void cycle() {
         cyclePending.set(false);
+        if (!open) {
+            return; // closed (no longer leading) after this cycle was asked for
+        }
         try {
             long start = System.nanoTime();
             CycleResult result = scheduler.schedule();
             long decided = System.nanoTime() - start;
             for (Admission admission : result.admissions()) {
                 writers.execute(() -> {
+                    if (!open) {
+                        // leadership lost since the decision: hand it back, the next leader decides
+                        scheduler.admissionFailed(admission.key(), admission.record());
+                        return;
+                    }
                     if (admitter.admit(admission)) {
                         listener.admitted(admission);
                     }
@@ -195,6 +228,9 @@ public class AdmissionLoop {
      * {@link Admitter#recordStartedOutside}); returns at once.
      */
     public void recordStartedOutside(JobKey key, AdmissionRecord record) {
+        if (!open) {
+            return; // a follower writes nothing; the leader sees the same job and writes it
+        }
         writers.execute(() -> admitter.recordStartedOutside(key, record));
     }
 }

@@ -23,8 +23,10 @@ import io.kubequeue.config.KubeQueueConfig;
  * Which replica leads: fabric8's leader election on a Lease. Only the leader admits and writes (admission patches,
  * conditions, events); every replica keeps its scheduler fed by the informers and serves the read API and metrics.
  * A replica that loses the Lease stops writing at once and competes again. One that gains it admits from the state
- * its informers kept current all along: the old leader stopped writing at its renew deadline, before its Lease
- * could expire, so its last admissions are known by then (the timing client-go's leader election relies on).
+ * its informers kept current all along: a leader that cannot renew gives up at its renew deadline, before its
+ * Lease can expire, so its last admissions are known by then (the timing client-go's leader election relies on;
+ * fabric8 checks the deadline between its calls, so a very slow API server can delay the give-up, see
+ * docs/architecture.md).
  */
 @Singleton
 public class Leadership {
@@ -35,6 +37,8 @@ public class Leadership {
     private final KubeQueueConfig.LeaderElection config;
     private final String identity;
     private final ExecutorService elections = Executors.newSingleThreadExecutor(DaemonThreads.named("kube-queue-leader"));
+    private final java.util.concurrent.ScheduledExecutorService retries =
+            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("kube-queue-leader-retry"));
     private volatile boolean leader;
     private volatile boolean stopped;
     private volatile CompletableFuture<?> running;
@@ -82,6 +86,9 @@ public class Leadership {
     }
 
     private void compete(String namespace, Runnable onLeading, Runnable onStopping) {
+        if (stopped) {
+            return;
+        }
         LeaderElector elector = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
                 .withName("kube-queue")
                 .withLock(new LeaseLock(namespace, config.leaseName(), identity))
@@ -102,18 +109,31 @@ public class Leadership {
                         },
                         newLeader -> LOG.infof("the leader is %s", newLeader)))
                 .build()).build();
-        running = elector.start();
-        running.whenComplete((done, error) -> {
+        CompletableFuture<?> started = elector.start();
+        running = started;
+        if (stopped) {
+            started.cancel(true);
+            return;
+        }
+        started.whenComplete((done, error) -> {
             leader = false;
+            if (error != null && !(error instanceof java.util.concurrent.CancellationException)) {
+                LOG.warnf("leader election failed (%s); competing again in %s", error.getMessage(), config.retryPeriod());
+            }
             if (!stopped) {
-                // lost, or the election failed: compete again, as a follower first
-                elections.execute(() -> compete(namespace, onLeading, onStopping));
+                // lost, or the election failed: compete again after a pause, as a follower first
+                retries.schedule(() -> elections.execute(() -> compete(namespace, onLeading, onStopping)),
+                        config.retryPeriod().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
             }
         });
     }
 
+    /** Gives up the Lease (another replica takes over at once) and stops competing. Idempotent. */
     @PreDestroy
-    void stop() {
+    public void stop() {
+        if (stopped) {
+            return;
+        }
         stopped = true;
         leader = false;
         CompletableFuture<?> r = running;
@@ -121,5 +141,6 @@ public class Leadership {
             r.cancel(true); // releases the Lease (releaseOnCancel), so another replica takes over at once
         }
         elections.shutdownNow();
+        retries.shutdownNow();
     }
 }

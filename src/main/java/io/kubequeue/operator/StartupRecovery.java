@@ -150,9 +150,7 @@ public class StartupRecovery implements HealthCheck {
             if (quotas != null) {
                 quotas.recomputeAll();
             }
-            if (leadership.isLeader()) {
-                loop.open();
-            }
+            loop.openIf(leadership::isLeader);
         }, loop::close);
     }
 
@@ -210,7 +208,10 @@ public class StartupRecovery implements HealthCheck {
         queuing.queued(queued.kind(), queued.job());
     }
 
+    /** Stops admitting, lets the patches already sent finish, and only then gives up the Lease. */
     void onStop(@Observes ShutdownEvent event) {
+        loop.drain(Duration.ofSeconds(5));
+        leadership.stop();
         if (source != null) {
             source.stop();
         }

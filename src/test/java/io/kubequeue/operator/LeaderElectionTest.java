@@ -68,6 +68,9 @@ class LeaderElectionTest {
     @Inject
     Scheduler scheduler;
 
+    @Inject
+    io.kubequeue.leader.Leadership leadership;
+
     @Test
     void theFollowerAdmitsNothingTakesOverWhenTheLeaderStopsAndNeverOverAdmits() {
         Cluster cluster = new Cluster(client);
@@ -99,8 +102,8 @@ class LeaderElectionTest {
         // 3 (the other's) + 1 (small) = 4: big (3) must wait; the new leader knew about the other's admission
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !cluster.admitted("b-big"));
         assertEquals(4000, scheduler.usage(GROUP).get("cpu"));
-        assertTrue(!"other-replica".equals(client.leases().inNamespace("kube-queue").withName("kube-queue-leader")
-                .get().getSpec().getHolderIdentity()), "this replica holds the Lease now");
+        assertEquals(leadership.identity(), client.leases().inNamespace("kube-queue").withName("kube-queue-leader")
+                .get().getSpec().getHolderIdentity(), "this replica holds the Lease now");
 
         // the other replica takes the Lease back (this one could not renew in time): this one stops admitting
         Lease taken = client.leases().inNamespace("kube-queue").withName("kube-queue-leader").get();
@@ -113,5 +116,14 @@ class LeaderElectionTest {
         client.batch().v1().jobs().inNamespace("default").withName("a-small").delete(); // room for c-tiny
         cluster.submitJob("c-tiny", "100m", Map.of(), null);
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !cluster.admitted("c-tiny"));
+
+        // it keeps competing: when the other's Lease runs out again, it leads again and admits c-tiny
+        Lease again = client.leases().inNamespace("kube-queue").withName("kube-queue-leader").get();
+        again.getSpec().setLeaseDurationSeconds(1);
+        again.getSpec().setRenewTime(ZonedDateTime.now().minusMinutes(1));
+        client.leases().inNamespace("kube-queue").resource(again).update();
+        await().atMost(Duration.ofSeconds(15)).until(() -> cluster.admitted("c-tiny"));
+        assertEquals(leadership.identity(), client.leases().inNamespace("kube-queue").withName("kube-queue-leader")
+                .get().getSpec().getHolderIdentity());
     }
 }
