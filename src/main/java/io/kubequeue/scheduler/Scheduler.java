@@ -602,16 +602,6 @@ public final class Scheduler {
         return backoff.isEmpty() ? Optional.empty() : Optional.of(backoff.first().retryAt);
     }
 
-    /** Whether a cycle now could admit anything (some queue has an active job, or a release to retry). */
-    public synchronized boolean hasActiveJobs() {
-        for (GroupQueue queue : queues.values()) {
-            if (!queue.active.isEmpty() || retryAfterRelease.contains(queue.group)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** One job's state, or empty if the scheduler does not know it (never managed, or finished). */
     public synchronized Optional<JobStatus> status(JobKey key) {
         Entry e = jobs.get(key);
@@ -775,10 +765,7 @@ public final class Scheduler {
         Entry e = new Entry(job, clock.instant(), priorityClasses.resolve(job.priority()));
         Optional<QuotaNode> node = tree.groupFor(job.key().namespace(), job.quotaName());
         if (node.isEmpty()) {
-            String reason = job.quotaName() != null && !job.quotaName().isEmpty()
-                    ? "quota group " + job.quotaName() + " (label quota.scheduling.alibabacloud.com/name) does not exist"
-                    : "namespace " + job.key().namespace() + " belongs to no quota group";
-            return new DryRun(null, e.priority, false, 0, reason);
+            return new DryRun(null, e.priority, false, 0, noGroupReason(job));
         }
         e.group = node.get().name();
         String neverFits = neverFits(e.group, e);
@@ -816,36 +803,14 @@ public final class Scheduler {
 
     /** The first resource and node where the job does not fit now, with the numbers; null if it fits. */
     private String blocker(Entry entry) {
-        Resources request = entry.effectiveRequest();
-        for (QuotaNode node : tree.pathToRoot(entry.group)) {
-            Resources used = usage.getOrDefault(node.name(), Resources.NONE);
-            Resources outside = node.name().equals(entry.group) ? external.get(node.name()) : null;
-            for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
-                String k = r.getKey();
-                if (!node.max().has(k)) {
-                    continue;
-                }
-                long inUse = used.get(k) + (outside == null ? 0 : outside.get(k));
-                if (r.getValue() > node.max().get(k) - inUse) {
-                    return k + ": request " + Resources.format(k, r.getValue()) + ", in use "
-                            + Resources.format(k, inUse) + " of max " + Resources.format(k, node.max().get(k))
-                            + " in quota group " + node.name();
-                }
-            }
-            if (!entry.job.preemptible()) {
-                Resources guaranteed = guaranteedUsage.getOrDefault(node.name(), Resources.NONE);
-                for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
-                    String k = r.getKey();
-                    if (!k.equals(Resources.MAX_JOBS) && node.min().has(k)
-                            && r.getValue() > node.min().get(k) - guaranteed.get(k)) {
-                        return k + ": request " + Resources.format(k, r.getValue()) + ", non-preemptible in use "
-                                + Resources.format(k, guaranteed.get(k)) + " of min "
-                                + Resources.format(k, node.min().get(k)) + " in quota group " + node.name();
-                    }
-                }
-            }
+        Shortfall s = shortfall(entry.group, entry);
+        if (s == null) {
+            return null;
         }
-        return null;
+        String k = s.resource();
+        return k + ": request " + Resources.format(k, s.request()) + (s.ofMin() ? ", non-preemptible in use " : ", in use ")
+                + Resources.format(k, s.inUse()) + (s.ofMin() ? " of min " : " of max ")
+                + Resources.format(k, s.limit()) + " in quota group " + s.node();
     }
 
     /** Every job the scheduler holds, in no particular order. */
@@ -889,11 +854,7 @@ public final class Scheduler {
     private void activate(Entry entry) {
         Optional<QuotaNode> group = tree.groupFor(entry.job.key().namespace(), entry.job.quotaName());
         if (group.isEmpty()) {
-            String reason = tree.nodes().isEmpty() ? "no quota groups are in force yet (quota objects unreadable, or no valid ElasticQuotaTree)"
-                    : entry.job.quotaName() != null && !entry.job.quotaName().isEmpty()
-                    ? "quota group " + entry.job.quotaName() + " (label quota.scheduling.alibabacloud.com/name) does not exist"
-                    : "namespace " + entry.job.key().namespace() + " belongs to no quota group";
-            hold(entry, Hold.Reason.NO_QUOTA_GROUP, reason);
+            hold(entry, Hold.Reason.NO_QUOTA_GROUP, noGroupReason(entry.job));
             return;
         }
         entry.group = group.get().name();
@@ -901,6 +862,14 @@ public final class Scheduler {
         entry.hold = null;
         entry.refused = false;
         queues.computeIfAbsent(entry.group, GroupQueue::new).active.add(entry);
+    }
+
+    /** Why a job has no quota group, in words a user can act on. */
+    private String noGroupReason(JobObservation job) {
+        return tree.nodes().isEmpty() ? "no quota groups are in force yet (quota objects unreadable, or no valid ElasticQuotaTree)"
+                : job.quotaName() != null && !job.quotaName().isEmpty()
+                ? "quota group " + job.quotaName() + " (label quota.scheduling.alibabacloud.com/name) does not exist"
+                : "namespace " + job.key().namespace() + " belongs to no quota group";
     }
 
     private void backOff(Entry entry, Instant retryAt) {
@@ -1124,36 +1093,50 @@ public final class Scheduler {
      * non-preemptible job must also keep non-preemptible usage + request ≤ min wherever min declares it.
      */
     private boolean fits(String group, Entry entry) {
+        return shortfall(group, entry) == null;
+    }
+
+    /**
+     * The first resource, on the path from the group up, where the job does not fit now (see {@link #fits});
+     * null if it fits. Only a failing check allocates, so the decision path stays cheap.
+     *
+     * @param ofMin whether it is a non-preemptible job's min that is short, not a max
+     */
+    private record Shortfall(String node, String resource, long request, long inUse, long limit, boolean ofMin) {
+    }
+
+    private Shortfall shortfall(String group, Entry entry) {
         Resources request = entry.effectiveRequest();
         for (QuotaNode node : tree.pathToRoot(group)) {
             Resources used = usage.getOrDefault(node.name(), Resources.NONE);
             Resources outside = external.get(node.name());
             if (outside != null && node.name().equals(group)) {
-                used = used.plus(outside);
+                used = used.plus(outside); // saturates, never wraps
             }
-            if (!within(request, used, node.max(), false)) {
-                return false;
+            Shortfall s = shortOf(node, request, used, node.max(), false);
+            if (s == null && !entry.job.preemptible()) {
+                s = shortOf(node, request, guaranteedUsage.getOrDefault(node.name(), Resources.NONE), node.min(), true);
             }
-            if (!entry.job.preemptible()
-                    && !within(request, guaranteedUsage.getOrDefault(node.name(), Resources.NONE), node.min(), true)) {
-                return false;
+            if (s != null) {
+                return s;
             }
         }
-        return true;
+        return null;
     }
 
-    /** used + request ≤ limit for every resource the limit declares (none declared: no limit). */
-    private static boolean within(Resources request, Resources used, Resources limit, boolean skipMaxJobs) {
+    /** The first resource whose limit, where declared, used + request exceeds; null if none. */
+    private static Shortfall shortOf(QuotaNode node, Resources request, Resources used, Resources limit, boolean ofMin) {
         for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
-            if (skipMaxJobs && r.getKey().equals(Resources.MAX_JOBS)) {
+            String k = r.getKey();
+            if (ofMin && k.equals(Resources.MAX_JOBS)) {
                 continue;
             }
             // written as request > limit - used so that it cannot overflow (both are ≥ 0, sums saturate)
-            if (limit.has(r.getKey()) && r.getValue() > limit.get(r.getKey()) - used.get(r.getKey())) {
-                return false;
+            if (limit.has(k) && r.getValue() > limit.get(k) - used.get(k)) {
+                return new Shortfall(node.name(), k, r.getValue(), used.get(k), limit.get(k), ofMin);
             }
         }
-        return true;
+        return null;
     }
 
     /** A description of why the request exceeds some max (or, non-preemptible, some min) on the path even with
