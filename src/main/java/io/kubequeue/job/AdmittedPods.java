@@ -99,8 +99,7 @@ public class AdmittedPods {
             informer.addEventHandler(new ResourceEventHandler<>() {
                 @Override
                 public void onAdd(Pod pod) {
-                    String uid = pod.getMetadata().getUid();
-                    firstSeenNanos.putIfAbsent(uid == null ? pod.getMetadata().getName() : uid, System.nanoTime());
+                    firstSeenNanos.putIfAbsent(podId(pod), System.nanoTime());
                     String ns = pod.getMetadata().getNamespace();
                     if (settling.add(ns)) { // one recount per namespace and settle period, however many pods
                         settle.schedule(() -> {
@@ -119,8 +118,7 @@ public class AdmittedPods {
 
                 @Override
                 public void onDelete(Pod pod, boolean deletedFinalStateUnknown) {
-                    String uid = pod.getMetadata().getUid();
-                    firstSeenNanos.remove(uid == null ? pod.getMetadata().getName() : uid);
+                    firstSeenNanos.remove(podId(pod));
                     AdmittedPods.this.onChange.accept(pod.getMetadata().getNamespace());
                 }
             });
@@ -194,9 +192,8 @@ public class AdmittedPods {
     }
 
     private boolean counted(Pod pod, long quotaStatusSeenNanos, long now) {
-        String uid = pod.getMetadata().getUid();
         // the informer's store has the pod before its add handler runs: a pod not seen yet is new now
-        long seen = firstSeenNanos.computeIfAbsent(uid == null ? pod.getMetadata().getName() : uid, k -> now);
+        long seen = firstSeenNanos.computeIfAbsent(podId(pod), k -> now);
         return seen < quotaStatusSeenNanos || now - seen >= SETTLE.toNanos();
     }
 
@@ -205,6 +202,12 @@ public class AdmittedPods {
         Map<String, Long> capped = new HashMap<>();
         pods.asMap().forEach((r, v) -> capped.put(r, Math.min(v, charge.get(r))));
         return Resources.of(capped);
+    }
+
+    /** The pod's uid, or its name when it has none (a hand-made object). */
+    private static String podId(Pod pod) {
+        String uid = pod.getMetadata().getUid();
+        return uid == null ? pod.getMetadata().getName() : uid;
     }
 
     private static boolean terminal(Pod pod) {

@@ -10,6 +10,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
+import java.util.function.BinaryOperator;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -192,39 +194,46 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
     Resources hardLimits(ResourceQuota quota) {
         Map<String, Quantity> hard = quota.getSpec() == null || quota.getSpec().getHard() == null
                 ? Map.of() : quota.getSpec().getHard();
-        Map<String, Long> limits = new HashMap<>();
-        hard.forEach((key, quantity) -> {
-            String resource = requestResource(key);
-            if (resource == null) {
-                return;
-            }
-            try {
-                limits.merge(resource, toUnits(resource, quantity), Math::min);
-            } catch (IllegalArgumentException e) {
-                // the API server validates quotas, so this is a hand-made object; hold to zero, never over-admit
-                events.warning(quota, "InvalidQuota", "spec.hard." + key + ": " + e.getMessage());
-                limits.put(resource, 0L);
-            }
+        return byResource(hard, Math::min, (key, e) -> {
+            // the API server validates quotas, so this is a hand-made object; hold to zero, never over-admit
+            events.warning(quota, "InvalidQuota", "spec.hard." + key + ": " + e.getMessage());
+            return 0L;
         });
-        return Resources.of(limits);
     }
 
     /** {@code status.used} of one quota by the same keys; an unreadable amount counts as none. */
     private static Resources usedAmounts(ResourceQuota quota) {
         Map<String, Quantity> used = quota.getStatus() == null || quota.getStatus().getUsed() == null
                 ? Map.of() : quota.getStatus().getUsed();
-        Map<String, Long> amounts = new HashMap<>();
-        used.forEach((key, quantity) -> {
+        // written by the quota controller, so an unreadable amount is never expected; spec.hard still limits
+        return byResource(used, Math::max, (key, e) -> null);
+    }
+
+    /**
+     * Quota amounts by the resource each key limits ({@link #requestResource}), in millicores, bytes or counts;
+     * keys not read here are skipped, and two keys for one resource are merged.
+     *
+     * @param unreadable what an unparsable amount counts as; null to skip it
+     */
+    private static Resources byResource(Map<String, Quantity> amounts, BinaryOperator<Long> merge,
+                                        BiFunction<String, IllegalArgumentException, Long> unreadable) {
+        Map<String, Long> byResource = new HashMap<>();
+        amounts.forEach((key, quantity) -> {
             String resource = requestResource(key);
-            if (resource != null) {
-                try {
-                    amounts.merge(resource, toUnits(resource, quantity), Math::max);
-                } catch (IllegalArgumentException e) {
-                    // written by the quota controller, so never expected; spec.hard still limits
-                }
+            if (resource == null) {
+                return;
+            }
+            Long units;
+            try {
+                units = toUnits(resource, quantity);
+            } catch (IllegalArgumentException e) {
+                units = unreadable.apply(key, e);
+            }
+            if (units != null) {
+                byResource.merge(resource, units, merge);
             }
         });
-        return Resources.of(amounts);
+        return Resources.of(byResource);
     }
 
     /** Maps a {@code spec.hard} key to the resource it limits, or null for keys not read here. */
