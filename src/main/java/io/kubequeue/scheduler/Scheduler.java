@@ -740,12 +740,36 @@ public final class Scheduler {
                 } else if (e.state == State.HELD && e.hold.kind() == Hold.Reason.NO_QUOTA_GROUP) {
                     found.add(new PendingView(status(e.job.key()).orElseThrow(), 0, e.hold.reason()));
                 } else {
-                    pending(e.group).stream().filter(v -> v.status().key().equals(e.job.key())).forEach(found::add);
+                    found.add(new PendingView(status(e.job.key()).orElseThrow(), positionOf(e), reason(e, headOf(e.group))));
                 }
             }
         }
         found.sort(Comparator.comparing(v -> v.status().key()));
         return found;
+    }
+
+    /** A pending job's place in its group, as {@link #pending} numbers it, without listing the group. */
+    private int positionOf(Entry e) {
+        GroupQueue queue = queues.get(e.group);
+        if (e.state == State.HELD) { // never fits: after every queued job, in queue order among the held
+            long heldBefore = held.values().stream().filter(h -> e.group.equals(h.group)
+                    && h.hold.kind() == Hold.Reason.NEVER_FITS && QUEUE_ORDER.compare(h, e) < 0).count();
+            return (queue == null ? 0 : queue.active.size() + queue.backedOff.size()) + (int) heldBefore + 1;
+        }
+        return queue.active.headSet(e).size() + queue.backedOff.headSet(e).size() + 1;
+    }
+
+    /** The first queued job of a group (active or backing off), or null. */
+    private Entry headOf(String group) {
+        GroupQueue queue = queues.get(group);
+        if (queue == null || queue.active.isEmpty() && queue.backedOff.isEmpty()) {
+            return null;
+        }
+        if (queue.active.isEmpty() || queue.backedOff.isEmpty()) {
+            return queue.active.isEmpty() ? queue.backedOff.first() : queue.active.first();
+        }
+        return QUEUE_ORDER.compare(queue.active.first(), queue.backedOff.first()) < 0
+                ? queue.active.first() : queue.backedOff.first();
     }
 
     /**

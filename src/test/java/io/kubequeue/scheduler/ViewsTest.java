@@ -64,6 +64,9 @@ class ViewsTest {
                 + " (1 try)", queue.get(0).reason());
         assertEquals("fits now; tried in the next cycle", queue.get(2).reason());
         assertTrue(queue.get(3).reason().startsWith("cpu: request 9 exceeds max 4 of quota group team"), queue.get(3).reason());
+        for (Scheduler.PendingView v : queue) {
+            assertEquals(List.of(v), s.find("a", v.status().key().name()), "one job's view is its place in the queue");
+        }
 
         s.observe(job("more", 1000, 9, 6, true));
         s.schedule(); // more (first by priority) takes the last cpu
@@ -94,6 +97,7 @@ class ViewsTest {
         assertTrue(queue.get(0).reason().startsWith("cpu: request 2, in use 3 of max 4"), queue.get(0).reason());
         assertEquals("blocking queue: waits behind the head of quota group team, Job a/head; tried in the next cycle",
                 queue.get(1).reason());
+        assertEquals(List.of(queue.get(1)), s.find("a", "small"));
     }
 
     @Test
