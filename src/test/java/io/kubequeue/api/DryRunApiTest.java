@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.job.kubeflow.TFJob;
+import io.kubequeue.operator.Cluster;
 import io.kubequeue.operator.Manifests;
 import io.kubequeue.quota.ElasticQuotaTree;
 import io.kubequeue.scheduler.Scheduler;
@@ -42,9 +43,7 @@ class DryRunApiTest {
 
     @BeforeEach
     void seedTree() {
-        for (HasMetadata o : Manifests.read(client, DryRunApiTest.class.getResourceAsStream("/seed/elasticquotatree.yaml"))) {
-            client.resource(o).inNamespace("kube-system").create();
-        }
+        new Cluster(client).apply("/seed/elasticquotatree.yaml");
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node(GROUP).isPresent());
     }
 
@@ -92,9 +91,7 @@ class DryRunApiTest {
 
     @Test
     void theResourceQuotaExamplesTfJobWhileTheOtherRunsDoesNotFitAndSaysWhy() {
-        for (HasMetadata o : Manifests.read(client, DryRunApiTest.class.getResourceAsStream("/seed/tfjobs.yaml"))) {
-            client.resource(o).inNamespace("default").create();
-        }
+        new Cluster(client).apply("/seed/tfjobs.yaml");
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.usage(GROUP).get("cpu") == 3000);
         String json = client.getKubernetesSerialization().asJson(
                 Manifests.read(client, DryRunApiTest.class.getResourceAsStream("/seed/tfjobs-resourcequota.yaml")).get(0));

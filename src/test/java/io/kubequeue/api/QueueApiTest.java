@@ -14,10 +14,9 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kubequeue.operator.Manifests;
+import io.kubequeue.operator.Cluster;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
@@ -43,19 +42,11 @@ class QueueApiTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.jobs().isEmpty());
     }
 
-    private void apply(String resource) {
-        List<HasMetadata> objects = Manifests.read(client, QueueApiTest.class.getResourceAsStream(resource));
-        for (HasMetadata o : objects) {
-            String ns = o.getMetadata().getNamespace() == null ? "default" : o.getMetadata().getNamespace();
-            client.resource(o).inNamespace(ns).create();
-        }
-    }
-
     /** Two admitted, one waiting; returns the waiting one's name. */
     private String twoAdmittedOneWaiting() {
-        apply("/seed/elasticquotatree.yaml");
+        new Cluster(client).apply("/seed/elasticquotatree.yaml");
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node(GROUP).isPresent());
-        apply("/jobs/batch-2cpu.yaml");
+        new Cluster(client).apply("/jobs/batch-2cpu.yaml");
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.usage(GROUP).get("cpu") == 4000
                 && scheduler.pending(GROUP).size() == 1);
         return scheduler.pending(GROUP).get(0).status().key().name();
@@ -124,9 +115,7 @@ class QueueApiTest {
     }
 
     private List<io.fabric8.kubernetes.api.model.events.v1.Event> events(String job, String reason) {
-        return client.resources(io.fabric8.kubernetes.api.model.events.v1.Event.class).inNamespace("default").list()
-                .getItems().stream().filter(e -> job.equals(e.getRegarding().getName()) && reason.equals(e.getReason()))
-                .toList();
+        return new Cluster(client).events("default", job).stream().filter(e -> reason.equals(e.getReason())).toList();
     }
 
     @Test

@@ -6,18 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.util.List;
 
 import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kubequeue.operator.Manifests;
+import io.kubequeue.operator.Cluster;
 import io.kubequeue.quota.ElasticQuotaTree;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
@@ -47,14 +45,6 @@ class QueueMetricsTest {
         return metrics().lines().anyMatch(l -> l.equals(line));
     }
 
-    private void apply(String resource) {
-        List<HasMetadata> objects = Manifests.read(client, QueueMetricsTest.class.getResourceAsStream(resource));
-        for (HasMetadata o : objects) {
-            String ns = o.getMetadata().getNamespace() == null ? "default" : o.getMetadata().getNamespace();
-            client.resource(o).inNamespace(ns).create();
-        }
-    }
-
     /** docs/grafana/kube-queue-dashboard.json must only ask for series that /q/metrics serves. */
     private static void everyMetricTheDashboardQueriesIsServed(String served) {
         try {
@@ -77,9 +67,9 @@ class QueueMetricsTest {
 
     @Test
     void submitThreeAdmitTwoFinishOneThenDeleteTheGroup() {
-        apply("/seed/elasticquotatree.yaml");
+        new Cluster(client).apply("/seed/elasticquotatree.yaml");
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("root.defaultQuotaGroup").isPresent());
-        apply("/jobs/batch-2cpu.yaml");
+        new Cluster(client).apply("/jobs/batch-2cpu.yaml");
 
         await().atMost(Duration.ofSeconds(10)).until(() -> has("kube_queue_admitted_jobs{" + GROUP + "} 2.0")
                 && has("kube_queue_pending_jobs{" + GROUP + ",state=\"backoff\"} 1.0"));

@@ -25,16 +25,16 @@ import io.kubequeue.job.kubeflow.TFJob;
 import io.kubequeue.quota.ElasticQuotaTree;
 
 /** Test helper: applies the YAML files of src/test/resources and plays the training operator's part. */
-final class Cluster {
+public final class Cluster {
 
     private final KubernetesClient client;
 
-    Cluster(KubernetesClient client) {
+    public Cluster(KubernetesClient client) {
         this.client = client;
     }
 
     /** Creates every object of a classpath YAML file; namespace {@code default} where none is given. */
-    List<HasMetadata> apply(String resource) {
+    public List<HasMetadata> apply(String resource) {
         try (InputStream in = Cluster.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalArgumentException("no test resource " + resource);
@@ -131,13 +131,13 @@ final class Cluster {
         client.batch().v1().jobs().inNamespace("default").resource(job).updateStatus();
     }
 
-    List<Event> events(String namespace, String name) {
+    public List<Event> events(String namespace, String name) {
         return client.resources(Event.class).inNamespace(namespace).list().getItems().stream()
                 .filter(e -> name.equals(e.getRegarding().getName())).toList();
     }
 
     /** Removes every job and quota object, so the next test starts from an empty cluster. */
-    void clear() {
+    public void clear() {
         client.resources(TFJob.class).inAnyNamespace().delete();
         client.resources(io.kubequeue.job.kubeflow.PyTorchJob.class).inAnyNamespace().delete();
         client.resources(io.kubequeue.job.kubeflow.MPIJob.class).inAnyNamespace().delete();
