@@ -62,7 +62,7 @@ public final class Cluster {
      * @param labels        the Job's labels (e.g. the quota-name or preemptible label)
      * @param priorityClass the pod template's priorityClassName, or null
      */
-    Job submitJob(String name, String cpu, Map<String, String> labels, String priorityClass) {
+    public Job submitJob(String name, String cpu, Map<String, String> labels, String priorityClass) {
         Job job = new JobBuilder().withNewMetadata().withName(name).withNamespace("default").withLabels(labels).endMetadata()
                 .withNewSpec().withSuspend(true).withNewTemplate().withNewSpec().withRestartPolicy("Never")
                 .withPriorityClassName(priorityClass)
@@ -73,7 +73,7 @@ public final class Cluster {
     }
 
     /** Whether kube-queue has admitted the batch Job (no suspend mark, admission record present). */
-    boolean admitted(String jobName) {
+    public boolean admitted(String jobName) {
         Job job = job(jobName);
         return !suspended(job) && admittedGroup(job) != null;
     }
@@ -82,7 +82,7 @@ public final class Cluster {
         return client.resources(TFJob.class).inNamespace("default").withName(name).get();
     }
 
-    Job job(String name) {
+    public Job job(String name) {
         return client.batch().v1().jobs().inNamespace("default").withName(name).get();
     }
 
@@ -101,7 +101,7 @@ public final class Cluster {
         return seedJob.equals("job1") ? "job2" : "job1";
     }
 
-    static boolean suspended(HasMetadata job) {
+    public static boolean suspended(HasMetadata job) {
         Map<String, String> a = job.getMetadata().getAnnotations();
         boolean annotation = a != null && "true".equals(a.get(SuspendMark.ANNOTATION_KEY));
         boolean spec = job instanceof Job j && Boolean.TRUE.equals(j.getSpec().getSuspend());
@@ -124,7 +124,7 @@ public final class Cluster {
     }
 
     /** What the Job controller does when a Job ends: condition Complete=True. */
-    void complete(String jobName) {
+    public void complete(String jobName) {
         Job job = job(jobName);
         job.setStatus(new JobStatusBuilder().withConditions(new JobConditionBuilder()
                 .withType("Complete").withStatus("True").build()).withSucceeded(1).build());

@@ -1,0 +1,215 @@
+package io.kubequeue.packaged;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One kube-queue replica as users run it: the packaged artifact in a process of its own, talking to an API
+ * server over HTTP. The artifact is the JVM build ({@code target/quarkus-app/quarkus-run.jar}) unless the system
+ * property {@code kube-queue.it.artifact} names another (the native workflow sets the native binary), so the
+ * same tests run against both.
+ *
+ * <p>The replica gets its settings the way a Deployment gives them: environment variables. Its output goes to
+ * {@code target/packaged-tests/<name>.log}, which a failing test names.
+ */
+public final class PackagedOperator implements AutoCloseable {
+
+    private static final Pattern SAMPLE = Pattern.compile("^(\\w+)(\\{[^}]*\\})? (\\S+)$");
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private final String name;
+    private final int port;
+    private final Path log;
+    private final Process process;
+
+    /**
+     * Starts a replica.
+     *
+     * @param name      its pod name (the {@code HOSTNAME} env var, its identity in the Lease) and its log's name
+     * @param apiServer the Kubernetes API server's URL, e.g. {@code http://127.0.0.1:34567}
+     * @param env       further environment variables (the seed's names, or Quarkus/SmallRye keys)
+     * @throws UncheckedIOException when the artifact cannot be started
+     */
+    public static PackagedOperator start(String name, String apiServer, Map<String, String> env) {
+        return new PackagedOperator(name, apiServer, env);
+    }
+
+    private PackagedOperator(String name, String apiServer, Map<String, String> env) {
+        this.name = name;
+        this.port = freePort();
+        try {
+            Path dir = Path.of("target", "packaged-tests");
+            Files.createDirectories(dir);
+            this.log = dir.resolve(name + ".log");
+            ProcessBuilder builder = new ProcessBuilder(command()).redirectErrorStream(true)
+                    .redirectOutput(log.toFile());
+            Map<String, String> e = builder.environment();
+            // fabric8's own configuration keys, as in a pod without a service account token
+            e.put("KUBERNETES_MASTER", apiServer);
+            e.put("KUBERNETES_TRUST_CERTIFICATES", "true");
+            e.put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");
+            e.put("KUBERNETES_NAMESPACE", "kube-queue");
+            e.put("HOSTNAME", name);
+            e.put("POD_NAMESPACE", "kube-queue");
+            e.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+            e.putAll(env);
+            this.process = builder.start();
+        } catch (IOException ex) {
+            throw new UncheckedIOException("cannot start the packaged operator " + artifact(), ex);
+        }
+    }
+
+    private static List<String> command() {
+        Path artifact = artifact();
+        if (!Files.isRegularFile(artifact)) {
+            throw new IllegalStateException("no packaged artifact at " + artifact.toAbsolutePath()
+                    + ": run ./mvnw verify (it packages before these tests)");
+        }
+        List<String> command = new ArrayList<>();
+        if (artifact.toString().endsWith(".jar")) {
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.add("-Xmx256m");
+            command.add("-jar");
+        }
+        command.add(artifact.toAbsolutePath().toString());
+        return command;
+    }
+
+    /** The artifact under test: {@code kube-queue.it.artifact}, else the JVM build in {@code target/}. */
+    public static Path artifact() {
+        return Path.of(System.getProperty("kube-queue.it.artifact",
+                "target" + File.separator + "quarkus-app" + File.separator + "quarkus-run.jar"));
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The replica's name (its identity in the Lease). */
+    public String name() {
+        return name;
+    }
+
+    /** Whether the process still runs. */
+    public boolean alive() {
+        return process.isAlive();
+    }
+
+    /** Whether {@code /q/health/ready} answers 200 (false while it starts, recovers, or is gone). */
+    public boolean ready() {
+        return get("/q/health/ready").statusCode() == 200;
+    }
+
+    /**
+     * The sum of one Prometheus series' samples whose labels contain {@code labelPart} (e.g.
+     * {@code replica_role="leader"}; empty for all), read from {@code /q/metrics}; 0 when none is served.
+     */
+    public double metric(String series, String labelPart) {
+        double sum = 0;
+        for (String line : get("/q/metrics").body().split("\n")) {
+            Matcher m = SAMPLE.matcher(line);
+            if (m.matches() && m.group(1).equals(series)
+                    && (labelPart.isEmpty() || (m.group(2) != null && m.group(2).contains(labelPart)))) {
+                sum += Double.parseDouble(m.group(3));
+            }
+        }
+        return sum;
+    }
+
+    /** Whether this replica reports itself the leader on {@code /q/metrics}. */
+    public boolean leads() {
+        return metric("kube_queue_replica", "replica_role=\"leader\"") == 1.0;
+    }
+
+    /** Admissions this replica wrote ({@code kube_queue_admissions_total}, every group). */
+    public double admissions() {
+        return metric("kube_queue_admissions_total", "");
+    }
+
+    /** One answer of the replica's HTTP server; status 0 when it did not answer. */
+    private record Answer(int statusCode, String body) {
+    }
+
+    private Answer get(String path) {
+        try {
+            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+            return new Answer(r.statusCode(), r.body());
+        } catch (IOException e) {
+            return new Answer(0, "");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Answer(0, "");
+        }
+    }
+
+    /** Stops the replica as Kubernetes does a pod: SIGTERM, then waits for it to exit (graceful shutdown). */
+    public int stop() {
+        process.destroy();
+        return waitForExit();
+    }
+
+    /** Kills the replica at once (SIGKILL): no shutdown hook, no Lease release, as when a node dies. */
+    public void kill() {
+        process.destroyForcibly();
+        waitForExit();
+    }
+
+    private int waitForExit() {
+        try {
+            if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor();
+            }
+            return process.exitValue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+            return -1;
+        }
+    }
+
+    /** The replica's output so far, for a failing test's message. */
+    public String log() {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    /** Where the replica's output is written. */
+    public Path logFile() {
+        return log;
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            kill();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + " (port " + port + ", log " + log + ")";
+    }
+}
