@@ -1,0 +1,142 @@
+package io.kubequeue.packaged;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.Test;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import com.marcnuri.helm.TemplateCommand;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+
+/**
+ * The Helm chart in {@code helm/kube-queue}, linted and rendered with helm itself (helm-java bundles it), and
+ * held to the manifests generated at package: same RBAC, same CRD, and the seed's env vars set from the values
+ * of the same names (the original chart swapped the two Strict switches).
+ */
+class HelmChartIT {
+
+    private static final Path CHART = Path.of("helm", "kube-queue");
+
+    private static Rendered template(Map<String, Object> values) {
+        TemplateCommand command = new Helm(CHART).template().withName("kq").withNamespace("kube-queue")
+                .withKubeVersion("1.31.0");
+        values.forEach(command::set);
+        return Rendered.of(command.call());
+    }
+
+    private static Container controller(Rendered rendered) {
+        return rendered.get(Deployment.class, "kube-queue-controller").getSpec().getTemplate().getSpec()
+                .getContainers().get(0);
+    }
+
+    private static Map<String, String> env(Container container) {
+        return container.getEnv().stream().filter(e -> e.getValue() != null)
+                .collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
+    }
+
+    @Test
+    void lintsCleanlyEvenStrictly() {
+        LintResult lint = new Helm(CHART).lint().strict().call();
+        assertFalse(lint.isFailed(), () -> String.join("\n", lint.getMessages()));
+    }
+
+    @Test
+    void defaultsRenderTheSeedsSettingsProbesAndARestrictedContainer() {
+        Rendered rendered = template(Map.of());
+        Container c = controller(rendered);
+        Map<String, String> env = env(c);
+        assertEquals("elasticquota", env.get("QueueGroupPlugin"));
+        assertEquals("false", env.get("StrictPriority"));
+        assertEquals("false", env.get("StrictConsistency"));
+        assertEquals("kube-system", env.get("KUBE_QUEUE_ELASTIC_QUOTA_NAMESPACE"));
+        assertFalse(env.containsKey("KUBE_QUEUE_DISABLED_KINDS"), "every kind is managed by default");
+        assertEquals("/q/health/ready", c.getReadinessProbe().getHttpGet().getPath());
+        assertEquals("/q/health/live", c.getLivenessProbe().getHttpGet().getPath());
+        assertEquals("/q/health/started", c.getStartupProbe().getHttpGet().getPath());
+        assertEquals(Boolean.FALSE, c.getSecurityContext().getAllowPrivilegeEscalation());
+        assertEquals(Boolean.TRUE, c.getSecurityContext().getReadOnlyRootFilesystem());
+        assertEquals(Boolean.TRUE, rendered.get(Deployment.class, "kube-queue-controller").getSpec().getTemplate()
+                .getSpec().getSecurityContext().getRunAsNonRoot());
+        assertNotNull(c.getResources().getLimits().get("memory"));
+        assertEquals("http", rendered.get(Service.class, "kube-queue-controller").getSpec().getPorts().get(0).getName(),
+                "kubectl queue proxies to services/kube-queue-controller:http");
+        assertTrue(rendered.ofKind("ServiceMonitor").isEmpty(), "the ServiceMonitor only when asked for");
+    }
+
+    @Test
+    void nonDefaultValuesReachTheEnvVarsOfTheSameNames() {
+        Rendered rendered = template(Map.of("queueGroupPlugin", "resourcequota", "strictPriority", "true",
+                "replicas", "2", "jobKinds.Workflow", "false", "jobKinds.MPIJob", "false",
+                "serviceMonitor.enabled", "true", "extraEnv[0].name", "KUBE_QUEUE_BACKOFF_MAX",
+                "extraEnv[0].value", "30s", "nodeSelector.pool", "system", "config", "kube-queue.backoff.initial=2s"));
+        Map<String, String> env = env(controller(rendered));
+        assertEquals("resourcequota", env.get("QueueGroupPlugin"));
+        assertEquals("true", env.get("StrictPriority"), "strictPriority sets StrictPriority");
+        assertEquals("false", env.get("StrictConsistency"), "and leaves StrictConsistency alone");
+        assertEquals("MPIJob,Workflow", env.get("KUBE_QUEUE_DISABLED_KINDS"));
+        assertEquals("30s", env.get("KUBE_QUEUE_BACKOFF_MAX"));
+        Deployment deployment = rendered.get(Deployment.class, "kube-queue-controller");
+        assertEquals(2, deployment.getSpec().getReplicas());
+        assertEquals("system", deployment.getSpec().getTemplate().getSpec().getNodeSelector().get("pool"));
+        assertEquals(1, rendered.ofKind("ServiceMonitor").size());
+        assertTrue(rendered.get(ConfigMap.class, "kube-queue-config").getData().get("application.properties")
+                .contains("kube-queue.backoff.initial=2s"));
+        Map<String, String> swapped = env(controller(template(Map.of("strictConsistency", "true"))));
+        assertEquals("true", swapped.get("StrictConsistency"));
+        assertEquals("false", swapped.get("StrictPriority"));
+    }
+
+    @Test
+    void badValuesAreRefusedWithTheValidOnes() {
+        Exception plugin = assertThrows(Exception.class, () -> template(Map.of("queueGroupPlugin", "quota")));
+        assertTrue(plugin.getMessage().contains("elasticquota") && plugin.getMessage().contains("resourcequota"),
+                plugin.getMessage());
+        Exception replicas = assertThrows(Exception.class,
+                () -> template(Map.of("replicas", "2", "leaderElection.enabled", "false")));
+        assertTrue(replicas.getMessage().contains("leaderElection.enabled"), replicas.getMessage());
+    }
+
+    @Test
+    void rbacIsTheGeneratedRbac() {
+        Rendered chart = template(Map.of());
+        Rendered generated = Rendered.generatedManifests();
+        assertEquals(generated.get(ClusterRole.class, "kube-queue-controller").getRules(),
+                chart.get(ClusterRole.class, "kube-queue-controller").getRules());
+        for (String role : List.of("kube-queue-controller-leader-election", "kube-queue-controller-quota-tree")) {
+            assertEquals(generated.get(Role.class, role).getRules(), chart.get(Role.class, role).getRules(), role);
+            assertEquals(generated.get(Role.class, role).getMetadata().getNamespace(),
+                    chart.get(Role.class, role).getMetadata().getNamespace(), role);
+        }
+        assertTrue(chart.get(ClusterRole.class, "kube-queue-controller").getRules().stream()
+                .noneMatch(r -> r.getVerbs().contains("*") || r.getResources().contains("*")
+                        || r.getApiGroups().contains("*")), "no wildcards");
+    }
+
+    @Test
+    void helmInstallsTheGeneratedCrd() {
+        CustomResourceDefinition generated = Rendered.of(Rendered.generatedCrd())
+                .get(CustomResourceDefinition.class, "elasticquotatrees.scheduling.sigs.k8s.io");
+        Rendered shipped = Rendered.of(new Helm(CHART).show().crds().call()); // what helm install applies first
+        assertEquals(1, shipped.objects().size());
+        assertEquals(generated, shipped.get(CustomResourceDefinition.class, "elasticquotatrees.scheduling.sigs.k8s.io"),
+                "helm/kube-queue/crds/ is out of date: copy " + Rendered.generatedCrd() + " there");
+    }
+}

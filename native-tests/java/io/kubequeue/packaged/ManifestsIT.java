@@ -1,0 +1,101 @@
+package io.kubequeue.packaged;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+
+/**
+ * The manifests Quarkus generates at package ({@code target/kubernetes/kubernetes.yml}, from
+ * {@code src/main/kubernetes/} and the {@code quarkus.kubernetes.*} keys): the names the seed's instructions use,
+ * its env vars with their defaults, probes, a restricted container, and RBAC with exactly the verbs kube-queue
+ * calls (docs/install.md, "RBAC").
+ */
+class ManifestsIT {
+
+    private final Rendered manifests = Rendered.generatedManifests();
+
+    /** group/resource → verbs, over every rule of a role. */
+    private static Map<String, List<String>> grants(List<PolicyRule> rules) {
+        Map<String, List<String>> grants = new TreeMap<>();
+        for (PolicyRule rule : rules) {
+            for (String group : rule.getApiGroups()) {
+                for (String resource : rule.getResources()) {
+                    grants.put((group.isEmpty() ? "core" : group) + "/" + resource, rule.getVerbs());
+                }
+            }
+        }
+        return grants;
+    }
+
+    @Test
+    void theDeploymentIsTheSeedsWithItsEnvVarsProbesAndARestrictedContainer() {
+        Deployment deployment = manifests.get(Deployment.class, "kube-queue-controller");
+        assertEquals("kube-queue", deployment.getMetadata().getNamespace(),
+                "kubectl edit deploy kube-queue-controller -nkube-queue (the seed)");
+        assertEquals("kube-queue-controller", deployment.getSpec().getTemplate().getSpec().getServiceAccountName());
+        Container c = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
+        Map<String, String> env = c.getEnv().stream().filter(e -> e.getValue() != null)
+                .collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
+        assertEquals(Map.of("QueueGroupPlugin", "elasticquota", "StrictPriority", "false", "StrictConsistency", "false"),
+                Map.of("QueueGroupPlugin", env.get("QueueGroupPlugin"), "StrictPriority", env.get("StrictPriority"),
+                        "StrictConsistency", env.get("StrictConsistency")));
+        assertTrue(c.getEnv().stream().anyMatch(e -> e.getName().equals("POD_NAMESPACE") && e.getValueFrom() != null),
+                "the Lease's namespace comes from the pod");
+        assertEquals("/q/health/ready", c.getReadinessProbe().getHttpGet().getPath());
+        assertEquals("/q/health/live", c.getLivenessProbe().getHttpGet().getPath());
+        assertEquals(Boolean.FALSE, c.getSecurityContext().getAllowPrivilegeEscalation());
+        assertEquals(Boolean.TRUE, c.getSecurityContext().getReadOnlyRootFilesystem());
+        assertEquals(List.of("ALL"), c.getSecurityContext().getCapabilities().getDrop());
+        assertEquals(Boolean.TRUE, deployment.getSpec().getTemplate().getSpec().getSecurityContext().getRunAsNonRoot());
+        assertTrue(c.getResources().getRequests().containsKey("cpu") && c.getResources().getLimits().containsKey("memory"));
+        assertTrue(c.getVolumeMounts().stream().anyMatch(m -> m.getMountPath().equals("/tmp")),
+                "a writable /tmp under a read-only root");
+        assertEquals("http", manifests.get(Service.class, "kube-queue-controller").getSpec().getPorts().get(0).getName());
+        assertTrue(manifests.ofKind("ServiceMonitor").isEmpty(), "the ServiceMonitor only when asked for");
+    }
+
+    @Test
+    void rbacGrantsExactlyWhatKubeQueueCalls() {
+        assertEquals(new TreeMap<>(Map.ofEntries(
+                Map.entry("batch/jobs", List.of("get", "list", "watch", "patch")),
+                Map.entry("kubeflow.org/tfjobs", List.of("get", "list", "watch", "patch")),
+                Map.entry("kubeflow.org/pytorchjobs", List.of("get", "list", "watch", "patch")),
+                Map.entry("kubeflow.org/mpijobs", List.of("get", "list", "watch", "patch")),
+                Map.entry("kubeflow.org/tfjobs/status", List.of("patch")),
+                Map.entry("kubeflow.org/pytorchjobs/status", List.of("patch")),
+                Map.entry("argoproj.io/workflows", List.of("get", "list", "watch", "patch")),
+                Map.entry("core/pods", List.of("list", "watch")),
+                Map.entry("core/resourcequotas", List.of("list", "watch")),
+                Map.entry("scheduling.k8s.io/priorityclasses", List.of("list", "watch")),
+                Map.entry("events.k8s.io/events", List.of("create")))),
+                grants(manifests.get(ClusterRole.class, "kube-queue-controller").getRules()));
+        Role lease = manifests.get(Role.class, "kube-queue-controller-leader-election");
+        assertEquals("kube-queue", lease.getMetadata().getNamespace());
+        assertEquals(Map.of("coordination.k8s.io/leases", List.of("get", "create", "update")), grants(lease.getRules()));
+        Role tree = manifests.get(Role.class, "kube-queue-controller-quota-tree");
+        assertEquals("kube-system", tree.getMetadata().getNamespace());
+        assertEquals(Map.of("scheduling.sigs.k8s.io/elasticquotatrees", List.of("list", "watch")), grants(tree.getRules()));
+        // nothing else grants anything: one ClusterRole, two Roles, each bound to the controller's account only
+        assertEquals(List.of("kube-queue-controller"), names("ClusterRole"));
+        assertEquals(3, manifests.ofKind("ClusterRoleBinding").size() + manifests.ofKind("RoleBinding").size());
+    }
+
+    private List<String> names(String kind) {
+        return manifests.ofKind(kind).stream().map(HasMetadata::getMetadata).map(m -> m.getName()).toList();
+    }
+}
