@@ -1,0 +1,128 @@
+package io.kubequeue.packaged;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.openshift.api.model.operatorhub.v1alpha1.ClusterServiceVersion;
+import io.fabric8.openshift.api.model.operatorhub.v1alpha1.ClusterServiceVersionSpec;
+import io.fabric8.openshift.api.model.operatorhub.v1alpha1.CRDDescription;
+import io.fabric8.openshift.api.model.operatorhub.v1alpha1.InstallMode;
+import io.fabric8.openshift.api.model.operatorhub.v1alpha1.StrategyDeploymentSpec;
+
+/**
+ * The OLM bundle written at package ({@code target/bundle/kube-queue}, registry+v1): the fields OLM requires
+ * (operator-framework's bundle format and ClusterServiceVersion docs), and no drift from the generated
+ * manifests: the CSV's deployment, RBAC and owned CRD are those of {@code target/kubernetes}.
+ */
+class OlmBundleIT {
+
+    private static final Path BUNDLE = Path.of("target", "bundle", "kube-queue");
+    private static final Set<String> BUNDLE_KINDS = Set.of("ClusterServiceVersion", "CustomResourceDefinition",
+            "Service", "ConfigMap", "Secret", "ServiceMonitor", "PrometheusRule", "Role", "ClusterRole",
+            "RoleBinding", "ClusterRoleBinding", "ServiceAccount", "PodDisruptionBudget", "PriorityClass");
+
+    private final KubernetesClient parser = new KubernetesClientBuilder().build();
+    private final Rendered generated = Rendered.generatedManifests();
+
+    private Rendered manifests() throws IOException {
+        try (Stream<Path> files = Files.list(BUNDLE.resolve("manifests"))) {
+            return new Rendered(files.sorted().flatMap(f -> Rendered.of(f).objects().stream()).toList());
+        }
+    }
+
+    private ClusterServiceVersion csv() throws IOException {
+        List<HasMetadata> csvs = manifests().ofKind("ClusterServiceVersion");
+        assertEquals(1, csvs.size(), "one ClusterServiceVersion per bundle");
+        return (ClusterServiceVersion) csvs.get(0);
+    }
+
+    @Test
+    void metadataNamesTheFormatThePackageAndADefaultChannelItServes() throws IOException {
+        @SuppressWarnings("unchecked")
+        Map<String, String> annotations = (Map<String, String>) parser.getKubernetesSerialization()
+                .unmarshal(Files.readString(BUNDLE.resolve("metadata").resolve("annotations.yaml")), Map.class)
+                .get("annotations");
+        assertEquals("registry+v1", annotations.get("operators.operatorframework.io.bundle.mediatype.v1"));
+        assertEquals("manifests/", annotations.get("operators.operatorframework.io.bundle.manifests.v1"));
+        assertEquals("metadata/", annotations.get("operators.operatorframework.io.bundle.metadata.v1"));
+        assertEquals("kube-queue", annotations.get("operators.operatorframework.io.bundle.package.v1"));
+        List<String> channels = List.of(annotations.get("operators.operatorframework.io.bundle.channels.v1").split(","));
+        assertTrue(channels.contains(annotations.get("operators.operatorframework.io.bundle.channel.default.v1")),
+                "the default channel is one of the bundle's channels");
+    }
+
+    @Test
+    void everyManifestIsAKindOlmInstallsFromABundle() throws IOException {
+        for (HasMetadata o : manifests().objects()) {
+            assertTrue(BUNDLE_KINDS.contains(o.getKind()), o.getKind() + " " + o.getMetadata().getName());
+        }
+    }
+
+    @Test
+    void theCsvHasTheRequiredFields() throws IOException {
+        ClusterServiceVersion csv = csv();
+        ClusterServiceVersionSpec spec = csv.getSpec();
+        assertEquals("operators.coreos.com/v1alpha1", csv.getApiVersion());
+        assertTrue(csv.getMetadata().getName().matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?"), csv.getMetadata().getName());
+        assertEquals("kube-queue.v" + spec.getVersion(), csv.getMetadata().getName());
+        assertTrue(spec.getVersion().matches("\\d+\\.\\d+\\.\\d+(-[0-9a-z.-]+)?"), "semver: " + spec.getVersion());
+        assertTrue(spec.getDisplayName() != null && spec.getDescription() != null && spec.getProvider() != null
+                && spec.getMinKubeVersion() != null && !spec.getMaintainers().isEmpty());
+        assertEquals(Set.of("OwnNamespace", "SingleNamespace", "MultiNamespace", "AllNamespaces"),
+                spec.getInstallModes().stream().map(InstallMode::getType).collect(Collectors.toSet()));
+        assertEquals(List.of("AllNamespaces"), spec.getInstallModes().stream().filter(InstallMode::getSupported)
+                .map(InstallMode::getType).toList(), "kube-queue watches every namespace");
+        assertEquals("deployment", spec.getInstall().getStrategy());
+    }
+
+    @Test
+    void theCsvInstallsTheGeneratedDeploymentWithItsRbac() throws IOException {
+        ClusterServiceVersionSpec spec = csv().getSpec();
+        Deployment deployment = generated.get(Deployment.class, "kube-queue-controller");
+        List<StrategyDeploymentSpec> deployments = spec.getInstall().getSpec().getDeployments();
+        assertEquals(1, deployments.size());
+        assertEquals("kube-queue-controller", deployments.get(0).getName());
+        assertEquals(deployment.getSpec(), deployments.get(0).getSpec(), "the bundle's deployment drifted");
+        String account = deployment.getSpec().getTemplate().getSpec().getServiceAccountName();
+        var cluster = spec.getInstall().getSpec().getClusterPermissions();
+        assertEquals(1, cluster.size());
+        assertEquals(account, cluster.get(0).getServiceAccountName());
+        var expected = new java.util.ArrayList<>(generated.get(ClusterRole.class, "kube-queue-controller").getRules());
+        expected.addAll(generated.get(Role.class, "kube-queue-controller-quota-tree").getRules());
+        assertEquals(expected, cluster.get(0).getRules());
+        var namespaced = spec.getInstall().getSpec().getPermissions();
+        assertEquals(1, namespaced.size());
+        assertEquals(account, namespaced.get(0).getServiceAccountName());
+        assertEquals(generated.get(Role.class, "kube-queue-controller-leader-election").getRules(),
+                namespaced.get(0).getRules());
+    }
+
+    @Test
+    void theOwnedCrdIsInTheBundleAndIsTheGeneratedOne() throws IOException {
+        List<CRDDescription> owned = csv().getSpec().getCustomresourcedefinitions().getOwned();
+        assertEquals(1, owned.size());
+        CustomResourceDefinition crd = manifests().get(CustomResourceDefinition.class, owned.get(0).getName());
+        assertEquals(crd.getSpec().getNames().getKind(), owned.get(0).getKind());
+        assertTrue(crd.getSpec().getVersions().stream().anyMatch(v -> v.getName().equals(owned.get(0).getVersion())));
+        assertEquals(Rendered.of(Rendered.generatedCrd()).get(CustomResourceDefinition.class, crd.getMetadata().getName()),
+                crd);
+    }
+}

@@ -1,0 +1,148 @@
+package io.kubequeue.packaging;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import com.marcnuri.helm.Helm;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.openshift.api.model.operatorhub.v1alpha1.ClusterServiceVersion;
+import io.fabric8.openshift.api.model.operatorhub.v1alpha1.ClusterServiceVersionBuilder;
+import io.fabric8.openshift.api.model.operatorhub.v1alpha1.InstallMode;
+
+/**
+ * Build step run at {@code package}, after Quarkus generated {@code target/kubernetes/}: writes the release
+ * artifacts that must not drift from those manifests.
+ * <ul>
+ * <li>{@code target/bundle/kube-queue/}: the OLM bundle (registry+v1): {@code manifests/} holds the
+ * ClusterServiceVersion (the generated Deployment, its RBAC as cluster and namespace permissions, the owned
+ * ElasticQuotaTree CRD), the CRD and the Service; {@code metadata/annotations.yaml} the package and channel.</li>
+ * <li>{@code target/helm/kube-queue-<version>.tgz}: the chart in {@code helm/kube-queue}, packaged.</li>
+ * </ul>
+ * Usage: {@code ReleaseArtifacts <project dir> <version>}; exits 1 with a message if an input is missing.
+ */
+public final class ReleaseArtifacts {
+
+    static final String PACKAGE = "kube-queue";
+    static final String CHANNEL = "alpha";
+
+    private ReleaseArtifacts() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        Path project = Path.of(args[0]);
+        String version = args[1];
+        Path target = project.resolve("target");
+        Path generated = target.resolve("kubernetes");
+        try (KubernetesClient parser = new KubernetesClientBuilder().build()) {
+            List<HasMetadata> manifests = read(parser, generated.resolve("kubernetes.yml"));
+            CustomResourceDefinition crd = (CustomResourceDefinition) read(parser,
+                    generated.resolve("elasticquotatrees.scheduling.sigs.k8s.io-v1.yml")).get(0);
+            Path bundle = target.resolve("bundle").resolve(PACKAGE);
+            writeBundle(parser, bundle, manifests, crd, version);
+            System.out.println("[kube-queue] OLM bundle written to " + bundle);
+        }
+        Path helm = Files.createDirectories(target.resolve("helm"));
+        new Helm(project.resolve("helm").resolve(PACKAGE)).packageIt().withDestination(helm).call();
+        System.out.println("[kube-queue] Helm chart packaged into " + helm);
+        System.exit(0); // the client's HTTP event loop is not a daemon thread; nothing else is left to do
+    }
+
+    private static List<HasMetadata> read(KubernetesClient parser, Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            return parser.load(in).items();
+        }
+    }
+
+    private static <T extends HasMetadata> T one(List<HasMetadata> objects, Class<T> type, String name) {
+        return objects.stream().filter(type::isInstance).map(type::cast)
+                .filter(o -> name.equals(o.getMetadata().getName())).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no " + type.getSimpleName() + " " + name
+                        + " in target/kubernetes/kubernetes.yml"));
+    }
+
+    static void writeBundle(KubernetesClient parser, Path bundle, List<HasMetadata> manifests,
+                            CustomResourceDefinition crd, String version) throws IOException {
+        Path dir = Files.createDirectories(bundle.resolve("manifests"));
+        Deployment deployment = one(manifests, Deployment.class, "kube-queue-controller");
+        String account = deployment.getSpec().getTemplate().getSpec().getServiceAccountName();
+        List<PolicyRule> clusterRules = new java.util.ArrayList<>(
+                one(manifests, ClusterRole.class, "kube-queue-controller").getRules());
+        // OLM grants namespaced permissions in the operator's namespace only: the quota tree's Role (kube-system)
+        // becomes a cluster permission here, still list/watch on elasticquotatrees alone
+        clusterRules.addAll(one(manifests, Role.class, "kube-queue-controller-quota-tree").getRules());
+        List<PolicyRule> leaseRules = one(manifests, Role.class, "kube-queue-controller-leader-election").getRules();
+        String csvVersion = version.toLowerCase(Locale.ROOT);
+
+        ClusterServiceVersion csv = new ClusterServiceVersionBuilder()
+                .withNewMetadata().withName(PACKAGE + ".v" + csvVersion)
+                .withAnnotations(Map.of("capabilities", "Basic Install", "categories", "AI/Machine Learning",
+                        "containerImage", deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getImage(),
+                        "description", "Queues suspended jobs per quota group and admits them when the group has room"))
+                .endMetadata()
+                .withNewSpec()
+                .withDisplayName("kube-queue")
+                .withDescription("kube-queue keeps one queue per quota group (ElasticQuotaTree node or namespace "
+                        + "ResourceQuota) and admits a suspended Job, TFJob, PyTorchJob, MPIJob or Argo Workflow "
+                        + "only when the group, and every parent group, has room for its whole request.")
+                .withVersion(csvVersion)
+                .withMinKubeVersion("1.26.0")
+                .withMaturity(CHANNEL)
+                .withKeywords("queue", "quota", "batch", "kubeflow", "argo")
+                .withNewProvider().withName("kube-queue").endProvider()
+                .addNewMaintainer().withName("kube-queue").withEmail("kube-queue@users.noreply.github.com").endMaintainer()
+                .addNewLink().withName("Documentation").withUrl("https://github.com/kube-queue/kube-queue/tree/main/docs").endLink()
+                .withInstallModes(installMode("OwnNamespace", false), installMode("SingleNamespace", false),
+                        installMode("MultiNamespace", false), installMode("AllNamespaces", true))
+                .withNewInstall().withStrategy("deployment").withNewSpec()
+                .addNewDeployment().withName(deployment.getMetadata().getName())
+                .withLabel(deployment.getMetadata().getLabels()).withSpec(deployment.getSpec()).endDeployment()
+                .addNewClusterPermission().withServiceAccountName(account).withRules(clusterRules).endClusterPermission()
+                .addNewPermission().withServiceAccountName(account).withRules(leaseRules).endPermission()
+                .endSpec().endInstall()
+                .withNewCustomresourcedefinitions().addNewOwned()
+                .withName(crd.getMetadata().getName()).withVersion(crd.getSpec().getVersions().get(0).getName())
+                .withKind(crd.getSpec().getNames().getKind()).withDisplayName("Elastic Quota Tree")
+                .withDescription("The quota groups: a tree of nodes with min/max resources and the namespaces in each")
+                .endOwned().endCustomresourcedefinitions()
+                .endSpec().build();
+
+        Service service = one(manifests, Service.class, "kube-queue-controller");
+        service.getMetadata().setNamespace(null); // OLM creates it in the operator's namespace
+        write(parser, dir.resolve(PACKAGE + ".clusterserviceversion.yaml"), csv);
+        write(parser, dir.resolve(crd.getMetadata().getName() + ".crd.yaml"), crd);
+        write(parser, dir.resolve("kube-queue-controller.service.yaml"), service);
+
+        Path metadata = Files.createDirectories(bundle.resolve("metadata"));
+        Files.writeString(metadata.resolve("annotations.yaml"), parser.getKubernetesSerialization().asYaml(Map.of(
+                "annotations", new java.util.TreeMap<>(Map.of(
+                        "operators.operatorframework.io.bundle.mediatype.v1", "registry+v1",
+                        "operators.operatorframework.io.bundle.manifests.v1", "manifests/",
+                        "operators.operatorframework.io.bundle.metadata.v1", "metadata/",
+                        "operators.operatorframework.io.bundle.package.v1", PACKAGE,
+                        "operators.operatorframework.io.bundle.channels.v1", CHANNEL,
+                        "operators.operatorframework.io.bundle.channel.default.v1", CHANNEL)))));
+    }
+
+    private static InstallMode installMode(String type, boolean supported) {
+        return new io.fabric8.openshift.api.model.operatorhub.v1alpha1.InstallModeBuilder().withType(type)
+                .withSupported(supported).build();
+    }
+
+    private static void write(KubernetesClient parser, Path file, Object object) throws IOException {
+        Files.writeString(file, parser.getKubernetesSerialization().asYaml(object));
+    }
+}
