@@ -45,10 +45,18 @@ public final class PackagedOperator implements AutoCloseable {
      * @throws UncheckedIOException when the artifact cannot be started
      */
     public static PackagedOperator start(String name, String apiServer, Map<String, String> env) {
-        return new PackagedOperator(name, apiServer, env);
+        return new PackagedOperator(name, apiServer, env, null);
     }
 
-    private PackagedOperator(String name, String apiServer, Map<String, String> env) {
+    /**
+     * Starts a replica in a working directory of its own, as the image runs it in {@code /deployments}: a
+     * {@code config/application.properties} there (the mounted ConfigMap) is read above the built-in settings.
+     */
+    public static PackagedOperator startIn(Path workingDirectory, String name, String apiServer, Map<String, String> env) {
+        return new PackagedOperator(name, apiServer, env, workingDirectory);
+    }
+
+    private PackagedOperator(String name, String apiServer, Map<String, String> env, Path workingDirectory) {
         this.name = name;
         this.port = freePort();
         try {
@@ -56,7 +64,10 @@ public final class PackagedOperator implements AutoCloseable {
             Files.createDirectories(dir);
             this.log = dir.resolve(name + ".log");
             ProcessBuilder builder = new ProcessBuilder(command()).redirectErrorStream(true)
-                    .redirectOutput(log.toFile());
+                    .redirectOutput(log.toAbsolutePath().toFile());
+            if (workingDirectory != null) {
+                builder.directory(workingDirectory.toFile());
+            }
             Map<String, String> e = builder.environment();
             // fabric8's own configuration keys, as in a pod without a service account token
             e.put("KUBERNETES_MASTER", apiServer);
@@ -106,6 +117,17 @@ public final class PackagedOperator implements AutoCloseable {
     /** The replica's name (its identity in the Lease). */
     public String name() {
         return name;
+    }
+
+    /** Waits up to {@code timeout} for the process to end by itself; its exit code, or empty if it still runs. */
+    public java.util.OptionalInt exitWithin(Duration timeout) {
+        try {
+            return process.waitFor(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                    ? java.util.OptionalInt.of(process.exitValue()) : java.util.OptionalInt.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return java.util.OptionalInt.empty();
+        }
     }
 
     /** Whether the process still runs. */
