@@ -156,6 +156,12 @@ public final class PackagedOperator implements AutoCloseable {
         return sum;
     }
 
+    /** The body of a GET on this replica's HTTP port (e.g. {@code /api/v1/queues}); empty if it did not answer 200. */
+    public String body(String path) {
+        Answer answer = get(path);
+        return answer.statusCode() == 200 ? answer.body() : "";
+    }
+
     /** Whether this replica reports itself the leader on {@code /q/metrics}. */
     public boolean leads() {
         return metric("kube_queue_replica", "replica_role=\"leader\"") == 1.0;

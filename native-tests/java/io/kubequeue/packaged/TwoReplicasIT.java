@@ -96,6 +96,9 @@ class TwoReplicasIT {
         // the follower's view is current all the same: its metrics show the group full
         await().atMost(Duration.ofSeconds(10)).until(() -> b.metric("kube_queue_quota_used",
                 "quota_group=\"root.defaultQuotaGroup\",resource=\"cpu\"") == 4.0);
+        // and its read API answers in JSON (records serialized by Jackson, also in the native binary)
+        assertTrue(b.body("/api/v1/jobs/default/job-4").matches("(?s).*\"group\":\"root.defaultQuotaGroup\".*\"position\":[12].*"),
+                b.body("/api/v1/jobs/default/job-4"));
 
         // hand-over 1: jobs finish while the leader shuts down (SIGTERM: it releases the Lease on the way out)
         List<String> running = admitted();

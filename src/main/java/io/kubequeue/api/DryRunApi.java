@@ -29,6 +29,7 @@ import io.kubequeue.job.JobKind;
 import io.kubequeue.operator.Manifests;
 import io.kubequeue.scheduler.JobObservation;
 import io.kubequeue.scheduler.Scheduler;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
  * Dry-run admission: what kube-queue would do with a job manifest if it were submitted now. Nothing is written to
@@ -65,6 +66,7 @@ public class DryRunApi {
      * @param reason    why it would wait (the resource, node, request, use and limit), or "fits now"; for a job
      *                  kube-queue would not manage, why
      */
+    @RegisterForReflection // serialized by Jackson, also in the native image
     public record Verdict(boolean managed, String kind, String namespace, String name, String group,
                           Map<String, String> request, int priority, boolean fitsNow, int position, String reason) {
     }

@@ -19,6 +19,7 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
  * The queues as the scheduler holds them: every quota group with its limits and usage, each group's pending jobs
@@ -49,6 +50,7 @@ public class QueueApi {
      * @param pending  jobs waiting in this group
      * @param admitted jobs admitted into this group itself
      */
+    @RegisterForReflection // serialized by Jackson, also in the native image
     public record Queue(String name, String parent, String policy, Map<String, String> min, Map<String, String> max,
                         Map<String, String> used, Map<String, String> outside, int pending, int admitted) {
     }
@@ -67,6 +69,7 @@ public class QueueApi {
      * @param retryAt   when a backed-off job is tried again; null otherwise
      * @param reason    why it is not admitted, with the numbers; or where it was admitted
      */
+    @RegisterForReflection // serialized by Jackson, also in the native image
     public record Job(String kind, String namespace, String name, String group, String state, int position,
                       int priority, Map<String, String> request, Instant retryAt, String reason) {
     }

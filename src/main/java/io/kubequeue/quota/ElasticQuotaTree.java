@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.model.annotation.Group;
 import io.fabric8.kubernetes.model.annotation.Kind;
 import io.fabric8.kubernetes.model.annotation.Plural;
 import io.fabric8.kubernetes.model.annotation.Version;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
  * {@code scheduling.sigs.k8s.io/v1beta1 ElasticQuotaTree}: ACK's quota tree, read from {@code kube-system}.
@@ -42,6 +43,7 @@ public class ElasticQuotaTree extends CustomResource<ElasticQuotaTree.Spec, Void
     public static final String QUANTITY = "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$";
 
     /** The tree: one root node. */
+    @RegisterForReflection // read by Jackson, also in the native image
     public static class Spec {
         @Required
         private Node root;
@@ -59,6 +61,7 @@ public class ElasticQuotaTree extends CustomResource<ElasticQuotaTree.Spec, Void
      * One quota group.
      * {@code min}/{@code max} are Kubernetes resource lists; {@code children} may be null (as in the seed).
      */
+    @RegisterForReflection
     public static class Node {
         @Required
         @Size(min = 1)
