@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -45,7 +46,7 @@ public final class PackagedOperator implements AutoCloseable {
      * @throws UncheckedIOException when the artifact cannot be started
      */
     public static PackagedOperator start(String name, String apiServer, Map<String, String> env) {
-        return new PackagedOperator(name, apiServer, env, null);
+        return new PackagedOperator(name, direct(apiServer), env, null);
     }
 
     /**
@@ -53,10 +54,47 @@ public final class PackagedOperator implements AutoCloseable {
      * {@code config/application.properties} there (the mounted ConfigMap) is read above the built-in settings.
      */
     public static PackagedOperator startIn(Path workingDirectory, String name, String apiServer, Map<String, String> env) {
-        return new PackagedOperator(name, apiServer, env, workingDirectory);
+        return new PackagedOperator(name, direct(apiServer), env, workingDirectory);
     }
 
-    private PackagedOperator(String name, String apiServer, Map<String, String> env, Path workingDirectory) {
+    /** fabric8's own configuration keys, as in a pod without a service account token. */
+    private static Map<String, String> direct(String apiServer) {
+        Map<String, String> connection = new LinkedHashMap<>();
+        connection.put("KUBERNETES_MASTER", apiServer);
+        connection.put("KUBERNETES_TRUST_CERTIFICATES", "true");
+        connection.put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");
+        return connection;
+    }
+
+    /**
+     * Starts a replica that reaches its API server through a kubeconfig file, as {@code kubectl} does (fabric8
+     * reads the env var {@code KUBECONFIG}), optionally impersonating another user: fabric8 sends every request
+     * with {@code Impersonate-User} when env var {@code KUBERNETES_IMPERSONATE_USERNAME} (system property
+     * {@code kubernetes.impersonate.username}) is set, so a replica given an admin's kubeconfig acts with exactly
+     * the rights RBAC grants that user, e.g. {@code system:serviceaccount:kube-queue:kube-queue-controller}.
+     *
+     * @param name        its pod name and its log's name, as in {@link #start(String, String, Map)}
+     * @param kubeconfig  the kubeconfig file (its current context is used)
+     * @param impersonate the user to act as, or null to act as the kubeconfig's own user
+     * @param env         further environment variables
+     * @throws UncheckedIOException when the artifact cannot be started
+     */
+    public static PackagedOperator startWithKubeconfig(String name, Path kubeconfig, String impersonate,
+                                                       Map<String, String> env) {
+        Map<String, String> connection = new LinkedHashMap<>();
+        connection.put("KUBECONFIG", kubeconfig.toAbsolutePath().toString());
+        connection.put("KUBERNETES_AUTH_TRYKUBECONFIG", "true");
+        // no in-cluster token on a CI runner, and none should be picked up if there were one
+        connection.put("KUBERNETES_AUTH_TRYSERVICEACCOUNT", "false");
+        connection.put("KUBERNETES_TRUST_CERTIFICATES", "true");
+        if (impersonate != null) {
+            connection.put("KUBERNETES_IMPERSONATE_USERNAME", impersonate);
+        }
+        return new PackagedOperator(name, connection, env, null);
+    }
+
+    private PackagedOperator(String name, Map<String, String> connection, Map<String, String> env,
+                             Path workingDirectory) {
         this.name = name;
         this.port = freePort();
         try {
@@ -69,10 +107,9 @@ public final class PackagedOperator implements AutoCloseable {
                 builder.directory(workingDirectory.toFile());
             }
             Map<String, String> e = builder.environment();
-            // fabric8's own configuration keys, as in a pod without a service account token
-            e.put("KUBERNETES_MASTER", apiServer);
-            e.put("KUBERNETES_TRUST_CERTIFICATES", "true");
-            e.put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");
+            // the runner's own Kubernetes settings, if any, must not leak into the replica
+            e.keySet().removeIf(k -> k.startsWith("KUBERNETES_") || k.equals("KUBECONFIG"));
+            e.putAll(connection);
             e.put("KUBERNETES_NAMESPACE", "kube-queue");
             e.put("HOSTNAME", name);
             e.put("POD_NAMESPACE", "kube-queue");
