@@ -167,6 +167,11 @@ public final class PackagedOperator implements AutoCloseable {
         }
     }
 
+    /** The process id (for {@code /proc/<pid>/status} on Linux). */
+    public long pid() {
+        return process.pid();
+    }
+
     /** Whether the process still runs. */
     public boolean alive() {
         return process.isAlive();
