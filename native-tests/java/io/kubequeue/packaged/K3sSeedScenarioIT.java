@@ -34,7 +34,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributes;
 import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributesBuilder;
@@ -228,13 +227,8 @@ class K3sSeedScenarioIT {
         objects.stream().filter(o -> o.getKind().equals("Namespace")).forEach(o -> admin.resource(o).create());
         objects.stream().filter(o -> INSTALLED_KINDS.contains(o.getKind()) && !o.getKind().equals("Namespace"))
                 .forEach(o -> admin.resource(o).create());
-        if (objects.stream().noneMatch(o -> o instanceof ServiceAccount)) {
-            // impersonation needs no ServiceAccount object (RBAC binds by user name), but the Deployment does
-            System.err.println("K3sSeedScenarioIT: " + MANIFESTS + " holds no ServiceAccount although the Deployment"
-                    + " names " + SERVICE_ACCOUNT + "; created here so that the install is complete");
-            admin.resource(new ServiceAccountBuilder().withNewMetadata().withName(SERVICE_ACCOUNT)
-                    .withNamespace(OPERATOR_NAMESPACE).endMetadata().build()).create();
-        }
+        assertTrue(objects.stream().anyMatch(o -> o instanceof ServiceAccount
+                && SERVICE_ACCOUNT.equals(o.getMetadata().getName())), "the Deployment's ServiceAccount ships with it");
         // read as JSON: the apps/v1 model classes are not on this classpath
         JsonNode deployment = objects.stream().filter(o -> o.getKind().equals("Deployment")).findFirst()
                 .map(o -> admin.getKubernetesSerialization().convertValue(o, JsonNode.class))

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
@@ -48,6 +49,8 @@ class ManifestsIT {
         assertEquals("kube-queue", deployment.getMetadata().getNamespace(),
                 "kubectl edit deploy kube-queue-controller -nkube-queue (the seed)");
         assertEquals("kube-queue-controller", deployment.getSpec().getTemplate().getSpec().getServiceAccountName());
+        assertEquals("kube-queue", manifests.get(ServiceAccount.class, "kube-queue-controller").getMetadata().getNamespace(),
+                "the pod's ServiceAccount ships with the manifests");
         Container c = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
         Map<String, String> env = c.getEnv().stream().filter(e -> e.getValue() != null)
                 .collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
