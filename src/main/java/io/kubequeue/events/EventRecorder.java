@@ -2,7 +2,6 @@ package io.kubequeue.events;
 
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
-import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -39,6 +38,9 @@ import io.kubequeue.leader.Leadership;
  */
 @Singleton
 public class EventRecorder {
+
+    private static final DateTimeFormatter MICRO_TIME =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(java.time.ZoneOffset.UTC);
 
     private static final Logger LOG = Logger.getLogger(EventRecorder.class);
     private static final String CONTROLLER = "kube-queue";
@@ -138,7 +140,7 @@ public class EventRecorder {
                 .withAction(reason)
                 .withReportingController(CONTROLLER)
                 .withReportingInstance(CONTROLLER)
-                .withNewEventTime(DateTimeFormatter.ISO_INSTANT.format(now.truncatedTo(ChronoUnit.MICROS)))
+                .withNewEventTime(eventTime(now))
                 .withRegarding(new ObjectReferenceBuilder(target).withNamespace(namespace).build())
                 .build();
         try {
@@ -154,5 +156,13 @@ public class EventRecorder {
             LOG.debugf("event queue full or closed: event %s on %s dropped", reason, identity);
             forget(identity, message);
         }
+    }
+
+    /**
+     * An Event's {@code eventTime}, as the API server parses a MicroTime: RFC 3339 in UTC with exactly six
+     * fractional digits (Go layout {@code 2006-01-02T15:04:05.000000Z07:00}).
+     */
+    static String eventTime(Instant instant) {
+        return MICRO_TIME.format(instant);
     }
 }
