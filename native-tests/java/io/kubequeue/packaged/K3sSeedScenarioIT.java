@@ -140,10 +140,9 @@ class K3sSeedScenarioIT {
         Files.createDirectories(kubeconfig.getParent());
         Files.writeString(kubeconfig, k3s.getKubeConfigYaml());
         operator = PackagedOperator.startWithKubeconfig("kube-queue-k3s", kubeconfig, OPERATOR_USER, deploymentEnv);
-        // it leads once start-up recovery is done. Not /q/health/ready: QOSDK's readiness check reports DOWN while
-        // an informer is unhealthy, as those of the kinds without a CRD here (PyTorchJob, MPIJob, Workflow) may be
-        await("the replica recovered and leads").atMost(OPERATOR_START).pollInterval(Duration.ofSeconds(1))
-                .until(() -> running() && operator.leads());
+        // ready once start-up recovery is done, although PyTorchJob, MPIJob and Workflow have no CRD here
+        await("the replica recovered, is ready and leads").atMost(OPERATOR_START).pollInterval(Duration.ofSeconds(1))
+                .until(() -> running() && operator.ready() && operator.leads());
 
         // the seed: the quota tree first (so that the jobs meet their group), then the two TFJobs
         cluster.apply("/seed/elasticquotatree.yaml");
@@ -177,8 +176,7 @@ class K3sSeedScenarioIT {
 
         String log = operator.log();
         report(log);
-        System.out.println("K3sSeedScenarioIT: /q/health/ready " + (operator.ready() ? "UP" : "DOWN")
-                + " (TFJob the only job CRD installed)");
+        assertTrue(operator.ready(), "ready, with TFJob the only job CRD installed");
         List<String> forbidden = log.lines().filter(l -> FORBIDDEN.matcher(l).find()).toList();
         assertEquals(List.of(), forbidden,
                 "the generated RBAC must cover every call; replica log: " + operator.logFile().toAbsolutePath());
