@@ -99,7 +99,7 @@ public final class ReleaseArtifacts {
                         + "ResourceQuota) and admits a suspended Job, TFJob, PyTorchJob, MPIJob or Argo Workflow "
                         + "only when the group, and every parent group, has room for its whole request.")
                 .withVersion(csvVersion)
-                .withMinKubeVersion("1.26.0")
+                .withMinKubeVersion("1.22.0")
                 .withMaturity(CHANNEL)
                 .withKeywords("queue", "quota", "batch", "kubeflow", "argo")
                 .withNewProvider().withName("kube-queue").endProvider()
