@@ -3,11 +3,9 @@ package io.kubequeue.packaged;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.OptionalInt;
 
@@ -16,10 +14,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 
 /**
  * Settings from the ConfigMap {@code kube-queue-config}, mounted as {@code config/application.properties} in the
@@ -37,10 +32,7 @@ class ConfigMapSettingsIT {
 
     @BeforeEach
     void startApiServer() throws Exception {
-        java.util.logging.Logger.getLogger("io.fabric8.mockwebserver").setLevel(java.util.logging.Level.WARNING);
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(), false);
-        server.init(InetAddress.getLoopbackAddress(), 0);
+        server = PackagedOperator.mockApiServer();
         Files.createDirectories(workingDirectory.resolve("config"));
         Files.writeString(workingDirectory.resolve("config").resolve("application.properties"),
                 "kube-queue.queue-group-plugin=quota\n");

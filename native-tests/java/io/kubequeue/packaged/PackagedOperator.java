@@ -3,6 +3,7 @@ package io.kubequeue.packaged;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -12,11 +13,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
 
 /**
  * One kube-queue replica as users run it: the packaged artifact in a process of its own, talking to an API
@@ -135,6 +142,18 @@ public final class PackagedOperator implements AutoCloseable {
         }
         command.add(artifact.toAbsolutePath().toString());
         return command;
+    }
+
+    /**
+     * An API server for replicas to talk to: the fabric8 mock server in CRUD mode, plain HTTP on the loopback
+     * interface, its request log quiet. The caller destroys it.
+     */
+    public static KubernetesMockServer mockApiServer() {
+        java.util.logging.Logger.getLogger("io.fabric8.mockwebserver").setLevel(java.util.logging.Level.WARNING);
+        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+                new KubernetesCrudDispatcher(), false);
+        server.init(InetAddress.getLoopbackAddress(), 0);
+        return server;
     }
 
     /** The artifact under test: {@code kube-queue.it.artifact}, else the JVM build in {@code target/}. */
