@@ -257,6 +257,7 @@ class K3sSeedScenarioIT {
                 access("scheduling.sigs.k8s.io", "elasticquotatrees", null, "kube-system", "watch"),
                 access("coordination.k8s.io", "leases", null, OPERATOR_NAMESPACE, "create"),
                 access("coordination.k8s.io", "leases", null, OPERATOR_NAMESPACE, "update"),
+                access("coordination.k8s.io", "leases", null, OPERATOR_NAMESPACE, "patch"),
                 access("events.k8s.io", "events", null, "default", "create"),
                 access("scheduling.k8s.io", "priorityclasses", null, null, "watch"));
         await("the generated RBAC in force").atMost(RBAC_IN_FORCE).pollInterval(Duration.ofMillis(500))

@@ -89,7 +89,9 @@ class ManifestsIT {
                 grants(manifests.get(ClusterRole.class, "kube-queue-controller").getRules()));
         Role lease = manifests.get(Role.class, "kube-queue-controller-leader-election");
         assertEquals("kube-queue", lease.getMetadata().getNamespace());
-        assertEquals(Map.of("coordination.k8s.io/leases", List.of("get", "create", "update")), grants(lease.getRules()));
+        // fabric8's LeaseLock creates the Lease, then renews, takes over and hands it back with a merge PATCH
+        assertEquals(Map.of("coordination.k8s.io/leases", List.of("get", "create", "update", "patch")),
+                grants(lease.getRules()));
         Role tree = manifests.get(Role.class, "kube-queue-controller-quota-tree");
         assertEquals("kube-system", tree.getMetadata().getNamespace());
         assertEquals(Map.of("scheduling.sigs.k8s.io/elasticquotatrees", List.of("list", "watch")), grants(tree.getRules()));
