@@ -46,6 +46,12 @@ public interface KubeQueueConfig {
      */
     Optional<Set<String>> disabledKinds();
 
+    /** {@link #disabledKinds()}, each name trimmed ({@code "TFJob, Workflow"} is written as people write lists). */
+    default Set<String> disabledKindNames() {
+        return disabledKinds().orElse(Set.of()).stream().map(String::trim).filter(k -> !k.isEmpty())
+                .collect(java.util.stream.Collectors.toUnmodifiableSet());
+    }
+
     /** Unschedulable backoff bounds. */
     Backoff backoff();
 
@@ -63,8 +69,12 @@ public interface KubeQueueConfig {
      * and writes; the others keep their view of the queues current and serve the read API and metrics.
      */
     interface LeaderElection {
-        /** Off only for a single replica that must not touch Leases (then it leads at once). */
+        /**
+         * Off only for a single replica that must not touch Leases (then it leads at once). Read strictly: a typo
+         * read as false would let every replica admit.
+         */
         @WithDefault("true")
+        @WithConverter(StrictBooleanConverter.class)
         boolean enabled();
 
         /** The Lease's name. */

@@ -5,7 +5,7 @@ import java.util.Locale;
 import org.eclipse.microprofile.config.spi.Converter;
 
 /**
- * Reads {@code StrictPriority} and {@code StrictConsistency}. Only {@code true} and {@code false} (any case)
+ * Reads {@code StrictPriority}, {@code StrictConsistency} and {@code kube-queue.leader-election.enabled}. Only {@code true} and {@code false} (any case)
  * are accepted: the lenient default converter reads a typo such as {@code ture} as false, which would
  * silently switch a policy off.
  */

@@ -64,7 +64,7 @@ public class JobFeed {
         this.scheduler = scheduler;
         this.directory = directory;
         this.events = events;
-        this.disabledKinds = config.disabledKinds().orElse(Set.of());
+        this.disabledKinds = config.disabledKindNames();
     }
 
     /** Whether kube-queue manages this kind ({@code kube-queue.disabled-kinds} does not name it). */

@@ -196,7 +196,7 @@ public class StartupRecovery implements HealthCheck {
     private void checkDisabledKinds() {
         Set<String> known = new TreeSet<>();
         kinds.forEach(kind -> known.add(kind.kind()));
-        for (String kind : config.disabledKinds().orElse(Set.of())) {
+        for (String kind : config.disabledKindNames()) {
             if (!known.contains(kind)) {
                 throw new IllegalArgumentException("kube-queue.disabled-kinds: unknown kind '" + kind
                         + "'; valid kinds: " + String.join(", ", known));

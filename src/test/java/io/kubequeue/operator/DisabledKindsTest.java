@@ -19,7 +19,10 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 
-/** {@code KUBE_QUEUE_DISABLED_KINDS=Job}: batch Jobs are left alone (say, for another queue), TFJobs are queued. */
+/**
+ * {@code KUBE_QUEUE_DISABLED_KINDS="Workflow, Job"} (written as people write lists): batch Jobs and Workflows are left
+ * alone (say, for another queue), TFJobs are queued.
+ */
 @QuarkusTest
 @TestProfile(DisabledKindsTest.BatchJobsOff.class)
 @WithKubernetesTestServer(crud = true)
@@ -28,7 +31,7 @@ class DisabledKindsTest {
     public static class BatchJobsOff implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("kube-queue.disabled-kinds", "Job");
+            return Map.of("kube-queue.disabled-kinds", "Workflow, Job");
         }
     }
 
@@ -40,7 +43,7 @@ class DisabledKindsTest {
 
     @Test
     void aDisabledKindIsNeitherQueuedNorAdmitted() {
-        assertTrue(!feed.enabled("Job") && feed.enabled("TFJob"));
+        assertTrue(!feed.enabled("Job") && !feed.enabled("Workflow") && feed.enabled("TFJob"));
         Cluster cluster = new Cluster(client);
         cluster.apply("/seed/elasticquotatree.yaml");
         cluster.apply("/jobs/batch-2cpu.yaml");
