@@ -73,6 +73,8 @@ class HelmChartIT {
         assertEquals("/q/health/started", c.getStartupProbe().getHttpGet().getPath());
         assertEquals(Boolean.FALSE, c.getSecurityContext().getAllowPrivilegeEscalation());
         assertEquals(Boolean.TRUE, c.getSecurityContext().getReadOnlyRootFilesystem());
+        assertEquals("RuntimeDefault", c.getSecurityContext().getSeccompProfile().getType(),
+                "Pod Security 'restricted' refuses a pod without it");
         assertEquals(Boolean.TRUE, rendered.get(Deployment.class, "kube-queue-controller").getSpec().getTemplate()
                 .getSpec().getSecurityContext().getRunAsNonRoot());
         assertNotNull(c.getResources().getLimits().get("memory"));
@@ -105,10 +107,22 @@ class HelmChartIT {
     }
 
     @Test
+    void withoutLeaderElectionTheOldPodStopsBeforeTheNewOneStarts() {
+        assertEquals("Recreate", template(Map.of("leaderElection.enabled", "false")).get(Deployment.class,
+                "kube-queue-controller").getSpec().getStrategy().getType(), "no two admitting pods during a rollout");
+        Deployment elected = template(Map.of()).get(Deployment.class, "kube-queue-controller");
+        assertTrue(elected.getSpec().getStrategy() == null || !"Recreate".equals(elected.getSpec().getStrategy().getType()),
+                "with a Lease a rolling update is safe: the new pod follows until the old one hands the Lease over");
+    }
+
+    @Test
     void badValuesAreRefusedWithTheValidOnes() {
         Exception plugin = assertThrows(Exception.class, () -> template(Map.of("queueGroupPlugin", "quota")));
         assertTrue(plugin.getMessage().contains("elasticquota") && plugin.getMessage().contains("resourcequota"),
                 plugin.getMessage());
+        Exception duration = assertThrows(Exception.class,
+                () -> template(Map.of("leaderElection.leaseDuration", "10s5ms"))); // Quarkus would refuse it at start
+        assertTrue(duration.getMessage().contains("leaseDuration"), duration.getMessage());
         Exception replicas = assertThrows(Exception.class,
                 () -> template(Map.of("replicas", "2", "leaderElection.enabled", "false")));
         assertTrue(replicas.getMessage().contains("leaderElection.enabled"), replicas.getMessage());

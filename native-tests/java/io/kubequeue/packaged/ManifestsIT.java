@@ -64,6 +64,7 @@ class ManifestsIT {
         assertEquals(Boolean.FALSE, c.getSecurityContext().getAllowPrivilegeEscalation());
         assertEquals(Boolean.TRUE, c.getSecurityContext().getReadOnlyRootFilesystem());
         assertEquals(List.of("ALL"), c.getSecurityContext().getCapabilities().getDrop());
+        assertEquals("RuntimeDefault", c.getSecurityContext().getSeccompProfile().getType());
         assertEquals(Boolean.TRUE, deployment.getSpec().getTemplate().getSpec().getSecurityContext().getRunAsNonRoot());
         assertTrue(c.getResources().getRequests().containsKey("cpu") && c.getResources().getLimits().containsKey("memory"));
         assertTrue(c.getVolumeMounts().stream().anyMatch(m -> m.getMountPath().equals("/tmp")),
