@@ -84,6 +84,9 @@ public interface KubeQueueConfig {
         /** The Lease's namespace; default: the pod's ({@code POD_NAMESPACE}), else {@code kube-queue}. */
         Optional<String> namespace();
 
+        /** This replica's name in the Lease; default: the pod's ({@code HOSTNAME}), else a random one. */
+        Optional<String> identity();
+
         /** How long a leader's Lease holds without renewal (client-go's default). */
         @WithDefault("15s")
         Duration leaseDuration();

@@ -1,5 +1,6 @@
 package io.kubequeue.leader;
 
+import java.time.Instant;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -11,7 +12,9 @@ import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
@@ -40,13 +43,16 @@ public class Leadership {
     private final java.util.concurrent.ScheduledExecutorService retries =
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("kube-queue-leader-retry"));
     private volatile boolean leader;
+    /** Bumped at every start and stop of leading, so a confirmation still waiting for an old term gives up. */
+    private final java.util.concurrent.atomic.AtomicLong term = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean stopped;
     private volatile CompletableFuture<?> running;
 
     public Leadership(KubernetesClient client, KubeQueueConfig config) {
         this.client = client;
         this.config = config.leaderElection();
-        this.identity = Optional.ofNullable(System.getenv("HOSTNAME")).filter(h -> !h.isBlank())
+        this.identity = this.config.identity().filter(i -> !i.isBlank())
+                .or(() -> Optional.ofNullable(System.getenv("HOSTNAME")).filter(h -> !h.isBlank()))
                 .orElse("kube-queue-" + UUID.randomUUID().toString().substring(0, 8));
     }
 
@@ -98,13 +104,18 @@ public class Leadership {
                 .withReleaseOnCancel(true)
                 .withLeaderCallbacks(new LeaderCallbacks(
                         () -> {
-                            leader = true;
-                            LOG.infof("%s leads: admitting", identity);
-                            elections.execute(onLeading); // off the elector's thread: renewals go on meanwhile
+                            long myTerm = term.incrementAndGet();
+                            Instant told = Instant.now();
+                            // off the elector's thread: renewals go on meanwhile
+                            elections.execute(() -> leadOnceConfirmed(namespace, myTerm, told, onLeading));
                         },
                         () -> {
+                            term.incrementAndGet();
+                            boolean was = leader;
                             leader = false;
-                            LOG.warnf("%s lost the Lease: no longer admitting", identity);
+                            if (was) {
+                                LOG.warnf("%s lost the Lease: no longer admitting", identity);
+                            }
                             onStopping.run();
                         },
                         newLeader -> LOG.infof("the leader is %s", newLeader)))
@@ -126,6 +137,42 @@ public class Leadership {
                         config.retryPeriod().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
             }
         });
+    }
+
+    /**
+     * fabric8 says "leading" as soon as it reads this replica's name in the Lease, before it has written anything:
+     * a Lease left from before a failed renewal (or a restart under the same pod name) would be taken for
+     * leadership while another replica may already be taking the expired Lease over. So this replica leads only
+     * once the Lease shows a renewal by it made after it was told it leads: a write that got through, which no
+     * other replica can make in its name. That costs at most one retry period at the start of a term.
+     */
+    private void leadOnceConfirmed(String namespace, long myTerm, Instant told, Runnable onLeading) {
+        long poll = Math.max(50, Math.min(500, config.retryPeriod().toMillis() / 2));
+        while (!stopped && term.get() == myTerm) {
+            if (renewedSince(namespace, told)) {
+                leader = true;
+                LOG.infof("%s leads: admitting", identity);
+                onLeading.run();
+                return;
+            }
+            try {
+                Thread.sleep(poll);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private boolean renewedSince(String namespace, Instant told) {
+        try {
+            Lease lease = client.leases().inNamespace(namespace).withName(config.leaseName()).get();
+            return lease != null && lease.getSpec() != null && identity.equals(lease.getSpec().getHolderIdentity())
+                    && lease.getSpec().getRenewTime() != null && lease.getSpec().getRenewTime().toInstant().isAfter(told);
+        } catch (KubernetesClientException e) {
+            LOG.debugf(e, "could not read Lease %s/%s", namespace, config.leaseName());
+            return false;
+        }
     }
 
     /** Gives up the Lease (another replica takes over at once) and stops competing. Idempotent. */
