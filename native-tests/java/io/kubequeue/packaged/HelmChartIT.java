@@ -68,6 +68,7 @@ class HelmChartIT {
         assertEquals("false", env.get("StrictConsistency"));
         assertEquals("kube-system", env.get("KUBE_QUEUE_ELASTIC_QUOTA_NAMESPACE"));
         assertFalse(env.containsKey("KUBE_QUEUE_DISABLED_KINDS"), "every kind is managed by default");
+        assertFalse(env.containsKey("KUBE_QUEUE_WATCH_NAMESPACES"), "every namespace by default");
         assertEquals("/q/health/ready", c.getReadinessProbe().getHttpGet().getPath());
         assertEquals("/q/health/live", c.getLivenessProbe().getHttpGet().getPath());
         assertEquals("/q/health/started", c.getStartupProbe().getHttpGet().getPath());
@@ -85,15 +86,19 @@ class HelmChartIT {
 
     @Test
     void nonDefaultValuesReachTheEnvVarsOfTheSameNames() {
-        Rendered rendered = template(Map.of("queueGroupPlugin", "resourcequota", "strictPriority", "true",
-                "replicas", "2", "jobKinds.Workflow", "false", "jobKinds.MPIJob", "false",
-                "serviceMonitor.enabled", "true", "extraEnv[0].name", "KUBE_QUEUE_BACKOFF_MAX",
-                "extraEnv[0].value", "30s", "nodeSelector.pool", "system", "config", "kube-queue.backoff.initial=2s"));
+        Rendered rendered = template(Map.ofEntries(Map.entry("queueGroupPlugin", "resourcequota"),
+                Map.entry("strictPriority", "true"), Map.entry("replicas", "2"),
+                Map.entry("jobKinds.Workflow", "false"), Map.entry("jobKinds.MPIJob", "false"),
+                Map.entry("serviceMonitor.enabled", "true"), Map.entry("watchNamespaces[0]", "team-a"),
+                Map.entry("watchNamespaces[1]", "team-b"),
+                Map.entry("extraEnv[0].name", "KUBE_QUEUE_BACKOFF_MAX"), Map.entry("extraEnv[0].value", "30s"),
+                Map.entry("nodeSelector.pool", "system"), Map.entry("config", "kube-queue.backoff.initial=2s")));
         Map<String, String> env = env(controller(rendered));
         assertEquals("resourcequota", env.get("QueueGroupPlugin"));
         assertEquals("true", env.get("StrictPriority"), "strictPriority sets StrictPriority");
         assertEquals("false", env.get("StrictConsistency"), "and leaves StrictConsistency alone");
         assertEquals("MPIJob,Workflow", env.get("KUBE_QUEUE_DISABLED_KINDS"));
+        assertEquals("team-a,team-b", env.get("KUBE_QUEUE_WATCH_NAMESPACES"));
         assertEquals("30s", env.get("KUBE_QUEUE_BACKOFF_MAX"));
         Deployment deployment = rendered.get(Deployment.class, "kube-queue-controller");
         assertEquals(2, deployment.getSpec().getReplicas());

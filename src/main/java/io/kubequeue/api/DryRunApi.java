@@ -109,6 +109,8 @@ public class DryRunApi {
         Scheduler.DryRun d = scheduler.dryRun(o);
         String notManaged = !feed.enabled(kind.kind())
                 ? kind.kind() + " is switched off by kube-queue.disabled-kinds: kube-queue leaves it alone"
+                : !feed.watches(o.key().namespace())
+                ? "namespace " + o.key().namespace() + " is not in kube-queue.watch-namespaces: kube-queue leaves it alone"
                 : o.phase() != JobObservation.Phase.QUEUED
                 ? "it carries no suspend mark, so it would start at once and kube-queue would leave it alone"
                 : null;

@@ -46,6 +46,19 @@ public interface KubeQueueConfig {
      */
     Optional<Set<String>> disabledKinds();
 
+    /**
+     * Namespaces whose jobs kube-queue manages (comma-separated in {@code KUBE_QUEUE_WATCH_NAMESPACES}); unset:
+     * every namespace. A suspended job elsewhere is left alone, as for a kind switched off, and the job kinds'
+     * informers watch only these namespaces.
+     */
+    Optional<Set<String>> watchNamespaces();
+
+    /** {@link #watchNamespaces()}, each name trimmed; empty: every namespace. */
+    default Set<String> watchedNamespaceNames() {
+        return watchNamespaces().orElse(Set.of()).stream().map(String::trim).filter(n -> !n.isEmpty())
+                .collect(java.util.stream.Collectors.toUnmodifiableSet());
+    }
+
     /** {@link #disabledKinds()}, each name trimmed ({@code "TFJob, Workflow"} is written as people write lists). */
     default Set<String> disabledKindNames() {
         return disabledKinds().orElse(Set.of()).stream().map(String::trim).filter(k -> !k.isEmpty())

@@ -42,6 +42,7 @@ public class JobFeed {
     private final JobDirectory directory;
     private final EventRecorder events;
     private final Set<String> disabledKinds;
+    private final Set<String> watchedNamespaces;
     private volatile Runnable onChange = () -> {
     };
     /** Suspended jobs whose request cannot be read, left out of the queue until fixed. */
@@ -65,6 +66,17 @@ public class JobFeed {
         this.directory = directory;
         this.events = events;
         this.disabledKinds = config.disabledKindNames();
+        this.watchedNamespaces = config.watchedNamespaceNames();
+    }
+
+    /** Whether kube-queue manages jobs in this namespace ({@code kube-queue.watch-namespaces} unset or naming it). */
+    public boolean watches(String namespace) {
+        return watchedNamespaces.isEmpty() || watchedNamespaces.contains(namespace);
+    }
+
+    /** The namespaces kube-queue manages; empty: every namespace. */
+    public Set<String> watchedNamespaces() {
+        return watchedNamespaces;
     }
 
     /** Whether kube-queue manages this kind ({@code kube-queue.disabled-kinds} does not name it). */
@@ -98,7 +110,7 @@ public class JobFeed {
      * @param job  the job's last state
      */
     public void deleted(String kind, HasMetadata job) {
-        if (!enabled(kind)) {
+        if (!enabled(kind) || !watches(job.getMetadata().getNamespace())) {
             return;
         }
         JobKey key = new JobKey(kind, job.getMetadata().getNamespace(), job.getMetadata().getName());
@@ -116,7 +128,7 @@ public class JobFeed {
      * @param job     the job as last seen
      */
     public <R extends HasMetadata> void observe(JobKind<R> kind, R job) {
-        if (!enabled(kind.kind())) {
+        if (!enabled(kind.kind()) || !watches(job.getMetadata().getNamespace())) {
             return;
         }
         JobKey key = new JobKey(kind.kind(), job.getMetadata().getNamespace(), job.getMetadata().getName());

@@ -35,11 +35,17 @@ public abstract class JobReconciler<R extends HasMetadata> implements Configurab
         this.kind = kind;
     }
 
-    /** A kind switched off by {@code kube-queue.disabled-kinds} watches nothing (QOSDK calls this at start). */
+    /**
+     * A kind switched off by {@code kube-queue.disabled-kinds} watches nothing; with
+     * {@code kube-queue.watch-namespaces}, the informers watch those namespaces only (QOSDK calls this at start).
+     */
     @Override
     public void updateConfigurationFrom(ControllerConfigurationOverrider<R> overrider) {
         if (!feed.enabled(kind.kind())) {
             overrider.withLabelSelector(NOTHING);
+        }
+        if (!feed.watchedNamespaces().isEmpty()) {
+            overrider.settingNamespaces(feed.watchedNamespaces());
         }
     }
 

@@ -1,0 +1,74 @@
+package io.kubequeue.operator;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.Map;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+
+/**
+ * {@code KUBE_QUEUE_WATCH_NAMESPACES="team-a, team-c"}: kube-queue manages the jobs of those namespaces only; a
+ * suspended job elsewhere is left alone (no admission, no event), as for a kind switched off.
+ */
+@QuarkusTest
+@TestProfile(WatchNamespacesTest.TeamAOnly.class)
+@WithKubernetesTestServer(crud = true)
+class WatchNamespacesTest {
+
+    public static class TeamAOnly implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("kube-queue.watch-namespaces", "team-a, team-c");
+        }
+    }
+
+    @Inject
+    KubernetesClient client;
+
+    private Job submit(String namespace, String name) {
+        return client.batch().v1().jobs().inNamespace(namespace).resource(new JobBuilder().withNewMetadata()
+                .withName(name).withNamespace(namespace).endMetadata().withNewSpec().withSuspend(true)
+                .withNewTemplate().withNewSpec().withRestartPolicy("Never").addNewContainer().withName("work")
+                .withImage("busybox:stable").withNewResources().addToRequests("cpu", new Quantity("1")).endResources()
+                .endContainer().endSpec().endTemplate().endSpec().build()).create();
+    }
+
+    private boolean suspended(String namespace, String name) {
+        return Boolean.TRUE.equals(client.batch().v1().jobs().inNamespace(namespace).withName(name).get()
+                .getSpec().getSuspend());
+    }
+
+    @Test
+    void onlyTheWatchedNamespacesJobsAreManaged() {
+        Cluster cluster = new Cluster(client);
+        cluster.apply("/quota/two-teams.yaml");
+        submit("team-b", "elsewhere");
+        submit("team-a", "watched");
+        await().atMost(Duration.ofSeconds(10)).until(() -> !suspended("team-a", "watched"));
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> suspended("team-b", "elsewhere"));
+        assertTrue(cluster.events("team-b", "elsewhere").isEmpty(), "no event on a job kube-queue leaves alone");
+        given().when().get("/api/v1/jobs/team-b/elsewhere").then().statusCode(404);
+        given().contentType("application/json").body("""
+                {"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"x","namespace":"team-b"},
+                 "spec":{"suspend":true,"template":{"spec":{"containers":[{"name":"c","image":"i",
+                 "resources":{"requests":{"cpu":"1"}}}]}}}}""")
+                .when().post("/api/v1/dry-run").then().statusCode(200).body("managed", equalTo(false))
+                .body("reason", containsString("kube-queue.watch-namespaces"));
+    }
+}
