@@ -2,6 +2,10 @@ package io.kubequeue.admission;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -44,18 +48,51 @@ public class QueuingConditions {
             Executors.newSingleThreadExecutor(DaemonThreads.named("kube-queue-conditions"));
 
     private final Leadership leadership;
+    /**
+     * Conditions a follower would have written, by job, latest request only: written when this replica starts to
+     * lead, so jobs queued meanwhile show Queuing too. Bounded (oldest dropped first); each write re-reads its job
+     * and skips one no longer queued.
+     */
+    private final Map<String, Runnable> deferred = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Runnable> eldest) {
+            return size() > MAX_DEFERRED;
+        }
+    };
+    private static final int MAX_DEFERRED = 20_000;
 
     public QueuingConditions(KubernetesClient client, Leadership leadership) {
         this.leadership = leadership;
         this.client = client;
     }
 
-    /** Asks for {@code Queuing=True} on a queued job; skipped if the job is no longer queued when written. */
+    /**
+     * Asks for {@code Queuing=True} on a queued job; skipped if the job is no longer queued when written. Only the
+     * leader writes; a follower keeps the request until it leads ({@link #writeDeferred()}).
+     */
     public <R extends CustomResource<JsonNode, JsonNode>> void queued(KubeflowJobKind<R> kind, R job) {
+        Runnable task = () -> write(kind, job, "True", "JobEnqueued", "Job Enqueued");
         if (!leadership.isLeader()) {
-            return; // only the leader writes; a follower's view of the job is enough for it
+            synchronized (deferred) {
+                deferred.put(kind.kind() + " " + job.getMetadata().getNamespace() + "/" + job.getMetadata().getName(),
+                        task);
+            }
+            if (leadership.isLeader()) {
+                writeDeferred(); // it started to lead meanwhile, maybe after its own replay
+            }
+            return;
         }
-        writer.execute(() -> write(kind, job, "True", "JobEnqueued", "Job Enqueued"));
+        writer.execute(task);
+    }
+
+    /** Writes the conditions asked for while this replica followed; called when it starts to lead. */
+    public void writeDeferred() {
+        List<Runnable> tasks;
+        synchronized (deferred) {
+            tasks = new ArrayList<>(deferred.values());
+            deferred.clear();
+        }
+        tasks.forEach(writer::execute);
     }
 
     /** Asks for {@code Queuing=False} on a job just admitted (written only if it shows {@code Queuing=True}). */
@@ -93,6 +130,9 @@ public class QueuingConditions {
                         return current;
                     });
         } catch (KubernetesClientException e) {
+            if (e.getCode() == 404) {
+                return; // deleted meanwhile
+            }
             LOG.warnf("could not set condition Queuing=%s on %s %s/%s: %s", status, kind.kind(),
                     job.getMetadata().getNamespace(), job.getMetadata().getName(), e.getMessage());
         }

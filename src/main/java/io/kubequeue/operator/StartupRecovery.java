@@ -151,6 +151,7 @@ public class StartupRecovery implements HealthCheck {
                 quotas.recomputeAll();
             }
             loop.openIf(leadership::isLeader);
+            queuing.writeDeferred(); // jobs queued while this replica followed show Queuing too
         }, loop::close);
     }
 

@@ -81,10 +81,13 @@ class LeaderElectionTest {
         client.batch().v1().jobs().inNamespace("default").resource(byOther).update();
         cluster.submitJob("a-small", "1", Map.of(), null);
         cluster.submitJob("b-big", "3", Map.of(), null);
+        cluster.apply("/seed/tfjobs.yaml"); // two 3-cpu TFJobs queued by annotation: kubectl shows them Queuing
 
         // a follower: sees everything, admits nothing, says so
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.usage(GROUP).get("cpu") == 3000
-                && scheduler.pending(GROUP).size() == 2);
+                && scheduler.pending(GROUP).size() == 4);
+        assertEquals(null, io.kubequeue.job.kubeflow.KubeflowJobKind.queuingCondition(cluster.tfJob("job1")),
+                "a follower writes no condition");
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
                 .until(() -> !cluster.admitted("a-small") && !cluster.admitted("b-big"));
         given().when().get("/api/v1/jobs/default/a-small").then().statusCode(200).body("position", equalTo(1));
@@ -102,6 +105,10 @@ class LeaderElectionTest {
         // 3 (the other's) + 1 (small) = 4: big (3) must wait; the new leader knew about the other's admission
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !cluster.admitted("b-big"));
         assertEquals(4000, scheduler.usage(GROUP).get("cpu"));
+        // the TFJobs queued while this replica followed now show Queuing, as in the seed
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                "True".equals(io.kubequeue.job.kubeflow.KubeflowJobKind.queuingCondition(cluster.tfJob("job1")))
+                        && "True".equals(io.kubequeue.job.kubeflow.KubeflowJobKind.queuingCondition(cluster.tfJob("job2"))));
         assertEquals(leadership.identity(), client.leases().inNamespace("kube-queue").withName("kube-queue-leader")
                 .get().getSpec().getHolderIdentity(), "this replica holds the Lease now");
 
