@@ -2,7 +2,9 @@ package io.kubequeue.events;
 
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -62,6 +64,18 @@ public class EventRecorder {
             new LinkedBlockingQueue<>(QUEUED_AT_MOST), DaemonThreads.named("kube-queue-events"));
 
     private final Leadership leadership;
+    /**
+     * Warnings a follower could not write, by object and reason, latest only: written when this replica starts
+     * to lead, so bad input seen before (e.g. during start-up recovery) still gets its event. Bounded, oldest
+     * dropped first. Normal events are not kept: Pending is said again on the next cycle.
+     */
+    private final Map<String, Runnable> deferredWarnings = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Runnable> eldest) {
+            return size() > MAX_DEFERRED_WARNINGS;
+        }
+    };
+    private static final int MAX_DEFERRED_WARNINGS = 10_000;
 
     public EventRecorder(KubernetesClient client, Leadership leadership) {
         this.client = client;
@@ -111,13 +125,32 @@ public class EventRecorder {
         record(target, "Warning", reason, message);
     }
 
-    private void record(ObjectReference target, String type, String reason, String message) {
-        if (!leadership.isLeader()) {
-            return; // only the leader writes events (a follower still logs its Warnings)
+    /** Writes the Warnings asked for while this replica followed; called when it starts to lead. */
+    public void writeDeferred() {
+        List<Runnable> warnings;
+        synchronized (deferredWarnings) {
+            warnings = new ArrayList<>(deferredWarnings.values());
+            deferredWarnings.clear();
         }
+        warnings.forEach(Runnable::run);
+    }
+
+    private void record(ObjectReference target, String type, String reason, String message) {
         String namespace = target.getNamespace() == null ? "default" : target.getNamespace();
         String identity = target.getKind() + "/" + namespace + "/" + target.getName() + "/"
                 + target.getUid() + "/" + reason;
+        if (!leadership.isLeader()) {
+            // only the leader writes events (a follower still logs its Warnings)
+            if ("Warning".equals(type)) {
+                synchronized (deferredWarnings) {
+                    deferredWarnings.put(identity, () -> record(target, type, reason, message));
+                }
+                if (leadership.isLeader()) {
+                    writeDeferred(); // it started to lead meanwhile, maybe after its own replay
+                }
+            }
+            return;
+        }
         synchronized (lastMessage) {
             if (message.equals(lastMessage.get(identity))) {
                 return;

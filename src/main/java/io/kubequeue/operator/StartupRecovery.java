@@ -152,6 +152,7 @@ public class StartupRecovery implements HealthCheck {
             }
             loop.openIf(leadership::isLeader);
             queuing.writeDeferred(); // jobs queued while this replica followed show Queuing too
+            events.writeDeferred(); // and bad input seen meanwhile gets its Warning
         }, loop::close);
     }
 

@@ -38,6 +38,7 @@ import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 class LeaderElectionTest {
 
     private static final String GROUP = "root.defaultQuotaGroup";
+    private static final String BAD_JOB = "bad-replicas";
 
     public static class ShortLease implements QuarkusTestProfile {
         @Override
@@ -82,12 +83,14 @@ class LeaderElectionTest {
         cluster.submitJob("a-small", "1", Map.of(), null);
         cluster.submitJob("b-big", "3", Map.of(), null);
         cluster.apply("/seed/tfjobs.yaml"); // two 3-cpu TFJobs queued by annotation: kubectl shows them Queuing
+        cluster.apply("/bad/negative-replicas.yaml"); // bad input: its Warning waits for a replica that leads
 
         // a follower: sees everything, admits nothing, says so
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.usage(GROUP).get("cpu") == 3000
                 && scheduler.pending(GROUP).size() == 4);
         assertEquals(null, io.kubequeue.job.kubeflow.KubeflowJobKind.queuingCondition(cluster.tfJob("job1")),
                 "a follower writes no condition");
+        assertTrue(cluster.events("default", BAD_JOB).isEmpty(), "a follower writes no event");
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
                 .until(() -> !cluster.admitted("a-small") && !cluster.admitted("b-big"));
         given().when().get("/api/v1/jobs/default/a-small").then().statusCode(200).body("position", equalTo(1));
@@ -105,6 +108,9 @@ class LeaderElectionTest {
         // 3 (the other's) + 1 (small) = 4: big (3) must wait; the new leader knew about the other's admission
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !cluster.admitted("b-big"));
         assertEquals(4000, scheduler.usage(GROUP).get("cpu"));
+        // the Warning about bad input seen while following is written now
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.events("default", BAD_JOB).stream()
+                .anyMatch(e -> "InvalidJob".equals(e.getReason())));
         // the TFJobs queued while this replica followed now show Queuing, as in the seed
         await().atMost(Duration.ofSeconds(10)).until(() ->
                 "True".equals(io.kubequeue.job.kubeflow.KubeflowJobKind.queuingCondition(cluster.tfJob("job1")))
