@@ -71,6 +71,11 @@ class ManifestsIT {
                 "a writable /tmp under a read-only root");
         assertEquals("http", manifests.get(Service.class, "kube-queue-controller").getSpec().getPorts().get(0).getName());
         assertTrue(manifests.ofKind("ServiceMonitor").isEmpty(), "the ServiceMonitor only when asked for");
+        for (HasMetadata o : manifests.objects()) {
+            Map<String, String> annotations = o.getMetadata().getAnnotations();
+            assertTrue(annotations == null || !annotations.containsKey("app.quarkus.io/vcs-uri"),
+                    "no build machine's clone path in " + o.getKind() + " " + o.getMetadata().getName());
+        }
     }
 
     @Test
