@@ -2,11 +2,6 @@ package io.kubequeue.admission;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -25,6 +20,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.job.kubeflow.KubeflowJobKind;
+import io.kubequeue.leader.HeldUntilLeading;
 import io.kubequeue.leader.Leadership;
 
 /**
@@ -48,22 +44,13 @@ public class QueuingConditions {
             Executors.newSingleThreadExecutor(DaemonThreads.named("kube-queue-conditions"));
 
     private final Leadership leadership;
-    /**
-     * Conditions a follower would have written, by job, latest request only: written when this replica starts to
-     * lead, so jobs queued meanwhile show Queuing too. Bounded (oldest dropped first); each write re-reads its job
-     * and skips one no longer queued.
-     */
-    private final Map<String, Runnable> deferred = new LinkedHashMap<>(16, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Runnable> eldest) {
-            return size() > MAX_DEFERRED;
-        }
-    };
-    private static final int MAX_DEFERRED = 20_000;
+    /** Conditions a follower would have written, latest per job: written when this replica starts to lead. */
+    private final HeldUntilLeading whileFollowing;
 
     public QueuingConditions(KubernetesClient client, Leadership leadership) {
         this.leadership = leadership;
         this.client = client;
+        this.whileFollowing = new HeldUntilLeading(leadership, 20_000);
     }
 
     /**
@@ -73,13 +60,8 @@ public class QueuingConditions {
     public <R extends CustomResource<JsonNode, JsonNode>> void queued(KubeflowJobKind<R> kind, R job) {
         Runnable task = () -> write(kind, job, "True", "JobEnqueued", "Job Enqueued");
         if (!leadership.isLeader()) {
-            synchronized (deferred) {
-                deferred.put(kind.kind() + " " + job.getMetadata().getNamespace() + "/" + job.getMetadata().getName(),
-                        task);
-            }
-            if (leadership.isLeader()) {
-                writeDeferred(); // it started to lead meanwhile, maybe after its own replay
-            }
+            whileFollowing.hold(kind.kind() + " " + job.getMetadata().getNamespace() + "/" + job.getMetadata().getName(),
+                    () -> writer.execute(task));
             return;
         }
         writer.execute(task);
@@ -87,12 +69,7 @@ public class QueuingConditions {
 
     /** Writes the conditions asked for while this replica followed; called when it starts to lead. */
     public void writeDeferred() {
-        List<Runnable> tasks;
-        synchronized (deferred) {
-            tasks = new ArrayList<>(deferred.values());
-            deferred.clear();
-        }
-        tasks.forEach(writer::execute);
+        whileFollowing.runAll();
     }
 
     /** Asks for {@code Queuing=False} on a job just admitted (written only if it shows {@code Queuing=True}). */

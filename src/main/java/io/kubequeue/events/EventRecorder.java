@@ -2,9 +2,7 @@ package io.kubequeue.events;
 
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -25,6 +23,7 @@ import io.fabric8.kubernetes.api.model.events.v1.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubequeue.concurrent.DaemonThreads;
+import io.kubequeue.leader.HeldUntilLeading;
 import io.kubequeue.leader.Leadership;
 
 /**
@@ -65,21 +64,16 @@ public class EventRecorder {
 
     private final Leadership leadership;
     /**
-     * Warnings a follower could not write, by object and reason, latest only: written when this replica starts
-     * to lead, so bad input seen before (e.g. during start-up recovery) still gets its event. Bounded, oldest
-     * dropped first. Normal events are not kept: Pending is said again on the next cycle.
+     * Warnings a follower could not write, latest per object and reason: written when this replica starts to
+     * lead, so bad input seen before (e.g. during start-up recovery) still gets its event. Normal events are not
+     * kept: Pending is said again on the next cycle.
      */
-    private final Map<String, Runnable> deferredWarnings = new LinkedHashMap<>() {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Runnable> eldest) {
-            return size() > MAX_DEFERRED_WARNINGS;
-        }
-    };
-    private static final int MAX_DEFERRED_WARNINGS = 10_000;
+    private final HeldUntilLeading warningsWhileFollowing;
 
     public EventRecorder(KubernetesClient client, Leadership leadership) {
         this.client = client;
         this.leadership = leadership;
+        this.warningsWhileFollowing = new HeldUntilLeading(leadership, 10_000);
     }
 
     private void forget(String identity, String message) {
@@ -127,12 +121,7 @@ public class EventRecorder {
 
     /** Writes the Warnings asked for while this replica followed; called when it starts to lead. */
     public void writeDeferred() {
-        List<Runnable> warnings;
-        synchronized (deferredWarnings) {
-            warnings = new ArrayList<>(deferredWarnings.values());
-            deferredWarnings.clear();
-        }
-        warnings.forEach(Runnable::run);
+        warningsWhileFollowing.runAll();
     }
 
     private void record(ObjectReference target, String type, String reason, String message) {
@@ -142,12 +131,7 @@ public class EventRecorder {
         if (!leadership.isLeader()) {
             // only the leader writes events (a follower still logs its Warnings)
             if ("Warning".equals(type)) {
-                synchronized (deferredWarnings) {
-                    deferredWarnings.put(identity, () -> record(target, type, reason, message));
-                }
-                if (leadership.isLeader()) {
-                    writeDeferred(); // it started to lead meanwhile, maybe after its own replay
-                }
+                warningsWhileFollowing.hold(identity, () -> record(target, type, reason, message));
             }
             return;
         }
