@@ -6,6 +6,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
@@ -44,7 +45,7 @@ public class Leadership {
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("kube-queue-leader-retry"));
     private volatile boolean leader;
     /** Bumped at every start and stop of leading, so a confirmation still waiting for an old term gives up. */
-    private final java.util.concurrent.atomic.AtomicLong term = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong term = new AtomicLong();
     private volatile boolean stopped;
     private volatile CompletableFuture<?> running;
 
@@ -110,9 +111,12 @@ public class Leadership {
                             elections.execute(() -> leadOnceConfirmed(namespace, myTerm, told, onLeading));
                         },
                         () -> {
-                            term.incrementAndGet();
-                            boolean was = leader;
-                            leader = false;
+                            boolean was;
+                            synchronized (term) { // no confirmation can set leader after this
+                                term.incrementAndGet();
+                                was = leader;
+                                leader = false;
+                            }
                             if (was) {
                                 LOG.warnf("%s lost the Lease: no longer admitting", identity);
                             }
@@ -150,7 +154,12 @@ public class Leadership {
         long poll = Math.max(50, Math.min(500, config.retryPeriod().toMillis() / 2));
         while (!stopped && term.get() == myTerm) {
             if (renewedSince(namespace, told)) {
-                leader = true;
+                synchronized (term) {
+                    if (stopped || term.get() != myTerm) {
+                        return; // lost (or stopped) while the Lease was read
+                    }
+                    leader = true;
+                }
                 LOG.infof("%s leads: admitting", identity);
                 onLeading.run();
                 return;
@@ -181,8 +190,10 @@ public class Leadership {
         if (stopped) {
             return;
         }
-        stopped = true;
-        leader = false;
+        synchronized (term) {
+            stopped = true;
+            leader = false;
+        }
         CompletableFuture<?> r = running;
         if (r != null) {
             r.cancel(true); // releases the Lease (releaseOnCancel), so another replica takes over at once
