@@ -49,12 +49,29 @@ public class Leadership {
     private volatile boolean stopped;
     private volatile CompletableFuture<?> running;
 
+    /**
+     * @throws IllegalArgumentException unless lease-duration &gt; renew-deadline &gt; retry-period &gt; 0 (as
+     *                                  client-go's leader election requires), naming the settings
+     */
     public Leadership(KubernetesClient client, KubeQueueConfig config) {
         this.client = client;
         this.config = config.leaderElection();
+        if (this.config.enabled()) {
+            checkTimings(this.config);
+        }
         this.identity = this.config.identity().filter(i -> !i.isBlank())
                 .or(() -> Optional.ofNullable(System.getenv("HOSTNAME")).filter(h -> !h.isBlank()))
                 .orElse("kube-queue-" + UUID.randomUUID().toString().substring(0, 8));
+    }
+
+    private static void checkTimings(KubeQueueConfig.LeaderElection c) {
+        if (c.leaseDuration().compareTo(c.renewDeadline()) > 0 && c.renewDeadline().compareTo(c.retryPeriod()) > 0
+                && c.retryPeriod().compareTo(java.time.Duration.ZERO) > 0) {
+            return;
+        }
+        throw new IllegalArgumentException(String.format("kube-queue.leader-election: lease-duration (%s) must be "
+                + "longer than renew-deadline (%s), and renew-deadline longer than retry-period (%s), which must be "
+                + "above zero", c.leaseDuration(), c.renewDeadline(), c.retryPeriod()));
     }
 
     /** Whether this replica leads now (always, when leader election is off). */

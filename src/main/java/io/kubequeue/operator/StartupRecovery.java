@@ -95,6 +95,10 @@ public class StartupRecovery implements HealthCheck {
      */
     void onStart(@Observes @Priority(Interceptor.Priority.LIBRARY_BEFORE) StartupEvent event) {
         checkDisabledKinds();
+        if (config.firstListTimeout().isNegative()) {
+            throw new IllegalArgumentException("kube-queue.first-list-timeout: must not be negative ("
+                    + config.firstListTimeout() + ")");
+        }
         feed.onChange(loop::trigger);
         feed.onQueued(this::showQueued);
         feed.onStartedOutside(loop::recordStartedOutside);
