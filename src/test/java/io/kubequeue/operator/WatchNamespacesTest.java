@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.Consumer;
 
 import jakarta.inject.Inject;
 
@@ -20,6 +21,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import io.quarkus.test.kubernetes.client.KubernetesServer;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 
 /**
@@ -28,8 +30,16 @@ import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
  */
 @QuarkusTest
 @TestProfile(WatchNamespacesTest.TeamAOnly.class)
-@WithKubernetesTestServer(crud = true)
+@WithKubernetesTestServer(crud = true, setup = WatchNamespacesTest.JobsBeforeStart.class)
 class WatchNamespacesTest {
+
+    /** Suspended jobs that exist before kube-queue starts: its recovery list reads every namespace. */
+    public static class JobsBeforeStart implements Consumer<KubernetesServer> {
+        @Override
+        public void accept(KubernetesServer server) {
+            server.getClient().batch().v1().jobs().inNamespace("team-b").resource(job("team-b", "before-start")).create();
+        }
+    }
 
     public static class TeamAOnly implements QuarkusTestProfile {
         @Override
@@ -41,12 +51,16 @@ class WatchNamespacesTest {
     @Inject
     KubernetesClient client;
 
-    private Job submit(String namespace, String name) {
-        return client.batch().v1().jobs().inNamespace(namespace).resource(new JobBuilder().withNewMetadata()
+    static Job job(String namespace, String name) {
+        return new JobBuilder().withNewMetadata()
                 .withName(name).withNamespace(namespace).endMetadata().withNewSpec().withSuspend(true)
                 .withNewTemplate().withNewSpec().withRestartPolicy("Never").addNewContainer().withName("work")
                 .withImage("busybox:stable").withNewResources().addToRequests("cpu", new Quantity("1")).endResources()
-                .endContainer().endSpec().endTemplate().endSpec().build()).create();
+                .endContainer().endSpec().endTemplate().endSpec().build();
+    }
+
+    private Job submit(String namespace, String name) {
+        return client.batch().v1().jobs().inNamespace(namespace).resource(job(namespace, name)).create();
     }
 
     private boolean suspended(String namespace, String name) {
@@ -64,6 +78,9 @@ class WatchNamespacesTest {
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> suspended("team-b", "elsewhere"));
         assertTrue(cluster.events("team-b", "elsewhere").isEmpty(), "no event on a job kube-queue leaves alone");
         given().when().get("/api/v1/jobs/team-b/elsewhere").then().statusCode(404);
+        // also one the start-up recovery listed (it reads every namespace): not queued either
+        given().when().get("/api/v1/jobs/team-b/before-start").then().statusCode(404);
+        assertTrue(suspended("team-b", "before-start"));
         given().contentType("application/json").body("""
                 {"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"x","namespace":"team-b"},
                  "spec":{"suspend":true,"template":{"spec":{"containers":[{"name":"c","image":"i",
