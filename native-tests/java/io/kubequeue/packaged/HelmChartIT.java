@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
 
@@ -19,7 +18,6 @@ import com.marcnuri.helm.TemplateCommand;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -42,16 +40,6 @@ class HelmChartIT {
         return Rendered.of(command.call());
     }
 
-    private static Container controller(Rendered rendered) {
-        return rendered.get(Deployment.class, "kube-queue-controller").getSpec().getTemplate().getSpec()
-                .getContainers().get(0);
-    }
-
-    private static Map<String, String> env(Container container) {
-        return container.getEnv().stream().filter(e -> e.getValue() != null)
-                .collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
-    }
-
     @Test
     void lintsCleanlyEvenStrictly() {
         LintResult lint = new Helm(CHART).lint().strict().call();
@@ -61,8 +49,8 @@ class HelmChartIT {
     @Test
     void defaultsRenderTheSeedsSettingsProbesAndARestrictedContainer() {
         Rendered rendered = template(Map.of());
-        Container c = controller(rendered);
-        Map<String, String> env = env(c);
+        Container c = rendered.controller();
+        Map<String, String> env = Rendered.literalEnv(c);
         assertEquals("elasticquota", env.get("QueueGroupPlugin"));
         assertEquals("false", env.get("StrictPriority"));
         assertEquals("false", env.get("StrictConsistency"));
@@ -93,7 +81,7 @@ class HelmChartIT {
                 Map.entry("watchNamespaces[1]", "team-b"),
                 Map.entry("extraEnv[0].name", "KUBE_QUEUE_BACKOFF_MAX"), Map.entry("extraEnv[0].value", "30s"),
                 Map.entry("nodeSelector.pool", "system"), Map.entry("config", "kube-queue.backoff.initial=2s")));
-        Map<String, String> env = env(controller(rendered));
+        Map<String, String> env = Rendered.literalEnv(rendered.controller());
         assertEquals("resourcequota", env.get("QueueGroupPlugin"));
         assertEquals("true", env.get("StrictPriority"), "strictPriority sets StrictPriority");
         assertEquals("false", env.get("StrictConsistency"), "and leaves StrictConsistency alone");
@@ -106,7 +94,7 @@ class HelmChartIT {
         assertEquals(1, rendered.ofKind("ServiceMonitor").size());
         assertTrue(rendered.get(ConfigMap.class, "kube-queue-config").getData().get("application.properties")
                 .contains("kube-queue.backoff.initial=2s"));
-        Map<String, String> swapped = env(controller(template(Map.of("strictConsistency", "true"))));
+        Map<String, String> swapped = Rendered.literalEnv(template(Map.of("strictConsistency", "true")).controller());
         assertEquals("true", swapped.get("StrictConsistency"));
         assertEquals("false", swapped.get("StrictPriority"));
     }

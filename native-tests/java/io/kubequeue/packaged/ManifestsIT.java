@@ -6,12 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
@@ -51,9 +49,8 @@ class ManifestsIT {
         assertEquals("kube-queue-controller", deployment.getSpec().getTemplate().getSpec().getServiceAccountName());
         assertEquals("kube-queue", manifests.get(ServiceAccount.class, "kube-queue-controller").getMetadata().getNamespace(),
                 "the pod's ServiceAccount ships with the manifests");
-        Container c = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
-        Map<String, String> env = c.getEnv().stream().filter(e -> e.getValue() != null)
-                .collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
+        Container c = manifests.controller();
+        Map<String, String> env = Rendered.literalEnv(c);
         assertEquals(Map.of("QueueGroupPlugin", "elasticquota", "StrictPriority", "false", "StrictConsistency", "false"),
                 Map.of("QueueGroupPlugin", env.get("QueueGroupPlugin"), "StrictPriority", env.get("StrictPriority"),
                         "StrictConsistency", env.get("StrictConsistency")));

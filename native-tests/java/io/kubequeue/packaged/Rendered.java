@@ -8,9 +8,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.stream.Collectors;
 
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 
@@ -56,6 +61,17 @@ public record Rendered(List<HasMetadata> objects) {
                 .filter(o -> name.equals(o.getMetadata().getName())).findFirst()
                 .orElseThrow(() -> new NoSuchElementException("no " + type.getSimpleName() + " " + name + " in "
                         + objects.stream().map(o -> o.getKind() + "/" + o.getMetadata().getName()).toList()));
+    }
+
+    /** The container of Deployment {@code kube-queue-controller}. */
+    public Container controller() {
+        return get(Deployment.class, "kube-queue-controller").getSpec().getTemplate().getSpec().getContainers().get(0);
+    }
+
+    /** A container's env vars that have a literal value, by name. */
+    public static Map<String, String> literalEnv(Container container) {
+        return container.getEnv().stream().filter(e -> e.getValue() != null)
+                .collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
     }
 
     /** Every object of this kind (its {@code kind} field). */

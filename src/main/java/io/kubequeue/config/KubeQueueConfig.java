@@ -55,13 +55,17 @@ public interface KubeQueueConfig {
 
     /** {@link #watchNamespaces()}, each name trimmed; empty: every namespace. */
     default Set<String> watchedNamespaceNames() {
-        return watchNamespaces().orElse(Set.of()).stream().map(String::trim).filter(n -> !n.isEmpty())
-                .collect(java.util.stream.Collectors.toUnmodifiableSet());
+        return trimmed(watchNamespaces());
     }
 
     /** {@link #disabledKinds()}, each name trimmed ({@code "TFJob, Workflow"} is written as people write lists). */
     default Set<String> disabledKindNames() {
-        return disabledKinds().orElse(Set.of()).stream().map(String::trim).filter(k -> !k.isEmpty())
+        return trimmed(disabledKinds());
+    }
+
+    /** A comma-separated list's names, trimmed, blanks left out. */
+    private static Set<String> trimmed(Optional<Set<String>> names) {
+        return names.orElse(Set.of()).stream().map(String::trim).filter(n -> !n.isEmpty())
                 .collect(java.util.stream.Collectors.toUnmodifiableSet());
     }
 
