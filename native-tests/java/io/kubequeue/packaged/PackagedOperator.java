@@ -3,7 +3,6 @@ package io.kubequeue.packaged;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -13,17 +12,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
+import io.kubequeue.testing.StrictApiServer;
 
 /**
  * One kube-queue replica as users run it: the packaged artifact in a process of its own, talking to an API
@@ -38,6 +34,8 @@ public final class PackagedOperator implements AutoCloseable {
 
     private static final Pattern SAMPLE = Pattern.compile("^(\\w+)(\\{[^}]*\\})? (\\S+)$");
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    /** The JVM build's heap in these tests, well below what the shipped Deployment's limit allows. */
+    private static final String DEFAULT_HEAP = "256m";
 
     private final String name;
     private final int port;
@@ -53,7 +51,15 @@ public final class PackagedOperator implements AutoCloseable {
      * @throws UncheckedIOException when the artifact cannot be started
      */
     public static PackagedOperator start(String name, String apiServer, Map<String, String> env) {
-        return new PackagedOperator(name, direct(apiServer), env, null);
+        return new PackagedOperator(name, direct(apiServer), env, null, DEFAULT_HEAP);
+    }
+
+    /**
+     * Starts a replica whose JVM has this maximum heap (e.g. {@code 64m}) instead of the tests' usual
+     * {@value #DEFAULT_HEAP}; the JVM build only (a native binary takes no {@code -Xmx} here).
+     */
+    public static PackagedOperator startWithHeap(String name, String apiServer, Map<String, String> env, String maxHeap) {
+        return new PackagedOperator(name, direct(apiServer), env, null, maxHeap);
     }
 
     /**
@@ -61,7 +67,7 @@ public final class PackagedOperator implements AutoCloseable {
      * {@code config/application.properties} there (the mounted ConfigMap) is read above the built-in settings.
      */
     public static PackagedOperator startIn(Path workingDirectory, String name, String apiServer, Map<String, String> env) {
-        return new PackagedOperator(name, direct(apiServer), env, workingDirectory);
+        return new PackagedOperator(name, direct(apiServer), env, workingDirectory, DEFAULT_HEAP);
     }
 
     /** fabric8's own configuration keys, as in a pod without a service account token. */
@@ -97,18 +103,18 @@ public final class PackagedOperator implements AutoCloseable {
         if (impersonate != null) {
             connection.put("KUBERNETES_IMPERSONATE_USERNAME", impersonate);
         }
-        return new PackagedOperator(name, connection, env, null);
+        return new PackagedOperator(name, connection, env, null, DEFAULT_HEAP);
     }
 
     private PackagedOperator(String name, Map<String, String> connection, Map<String, String> env,
-                             Path workingDirectory) {
+                             Path workingDirectory, String maxHeap) {
         this.name = name;
         this.port = freePort();
         try {
             Path dir = Path.of("target", "packaged-tests");
             Files.createDirectories(dir);
             this.log = dir.resolve(name + ".log");
-            ProcessBuilder builder = new ProcessBuilder(command()).redirectErrorStream(true)
+            ProcessBuilder builder = new ProcessBuilder(command(maxHeap)).redirectErrorStream(true)
                     .redirectOutput(log.toAbsolutePath().toFile());
             if (workingDirectory != null) {
                 builder.directory(workingDirectory.toFile());
@@ -128,7 +134,7 @@ public final class PackagedOperator implements AutoCloseable {
         }
     }
 
-    private static List<String> command() {
+    private static List<String> command(String maxHeap) {
         Path artifact = artifact();
         if (!Files.isRegularFile(artifact)) {
             throw new IllegalStateException("no packaged artifact at " + artifact.toAbsolutePath()
@@ -137,7 +143,7 @@ public final class PackagedOperator implements AutoCloseable {
         List<String> command = new ArrayList<>();
         if (artifact.toString().endsWith(".jar")) {
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            command.add("-Xmx256m");
+            command.add("-Xmx" + maxHeap);
             command.add("-jar");
         }
         command.add(artifact.toAbsolutePath().toString());
@@ -145,15 +151,12 @@ public final class PackagedOperator implements AutoCloseable {
     }
 
     /**
-     * An API server for replicas to talk to: the fabric8 mock server in CRUD mode, plain HTTP on the loopback
-     * interface, its request log quiet. The caller destroys it.
+     * An API server for replicas to talk to: the fabric8 mock server in CRUD mode, as strict as a real API server
+     * about JSON Patch and status ({@link StrictApiServer}), plain HTTP on the loopback interface, its request log
+     * quiet. The caller destroys it.
      */
     public static KubernetesMockServer mockApiServer() {
-        java.util.logging.Logger.getLogger("io.fabric8.mockwebserver").setLevel(java.util.logging.Level.WARNING);
-        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(), false);
-        server.init(InetAddress.getLoopbackAddress(), 0);
-        return server;
+        return StrictApiServer.started();
     }
 
     /** The artifact under test: {@code kube-queue.it.artifact}, else the JVM build in {@code target/}. */
@@ -254,6 +257,11 @@ public final class PackagedOperator implements AutoCloseable {
     public int stop() {
         process.destroy();
         return waitForExit();
+    }
+
+    /** Sends SIGTERM, as Kubernetes does to a pod it stops, and returns at once (see {@link #exitWithin}). */
+    public void terminate() {
+        process.destroy();
     }
 
     /** Kills the replica at once (SIGKILL): no shutdown hook, no Lease release, as when a node dies. */

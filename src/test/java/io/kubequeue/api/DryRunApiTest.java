@@ -26,11 +26,11 @@ import io.kubequeue.operator.Manifests;
 import io.kubequeue.quota.ElasticQuotaTree;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /** Dry-run admission of the seed's examples and of jobs that cannot fit, with reasons checked to the number. */
 @QuarkusTest
-@WithKubernetesTestServer(crud = true)
+@WithStrictApiServer
 class DryRunApiTest {
 
     private static final String GROUP = "root.defaultQuotaGroup";

@@ -19,11 +19,11 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.operator.Cluster;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /** The read API on the seed's tree (4 cpu) with three batch Jobs of 2 cpu: two admitted, one waiting. */
 @QuarkusTest
-@WithKubernetesTestServer(crud = true)
+@WithStrictApiServer
 class QueueApiTest {
 
     private static final String GROUP = "root.defaultQuotaGroup";

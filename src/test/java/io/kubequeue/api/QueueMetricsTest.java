@@ -19,14 +19,14 @@ import io.kubequeue.operator.Cluster;
 import io.kubequeue.quota.ElasticQuotaTree;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /**
  * Metric values after a scripted sequence on the seed's tree (4 cpu): submit three 2-cpu Jobs, two are admitted,
  * one finishes and the third is admitted; then the tree is deleted and the group's gauges go with it.
  */
 @QuarkusTest
-@WithKubernetesTestServer(crud = true)
+@WithStrictApiServer
 class QueueMetricsTest {
 
     private static final String GROUP = "quota_group=\"root.defaultQuotaGroup\"";

@@ -11,12 +11,12 @@ import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.junit.main.Launch;
 import io.quarkus.test.junit.main.LaunchResult;
 import io.quarkus.test.junit.main.QuarkusMainTest;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /** A misspelt kind in {@code kube-queue.disabled-kinds} stops start-up and lists the valid kinds. */
 @QuarkusMainTest
 @TestProfile(UnknownDisabledKindTest.Misspelt.class)
-@WithKubernetesTestServer(crud = true)
+@WithStrictApiServer
 class UnknownDisabledKindTest {
 
     public static class Misspelt implements QuarkusTestProfile {

@@ -20,9 +20,9 @@ import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.quarkus.test.kubernetes.client.KubernetesServer;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.quarkus.test.kubernetes.client.KubernetesTestServer;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /**
  * The API server refuses an admission patch (409 Conflict, 500 Internal Server Error): the charge is handed
@@ -30,7 +30,7 @@ import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
  */
 @QuarkusTest
 @TestProfile(AdmissionFailureTest.NoClientRetry.class)
-@WithKubernetesTestServer(crud = true)
+@WithStrictApiServer
 class AdmissionFailureTest {
 
     /** The client's own retry would absorb a single 500; switched off so that kube-queue's handling is tested. */
@@ -44,7 +44,7 @@ class AdmissionFailureTest {
     private static final String JOB1 = "/apis/kubeflow.org/v1/namespaces/default/tfjobs/job1";
 
     @KubernetesTestServer
-    KubernetesServer server;
+    KubernetesMockServer server;
 
     @Inject
     KubernetesClient client;

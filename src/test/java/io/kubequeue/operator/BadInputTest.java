@@ -20,14 +20,14 @@ import io.kubequeue.job.Annotations;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /**
  * Each bad input of the job-kinds issue: the job stays suspended, gets exactly one {@code InvalidJob}
  * Warning naming the field and the value, and nothing crashes (the scheduler goes on with other jobs).
  */
 @QuarkusTest
-@WithKubernetesTestServer(crud = true)
+@WithStrictApiServer
 class BadInputTest {
 
     @Inject

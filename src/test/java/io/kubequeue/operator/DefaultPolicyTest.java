@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /**
  * Both switches false (the seed's default): a job that does not fit backs off and the jobs behind it may pass;
@@ -15,7 +15,7 @@ import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
  */
 @QuarkusTest
 @TestProfile(DefaultPolicyTest.LongBackoff.class)
-@WithKubernetesTestServer(crud = true)
+@WithStrictApiServer
 class DefaultPolicyTest extends PolicyScenario {
 
     public static class LongBackoff implements QuarkusTestProfile {

@@ -17,7 +17,7 @@ import io.kubequeue.job.JobFeed;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /**
  * {@code KUBE_QUEUE_DISABLED_KINDS="Workflow, Job"} (written as people write lists): batch Jobs and Workflows are left
@@ -25,7 +25,7 @@ import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
  */
 @QuarkusTest
 @TestProfile(DisabledKindsTest.BatchJobsOff.class)
-@WithKubernetesTestServer(crud = true)
+@WithStrictApiServer
 class DisabledKindsTest {
 
     public static class BatchJobsOff implements QuarkusTestProfile {

@@ -23,11 +23,11 @@ import io.kubequeue.job.kubeflow.TFJob;
 import io.kubequeue.quota.ElasticQuotaTree;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /** The seed's ElasticQuotaTree example: default may use 4 cpu, each TFJob needs 3. */
 @QuarkusTest
-@WithKubernetesTestServer(crud = true)
+@WithStrictApiServer
 class ElasticQuotaTreeSeedTest {
 
     @Inject

@@ -24,8 +24,8 @@ import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.quarkus.test.kubernetes.client.KubernetesServer;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /**
  * Two replicas: another replica holds the Lease when this one starts. This one follows (serves the read API and
@@ -34,7 +34,7 @@ import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
  */
 @QuarkusTest
 @TestProfile(LeaderElectionTest.ShortLease.class)
-@WithKubernetesTestServer(crud = true, setup = LeaderElectionTest.AnotherReplicaLeads.class)
+@WithStrictApiServer(setup = LeaderElectionTest.AnotherReplicaLeads.class)
 class LeaderElectionTest {
 
     private static final String GROUP = "root.defaultQuotaGroup";
@@ -50,10 +50,10 @@ class LeaderElectionTest {
     }
 
     /** Before this replica starts: the other one leads, and has admitted a 3-cpu job into the 4-cpu group. */
-    public static class AnotherReplicaLeads implements Consumer<KubernetesServer> {
+    public static class AnotherReplicaLeads implements Consumer<KubernetesMockServer> {
         @Override
-        public void accept(KubernetesServer server) {
-            KubernetesClient client = server.getClient();
+        public void accept(KubernetesMockServer server) {
+            KubernetesClient client = server.createClient();
             client.leases().inNamespace("kube-queue").resource(new LeaseBuilder().withNewMetadata()
                     .withName("kube-queue-leader").withNamespace("kube-queue").endMetadata().withNewSpec()
                     .withHolderIdentity("other-replica").withLeaseDurationSeconds(600)

@@ -17,21 +17,21 @@ import io.kubequeue.job.Annotations;
 import io.kubequeue.job.argo.Workflow;
 import io.kubequeue.job.argo.WorkflowKind;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.kubernetes.client.KubernetesServer;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /**
  * A cluster without Argo: every request for Workflows answers 404 for a while, as when the CRD is not
  * installed. kube-queue must start and queue the other kinds, then pick Workflows up once they are served.
  */
 @QuarkusTest
-@WithKubernetesTestServer(crud = true, setup = MissingCrdTest.NoArgoAtFirst.class)
+@WithStrictApiServer(setup = MissingCrdTest.NoArgoAtFirst.class)
 class MissingCrdTest {
 
     /** The first requests for Workflows (recovery's list, the informer's first tries) find no such API. */
-    public static class NoArgoAtFirst implements Consumer<KubernetesServer> {
+    public static class NoArgoAtFirst implements Consumer<KubernetesMockServer> {
         @Override
-        public void accept(KubernetesServer server) {
+        public void accept(KubernetesMockServer server) {
             String notFound = "{\"kind\":\"Status\",\"code\":404,\"reason\":\"NotFound\"}";
             // as many 404s as recovery would try: only taking a 404 for "not served" lets start-up go on
             server.expect().get().withPath("/apis/argoproj.io/v1alpha1/workflows").andReturn(404, notFound).times(5);

@@ -11,11 +11,11 @@ import org.junit.jupiter.api.Test;
 
 import io.kubequeue.job.Annotations;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /** ElasticQuotaTree min for non-preemptible jobs, and {@code kube-queue/max-jobs}, end to end. */
 @QuarkusTest
-@WithKubernetesTestServer(crud = true)
+@WithStrictApiServer
 class QuotaSemanticsTest extends PolicyScenario {
 
     private static final Map<String, String> NON_PREEMPTIBLE = Map.of("quota.scheduling.alibabacloud.com/preemptible", "false");

@@ -9,8 +9,8 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.kubernetes.client.KubernetesServer;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /**
  * A cluster that never installs Argo (the Workflow API answers 404 for good): the pod must still become Ready
@@ -19,12 +19,12 @@ import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
  * when its CRD appears (MissingCrdTest); it is not a reason to take the replica out of its Service.
  */
 @QuarkusTest
-@WithKubernetesTestServer(crud = true, setup = ReadinessWithoutArgoTest.NoArgo.class)
+@WithStrictApiServer(setup = ReadinessWithoutArgoTest.NoArgo.class)
 class ReadinessWithoutArgoTest {
 
-    public static class NoArgo implements Consumer<KubernetesServer> {
+    public static class NoArgo implements Consumer<KubernetesMockServer> {
         @Override
-        public void accept(KubernetesServer server) {
+        public void accept(KubernetesMockServer server) {
             String notFound = "{\"kind\":\"Status\",\"code\":404,\"reason\":\"NotFound\"}";
             server.expect().get().withPath("/apis/argoproj.io/v1alpha1/workflows").andReturn(404, notFound).always();
             server.expect().get().withPath("/apis/argoproj.io/v1alpha1/workflows?resourceVersion=0")

@@ -26,8 +26,8 @@ import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.quarkus.test.kubernetes.client.KubernetesServer;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /**
  * Start-up recovery on its own, with the reconcilers never started: what the scheduler holds when the
@@ -36,7 +36,7 @@ import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
  */
 @QuarkusTest
 @TestProfile(RecoveryAloneTest.NoReconcilers.class)
-@WithKubernetesTestServer(crud = true, setup = RecoveryAloneTest.OneAdmittedOneQueued.class)
+@WithStrictApiServer(setup = RecoveryAloneTest.OneAdmittedOneQueued.class)
 class RecoveryAloneTest {
 
     public static class NoReconcilers implements QuarkusTestProfile {
@@ -47,11 +47,11 @@ class RecoveryAloneTest {
     }
 
     /** The seed's tree and TFJobs, job1 already admitted, as a restart finds them. */
-    public static class OneAdmittedOneQueued implements Consumer<KubernetesServer> {
+    public static class OneAdmittedOneQueued implements Consumer<KubernetesMockServer> {
         @Override
-        public void accept(KubernetesServer server) {
+        public void accept(KubernetesMockServer server) {
             new RecoveryTest.AdmittedBeforeStart().accept(server);
-            KubernetesClient client = server.getClient();
+            KubernetesClient client = server.createClient();
             try (InputStream jobs = RecoveryAloneTest.class.getResourceAsStream("/seed/tfjobs.yaml")) {
                 List<HasMetadata> seed = Manifests.read(client, jobs);
                 TFJob job2 = (TFJob) seed.get(1);
@@ -66,8 +66,11 @@ class RecoveryAloneTest {
                 done.getMetadata().getAnnotations().put(Annotations.ADMITTED_AT, "2026-01-01T00:00:00Z");
                 com.fasterxml.jackson.databind.node.ObjectNode status = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
                 status.putArray("conditions").addObject().put("type", "Succeeded").put("status", "True");
-                done.setStatus(status);
-                client.resource(done).create();
+                // as a real API server does, the test server drops a status sent with the object: the training
+                // operator writes it through /status
+                TFJob created = client.resource(done).create();
+                created.setStatus(status);
+                client.resource(created).updateStatus();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

@@ -20,8 +20,8 @@ import io.kubequeue.job.kubeflow.TFJob;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.kubernetes.client.KubernetesServer;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /**
  * A restart with one admitted job: before kube-queue starts, the cluster already holds the seed's tree and
@@ -29,14 +29,14 @@ import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
  * so job2 (3 cpu more, in a 4-cpu group) stays suspended.
  */
 @QuarkusTest
-@WithKubernetesTestServer(crud = true, setup = RecoveryTest.AdmittedBeforeStart.class)
+@WithStrictApiServer(setup = RecoveryTest.AdmittedBeforeStart.class)
 class RecoveryTest {
 
     /** Runs against the mock API server before the application starts. */
-    public static class AdmittedBeforeStart implements Consumer<KubernetesServer> {
+    public static class AdmittedBeforeStart implements Consumer<KubernetesMockServer> {
         @Override
-        public void accept(KubernetesServer server) {
-            KubernetesClient client = server.getClient();
+        public void accept(KubernetesMockServer server) {
+            KubernetesClient client = server.createClient();
             try (InputStream tree = RecoveryTest.class.getResourceAsStream("/seed/elasticquotatree.yaml");
                  InputStream jobs = RecoveryTest.class.getResourceAsStream("/seed/tfjobs.yaml")) {
                 for (HasMetadata o : Manifests.read(client, tree)) {

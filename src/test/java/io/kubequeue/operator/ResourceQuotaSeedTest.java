@@ -22,12 +22,12 @@ import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /** The seed's ResourceQuota example: {@code QueueGroupPlugin=resourcequota}, namespace default has cpu 4. */
 @QuarkusTest
 @TestProfile(ResourceQuotaSeedTest.ResourceQuotaPlugin.class)
-@WithKubernetesTestServer(crud = true)
+@WithStrictApiServer
 class ResourceQuotaSeedTest {
 
     /** Sets the seed's env var name, as {@code kubectl edit deploy} would. */

@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClassBuilder;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /**
  * {@code StrictConsistency=true}, the seed's strict priority: a release retries the backed-off jobs at once,
@@ -16,7 +16,7 @@ import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
  */
 @QuarkusTest
 @TestProfile(StrictConsistencyTest.RetryOnRelease.class)
-@WithKubernetesTestServer(crud = true)
+@WithStrictApiServer
 class StrictConsistencyTest extends PolicyScenario {
 
     public static class RetryOnRelease implements QuarkusTestProfile {

@@ -7,12 +7,12 @@ import org.junit.jupiter.api.Test;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /** {@code StrictPriority=true}, the seed's blocking queue: nothing passes a head that does not fit. */
 @QuarkusTest
 @TestProfile(StrictPriorityTest.Blocking.class)
-@WithKubernetesTestServer(crud = true)
+@WithStrictApiServer
 class StrictPriorityTest extends PolicyScenario {
 
     /** Sets the seed's env var name, as {@code kubectl edit deploy} would. */

@@ -19,8 +19,8 @@ import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.quarkus.test.kubernetes.client.KubernetesServer;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /**
  * The Lease still names this replica (from before a renewal failed, or a restart under the same name), but no
@@ -30,7 +30,7 @@ import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
  */
 @QuarkusTest
 @TestProfile(UnconfirmedLeaseTest.NamedReplica.class)
-@WithKubernetesTestServer(crud = true, setup = UnconfirmedLeaseTest.LeaseNamesUsButWritesFail.class)
+@WithStrictApiServer(setup = UnconfirmedLeaseTest.LeaseNamesUsButWritesFail.class)
 class UnconfirmedLeaseTest {
 
     private static final String IDENTITY = "replica-under-test";
@@ -46,10 +46,10 @@ class UnconfirmedLeaseTest {
         }
     }
 
-    public static class LeaseNamesUsButWritesFail implements Consumer<KubernetesServer> {
+    public static class LeaseNamesUsButWritesFail implements Consumer<KubernetesMockServer> {
         @Override
-        public void accept(KubernetesServer server) {
-            KubernetesClient client = server.getClient();
+        public void accept(KubernetesMockServer server) {
+            KubernetesClient client = server.createClient();
             client.leases().inNamespace("kube-queue").resource(new LeaseBuilder().withNewMetadata()
                     .withName("kube-queue-leader").withNamespace("kube-queue").endMetadata().withNewSpec()
                     .withHolderIdentity(IDENTITY).withLeaseDurationSeconds(600)

@@ -16,8 +16,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.quarkus.test.kubernetes.client.KubernetesServer;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /**
  * Under the ResourceQuota plugin a namespace without quota is unlimited; so when the ResourceQuotas cannot
@@ -25,7 +25,7 @@ import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
  */
 @QuarkusTest
 @TestProfile(UnreadableQuotaTest.ResourceQuotaPluginQuickTimeout.class)
-@WithKubernetesTestServer(crud = true, setup = UnreadableQuotaTest.QuotasRefused.class)
+@WithStrictApiServer(setup = UnreadableQuotaTest.QuotasRefused.class)
 class UnreadableQuotaTest {
 
     public static class ResourceQuotaPluginQuickTimeout implements QuarkusTestProfile {
@@ -37,9 +37,9 @@ class UnreadableQuotaTest {
     }
 
     /** Every list of ResourceQuotas answers 403, as with RBAC missing. */
-    public static class QuotasRefused implements Consumer<KubernetesServer> {
+    public static class QuotasRefused implements Consumer<KubernetesMockServer> {
         @Override
-        public void accept(KubernetesServer server) {
+        public void accept(KubernetesMockServer server) {
             server.expect().get().withPath("/api/v1/resourcequotas?resourceVersion=0")
                     .andReturn(403, "{\"kind\":\"Status\",\"code\":403,\"reason\":\"Forbidden\"}").always();
         }

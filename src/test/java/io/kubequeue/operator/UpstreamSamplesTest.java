@@ -31,14 +31,14 @@ import io.kubequeue.job.kubeflow.KubeflowJobKind;
 import io.kubequeue.job.kubeflow.MPIJob;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /**
  * Each kind's upstream sample, with a suspend mark added, under a group that runs one job at a time
  * ({@code kube-queue/max-jobs: 1}): the first copy is admitted, the second waits until the first finishes.
  */
 @QuarkusTest
-@WithKubernetesTestServer(crud = true)
+@WithStrictApiServer
 class UpstreamSamplesTest {
 
     @Inject

@@ -21,8 +21,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.quarkus.test.kubernetes.client.KubernetesServer;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /**
  * {@code KUBE_QUEUE_WATCH_NAMESPACES="team-a, team-c"}: kube-queue manages the jobs of those namespaces only; a
@@ -30,14 +30,14 @@ import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
  */
 @QuarkusTest
 @TestProfile(WatchNamespacesTest.TeamAOnly.class)
-@WithKubernetesTestServer(crud = true, setup = WatchNamespacesTest.JobsBeforeStart.class)
+@WithStrictApiServer(setup = WatchNamespacesTest.JobsBeforeStart.class)
 class WatchNamespacesTest {
 
     /** Suspended jobs that exist before kube-queue starts: its recovery list reads every namespace. */
-    public static class JobsBeforeStart implements Consumer<KubernetesServer> {
+    public static class JobsBeforeStart implements Consumer<KubernetesMockServer> {
         @Override
-        public void accept(KubernetesServer server) {
-            server.getClient().batch().v1().jobs().inNamespace("team-b").resource(job("team-b", "before-start")).create();
+        public void accept(KubernetesMockServer server) {
+            server.createClient().batch().v1().jobs().inNamespace("team-b").resource(job("team-b", "before-start")).create();
         }
     }
 

@@ -1,0 +1,80 @@
+package io.kubequeue.testing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+
+/** The test API server refuses what a real one refuses, where the plain mock server accepts it. */
+class StrictApiServerTest {
+
+    private KubernetesMockServer server;
+    private KubernetesClient client;
+
+    @BeforeEach
+    void start() {
+        server = StrictApiServer.started();
+        client = server.createClient();
+        client.batch().v1().jobs().inNamespace("default").resource(new JobBuilder().withNewMetadata().withName("j")
+                .endMetadata().withNewSpec().withSuspend(true).endSpec().build()).create();
+    }
+
+    @AfterEach
+    void stop() {
+        client.close();
+        server.destroy();
+    }
+
+    private Job patch(String jsonPatch) {
+        return client.batch().v1().jobs().inNamespace("default").withName("j")
+                .patch(PatchContext.of(PatchType.JSON), jsonPatch);
+    }
+
+    @Test
+    void anAddUnderAMissingParentIsRefusedAndChangesNothing() {
+        KubernetesClientException refused = assertThrows(KubernetesClientException.class, () -> patch(
+                "[{\"op\":\"replace\",\"path\":\"/spec/suspend\",\"value\":false},"
+                        + "{\"op\":\"add\",\"path\":\"/metadata/annotations/a\",\"value\":\"b\"}]"));
+        assertEquals(422, refused.getCode());
+        assertEquals(Boolean.TRUE, client.batch().v1().jobs().inNamespace("default").withName("j").get()
+                .getSpec().getSuspend(), "no op of a refused patch applies");
+        // the same record as a whole map applies
+        assertEquals("b", patch("[{\"op\":\"add\",\"path\":\"/metadata/annotations\",\"value\":{\"a\":\"b\"}}]")
+                .getMetadata().getAnnotations().get("a"));
+    }
+
+    @Test
+    void aRemovalOfAMissingMemberAndATestOfTheWrongTypeAreRefused() {
+        assertEquals(422, assertThrows(KubernetesClientException.class,
+                () -> patch("[{\"op\":\"remove\",\"path\":\"/spec/parallelism\"}]")).getCode());
+        assertEquals(422, assertThrows(KubernetesClientException.class,
+                () -> patch("[{\"op\":\"test\",\"path\":\"/spec/suspend\",\"value\":\"true\"}]")).getCode(),
+                "the string \"true\" is not the boolean true");
+    }
+
+    @Test
+    void aJobsStatusIsWrittenOnlyThroughItsSubresource() {
+        Job job = client.batch().v1().jobs().inNamespace("default").withName("j").get();
+        job.setStatus(new JobStatusBuilder().withSucceeded(1).build());
+        client.batch().v1().jobs().inNamespace("default").resource(job).update();
+        assertNull(client.batch().v1().jobs().inNamespace("default").withName("j").get().getStatus(),
+                "a write to the main resource keeps the stored status (none)");
+
+        job = client.batch().v1().jobs().inNamespace("default").withName("j").get();
+        job.setStatus(new JobStatusBuilder().withSucceeded(1).build());
+        client.batch().v1().jobs().inNamespace("default").resource(job).updateStatus();
+        assertEquals(1, client.batch().v1().jobs().inNamespace("default").withName("j").get().getStatus().getSucceeded());
+    }
+}
