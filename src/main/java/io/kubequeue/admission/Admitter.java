@@ -1,6 +1,8 @@
 package io.kubequeue.admission;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import jakarta.inject.Singleton;
@@ -35,13 +37,35 @@ import io.kubequeue.scheduler.Scheduler;
  * <p>The patch holds, for each suspend mark the job carries, a {@code test} op on the mark followed by its
  * removal, then the admission record annotations. If the job changed since the decision (another replica
  * admitted it, the user edited the mark) the {@code test} fails and nothing is written: a stale decision can
- * never admit twice. A refused admission is handed back to the scheduler, which uncharges it and retries.
+ * never admit twice. A refused admission is handed back to the scheduler, which uncharges it and retries; after
+ * {@value #REFUSALS_BEFORE_WARNING} refusals in a row with the same HTTP status, the job gets one Warning event
+ * ({@code AdmissionRefused}) with the API server's message, so a patch the server will never take does not loop
+ * unseen.
+ *
+ * <p>The patch is one a real API server applies (RFC 6902 strictly): an {@code add} never targets a child of a
+ * missing member, so a job without annotations gets the record as a whole map
+ * (../shared/reference/real-apiserver.md, "JSON Patch").
  */
 @Singleton
 public class Admitter {
 
     private static final Logger LOG = Logger.getLogger(Admitter.class);
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+    /** Refusals of one job's admission in a row, with the same HTTP status, before its Warning event. */
+    static final int REFUSALS_BEFORE_WARNING = 3;
+    /** Jobs whose refusal streaks are remembered (the oldest forgotten first): bounded memory. */
+    private static final int REFUSAL_STREAKS_KEPT = 10_000;
+
+    /** One job's refusals in a row, all with this HTTP status. */
+    private record RefusalStreak(int code, int count) {
+    }
+
+    private final Map<JobKey, RefusalStreak> refusalStreaks = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<JobKey, RefusalStreak> eldest) {
+            return size() > REFUSAL_STREAKS_KEPT;
+        }
+    };
 
     private final KubernetesClient client;
     private final Scheduler scheduler;
@@ -74,6 +98,7 @@ public class Admitter {
         String patch = patchFor(entry, admission).toString();
         try {
             HasMetadata admitted = resource(entry.kind(), admission).patch(PatchContext.of(PatchType.JSON), patch);
+            endRefusalStreak(admission.key());
             scheduler.admissionConfirmed(admission.key(), admission.record(), admitted.getMetadata().getResourceVersion());
             showAdmitted(entry.kind(), admitted);
             LOG.infof("admitted %s into quota group %s (request %s, waited %d ms)", admission.key(),
@@ -87,10 +112,12 @@ public class Admitter {
                 // the job is gone: forget it; its delete event may never come if it was deleted before the
                 // informers listed it, or while a reconcile held an older copy
                 LOG.debugf("admission of %s: the job is gone", admission.key());
+                endRefusalStreak(admission.key());
                 scheduler.admissionTargetGone(admission.key(), admission.record());
-            } else if (code == 409 || code == 422 || code == 400) {
-                // definite refusal: the job changed since the decision (the test op failed)
+            } else if (definiteRefusal(code)) {
+                // the patch was not applied: most often the job changed since the decision (a test op failed)
                 LOG.debugf("admission of %s refused (%d): %s", admission.key(), code, e.getMessage());
+                countRefusal(entry, admission.key(), code, serverMessage(e));
                 refused(entry, admission);
             } else {
                 return confirm(entry, admission, e);
@@ -126,6 +153,45 @@ public class Admitter {
         }
     }
 
+    /**
+     * Whether the API server answered that it did not apply the patch and will not without a change: a bad or
+     * stale patch (400, 409, 422) or missing rights (401, 403). Anything else (5xx, 429, a timeout) may have been
+     * applied and is read back instead.
+     */
+    static boolean definiteRefusal(int code) {
+        return code == 400 || code == 401 || code == 403 || code == 409 || code == 422;
+    }
+
+    /**
+     * Counts one more refusal of this job's admission; the {@value #REFUSALS_BEFORE_WARNING}th in a row with the
+     * same HTTP status gives the job one Warning event with the server's message (and one log line).
+     */
+    private void countRefusal(JobDirectory.Entry entry, JobKey key, int code, String message) {
+        RefusalStreak streak;
+        synchronized (refusalStreaks) {
+            RefusalStreak before = refusalStreaks.get(key);
+            streak = new RefusalStreak(code, before != null && before.code() == code ? before.count() + 1 : 1);
+            refusalStreaks.put(key, streak);
+        }
+        if (streak.count() == REFUSALS_BEFORE_WARNING) {
+            events.warning(entry.ref(), "AdmissionRefused", "the API server refused the admission patch "
+                    + streak.count() + " times in a row (HTTP " + code + ": " + message
+                    + "); kube-queue keeps retrying with backoff");
+        }
+    }
+
+    private void endRefusalStreak(JobKey key) {
+        synchronized (refusalStreaks) {
+            refusalStreaks.remove(key);
+        }
+    }
+
+    /** The API server's own message ({@code Status.message}), else the client's. */
+    private static String serverMessage(KubernetesClientException e) {
+        return e.getStatus() != null && e.getStatus().getMessage() != null && !e.getStatus().getMessage().isBlank()
+                ? e.getStatus().getMessage() : e.getMessage();
+    }
+
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static List<SuspendMark> suspendMarks(JobKind kind, HasMetadata job) {
         return kind.suspendMarks(job);
@@ -146,7 +212,7 @@ public class Admitter {
             return;
         }
         JobDirectory.Entry entry = new JobDirectory.Entry(seen.get().kind(), seen.get().ref(), List.of(),
-                seen.get().hasAnnotations());
+                seen.get().annotationsPresent(), seen.get().resourceVersion());
         Admission charge = new Admission(key, record, Resources.NONE, 0);
         try {
             resource(entry.kind(), charge).patch(PatchContext.of(PatchType.JSON), patchFor(entry, charge).toString());
@@ -196,9 +262,19 @@ public class Admitter {
                 .resources(kind.type()).inNamespace(admission.key().namespace()).withName(admission.key().name());
     }
 
-    /** The JSON Patch for one admission (visible for tests). */
+    /**
+     * The JSON Patch (RFC 6902) for one admission, as a real API server applies it to the job as stored (visible
+     * for tests): a {@code test} and a removal for each mark, then the admission record. A job with annotations
+     * gets the record's two keys added to its map; one without gets the map added whole, since an {@code add}
+     * whose parent is missing is refused (422). Adding the whole map would replace annotations written since the
+     * job was seen, so that patch first tests the job's {@code resourceVersion}: a job changed meanwhile refuses
+     * it (422) and is retried as it is now.
+     */
     static ArrayNode patchFor(JobDirectory.Entry entry, Admission admission) {
         ArrayNode ops = JSON.arrayNode();
+        if (!entry.annotationsPresent() && entry.resourceVersion() != null) {
+            ops.add(op("test", "/metadata/resourceVersion").put("value", entry.resourceVersion()));
+        }
         for (SuspendMark mark : entry.marks()) {
             if (mark == SuspendMark.ANNOTATION) {
                 ops.add(op("test", mark.pointer()).put("value", "true"));
@@ -208,7 +284,7 @@ public class Admitter {
                 ops.add(op("replace", mark.pointer()).put("value", false));
             }
         }
-        if (entry.hasAnnotations()) {
+        if (entry.annotationsPresent()) {
             ops.add(op("add", "/metadata/annotations/" + escape(Annotations.QUOTA_GROUP))
                     .put("value", admission.record().group()));
             ops.add(op("add", "/metadata/annotations/" + escape(Annotations.ADMITTED_AT))

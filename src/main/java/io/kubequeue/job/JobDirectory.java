@@ -18,12 +18,16 @@ import io.kubequeue.scheduler.JobKey;
 public class JobDirectory {
 
     /**
-     * @param kind            the job's kind adapter
-     * @param ref             apiVersion, kind, namespace, name and uid
-     * @param marks           the suspend marks seen
-     * @param hasAnnotations  whether {@code metadata.annotations} exists (a JSON Patch {@code add} needs its parent)
+     * @param kind               the job's kind adapter
+     * @param ref                apiVersion, kind, namespace, name and uid
+     * @param marks              the suspend marks seen
+     * @param annotationsPresent whether {@code metadata.annotations} holds at least one key. A JSON Patch
+     *                           {@code add} of one annotation needs the map to exist, and the API server never
+     *                           stores an empty map, so an empty one (as fabric8 shows an absent one) is absent
+     * @param resourceVersion    the version seen, to bind a patch that replaces the whole annotation map to it
      */
-    public record Entry(JobKind<?> kind, ObjectReference ref, List<SuspendMark> marks, boolean hasAnnotations) {
+    public record Entry(JobKind<?> kind, ObjectReference ref, List<SuspendMark> marks, boolean annotationsPresent,
+                        String resourceVersion) {
     }
 
     private final Map<JobKey, Entry> entries = new ConcurrentHashMap<>();

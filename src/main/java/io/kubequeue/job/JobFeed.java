@@ -156,8 +156,9 @@ public class JobFeed {
             return;
         }
         invalid.remove(key);
+        Map<String, String> annotations = job.getMetadata().getAnnotations();
         directory.put(key, new JobDirectory.Entry(kind, EventRecorder.refOf(job), marks,
-                job.getMetadata().getAnnotations() != null));
+                annotations != null && !annotations.isEmpty(), job.getMetadata().getResourceVersion()));
         directory.putPodLabels(key, kind.podLabels(job));
         Optional<Scheduler.JobStatus> before = scheduler.status(key);
         AdmissionRecord chargeBefore = before.map(Scheduler.JobStatus::record).orElse(null);

@@ -14,7 +14,11 @@ import io.kubequeue.scheduler.AdmissionRecord;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Resources;
 
-/** The admission JSON Patch: a test op on each mark before it goes, then the admission record. */
+/**
+ * The admission JSON Patch: a test op on each mark before it goes, then the admission record, which a job without
+ * annotations gets as a whole map (bound to the version seen). That the patches apply on a strict RFC 6902 server
+ * is checked end to end in {@code operator.AdmissionPatchesTest}.
+ */
 class AdmitterPatchTest {
 
     private static final Admission ADMISSION = new Admission(new JobKey("Job", "default", "j"),
@@ -23,7 +27,7 @@ class AdmitterPatchTest {
     @Test
     void annotationAndSpecSuspendAreEachTestedThenRemoved() {
         JobDirectory.Entry entry = new JobDirectory.Entry(null, new ObjectReference(),
-                List.of(SuspendMark.ANNOTATION, SuspendMark.SPEC_SUSPEND), true);
+                List.of(SuspendMark.ANNOTATION, SuspendMark.SPEC_SUSPEND), true, "7");
         assertEquals("["
                 + "{\"op\":\"test\",\"path\":\"/metadata/annotations/scheduling.x-k8s.io~1suspend\",\"value\":\"true\"},"
                 + "{\"op\":\"remove\",\"path\":\"/metadata/annotations/scheduling.x-k8s.io~1suspend\"},"
@@ -35,10 +39,11 @@ class AdmitterPatchTest {
     }
 
     @Test
-    void aJobWithoutAnnotationsGetsTheWholeMap() {
+    void aJobWithoutAnnotationsGetsTheWholeMapOnlyIfUnchangedSinceSeen() {
         JobDirectory.Entry entry = new JobDirectory.Entry(null, new ObjectReference(),
-                List.of(SuspendMark.RUN_POLICY_SUSPEND), false);
+                List.of(SuspendMark.RUN_POLICY_SUSPEND), false, "7");
         assertEquals("["
+                + "{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":\"7\"},"
                 + "{\"op\":\"test\",\"path\":\"/spec/runPolicy/suspend\",\"value\":true},"
                 + "{\"op\":\"replace\",\"path\":\"/spec/runPolicy/suspend\",\"value\":false},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations\",\"value\":"
