@@ -89,9 +89,10 @@ public class StartupRecovery implements HealthCheck {
     }
 
     /**
-     * Runs before QOSDK starts the operator (lower priority value first), so no reconcile can interleave with
-     * the recovery list: a job that finishes meanwhile is seen finished by its first reconcile, never
-     * re-charged by a stale list entry afterwards.
+     * Runs before QOSDK starts the operator (lower priority value first; QOSDK then starts it in the background,
+     * {@code quarkus.operator-sdk.async-start}), so no reconcile can interleave with the recovery list: a job that
+     * finishes meanwhile is seen finished by its first reconcile, never re-charged by a stale list entry
+     * afterwards. Readiness does not wait for the informers of kinds the cluster does not serve.
      */
     void onStart(@Observes @Priority(Interceptor.Priority.LIBRARY_BEFORE) StartupEvent event) {
         checkDisabledKinds();
