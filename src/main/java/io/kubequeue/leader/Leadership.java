@@ -19,7 +19,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
-import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.config.KubeQueueConfig;
 
@@ -48,6 +47,35 @@ public class Leadership {
     private final AtomicLong term = new AtomicLong();
     private volatile boolean stopped;
     private volatile CompletableFuture<?> running;
+    /** Why the Lease cannot be used now, if it cannot (for readiness); empty while it can or is not tried yet. */
+    private volatile Optional<LeaseProblem> problem = Optional.empty();
+    /** The problem last logged: each is logged once, until a write of the Lease shows it solved. */
+    private LeaseProblem logged;
+    private final ReportingLeaseLock.Outcome leaseOutcome = new ReportingLeaseLock.Outcome() {
+        @Override
+        public void usable(boolean wrote) {
+            problem = Optional.empty();
+            if (wrote) {
+                synchronized (this) {
+                    if (logged != null) {
+                        LOG.infof("leader election runs: the Lease is written again (%s solved)", logged.reason());
+                        logged = null;
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void problem(LeaseProblem p) {
+            problem = Optional.of(p);
+            synchronized (this) {
+                if (!p.equals(logged)) {
+                    LOG.error(p.message());
+                    logged = p;
+                }
+            }
+        }
+    };
 
     /**
      * @throws IllegalArgumentException unless lease-duration &gt; renew-deadline &gt; retry-period &gt; 0 (as
@@ -77,6 +105,14 @@ public class Leadership {
     /** Whether this replica leads now (always, when leader election is off). */
     public boolean isLeader() {
         return leader;
+    }
+
+    /**
+     * Why this replica cannot take part in leader election, if it cannot (its Lease's namespace is missing, RBAC
+     * refuses it): it then admits nothing and reports not ready. Empty with leader election off.
+     */
+    public Optional<LeaseProblem> problem() {
+        return problem;
     }
 
     /** {@code leader} or {@code follower}, for the {@code replica_role} label. */
@@ -115,7 +151,7 @@ public class Leadership {
         }
         LeaderElector elector = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
                 .withName("kube-queue")
-                .withLock(new LeaseLock(namespace, config.leaseName(), identity))
+                .withLock(new ReportingLeaseLock(namespace, config.leaseName(), identity, leaseOutcome))
                 .withLeaseDuration(config.leaseDuration())
                 .withRenewDeadline(config.renewDeadline())
                 .withRetryPeriod(config.retryPeriod())

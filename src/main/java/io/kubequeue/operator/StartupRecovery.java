@@ -1,6 +1,7 @@
 package io.kubequeue.operator;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -12,6 +13,7 @@ import jakarta.interceptor.Interceptor;
 
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 import org.jboss.logging.Logger;
 
@@ -30,6 +32,7 @@ import io.kubequeue.job.AdmittedPods;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.PriorityClassWatch;
+import io.kubequeue.leader.LeaseProblem;
 import io.kubequeue.leader.Leadership;
 import io.kubequeue.quota.ElasticQuotaTreeSource;
 import io.kubequeue.quota.QuotaGroupSource;
@@ -226,11 +229,15 @@ public class StartupRecovery implements HealthCheck {
 
     /**
      * Ready once start-up recovery is done (DOWN before): from then on this replica serves the read API and
-     * metrics; it admits only while it leads.
+     * metrics; it admits only while it leads. DOWN again while it cannot take part in leader election (its
+     * Lease's namespace missing, RBAC), with the reason and the fix as data {@code leaderElection}.
      */
     @Override
     public HealthCheckResponse call() {
-        return HealthCheckResponse.named("kube-queue-recovery").status(recovered)
-                .withData("role", leadership == null ? "starting" : leadership.role()).build();
+        Optional<LeaseProblem> lease = leadership.problem();
+        HealthCheckResponseBuilder response = HealthCheckResponse.named("kube-queue-recovery")
+                .status(recovered && lease.isEmpty()).withData("role", leadership.role());
+        lease.ifPresent(p -> response.withData("leaderElection", p.message()));
+        return response.build();
     }
 }

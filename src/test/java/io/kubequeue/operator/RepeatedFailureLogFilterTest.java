@@ -9,11 +9,14 @@ import java.util.logging.LogRecord;
 
 import org.junit.jupiter.api.Test;
 
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 
-class NotServedKindLogFilterTest {
+class RepeatedFailureLogFilterTest {
 
     private static final String REFLECTOR = "io.fabric8.kubernetes.client.informers.impl.cache.Reflector";
+    private static final String ELECTOR = "io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector";
+    private final RepeatedFailureLogFilter filter = new RepeatedFailureLogFilter();
 
     private static LogRecord record(String logger, Throwable thrown) {
         LogRecord r = new LogRecord(Level.WARNING, "listSyncAndWatch failed for argoproj.io/v1alpha1/workflows, will retry");
@@ -22,9 +25,12 @@ class NotServedKindLogFilterTest {
         return r;
     }
 
+    private static KubernetesClientException answered(int code, String message) {
+        return new KubernetesClientException(new StatusBuilder().withCode(code).withMessage(message).build());
+    }
+
     @Test
     void dropsOnlyTheInformerRetryWarningsOfKindsNotServed() {
-        NotServedKindLogFilter filter = new NotServedKindLogFilter();
         assertFalse(filter.isLoggable(record(REFLECTOR,
                 new CompletionException(new KubernetesClientException("not found", 404, null)))));
         assertTrue(filter.isLoggable(record(REFLECTOR,
@@ -32,5 +38,16 @@ class NotServedKindLogFilterTest {
         assertTrue(filter.isLoggable(record(REFLECTOR, null)));
         assertTrue(filter.isLoggable(record("io.kubequeue.operator.StartupRecovery",
                 new KubernetesClientException("not found", 404, null))), "only fabric8's informer retries");
+    }
+
+    @Test
+    void dropsLeaderElectionRetriesOnlyForLeaseProblemsKubeQueueReportsItself() {
+        assertFalse(filter.isLoggable(record(ELECTOR, answered(404, "namespaces \"kube-queue\" not found"))));
+        assertFalse(filter.isLoggable(record(ELECTOR, answered(403,
+                "leases.coordination.k8s.io is forbidden: User \"x\" cannot create resource \"leases\""))));
+        assertTrue(filter.isLoggable(record(ELECTOR, answered(500, "etcdserver: request timed out"))),
+                "an outage is still logged by fabric8");
+        assertTrue(filter.isLoggable(record(ELECTOR, answered(404, "leases \"kube-queue-leader\" not found"))),
+                "a missing Lease is not a missing namespace");
     }
 }

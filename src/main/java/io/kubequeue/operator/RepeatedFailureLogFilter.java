@@ -1,0 +1,50 @@
+package io.kubequeue.operator;
+
+import java.util.logging.Filter;
+import java.util.logging.LogRecord;
+
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kubequeue.leader.LeaseProblem;
+import io.quarkus.logging.LoggingFilter;
+
+/**
+ * Drops fabric8's warnings that would repeat, each with a stack trace, for as long as the cluster stays as it is,
+ * where kube-queue has already said once, in one line, what is wrong:
+ * <ul>
+ *   <li>an informer's retry for a kind the API server does not serve (404): a cluster serves only one of the two
+ *       MPIJob versions, and often no Argo; start-up recovery names each kind left out;</li>
+ *   <li>leader election's retry when the Lease cannot be used at all (its namespace missing, RBAC): {@link
+ *       io.kubequeue.leader.Leadership} logs the {@link LeaseProblem} with its fix.</li>
+ * </ul>
+ * Every other failure (403 on jobs, 500, timeouts) is still logged.
+ */
+@LoggingFilter(name = "kube-queue-repeated-failures")
+public final class RepeatedFailureLogFilter implements Filter {
+
+    @Override
+    public boolean isLoggable(LogRecord record) {
+        String logger = record.getLoggerName();
+        if (logger == null) {
+            return true;
+        }
+        boolean informer = logger.endsWith(".informers.impl.cache.Reflector");
+        boolean leaderElection = logger.endsWith(".extended.leaderelection.LeaderElector");
+        if (!informer && !leaderElection) {
+            return true;
+        }
+        for (Throwable t = record.getThrown(); t != null; t = t.getCause()) {
+            if (t instanceof KubernetesClientException e) {
+                if (informer && e.getCode() == 404) {
+                    return false;
+                }
+                if (leaderElection && LeaseProblem.of(e, "", "").isPresent()) {
+                    return false;
+                }
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return true;
+    }
+}
