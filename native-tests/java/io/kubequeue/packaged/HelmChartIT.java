@@ -100,6 +100,24 @@ class HelmChartIT {
     }
 
     @Test
+    void theJvmOptionsAndShutdownDeadlineAreTheManifestsAndFollowTheGracePeriod() {
+        Rendered defaults = template(Map.of());
+        Map<String, String> env = Rendered.literalEnv(defaults.controller());
+        Map<String, String> generated = Rendered.literalEnv(Rendered.generatedManifests().controller());
+        assertEquals(generated.get("JAVA_TOOL_OPTIONS"), env.get("JAVA_TOOL_OPTIONS"));
+        assertEquals(generated.get("KUBE_QUEUE_SHUTDOWN_DEADLINE"), env.get("KUBE_QUEUE_SHUTDOWN_DEADLINE"));
+        assertEquals(30L, defaults.get(Deployment.class, "kube-queue-controller").getSpec().getTemplate().getSpec()
+                .getTerminationGracePeriodSeconds());
+
+        Rendered longer = template(Map.of("terminationGracePeriodSeconds", "120", "jvmOptions", ""));
+        assertEquals(120L, longer.get(Deployment.class, "kube-queue-controller").getSpec().getTemplate().getSpec()
+                .getTerminationGracePeriodSeconds());
+        Map<String, String> longerEnv = Rendered.literalEnv(longer.controller());
+        assertEquals("115s", longerEnv.get("KUBE_QUEUE_SHUTDOWN_DEADLINE"), "5 s before Kubernetes would kill it");
+        assertFalse(longerEnv.containsKey("JAVA_TOOL_OPTIONS"), "empty jvmOptions: the JVM's defaults");
+    }
+
+    @Test
     void withoutLeaderElectionTheOldPodStopsBeforeTheNewOneStarts() {
         assertEquals("Recreate", template(Map.of("leaderElection.enabled", "false")).get(Deployment.class,
                 "kube-queue-controller").getSpec().getStrategy().getType(), "no two admitting pods during a rollout");

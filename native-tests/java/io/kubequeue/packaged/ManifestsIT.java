@@ -75,6 +75,22 @@ class ManifestsIT {
         }
     }
 
+    /**
+     * The JVM exits at its first OutOfMemoryError (OutOfMemoryIT) and takes its heap from the container's limit;
+     * kube-queue halts itself before Kubernetes would kill it (ShutdownDeadlineIT).
+     */
+    @Test
+    void theJvmExitsOnOutOfMemoryAndStopsWithinTheGracePeriod() {
+        Map<String, String> env = Rendered.literalEnv(manifests.controller());
+        assertTrue(env.get("JAVA_TOOL_OPTIONS").contains("-XX:+ExitOnOutOfMemoryError"), env.toString());
+        assertTrue(env.get("JAVA_TOOL_OPTIONS").contains("-XX:MaxRAMPercentage=75"), env.toString());
+        long grace = manifests.get(Deployment.class, "kube-queue-controller").getSpec().getTemplate().getSpec()
+                .getTerminationGracePeriodSeconds();
+        assertEquals(30, grace);
+        assertTrue(java.time.Duration.parse("PT" + env.get("KUBE_QUEUE_SHUTDOWN_DEADLINE").toUpperCase())
+                .compareTo(java.time.Duration.ofSeconds(grace)) < 0, "the deadline runs out before the grace period");
+    }
+
     @Test
     void rbacGrantsExactlyWhatKubeQueueCalls() {
         assertEquals(new TreeMap<>(Map.ofEntries(

@@ -69,6 +69,16 @@ public interface KubeQueueConfig {
                 .collect(java.util.stream.Collectors.toUnmodifiableSet());
     }
 
+    /**
+     * How long a stopping replica may take (env {@code KUBE_QUEUE_SHUTDOWN_DEADLINE}): past it the process halts,
+     * whatever its threads are doing (a call to an API server that never answers, a thread broken by an
+     * OutOfMemoryError), so that it ends by itself within the pod's {@code terminationGracePeriodSeconds}
+     * (30 s in the shipped manifests) instead of being killed, or hanging outside Kubernetes. Above zero, or
+     * start-up fails.
+     */
+    @WithDefault("25s")
+    Duration shutdownDeadline();
+
     /** Unschedulable backoff bounds. */
     Backoff backoff();
 
