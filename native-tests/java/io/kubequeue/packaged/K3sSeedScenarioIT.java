@@ -7,21 +7,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.testcontainers.junit.jupiter.Testcontainers;
 import org.testcontainers.k3s.K3sContainer;
@@ -33,7 +35,10 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceQuota;
+import io.fabric8.kubernetes.api.model.ResourceQuotaBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributes;
 import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributesBuilder;
@@ -46,35 +51,41 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubequeue.job.Annotations;
+import io.kubequeue.job.argo.Workflow;
+import io.kubequeue.job.kubeflow.MPIJobV2beta1;
+import io.kubequeue.job.kubeflow.PyTorchJob;
 import io.kubequeue.job.kubeflow.TFJob;
 import io.kubequeue.operator.Cluster;
 import io.kubequeue.operator.Manifests;
+import io.kubequeue.quota.ElasticQuotaTree;
 
 /**
- * The seed's scenario end to end, against a real API server: k3s in a container (Testcontainers), with the
- * packaged operator (the jar, or the native binary under {@code -Pnative}) running as a process of its own with
- * exactly the rights of its generated, least-privilege RBAC.
+ * kube-queue installed and run against a real API server (k3s in a container, Testcontainers), exactly as
+ * docs/install.md's "Manifests" path gives it, with the packaged operator (the jar, or the native binary under
+ * {@code -Pnative}) acting with exactly the rights of its generated RBAC:
  *
  * <ol>
- *   <li>k3s starts; the TFJob CRD (the training-operator's, a copy in {@code src/test/resources/crds/}) and the
- *       ElasticQuotaTree CRD generated at package ({@code target/kubernetes/}) are installed and awaited
- *       {@code Established};</li>
- *   <li>from the install manifests generated at package ({@code target/kubernetes/kubernetes.yml}) the
- *       Namespace, ServiceAccount, ClusterRole(Binding)s and Role(Binding)s are applied, not the Deployment
- *       (no image is built here): the replica runs outside the cluster, with the Deployment's env vars, through
- *       k3s's admin kubeconfig <em>impersonating</em> the ServiceAccount
- *       {@code system:serviceaccount:kube-queue:kube-queue-controller} (fabric8's env var
- *       {@code KUBERNETES_IMPERSONATE_USERNAME}), so every request it makes is authorized as the pod's would be;</li>
- *   <li>the seed's quota tree (namespace {@code default} may use 4 cpu) and its two TFJobs (3 cpu each, queued by
- *       the annotation {@code scheduling.x-k8s.io/suspend}) are applied: one is admitted (annotation removed,
- *       admission record written), the other stays queued and shows condition {@code Queuing=True};</li>
- *   <li>the test plays the training operator: the admitted job gets condition {@code Succeeded=True} through the
- *       status subresource; the other is then admitted;</li>
- *   <li>the replica's log shows no {@code Forbidden} answer from the API server.</li>
+ *   <li>the job kinds' own CRDs, as their operators ship them: TFJob and PyTorchJob (training-operator v1.9.0),
+ *       MPIJob {@code v2beta1} (mpi-operator; a cluster serves one MPIJob version, so kube-queue's {@code v1}
+ *       informer finds nothing there), Argo's Workflow; created, not applied, since the Kubeflow ones are too big
+ *       for {@code kubectl apply};</li>
+ *   <li>{@code kubectl apply -f target/kubernetes/elasticquotatrees.scheduling.sigs.k8s.io-v1.yml}, then
+ *       {@code kubectl apply -f target/kubernetes/kubernetes.yml}, with the {@code kubectl} on the PATH (GitHub's
+ *       runners have one), else the same client-side apply done with fabric8 (the object, plus the copy kubectl
+ *       keeps in an annotation). The API server validates every object, the Deployment included. No image of
+ *       this commit exists in the cluster, so a ResourceQuota of zero pods in {@code kube-queue} keeps the
+ *       Deployment from starting one; the replica runs outside the cluster instead, with the Deployment's env vars
+ *       as the cluster stored them, through k3s's admin kubeconfig <em>impersonating</em> the ServiceAccount
+ *       {@code system:serviceaccount:kube-queue:kube-queue-controller};</li>
+ *   <li>for each quota plugin: the seed's quota object and two TFJobs (3 cpu each, 4 allowed; one runs, the
+ *       other shows {@code Queuing} until the test, playing the training operator, marks the first Succeeded
+ *       through {@code /status}); then one job of each kind, each queued the way its own operator expects, most
+ *       without annotations ({@code src/test/resources/k3s/one-of-each-kind.yaml}), every one admitted;</li>
+ *   <li>the replica's log shows no {@code Forbidden} answer and no refused admission.</li>
  * </ol>
  *
  * <p>Needs a Docker engine (GitHub's ubuntu runners have one); where none runs, JUnit reports the class skipped
- * ("disabledWithoutDocker"). The replica's output is {@code target/packaged-tests/kube-queue-k3s.log}.
+ * ("disabledWithoutDocker"). The replicas' output is {@code target/packaged-tests/kube-queue-k3s-*.log}.
  */
 @Testcontainers(disabledWithoutDocker = true)
 class K3sSeedScenarioIT {
@@ -83,15 +94,15 @@ class K3sSeedScenarioIT {
     private static final DockerImageName K3S_IMAGE = DockerImageName.parse("rancher/k3s:v1.31.4-k3s1");
     private static final String OPERATOR_NAMESPACE = "kube-queue";
     private static final String SERVICE_ACCOUNT = "kube-queue-controller";
+    private static final String DEPLOYMENT = "kube-queue-controller";
     private static final String OPERATOR_USER =
             "system:serviceaccount:" + OPERATOR_NAMESPACE + ":" + SERVICE_ACCOUNT;
-    private static final String GROUP = "root.defaultQuotaGroup";
+    private static final String TREE_GROUP = "root.defaultQuotaGroup";
     private static final Path GENERATED = Path.of("target", "kubernetes");
     private static final Path MANIFESTS = GENERATED.resolve("kubernetes.yml");
     private static final Path QUOTA_TREE_CRD = GENERATED.resolve("elasticquotatrees.scheduling.sigs.k8s.io-v1.yml");
-    /** What an install applies besides the CRDs and the workload itself. */
-    private static final Set<String> INSTALLED_KINDS =
-            Set.of("Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding");
+    private static final List<String> JOB_KIND_CRDS = List.of("kubeflow.org_tfjobs.yaml",
+            "kubeflow.org_pytorchjobs.yaml", "kubeflow.org_mpijobs.v2beta1.yaml", "argoproj.io_workflows.yaml");
     private static final Pattern FORBIDDEN = Pattern.compile("(?i)forbidden");
     private static final Pattern WARNING_OR_ERROR = Pattern.compile("\\b(WARN|ERROR)\\b");
 
@@ -102,25 +113,64 @@ class K3sSeedScenarioIT {
     private static final Duration OPERATOR_START = Duration.ofMinutes(3);
     private static final Duration ADMISSION = Duration.ofMinutes(2);
 
-    private K3sContainer k3s;
-    private KubernetesClient admin;
+    private static K3sContainer k3s;
+    private static KubernetesClient admin;
+    private static Path kubeconfig;
+    /** The Deployment's env vars with a literal value, as the API server stored them. */
+    private static Map<String, String> deploymentEnv;
+
     private Cluster cluster;
     private PackagedOperator operator;
 
-    @BeforeEach
-    void startCluster() {
+    @BeforeAll
+    static void installAsDocumented() throws IOException, InterruptedException {
         k3s = new K3sContainer(K3S_IMAGE).withStartupTimeout(CLUSTER_START);
         k3s.start();
         admin = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(k3s.getKubeConfigYaml())).build();
-        Manifests.registerKinds(admin); // TFJob and ElasticQuotaTree read from YAML as kube-queue's model classes
-        cluster = new Cluster(admin);
+        Manifests.registerKinds(admin); // the job kinds and ElasticQuotaTree read from YAML as kube-queue's classes
+        kubeconfig = Path.of("target", "packaged-tests", "k3s-kubeconfig.yaml");
+        Files.createDirectories(kubeconfig.getParent());
+        Files.writeString(kubeconfig, k3s.getKubeConfigYaml());
+
+        List<CustomResourceDefinition> jobKinds = new ArrayList<>();
+        for (String file : JOB_KIND_CRDS) {
+            try (InputStream in = K3sSeedScenarioIT.class.getResourceAsStream("/crds/" + file)) {
+                assertTrue(in != null, "no test resource /crds/" + file);
+                jobKinds.add(admin.apiextensions().v1().customResourceDefinitions().resource(
+                        admin.apiextensions().v1().customResourceDefinitions().load(in).item()).create());
+            }
+        }
+        // no pod of the Deployment: this commit has no image in the cluster (the replica runs outside it)
+        admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(OPERATOR_NAMESPACE)
+                .endMetadata().build()).create();
+        admin.resourceQuotas().inNamespace(OPERATOR_NAMESPACE).resource(new ResourceQuotaBuilder().withNewMetadata()
+                .withName("no-pods-in-this-test").endMetadata().withNewSpec().addToHard("pods", new Quantity("0"))
+                .endSpec().build()).create();
+
+        assertTrue(Files.isRegularFile(QUOTA_TREE_CRD), QUOTA_TREE_CRD + " is generated at package: run ./mvnw verify");
+        Kubectl.apply(kubeconfig, QUOTA_TREE_CRD, admin);
+        Kubectl.apply(kubeconfig, MANIFESTS, admin);
+
+        for (String crd : names(jobKinds, "elasticquotatrees.scheduling.sigs.k8s.io")) {
+            admin.apiextensions().v1().customResourceDefinitions().withName(crd).waitUntilCondition(c -> c != null
+                    && c.getStatus() != null && c.getStatus().getConditions().stream().anyMatch(x ->
+                    "Established".equals(x.getType()) && "True".equals(x.getStatus())), ESTABLISHED.toSeconds(), TimeUnit.SECONDS);
+        }
+        await("the new kinds are served").atMost(Duration.ofMinutes(1)).ignoreExceptions().until(() -> {
+            admin.resources(TFJob.class).inAnyNamespace().list();
+            admin.resources(PyTorchJob.class).inAnyNamespace().list();
+            admin.resources(MPIJobV2beta1.class).inAnyNamespace().list();
+            admin.resources(Workflow.class).inAnyNamespace().list();
+            admin.resources(ElasticQuotaTree.class).inNamespace("kube-system").list();
+            return true;
+        });
+        deploymentEnv = storedDeploymentEnv();
+        awaitRbacInForce();
+        assertImpersonationNarrowsTheAdmin();
     }
 
-    @AfterEach
-    void stopAll() {
-        if (operator != null) {
-            operator.close();
-        }
+    @AfterAll
+    static void stopCluster() {
         if (admin != null) {
             admin.close();
         }
@@ -129,32 +179,66 @@ class K3sSeedScenarioIT {
         }
     }
 
-    @Test
-    void seedScenarioWithTheGeneratedRbac() throws IOException {
-        installCrds();
-        Map<String, String> deploymentEnv = installRbac();
-        awaitRbacInForce();
-        assertImpersonationNarrowsTheAdmin();
+    @AfterEach
+    void stopReplicaAndClear() {
+        if (operator != null) {
+            operator.stop(); // SIGTERM: it hands the Lease over, so the next test's replica leads at once
+        }
+        if (cluster != null) {
+            for (Class<? extends HasMetadata> kind : List.of(TFJob.class, PyTorchJob.class, MPIJobV2beta1.class,
+                    Workflow.class, io.fabric8.kubernetes.api.model.batch.v1.Job.class)) {
+                admin.resources(kind).inNamespace("default").delete();
+            }
+            admin.resources(ElasticQuotaTree.class).inNamespace("kube-system").delete();
+            admin.resourceQuotas().inNamespace("default").delete();
+        }
+    }
 
-        Path kubeconfig = Path.of("target", "packaged-tests", "k3s-kubeconfig.yaml");
-        Files.createDirectories(kubeconfig.getParent());
-        Files.writeString(kubeconfig, k3s.getKubeConfigYaml());
-        operator = PackagedOperator.startWithKubeconfig("kube-queue-k3s", kubeconfig, OPERATOR_USER, deploymentEnv);
-        // ready once start-up recovery is done, although PyTorchJob, MPIJob and Workflow have no CRD here
+    @Test
+    void elasticQuotaPlugin() {
+        runSeedScenario("elasticquota", "/seed/elasticquotatree.yaml", "/seed/tfjobs.yaml", TREE_GROUP,
+                () -> await("the replica reads the seed's quota tree").atMost(Duration.ofMinutes(1))
+                        .until(() -> running() && operator.log().contains(TREE_GROUP + " max")));
+    }
+
+    @Test
+    void resourceQuotaPlugin() {
+        // the group of a job is its namespace; its limit is the ResourceQuota, whose status the quota controller fills
+        runSeedScenario("resourcequota", "/seed/resourcequota.yaml", "/seed/tfjobs-resourcequota.yaml", "default",
+                () -> await("the quota controller has counted the ResourceQuota").atMost(Duration.ofMinutes(1))
+                        .until(() -> {
+                            ResourceQuota quota = admin.resourceQuotas().inNamespace("default").withName("default").get();
+                            return quota.getStatus() != null && quota.getStatus().getHard() != null
+                                    && quota.getStatus().getHard().containsKey("cpu");
+                        }));
+    }
+
+    /**
+     * The seed's scenario under one plugin, then one job of each kind.
+     *
+     * @param plugin          {@code QueueGroupPlugin}
+     * @param quota           the seed's quota object (test resource)
+     * @param jobs            the seed's two TFJobs for that plugin (test resource)
+     * @param group           the quota group they meet
+     * @param quotaInForce    waits until the quota object is in force
+     */
+    private void runSeedScenario(String plugin, String quota, String jobs, String group, Runnable quotaInForce) {
+        cluster = new Cluster(admin);
+        Map<String, String> env = new HashMap<>(deploymentEnv);
+        env.put("QueueGroupPlugin", plugin);
+        operator = PackagedOperator.startWithKubeconfig("kube-queue-k3s-" + plugin, kubeconfig, OPERATOR_USER, env);
+        // ready once recovery is done, although the cluster does not serve MPIJob v1
         await("the replica recovered, is ready and leads").atMost(OPERATOR_START).pollInterval(Duration.ofSeconds(1))
                 .until(() -> running() && operator.ready() && operator.leads());
 
-        // the seed: the quota tree first (so that the jobs meet their group), then the two TFJobs
-        cluster.apply("/seed/elasticquotatree.yaml");
-        await("the replica reads the seed's quota tree").atMost(Duration.ofMinutes(1))
-                .until(() -> running() && operator.log().contains(GROUP + " max"));
-        cluster.apply("/seed/tfjobs.yaml");
-
+        cluster.apply(quota);
+        quotaInForce.run();
+        cluster.apply(jobs);
         await("one of the seed's TFJobs admitted").atMost(ADMISSION)
                 .until(() -> running() && (admitted("job1") || admitted("job2")));
         String first = admitted("job1") ? "job1" : "job2";
         String second = first.equals("job1") ? "job2" : "job1";
-        assertEquals(GROUP, tfJob(first).getMetadata().getAnnotations().get(Annotations.QUOTA_GROUP),
+        assertEquals(group, tfJob(first).getMetadata().getAnnotations().get(Annotations.QUOTA_GROUP),
                 "the admission record names the quota group");
         // 3 + 3 cpu > 4: the other waits, and kubectl get tfjob shows it Queuing
         await(second + " shows condition Queuing=True").atMost(Duration.ofMinutes(1))
@@ -165,72 +249,84 @@ class K3sSeedScenarioIT {
         succeed(first); // the training operator's part: the job ran and succeeded
         await(second + " admitted once " + first + " succeeded").atMost(ADMISSION)
                 .until(() -> running() && admitted(second));
-        assertEquals(GROUP, tfJob(second).getMetadata().getAnnotations().get(Annotations.QUOTA_GROUP));
-        await("both admissions logged").atMost(Duration.ofSeconds(30)).until(() ->
-                operator.log().contains("admitted TFJob default/" + first + " into quota group " + GROUP)
-                        && operator.log().contains("admitted TFJob default/" + second + " into quota group " + GROUP));
+        assertEquals(group, tfJob(second).getMetadata().getAnnotations().get(Annotations.QUOTA_GROUP));
         // events.k8s.io/v1 Events are validated by a real API server (the mock server takes anything)
         await("an Admitted event on " + first).atMost(Duration.ofSeconds(30)).until(() ->
                 admin.resources(Event.class).inNamespace("default").list().getItems().stream().anyMatch(e ->
                         first.equals(e.getRegarding().getName()) && "Admitted".equals(e.getReason())));
+        succeed(second);
+
+        // one job of each kind, most without annotations: each admission patch must apply on a real server
+        for (HasMetadata job : cluster.apply("/k3s/one-of-each-kind.yaml")) {
+            await(job.getKind() + " " + job.getMetadata().getName() + " admitted").atMost(ADMISSION)
+                    .until(() -> running() && cluster.admittedNow(job));
+        }
 
         String log = operator.log();
         report(log);
-        assertTrue(operator.ready(), "ready, with TFJob the only job CRD installed");
-        List<String> forbidden = log.lines().filter(l -> FORBIDDEN.matcher(l).find()).toList();
-        assertEquals(List.of(), forbidden,
+        assertTrue(operator.ready(), "still ready");
+        assertEquals(List.of(), log.lines().filter(l -> FORBIDDEN.matcher(l).find()).toList(),
                 "the generated RBAC must cover every call; replica log: " + operator.logFile().toAbsolutePath());
+        assertEquals(List.of(), log.lines().filter(l -> l.contains("AdmissionRefused")).toList(),
+                "no admission patch refused again and again by the API server");
         assertTrue(operator.alive(), "the replica still runs");
     }
 
-    /** Both CRDs, then each awaited Established and served (the first list of its kind answers). */
-    private void installCrds() throws IOException {
-        List<CustomResourceDefinition> crds = new ArrayList<>();
-        try (InputStream in = K3sSeedScenarioIT.class.getResourceAsStream("/crds/kubeflow.org_tfjobs.yaml")) {
-            assertTrue(in != null, "no test resource /crds/kubeflow.org_tfjobs.yaml");
-            crds.add(admin.apiextensions().v1().customResourceDefinitions().load(in).item());
+    /** Both install-manifest files, client-side applied as docs/install.md says. */
+    private static final class Kubectl {
+
+        /**
+         * {@code kubectl apply -f file} with the kubectl on the PATH; without one, the same with fabric8: each object
+         * created with the annotation in which kubectl keeps what it applied.
+         */
+        static void apply(Path kubeconfig, Path file, KubernetesClient admin) throws IOException, InterruptedException {
+            if (onPath()) {
+                Process p = new ProcessBuilder("kubectl", "--kubeconfig", kubeconfig.toAbsolutePath().toString(),
+                        "apply", "-f", file.toAbsolutePath().toString()).redirectErrorStream(true).start();
+                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertTrue(p.waitFor(2, TimeUnit.MINUTES), "kubectl apply -f " + file + " did not end");
+                System.out.println("kubectl apply -f " + file + ":\n" + out);
+                assertEquals(0, p.exitValue(), "kubectl apply -f " + file + " refused:\n" + out);
+                return;
+            }
+            List<HasMetadata> objects;
+            try (InputStream in = Files.newInputStream(file)) {
+                objects = admin.load(in).items();
+            }
+            for (HasMetadata o : objects) {
+                String applied = admin.getKubernetesSerialization().asJson(o);
+                Map<String, String> annotations = o.getMetadata().getAnnotations() == null ? new LinkedHashMap<>()
+                        : new LinkedHashMap<>(o.getMetadata().getAnnotations());
+                annotations.put("kubectl.kubernetes.io/last-applied-configuration", applied);
+                o.getMetadata().setAnnotations(annotations);
+                admin.resource(o).createOr(existing -> existing.patch());
+            }
         }
-        assertTrue(Files.isRegularFile(QUOTA_TREE_CRD), QUOTA_TREE_CRD + " is generated at package: run ./mvnw verify");
-        try (InputStream in = Files.newInputStream(QUOTA_TREE_CRD)) {
-            crds.add(admin.apiextensions().v1().customResourceDefinitions().load(in).item());
+
+        private static boolean onPath() {
+            try {
+                Process p = new ProcessBuilder("kubectl", "version", "--client").redirectErrorStream(true).start();
+                p.getInputStream().readAllBytes();
+                return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+            } catch (IOException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
         }
-        for (CustomResourceDefinition crd : crds) {
-            admin.apiextensions().v1().customResourceDefinitions().resource(crd).create();
-        }
-        for (CustomResourceDefinition crd : crds) {
-            admin.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName())
-                    .waitUntilCondition(c -> c != null && c.getStatus() != null && c.getStatus().getConditions()
-                            .stream().anyMatch(x -> "Established".equals(x.getType()) && "True".equals(x.getStatus())),
-                            ESTABLISHED.toSeconds(), TimeUnit.SECONDS);
-        }
-        await("the new kinds are served").atMost(Duration.ofMinutes(1)).ignoreExceptions().until(() -> {
-            admin.resources(TFJob.class).inAnyNamespace().list();
-            admin.resources(io.kubequeue.quota.ElasticQuotaTree.class).inNamespace("kube-system").list();
-            return true;
-        });
     }
 
-    /**
-     * Applies the install manifests' Namespace, ServiceAccount and RBAC objects.
-     *
-     * @return the Deployment's env vars with a literal value: the replica gets them as the pod would
-     */
-    private Map<String, String> installRbac() throws IOException {
-        assertTrue(Files.isRegularFile(MANIFESTS), MANIFESTS + " is generated at package: run ./mvnw verify");
-        List<HasMetadata> objects;
-        try (InputStream in = Files.newInputStream(MANIFESTS)) {
-            objects = admin.load(in).items();
-        }
-        // the Namespace before the objects that live in it
-        objects.stream().filter(o -> o.getKind().equals("Namespace")).forEach(o -> admin.resource(o).create());
-        objects.stream().filter(o -> INSTALLED_KINDS.contains(o.getKind()) && !o.getKind().equals("Namespace"))
-                .forEach(o -> admin.resource(o).create());
-        assertTrue(objects.stream().anyMatch(o -> o instanceof ServiceAccount
-                && SERVICE_ACCOUNT.equals(o.getMetadata().getName())), "the Deployment's ServiceAccount ships with it");
-        // read as JSON: the apps/v1 model classes are not on this classpath
-        JsonNode deployment = objects.stream().filter(o -> o.getKind().equals("Deployment")).findFirst()
-                .map(o -> admin.getKubernetesSerialization().convertValue(o, JsonNode.class))
-                .orElseThrow(() -> new AssertionError("no Deployment in " + MANIFESTS));
+    private static List<String> names(List<CustomResourceDefinition> crds, String more) {
+        List<String> names = new ArrayList<>(crds.stream().map(c -> c.getMetadata().getName()).toList());
+        names.add(more);
+        return names;
+    }
+
+    /** The applied Deployment's env vars that have a literal value, read back from the API server. */
+    private static Map<String, String> storedDeploymentEnv() {
+        JsonNode deployment = admin.getKubernetesSerialization().convertValue(admin.genericKubernetesResources(
+                "apps/v1", "Deployment").inNamespace(OPERATOR_NAMESPACE).withName(DEPLOYMENT).get(), JsonNode.class);
         JsonNode pod = deployment.at("/spec/template/spec");
         assertEquals(SERVICE_ACCOUNT, pod.path("serviceAccountName").asText(), "the Deployment's ServiceAccount");
         Map<String, String> env = new LinkedHashMap<>();
@@ -239,6 +335,7 @@ class K3sSeedScenarioIT {
                 env.put(v.path("name").asText(), v.path("value").asText());
             }
         }
+        assertTrue(env.containsKey("JAVA_TOOL_OPTIONS") && env.containsKey("QueueGroupPlugin"), env.toString());
         return env;
     }
 
@@ -247,13 +344,18 @@ class K3sSeedScenarioIT {
      * moment), so that a Forbidden in the replica's log can only mean a missing rule: every call below is one
      * kube-queue makes (src/main/kubernetes/kubernetes.yml). And checks least privilege: no Secrets.
      */
-    private void awaitRbacInForce() {
+    private static void awaitRbacInForce() {
         List<ResourceAttributes> needed = List.of(
                 access("batch", "jobs", null, null, "watch"),
                 access("batch", "jobs", null, null, "patch"),
                 access("kubeflow.org", "tfjobs", null, null, "list"),
                 access("kubeflow.org", "tfjobs", null, "default", "patch"),
                 access("kubeflow.org", "tfjobs", "status", "default", "patch"),
+                access("kubeflow.org", "pytorchjobs", null, "default", "patch"),
+                access("kubeflow.org", "mpijobs", null, "default", "patch"),
+                access("argoproj.io", "workflows", null, "default", "patch"),
+                access("", "resourcequotas", null, null, "watch"),
+                access("", "pods", null, null, "watch"),
                 access("scheduling.sigs.k8s.io", "elasticquotatrees", null, "kube-system", "watch"),
                 access("coordination.k8s.io", "leases", null, OPERATOR_NAMESPACE, "create"),
                 access("coordination.k8s.io", "leases", null, OPERATOR_NAMESPACE, "update"),
@@ -261,7 +363,7 @@ class K3sSeedScenarioIT {
                 access("events.k8s.io", "events", null, "default", "create"),
                 access("scheduling.k8s.io", "priorityclasses", null, null, "watch"));
         await("the generated RBAC in force").atMost(RBAC_IN_FORCE).pollInterval(Duration.ofMillis(500))
-                .until(() -> needed.stream().allMatch(this::allowed));
+                .until(() -> needed.stream().allMatch(K3sSeedScenarioIT::allowed));
         assertFalse(allowed(access("", "secrets", null, OPERATOR_NAMESPACE, "list")),
                 "least privilege: kube-queue reads no Secrets");
     }
@@ -272,7 +374,7 @@ class K3sSeedScenarioIT {
                 .withNamespace(namespace).withVerb(verb).build();
     }
 
-    private boolean allowed(ResourceAttributes attributes) {
+    private static boolean allowed(ResourceAttributes attributes) {
         SubjectAccessReview review = new SubjectAccessReviewBuilder().withNewSpec().withUser(OPERATOR_USER)
                 .withGroups("system:serviceaccounts", "system:serviceaccounts:" + OPERATOR_NAMESPACE,
                         "system:authenticated")
@@ -285,7 +387,7 @@ class K3sSeedScenarioIT {
      * The replica gets the same kubeconfig and user: here, a client so configured must be refused what the
      * ServiceAccount may not do, and granted what it may (proof that the admin's credentials are narrowed).
      */
-    private void assertImpersonationNarrowsTheAdmin() {
+    private static void assertImpersonationNarrowsTheAdmin() {
         Config config = new ConfigBuilder(Config.fromKubeconfig(k3s.getKubeConfigYaml()))
                 .withImpersonateUsername(OPERATOR_USER).build();
         try (KubernetesClient asOperator = new KubernetesClientBuilder().withConfig(config).build()) {

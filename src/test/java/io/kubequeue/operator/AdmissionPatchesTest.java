@@ -14,6 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -72,6 +73,17 @@ class AdmissionPatchesTest {
         assertEquals(GROUP, annotations.get(Annotations.QUOTA_GROUP));
         assertEquals(List.of(Annotations.ADMITTED_AT, Annotations.QUOTA_GROUP),
                 annotations.keySet().stream().sorted().toList());
+    }
+
+    /** The jobs K3sSeedScenarioIT submits to a real API server: each kind queued its own operator's way. */
+    @Test
+    void oneJobOfEachKindQueuedItsOwnWayIsAdmitted() {
+        List<HasMetadata> jobs = cluster.apply("/k3s/one-of-each-kind.yaml");
+        assertEquals(List.of("TFJob", "PyTorchJob", "MPIJob", "Workflow", "Job"),
+                jobs.stream().map(HasMetadata::getKind).toList());
+        for (HasMetadata job : jobs) {
+            await(job.getKind() + " admitted").atMost(Duration.ofSeconds(10)).until(() -> cluster.admittedNow(job));
+        }
     }
 
     @Test

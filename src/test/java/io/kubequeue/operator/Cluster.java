@@ -78,6 +78,21 @@ public final class Cluster {
         return !suspended(job) && admittedGroup(job) != null;
     }
 
+    /**
+     * Whether kube-queue has admitted this job of any kind, as the cluster holds it now: no suspend mark of any kind
+     * left ({@code scheduling.x-k8s.io/suspend}, {@code spec.suspend}, {@code spec.runPolicy.suspend}) and the
+     * admission record written.
+     */
+    public boolean admittedNow(HasMetadata job) {
+        HasMetadata now = client.resource(job).get();
+        if (now == null || admittedGroup(now) == null || suspended(now)) {
+            return false;
+        }
+        com.fasterxml.jackson.databind.JsonNode spec =
+                client.getKubernetesSerialization().convertValue(now, com.fasterxml.jackson.databind.JsonNode.class).path("spec");
+        return !spec.path("suspend").asBoolean(false) && !spec.path("runPolicy").path("suspend").asBoolean(false);
+    }
+
     TFJob tfJob(String name) {
         return client.resources(TFJob.class).inNamespace("default").withName(name).get();
     }
