@@ -47,17 +47,17 @@ final class ReportingLeaseLock implements Lock {
 
     @Override
     public void create(KubernetesClient client, LeaderElectionRecord record) {
-        reported(() -> {
-            lock.create(client, record);
-            return null;
-        });
-        outcome.usable(true);
+        write(() -> lock.create(client, record));
     }
 
     @Override
     public void update(KubernetesClient client, LeaderElectionRecord record) {
+        write(() -> lock.update(client, record));
+    }
+
+    private void write(Runnable write) {
         reported(() -> {
-            lock.update(client, record);
+            write.run();
             return null;
         });
         outcome.usable(true);

@@ -234,9 +234,10 @@ public class StartupRecovery implements HealthCheck {
      */
     @Override
     public HealthCheckResponse call() {
-        Optional<LeaseProblem> lease = leadership.problem();
+        // no leadership yet: the check asked before the bean is wired (HealthTest builds one bare)
+        Optional<LeaseProblem> lease = leadership == null ? Optional.empty() : leadership.problem();
         HealthCheckResponseBuilder response = HealthCheckResponse.named("kube-queue-recovery")
-                .status(recovered && lease.isEmpty()).withData("role", leadership.role());
+                .status(recovered && lease.isEmpty()).withData("role", leadership == null ? "starting" : leadership.role());
         lease.ifPresent(p -> response.withData("leaderElection", p.message()));
         return response.build();
     }
