@@ -58,7 +58,8 @@ public class Leadership {
             if (wrote) {
                 synchronized (this) {
                     if (logged != null) {
-                        LOG.infof("leader election runs: the Lease is written again (%s solved)", logged.reason());
+                        LOG.infof("leader election runs: the Lease is written, the earlier problem (%s) is gone",
+                                logged.reason());
                         logged = null;
                     }
                 }

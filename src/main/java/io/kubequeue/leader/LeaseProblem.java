@@ -33,7 +33,7 @@ public record LeaseProblem(String reason, String message) {
             case 404 -> namespaceNotFound(error) ? Optional.of(new LeaseProblem("NamespaceNotFound",
                     "leader election cannot run: namespace \"" + namespace + "\" of the " + lease + " does not exist."
                             + " Fix: create it (kubectl create namespace " + namespace + "), point POD_NAMESPACE or"
-                            + " kube-queue.leader-election.namespace at an existing namespace, " + SINGLE_REPLICA + until))
+                            + " KUBE_QUEUE_LEADER_ELECTION_NAMESPACE at an existing namespace, " + SINGLE_REPLICA + until))
                     : Optional.empty();
             case 403 -> Optional.of(new LeaseProblem("Forbidden", "leader election cannot run: the API server"
                     + " forbids this replica the " + lease + " (" + serverMessage(error) + "). Fix: grant get, create,"

@@ -98,6 +98,7 @@ public class StartupRecovery implements HealthCheck {
      * afterwards. Readiness does not wait for the informers of kinds the cluster does not serve.
      */
     void onStart(@Observes @Priority(Interceptor.Priority.LIBRARY_BEFORE) StartupEvent event) {
+        ApiServerTarget.log(client.getConfiguration());
         checkDisabledKinds();
         if (config.firstListTimeout().isNegative()) {
             throw new IllegalArgumentException("kube-queue.first-list-timeout: must not be negative ("
@@ -218,8 +219,12 @@ public class StartupRecovery implements HealthCheck {
         queuing.queued(queued.kind(), queued.job());
     }
 
-    /** Stops admitting, lets the patches already sent finish, and only then gives up the Lease. */
-    void onStop(@Observes ShutdownEvent event) {
+    /**
+     * Stops admitting, lets the patches already sent finish, and only then gives up the Lease, so that another
+     * replica leads at once. First among the shutdown observers: JOSDK's stop closes the shared client, and a
+     * Lease released after that is not released at all (LeaseReleaseIT).
+     */
+    void onStop(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) ShutdownEvent event) {
         loop.drain(Duration.ofSeconds(5));
         leadership.stop();
         if (source != null) {

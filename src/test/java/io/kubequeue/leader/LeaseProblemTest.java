@@ -24,7 +24,7 @@ class LeaseProblemTest {
         assertEquals("NamespaceNotFound", p.reason());
         assertTrue(p.message().contains("namespace \"ops\" of the Lease ops/kube-queue-leader does not exist")
                 && p.message().contains("kubectl create namespace ops")
-                && p.message().contains("kube-queue.leader-election.namespace")
+                && p.message().contains("KUBE_QUEUE_LEADER_ELECTION_NAMESPACE")
                 && p.message().contains("KUBE_QUEUE_LEADER_ELECTION_ENABLED=false"), p.message());
     }
 
