@@ -275,12 +275,15 @@ class K3sSeedScenarioIT {
     /** Both install-manifest files, client-side applied as docs/install.md says. */
     private static final class Kubectl {
 
+        /** Whether a kubectl is on the PATH; asked once. */
+        private static final boolean ON_PATH = onPath();
+
         /**
          * {@code kubectl apply -f file} with the kubectl on the PATH; without one, the same with fabric8: each object
          * created with the annotation in which kubectl keeps what it applied.
          */
         static void apply(Path kubeconfig, Path file, KubernetesClient admin) throws IOException, InterruptedException {
-            if (onPath()) {
+            if (ON_PATH) {
                 Process p = new ProcessBuilder("kubectl", "--kubeconfig", kubeconfig.toAbsolutePath().toString(),
                         "apply", "-f", file.toAbsolutePath().toString()).redirectErrorStream(true).start();
                 String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -8,19 +8,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import jakarta.inject.Inject;
-
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.job.Annotations;
-import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.testing.StrictApiServer;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
@@ -35,32 +29,10 @@ import io.quarkus.test.kubernetes.client.KubernetesTestServer;
  */
 @QuarkusTest
 @WithStrictApiServer
-class AdmissionPatchesTest {
-
-    private static final String GROUP = "root.defaultQuotaGroup";
+class AdmissionPatchesTest extends SeedTreeFixture {
 
     @KubernetesTestServer
     KubernetesMockServer server;
-
-    @Inject
-    KubernetesClient client;
-
-    @Inject
-    Scheduler scheduler;
-
-    Cluster cluster;
-
-    @BeforeEach
-    void seedTree() {
-        cluster = new Cluster(client);
-        cluster.apply("/seed/elasticquotatree.yaml"); // namespace default may use 4 cpu
-        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node(GROUP).isPresent());
-    }
-
-    @AfterEach
-    void tearDown() {
-        cluster.clear();
-    }
 
     @Test
     void aBatchJobWithoutAnnotationsGetsTheWholeRecordAndNothingElse() {
@@ -70,7 +42,7 @@ class AdmissionPatchesTest {
 
         await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("bare"));
         Map<String, String> annotations = cluster.job("bare").getMetadata().getAnnotations();
-        assertEquals(GROUP, annotations.get(Annotations.QUOTA_GROUP));
+        assertEquals(SEED_GROUP, annotations.get(Annotations.QUOTA_GROUP));
         assertEquals(List.of(Annotations.ADMITTED_AT, Annotations.QUOTA_GROUP),
                 annotations.keySet().stream().sorted().toList());
     }
@@ -99,7 +71,7 @@ class AdmissionPatchesTest {
         client.batch().v1().jobs().inNamespace("default").resource(impatient).update();
 
         await().atMost(Duration.ofSeconds(10)).until(() -> cluster.job("impatient").getMetadata().getAnnotations() != null
-                && GROUP.equals(cluster.job("impatient").getMetadata().getAnnotations().get(Annotations.QUOTA_GROUP)));
+                && SEED_GROUP.equals(cluster.job("impatient").getMetadata().getAnnotations().get(Annotations.QUOTA_GROUP)));
         assertTrue(cluster.events("default", "impatient").stream()
                 .anyMatch(e -> "StartedOutsideQueue".equals(e.getReason())));
     }

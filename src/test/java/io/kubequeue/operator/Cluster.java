@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -88,8 +89,7 @@ public final class Cluster {
         if (now == null || admittedGroup(now) == null || suspended(now)) {
             return false;
         }
-        com.fasterxml.jackson.databind.JsonNode spec =
-                client.getKubernetesSerialization().convertValue(now, com.fasterxml.jackson.databind.JsonNode.class).path("spec");
+        JsonNode spec = client.getKubernetesSerialization().convertValue(now, JsonNode.class).path("spec");
         return !spec.path("suspend").asBoolean(false) && !spec.path("runPolicy").path("suspend").asBoolean(false);
     }
 

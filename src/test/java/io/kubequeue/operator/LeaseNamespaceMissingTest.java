@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -43,12 +44,11 @@ class LeaseNamespaceMissingTest {
     public static class ShortRetryAndALogFile implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("kube-queue.leader-election.retry-period", "200ms",
-                    "kube-queue.leader-election.renew-deadline", "2s",
-                    "kube-queue.leader-election.lease-duration", "3s",
-                    "quarkus.log.file.enabled", "true",
+            Map<String, String> overrides = new HashMap<>(new LeaderElectionTest.ShortLease().getConfigOverrides());
+            overrides.putAll(Map.of("quarkus.log.file.enabled", "true",
                     "quarkus.log.file.path", LOG.toString(),
-                    "quarkus.log.file.filter", "kube-queue-repeated-failures");
+                    "quarkus.log.file.filter", "kube-queue-repeated-failures"));
+            return overrides;
         }
     }
 

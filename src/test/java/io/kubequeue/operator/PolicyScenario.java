@@ -5,40 +5,12 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.Map;
 
-import jakarta.inject.Inject;
-
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kubequeue.scheduler.Scheduler;
-
 /**
  * The seed's ElasticQuotaTree (namespace default may use 4 cpu) extended with a large job, for the tests of the
  * seed's two switches: {@code a-running} (3 cpu) is admitted; then {@code b-waiting} (3), {@code c-large} (4)
  * and {@code d-small} (1) queue, in that order (names break creation-time ties the same way).
  */
-abstract class PolicyScenario {
-
-    @Inject
-    KubernetesClient client;
-
-    @Inject
-    Scheduler scheduler;
-
-    Cluster cluster;
-
-    @BeforeEach
-    void applySeedTree() {
-        cluster = new Cluster(client);
-        cluster.apply("/seed/elasticquotatree.yaml");
-        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("root.defaultQuotaGroup").isPresent());
-    }
-
-    @AfterEach
-    void clear() {
-        cluster.clear();
-    }
+abstract class PolicyScenario extends SeedTreeFixture {
 
     /** Runs a-running, then queues b-waiting, c-large and d-small behind it. */
     void runningThenWaitingLargeSmall() {

@@ -16,6 +16,7 @@ public class StrictApiServerResource implements QuarkusTestResourceConfigurableL
 
     private Consumer<KubernetesMockServer> setup;
     private KubernetesMockServer server;
+    private Map<String, String> config = Map.of();
 
     @Override
     public void init(WithStrictApiServer annotation) {
@@ -32,7 +33,7 @@ public class StrictApiServerResource implements QuarkusTestResourceConfigurableL
         setup.accept(server);
         try (NamespacedKubernetesClient client = server.createClient()) {
             String url = client.getConfiguration().getMasterUrl();
-            Map<String, String> config = Map.of("kubernetes.master", url,
+            config = Map.of("kubernetes.master", url,
                     "kubernetes.trust.certificates", "true",
                     "kubernetes.auth.tryKubeConfig", "false",
                     "kubernetes.auth.tryServiceAccount", "false",
@@ -55,6 +56,6 @@ public class StrictApiServerResource implements QuarkusTestResourceConfigurableL
         if (server != null) {
             server.destroy();
         }
-        System.clearProperty("kubernetes.master");
+        config.keySet().forEach(System::clearProperty);
     }
 }
