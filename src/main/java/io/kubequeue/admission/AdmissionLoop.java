@@ -18,11 +18,10 @@ import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.JobDirectory;
+import io.kubequeue.job.JobFeed;
 import io.kubequeue.scheduler.Admission;
-import io.kubequeue.scheduler.AdmissionRecord;
 import io.kubequeue.scheduler.CycleResult;
 import io.kubequeue.scheduler.Hold;
-import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Scheduler;
 
 /**
@@ -175,8 +174,11 @@ public class AdmissionLoop {
                         scheduler.admissionFailed(admission.key(), admission.record());
                         return;
                     }
-                    if (admitter.admit(admission)) {
+                    Admitter.Outcome outcome = admitter.admit(admission);
+                    if (outcome == Admitter.Outcome.ADMITTED) {
                         listener.admitted(admission);
+                    } else if (outcome == Admitter.Outcome.UNKNOWN) {
+                        recheckLater(admission, 1);
                     }
                     // a refused admission backs off: make sure a wake-up is set for it (on the cycle thread)
                     cycles.execute(() -> scheduler.nextRetry().ifPresent(this::wakeUpAt));
@@ -227,10 +229,36 @@ public class AdmissionLoop {
      * Writes, on the writer pool, the charge of a job started outside kube-queue (see
      * {@link Admitter#recordStartedOutside}); returns at once.
      */
-    public void recordStartedOutside(JobKey key, AdmissionRecord record) {
+    public void recordStartedOutside(JobFeed.StartedOutside started) {
         if (!open) {
             return; // a follower writes nothing; the leader sees the same job and writes it
         }
-        writers.execute(() -> admitter.recordStartedOutside(key, record));
+        writers.execute(() -> admitter.recordStartedOutside(started));
     }
+
+    /**
+     * Reads the job of an admission whose outcome is unknown again after a backoff (1 s doubling to
+     * {@link #MAX_RECHECK_BACKOFF}), until it is known; the charge stays meanwhile, so quota is never
+     * over-admitted, and a copy of the job from the informer may settle it first. A follower re-checks too: it
+     * only reads, and its scheduler must match the cluster when it leads.
+     *
+     * @param attempt 1 for the first re-check
+     */
+    private void recheckLater(Admission admission, int attempt) {
+        long delay = Math.min(MAX_RECHECK_BACKOFF.toMillis(), 1000L << Math.min(attempt - 1, 10));
+        try {
+            cycles.schedule(() -> writers.execute(() -> {
+                if (admitter.recheck(admission) == Admitter.Outcome.UNKNOWN) {
+                    recheckLater(admission, attempt + 1);
+                } else {
+                    trigger(); // a charge handed back frees room
+                }
+            }), delay, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            LOG.debugf("shutting down: %s stays unconfirmed; the next start reads it from the cluster", admission.key());
+        }
+    }
+
+    /** The longest wait between two re-reads of a job whose admission is unconfirmed. */
+    static final Duration MAX_RECHECK_BACKOFF = Duration.ofSeconds(30);
 }

@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.JobDirectory;
+import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.job.kubeflow.KubeflowJobKind;
@@ -82,19 +83,32 @@ public class Admitter {
         this.queuing = queuing;
     }
 
+    /** How an admission ended, as far as this replica can tell. */
+    public enum Outcome {
+        /** The patch applied (or an ambiguous answer was confirmed by reading the job back). */
+        ADMITTED,
+        /** Settled otherwise: handed back, the job gone, started by hand, or admitted by another replica. */
+        SETTLED,
+        /** The answer was lost and the job could not be read back: {@link #recheck} it later. */
+        UNKNOWN
+    }
+
     /**
-     * Writes one admission; blocks for one API-server round trip (two when the answer is ambiguous).
-     * Never throws: every failure ends in {@link Scheduler#admissionFailed} or in a confirmed admission.
-     *
-     * @return whether the job is admitted as decided (the patch applied, or an ambiguous answer confirmed)
+     * Writes one admission; blocks for one API-server round trip (two when the answer is not a plain success).
+     * Never throws: every outcome is told to the scheduler, or left {@link Outcome#UNKNOWN} for a re-check.
      */
-    public boolean admit(Admission admission) {
+    public Outcome admit(Admission admission) {
         Optional<JobDirectory.Entry> seen = directory.get(admission.key());
         if (seen.isEmpty() || seen.get().marks().isEmpty()) {
             scheduler.admissionFailed(admission.key(), admission.record());
-            return false;
+            return Outcome.SETTLED;
         }
         JobDirectory.Entry entry = seen.get();
+        if (admission.uid() != null && entry.ref().getUid() != null && !admission.uid().equals(entry.ref().getUid())) {
+            // deleted and created again since the decision: the decision was for an object that is gone
+            scheduler.admissionTargetGone(admission.key(), admission.record());
+            return Outcome.SETTLED;
+        }
         String patch = patchFor(entry, admission).toString();
         try {
             HasMetadata admitted = resource(entry.kind(), admission).patch(PatchContext.of(PatchType.JSON), patch);
@@ -105,7 +119,7 @@ public class Admitter {
                     admission.record().group(), admission.request(), admission.waited());
             events.normal(entry.ref(), "Admitted", "admitted into quota group " + admission.record().group()
                     + " with request " + admission.request());
-            return true;
+            return Outcome.ADMITTED;
         } catch (KubernetesClientException e) {
             int code = e.getCode();
             if (code == 404) {
@@ -114,43 +128,92 @@ public class Admitter {
                 LOG.debugf("admission of %s: the job is gone", admission.key());
                 endRefusalStreak(admission.key());
                 scheduler.admissionTargetGone(admission.key(), admission.record());
-            } else if (definiteRefusal(code)) {
-                // the patch was not applied: most often the job changed since the decision (a test op failed)
+                return Outcome.SETTLED;
+            }
+            if (definiteRefusal(code)) {
+                // not applied: most often the job changed since the decision (a test op failed)
                 LOG.debugf("admission of %s refused (%d): %s", admission.key(), code, e.getMessage());
                 countRefusal(entry, admission.key(), code, serverMessage(e));
-                refused(entry, admission);
             } else {
-                return confirm(entry, admission, e);
+                LOG.warnf("admission of %s got no clear answer (%d: %s); reading the job back", admission.key(), code,
+                        e.getMessage());
             }
-            return false;
+            return readBack(entry.kind(), admission, definiteRefusal(code));
         }
     }
 
     /**
-     * A refused admission: if the job was started by hand meanwhile (no mark left), its charge is kept as started
-     * outside kube-queue, since the room is in use and the informer may tell the scheduler so only later;
-     * otherwise the charge is handed back. The read only decides about this admission; the job's state still
-     * reaches the scheduler through the informer, in order.
+     * Reads the job of an admission whose outcome is unknown and settles it (see {@link #admit}); returns
+     * {@link Outcome#UNKNOWN} while the job cannot be read. Does nothing once anything else settled it.
      */
-    private void refused(JobDirectory.Entry entry, Admission admission) {
-        boolean startedByHand;
-        try {
-            HasMetadata job = resource(entry.kind(), admission).get();
-            startedByHand = job != null && suspendMarks(entry.kind(), job).isEmpty()
-                    && (job.getMetadata().getAnnotations() == null
-                    || !job.getMetadata().getAnnotations().containsKey(Annotations.QUOTA_GROUP));
-        } catch (KubernetesClientException e) {
-            LOG.debugf("could not read %s after a refused admission (%s): handing the charge back", admission.key(),
-                    e.getMessage());
-            startedByHand = false;
+    public Outcome recheck(Admission admission) {
+        Optional<JobDirectory.Entry> seen = directory.get(admission.key());
+        if (seen.isEmpty() || !scheduler.admissionUnsettled(admission.key(), admission.record())) {
+            return Outcome.SETTLED;
         }
-        LOG.debugf("admission of %s refused; started by hand meanwhile: %s", admission.key(), startedByHand);
-        if (startedByHand) {
-            scheduler.admissionOverridden(admission.key(), admission.record())
-                    .ifPresent(kept -> recordStartedOutside(admission.key(), kept));
+        return readBack(seen.get().kind(), admission, false);
+    }
+
+    /**
+     * Reads the job back after an answer that was not a plain success, and tells the scheduler what it shows.
+     * A refused patch was not applied; an ambiguous one (5xx, timeout) may have been. If the read fails too, a
+     * refusal is handed back, and an ambiguous admission stays charged as unconfirmed.
+     */
+    private Outcome readBack(JobKind<?> kind, Admission admission, boolean refused) {
+        HasMetadata job;
+        try {
+            job = resource(kind, admission).get();
+        } catch (KubernetesClientException e) {
+            if (refused) {
+                LOG.debugf("could not read %s after a refused admission (%s): handing the charge back",
+                        admission.key(), e.getMessage());
+                scheduler.admissionFailed(admission.key(), admission.record());
+                return Outcome.SETTLED;
+            }
+            LOG.warnf("admission of %s is unconfirmed (%s); its quota stays charged, and the job is read again"
+                    + " until it is known whether it applied", admission.key(), e.getMessage());
+            scheduler.admissionUnconfirmed(admission.key(), admission.record());
+            return Outcome.UNKNOWN;
+        }
+        return settle(kind, admission, job);
+    }
+
+    /**
+     * What the job as read says about our admission: applied (our record on it); gone (absent, or another uid);
+     * admitted by another replica (its record, no mark: the charge moves to that record); started by hand (no
+     * mark, no record: the charge stays, as started outside kube-queue); else not applied (handed back). The
+     * read only decides about this admission; the job's state still reaches the scheduler through the informer.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private Outcome settle(JobKind kind, Admission admission, HasMetadata job) {
+        String uid = job == null ? null : job.getMetadata().getUid();
+        if (job == null || admission.uid() != null && uid != null && !admission.uid().equals(uid)) {
+            scheduler.admissionTargetGone(admission.key(), admission.record());
+            return Outcome.SETTLED;
+        }
+        Map<String, String> annotations = job.getMetadata().getAnnotations() == null ? Map.of()
+                : job.getMetadata().getAnnotations();
+        String rv = job.getMetadata().getResourceVersion();
+        if (admission.record().admittedAt().equals(annotations.get(Annotations.ADMITTED_AT))) {
+            scheduler.admissionConfirmed(admission.key(), admission.record(), rv);
+            LOG.infof("admission of %s confirmed by reading it back", admission.key());
+            return Outcome.ADMITTED;
+        }
+        boolean held = kind.held(job);
+        String group = annotations.get(Annotations.QUOTA_GROUP);
+        if (!held && group != null) {
+            AdmissionRecord found = new AdmissionRecord(group, annotations.getOrDefault(Annotations.ADMITTED_AT, ""));
+            LOG.infof("%s was admitted meanwhile elsewhere (%s): charged as recorded", admission.key(), found);
+            scheduler.admissionTakenOver(admission.key(), admission.record(), found, rv);
+        } else if (!held) {
+            LOG.debugf("%s was started by hand meanwhile: its charge stays", admission.key());
+            scheduler.admissionOverridden(admission.key(), admission.record()).ifPresent(kept -> recordStartedOutside(
+                    new JobFeed.StartedOutside(new Admission(admission.key(), admission.uid(), kept, Resources.NONE, 0),
+                            "its suspend mark was removed by hand")));
         } else {
             scheduler.admissionFailed(admission.key(), admission.record());
         }
+        return Outcome.SETTLED;
     }
 
     /**
@@ -192,60 +255,29 @@ public class Admitter {
                 ? e.getStatus().getMessage() : e.getMessage();
     }
 
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static List<SuspendMark> suspendMarks(JobKind kind, HasMetadata job) {
-        return kind.suspendMarks(job);
-    }
-
     /**
-     * A queued job was started without kube-queue (its suspend mark removed by hand) and the scheduler charged it
-     * to its group: writes that charge on the job as an admission record, so that a restart charges it again
-     * instead of forgetting it, and tells the owner with a Warning event. A failed write is logged; the charge
+     * A job running without kube-queue's admission was charged to its group: writes that charge on the job as an
+     * admission record, so that a restart charges it again instead of forgetting it, and tells the owner with a
+     * Warning event. The patch applies only to the object of that uid. A failed write is logged; the charge
      * holds until the job ends.
      *
-     * @param key    the job
-     * @param record the charge the scheduler made (its group, and {@code admittedAt} saying how it started)
+     * @param started the charge the scheduler made (its group, and {@code admittedAt} saying how it started)
      */
-    public void recordStartedOutside(JobKey key, AdmissionRecord record) {
-        Optional<JobDirectory.Entry> seen = directory.get(key);
-        if (seen.isEmpty() || record.group() == null) {
+    public void recordStartedOutside(JobFeed.StartedOutside started) {
+        Admission charge = started.charge();
+        Optional<JobDirectory.Entry> seen = directory.get(charge.key());
+        if (seen.isEmpty() || charge.record().group() == null) {
             return;
         }
         JobDirectory.Entry entry = new JobDirectory.Entry(seen.get().kind(), seen.get().ref(), List.of(),
                 seen.get().annotationsPresent(), seen.get().resourceVersion());
-        Admission charge = new Admission(key, record, Resources.NONE, 0);
         try {
             resource(entry.kind(), charge).patch(PatchContext.of(PatchType.JSON), patchFor(entry, charge).toString());
-            events.warning(entry.ref(), "StartedOutsideQueue", "started without kube-queue (suspend mark removed by hand);"
-                    + " charged to quota group " + record.group() + " until it ends");
+            events.warning(entry.ref(), "StartedOutsideQueue", "started without kube-queue (" + started.how()
+                    + "); charged to quota group " + charge.record().group() + " until it ends");
         } catch (KubernetesClientException e) {
             LOG.warnf("%s was started outside kube-queue; recording its charge failed (%s): it stays charged, but a"
-                    + " restart before it ends will not know it", key, e.getMessage());
-        }
-    }
-
-    /**
-     * The answer was ambiguous (5xx, timeout): the patch may have been applied. Read the job back; only if it
-     * clearly lacks this admission is the charge handed back. If even that read fails, the charge stays (quota
-     * is never over-admitted) and the job's next event settles it.
-     */
-    private boolean confirm(JobDirectory.Entry entry, Admission admission, KubernetesClientException cause) {
-        try {
-            HasMetadata job = resource(entry.kind(), admission).get();
-            boolean ours = job != null && job.getMetadata().getAnnotations() != null
-                    && admission.record().admittedAt().equals(job.getMetadata().getAnnotations().get(Annotations.ADMITTED_AT));
-            if (!ours) {
-                LOG.warnf("admission of %s failed (%d: %s); it will be retried", admission.key(), cause.getCode(),
-                        cause.getMessage());
-                scheduler.admissionFailed(admission.key(), admission.record());
-                return false;
-            }
-            scheduler.admissionConfirmed(admission.key(), admission.record(), job.getMetadata().getResourceVersion());
-            return true;
-        } catch (KubernetesClientException e) {
-            LOG.warnf("admission of %s is unconfirmed (%s); its quota stays charged until the job is seen again",
-                    admission.key(), e.getMessage());
-            return false;
+                    + " restart before it ends will not know it", charge.key(), e.getMessage());
         }
     }
 
@@ -264,7 +296,8 @@ public class Admitter {
 
     /**
      * The JSON Patch (RFC 6902) for one admission, as a real API server applies it to the job as stored (visible
-     * for tests): a {@code test} and a removal for each mark, then the admission record. A job with annotations
+     * for tests): a {@code test} of the uid the decision was made for (a namesake created since refuses it), a
+     * {@code test} and a removal for each mark, then the admission record. A job with annotations
      * gets the record's two keys added to its map; one without gets the map added whole, since an {@code add}
      * whose parent is missing is refused (422). Adding the whole map would replace annotations written since the
      * job was seen, so that patch first tests the job's {@code resourceVersion}: a job changed meanwhile refuses
@@ -272,6 +305,9 @@ public class Admitter {
      */
     static ArrayNode patchFor(JobDirectory.Entry entry, Admission admission) {
         ArrayNode ops = JSON.arrayNode();
+        if (admission.uid() != null) {
+            ops.add(op("test", "/metadata/uid").put("value", admission.uid()));
+        }
         if (!entry.annotationsPresent() && entry.resourceVersion() != null) {
             ops.add(op("test", "/metadata/resourceVersion").put("value", entry.resourceVersion()));
         }

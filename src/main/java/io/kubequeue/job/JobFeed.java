@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 import jakarta.inject.Singleton;
 
@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.client.CustomResource;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.kubeflow.KubeflowJobKind;
+import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.AdmissionRecord;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.JobObservation;
@@ -49,7 +50,7 @@ public class JobFeed {
     private final Set<JobKey> invalid = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile Consumer<Queued<?>> onQueued = queued -> {
     };
-    private volatile BiConsumer<JobKey, AdmissionRecord> onStartedOutside = (key, record) -> {
+    private volatile Consumer<StartedOutside> onStartedOutside = started -> {
     };
 
     /**
@@ -59,6 +60,15 @@ public class JobFeed {
      * @param job  the job as seen
      */
     public record Queued<R extends CustomResource<JsonNode, JsonNode>>(KubeflowJobKind<R> kind, R job) {
+    }
+
+    /**
+     * A job running without kube-queue's admission that has just been charged to its group.
+     *
+     * @param charge the charge, as an admission of that job's uid (request and wait unused)
+     * @param how    how it came to run, for the Warning event (e.g. "its suspend mark was removed by hand")
+     */
+    public record StartedOutside(Admission charge, String how) {
     }
 
     public JobFeed(Scheduler scheduler, JobDirectory directory, EventRecorder events, KubeQueueConfig config) {
@@ -93,7 +103,7 @@ public class JobFeed {
      * Called when a queued job is seen started without kube-queue (its mark removed by hand) and has just been
      * charged to its group, so that the charge can be written on the job and survive a restart.
      */
-    public void onStartedOutside(BiConsumer<JobKey, AdmissionRecord> onStartedOutside) {
+    public void onStartedOutside(Consumer<StartedOutside> onStartedOutside) {
         this.onStartedOutside = onStartedOutside;
     }
 
@@ -119,10 +129,12 @@ public class JobFeed {
     }
 
     /**
-     * Feeds the latest state of one job and asks for a scheduling cycle. A job with neither a suspend mark nor
-     * an admission record that the scheduler does not know is not managed and is ignored. A job whose request
-     * cannot be read gets one Warning event ({@code InvalidJob}, naming the field and value) and leaves the
-     * queue while it stays suspended; a later fix to it is read like any other change.
+     * Feeds the latest state of one job and asks for a scheduling cycle. Not managed, and ignored: a job with
+     * neither a suspend mark nor an admission record that the scheduler does not know, and a suspended one that
+     * has started and carries no record (paused by someone else; docs/behaviour.md §1). A job whose request
+     * cannot be read gets one Warning event ({@code InvalidJob}, naming the field and value): a suspended one
+     * leaves the queue, a running one stays charged (see {@link Scheduler#observeUnreadable}); a later fix to it
+     * is read like any other change.
      *
      * @param kind    the job's kind adapter
      * @param job     the job as last seen
@@ -139,20 +151,23 @@ public class JobFeed {
         }
         List<SuspendMark> marks = kind.suspendMarks(job);
         AdmissionRecord record = admissionRecord(job);
-        Phase phase = !marks.isEmpty() ? Phase.QUEUED
-                : record != null ? Phase.ADMITTED : Phase.UNSUSPENDED_WITHOUT_RECORD;
-        if (phase == Phase.UNSUSPENDED_WITHOUT_RECORD && scheduler.status(key).isEmpty()) {
-            return; // never suspended: not managed by kube-queue
+        Phase phase = phaseOf(kind, job, marks, record);
+        Optional<Scheduler.JobStatus> before = scheduler.status(key);
+        if (before.isEmpty() && record == null) {
+            if (phase == Phase.UNSUSPENDED_WITHOUT_RECORD) {
+                return; // never suspended: not managed by kube-queue
+            }
+            if (phase == Phase.QUEUED && kind.started(job)) {
+                // paused after it ran, by someone else (docs/behaviour.md §1): resuming it is not ours to do
+                LOG.debugf("%s is suspended but has started and carries no admission record: left alone", key);
+                return;
+            }
         }
         Resources request;
         try {
             request = kind.request(job);
         } catch (InvalidJobException e) {
-            events.warning(job, "InvalidJob", e.getMessage() + "; the job stays suspended until it is fixed");
-            invalid.add(key);
-            if (phase == Phase.QUEUED) {
-                scheduler.withdrawPending(key);
-            }
+            unreadable(kind, job, key, phase, record, e);
             return;
         }
         invalid.remove(key);
@@ -160,7 +175,6 @@ public class JobFeed {
         directory.put(key, new JobDirectory.Entry(kind, EventRecorder.refOf(job), marks,
                 annotations != null && !annotations.isEmpty(), job.getMetadata().getResourceVersion()));
         directory.putPodLabels(key, kind.podLabels(job));
-        Optional<Scheduler.JobStatus> before = scheduler.status(key);
         AdmissionRecord chargeBefore = before.map(Scheduler.JobStatus::record).orElse(null);
         scheduler.observe(observation(kind, job, key, phase, request, record));
         if (phase == Phase.QUEUED) {
@@ -170,11 +184,15 @@ public class JobFeed {
                             + "queued in quota group " + s.group()));
         }
         LOG.debugf("observed %s: %s, request %s", key, phase, request);
-        if (phase == Phase.UNSUSPENDED_WITHOUT_RECORD) {
-            // a queued job started by hand has just been charged: have the charge written on it
+        if (phase == Phase.UNSUSPENDED_WITHOUT_RECORD || phase == Phase.STARTED_DESPITE_MARK) {
+            // a queued job started by hand (or one whose controller ignores its mark) has just been charged:
+            // have the charge written on it
+            String uid = job.getMetadata().getUid();
             scheduler.status(key).map(Scheduler.JobStatus::record)
                     .filter(r -> r.startedOutside() && r.group() != null && !r.equals(chargeBefore))
-                    .ifPresent(r -> onStartedOutside.accept(key, r));
+                    .ifPresent(r -> onStartedOutside.accept(new StartedOutside(new Admission(key, uid, r,
+                            Resources.NONE, 0), phase == Phase.STARTED_DESPITE_MARK ? ignoredMarkReason(kind, marks)
+                            : "its suspend mark was removed by hand")));
         }
         if (phase == Phase.QUEUED) {
             queuedCondition(kind, job);
@@ -193,7 +211,7 @@ public class JobFeed {
     public <R extends HasMetadata> JobObservation preview(JobKind<R> kind, R job, Instant now) {
         JobKey key = new JobKey(kind.kind(), job.getMetadata().getNamespace() == null ? "default"
                 : job.getMetadata().getNamespace(), job.getMetadata().getName());
-        Phase phase = kind.suspendMarks(job).isEmpty() ? Phase.UNSUSPENDED_WITHOUT_RECORD : Phase.QUEUED;
+        Phase phase = phaseOf(kind, job, kind.suspendMarks(job), null);
         JobObservation o = observation(kind, job, key, phase, kind.request(job), null);
         return job.getMetadata().getCreationTimestamp() != null ? o : new JobObservation(o.key(), o.uid(), o.phase(),
                 o.request(), o.priority(), now, o.quotaName(), o.preemptible(), null);
@@ -208,6 +226,60 @@ public class JobFeed {
                 labels.get(Annotations.QUOTA_NAME_LABEL),
                 !"false".equals(labels.get(Annotations.PREEMPTIBLE_LABEL)),
                 record, job.getMetadata().getResourceVersion());
+    }
+
+    /**
+     * Where a job stands by its marks, its record and what its controller does: a job is queued only while its
+     * controller holds it ({@link JobKind#held}); one that carries a mark its controller ignores runs.
+     */
+    private static <R extends HasMetadata> Phase phaseOf(JobKind<R> kind, R job, List<SuspendMark> marks,
+                                                         AdmissionRecord record) {
+        if (!marks.isEmpty() && kind.held(job)) {
+            return Phase.QUEUED;
+        }
+        if (record != null) {
+            return Phase.ADMITTED;
+        }
+        return marks.isEmpty() ? Phase.UNSUSPENDED_WITHOUT_RECORD : Phase.STARTED_DESPITE_MARK;
+    }
+
+    private static String ignoredMarkReason(JobKind<?> kind, List<SuspendMark> marks) {
+        return "it carries " + marks.stream().map(SuspendMark::describe).collect(Collectors.joining(" and "))
+                + ", which the " + kind.kind() + " controller does not read, so it runs";
+    }
+
+    /**
+     * A job whose request cannot be read: one Warning event, naming the field, that says what happens to it. A
+     * suspended job leaves the queue until fixed; a running one is never uncharged for it (see
+     * {@link Scheduler#observeUnreadable}).
+     */
+    private <R extends HasMetadata> void unreadable(JobKind<R> kind, R job, JobKey key, Phase phase,
+                                                    AdmissionRecord record, InvalidJobException e) {
+        JobObservation o = observation(kind, job, key, phase, Resources.NONE, record);
+        Scheduler.Unreadable outcome = scheduler.observeUnreadable(o);
+        Optional<Scheduler.JobStatus> now = scheduler.status(key);
+        String group = now.map(Scheduler.JobStatus::group).orElse("?");
+        String what = switch (outcome) {
+            case IGNORED -> null;
+            case WITHDRAWN -> "the job stays suspended until it is fixed";
+            case KEPT -> "the job " + (phase == Phase.QUEUED ? "is being admitted" : "runs")
+                    + " and stays charged at its last known request "
+                    + now.map(Scheduler.JobStatus::request).orElse(Resources.NONE) + " in quota group " + group;
+            case HOLDS_GROUP -> "the job runs and its use is unknown, so quota group " + group
+                    + " (and every group above it that sets a limit) admits nothing more until it is fixed or ends";
+        };
+        if (what == null) {
+            return;
+        }
+        if (outcome == Scheduler.Unreadable.WITHDRAWN) {
+            invalid.add(key);
+        } else {
+            Map<String, String> annotations = job.getMetadata().getAnnotations();
+            directory.put(key, new JobDirectory.Entry(kind, EventRecorder.refOf(job), kind.suspendMarks(job),
+                    annotations != null && !annotations.isEmpty(), job.getMetadata().getResourceVersion()));
+        }
+        events.warning(job, "InvalidJob", e.getMessage() + "; " + what);
+        onChange.run();
     }
 
     /** How many suspended jobs are left out of the queue now because their request cannot be read. */

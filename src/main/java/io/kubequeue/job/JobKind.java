@@ -24,6 +24,22 @@ public interface JobKind<R extends HasMetadata> {
     /** The suspend marks the job carries now, in the order admission removes them; empty when none. */
     List<SuspendMark> suspendMarks(R job);
 
+    /**
+     * Whether the job's own controller holds it back now. For kinds whose controller reads one field (a batch
+     * Job's and a Workflow's {@code spec.suspend}) that field alone decides: a suspend annotation beside a field
+     * that says "run" does not stop the job. By default, any of {@link #suspendMarks} holds it (the Kubeflow
+     * operators: ack-arena reads the annotation, training-operator {@code runPolicy.suspend}).
+     */
+    default boolean held(R job) {
+        return !suspendMarks(job).isEmpty();
+    }
+
+    /**
+     * Whether the job has ever started: its controller set its start time. A suspended job that has started and
+     * carries no admission record was paused by someone else, and kube-queue leaves it alone (docs/behaviour.md §1).
+     */
+    boolean started(R job);
+
     /** Whether the job has finished (succeeded or failed) and so no longer uses quota. */
     boolean finished(R job);
 

@@ -31,6 +31,15 @@ public enum SuspendMark {
         return annotations != null && "true".equals(annotations.get(ANNOTATION_KEY));
     }
 
+    /** The mark as a user writes it, e.g. {@code spec.suspend: true}. */
+    public String describe() {
+        return switch (this) {
+            case ANNOTATION -> "annotation " + ANNOTATION_KEY + ": \"true\"";
+            case SPEC_SUSPEND -> "spec.suspend: true";
+            case RUN_POLICY_SUSPEND -> "spec.runPolicy.suspend: true";
+        };
+    }
+
     /** RFC 6901 pointer to the mark. */
     public String pointer() {
         return pointer;

@@ -43,6 +43,12 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
         ADMITTED,
         /** Neither mark nor record: started without kube-queue (managed only if it was queued before). */
         UNSUSPENDED_WITHOUT_RECORD,
+        /**
+         * Carries a suspend mark its controller does not honour, and no record: it runs (e.g. a batch Job with
+         * only the annotation, or whose {@code spec.suspend} was set false by hand). Charged as started outside
+         * kube-queue, whether or not it was queued before, so its room is never given away.
+         */
+        STARTED_DESPITE_MARK,
         /** Finished (succeeded or failed) or deleted: never charged again. */
         FINISHED
     }

@@ -12,13 +12,26 @@ import java.util.Objects;
  * @param min        guaranteed resources: non-preemptible jobs must also fit here (their usage + request ≤ min
  *                   for each resource declared; docs/behaviour.md §3)
  * @param max        limits; a resource absent here is not limited at this node (docs/behaviour.md §3)
+ * @param heldBecause why nothing may be admitted into this group (or its descendants) now, in words a user can act
+ *                   on; null when it admits normally. E.g. a ResourceQuota whose usage Kubernetes has not counted yet
  */
-public record QuotaNode(String name, String parentName, List<String> namespaces, Resources min, Resources max) {
+public record QuotaNode(String name, String parentName, List<String> namespaces, Resources min, Resources max,
+                        String heldBecause) {
 
     public QuotaNode {
         Objects.requireNonNull(name, "name");
         namespaces = namespaces == null ? List.of() : List.copyOf(namespaces);
         min = min == null ? Resources.NONE : min;
         max = max == null ? Resources.NONE : max;
+    }
+
+    /** A group that admits normally. */
+    public QuotaNode(String name, String parentName, List<String> namespaces, Resources min, Resources max) {
+        this(name, parentName, namespaces, min, max, null);
+    }
+
+    /** The same group, held for that reason (null: not held). */
+    public QuotaNode held(String reason) {
+        return new QuotaNode(name, parentName, namespaces, min, max, reason);
     }
 }

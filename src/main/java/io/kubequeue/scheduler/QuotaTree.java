@@ -130,6 +130,14 @@ public final class QuotaTree {
         return path.isEmpty() ? null : path.get(path.size() - 1).name();
     }
 
+    /**
+     * Whether a job's group is always its namespace ({@link #perNamespace}, the ResourceQuota plugin): then the
+     * group an admission record names (written, say, under the ElasticQuotaTree plugin) is not where it is charged.
+     */
+    public boolean groupsAreNamespaces() {
+        return everyNamespaceIsAGroup;
+    }
+
     /** The groups declared (not the implicit unlimited namespaces of {@link #perNamespace}). */
     public Collection<QuotaNode> nodes() {
         return Collections.unmodifiableCollection(byName.values());

@@ -133,6 +133,11 @@ public final class Scheduler {
     private final Map<String, Resources> usage = new HashMap<>();
     /** The part of {@link #usage} that non-preemptible jobs hold, checked against {@code min}. */
     private final Map<String, Resources> guaranteedUsage = new HashMap<>();
+    /**
+     * Per node: the admitted jobs charged there whose request cannot be read (see {@link #observeUnreadable}); a
+     * node with any, that declares a limit, admits nothing until they end or can be read.
+     */
+    private final Map<String, TreeSet<JobKey>> unknownUsage = new HashMap<>();
     /** Usage outside kube-queue, per group (ResourceQuota: pods kube-queue did not admit). */
     private final Map<String, Resources> external = new HashMap<>();
     private final List<Hold> newHolds = new ArrayList<>();
@@ -174,13 +179,18 @@ public final class Scheduler {
      * <ul>
      *   <li>{@code QUEUED}: queued (or its request, priority and labels updated in place). If the job is
      *       admitted here and was already seen running, or carries the very admission record we wrote, it was
-     *       suspended again: its quota is released and it is queued again. Otherwise (admitted by this cycle,
-     *       not seen running yet) the observation is the informer's copy from before the admission, and it is
-     *       ignored.</li>
+     *       suspended again: its quota is released and it is queued again. If our admission's outcome is unknown
+     *       (see {@link #admissionUnconfirmed}) and this copy is newer than the one the decision was made on and
+     *       lacks our record, the admission did not apply: the charge is released and the job queues as this copy
+     *       says. Otherwise (admitted by this cycle, not seen running yet) the copy is older than our patch, or
+     *       was written while the patch was on its way; it is kept, and applied if the admission is handed back
+     *       (so an edit made meanwhile is never lost).</li>
      *   <li>{@code ADMITTED}: charged to the group its record names (start-up recovery, or another
      *       replica's admission).</li>
      *   <li>{@code UNSUSPENDED_WITHOUT_RECORD}: ignored unless the job was queued here; then it was started
      *       behind our back and is charged to its group, so quota is never over-admitted.</li>
+     *   <li>{@code STARTED_DESPITE_MARK}: as {@code UNSUSPENDED_WITHOUT_RECORD}, and charged even if the job was
+     *       never seen before: it carries our mark, yet runs.</li>
      *   <li>{@code FINISHED}: forgotten, its quota released; a finished job is never charged again, and a later
      *       observation of the same uid (a reconcile that read it before it ended) is ignored.</li>
      * </ul>
@@ -215,21 +225,32 @@ public final class Scheduler {
                 } else if (entry.state == State.ADMITTED) {
                     // suspended again: by its record, or, once the job was seen running, by any mark put back
                     // (events of one object arrive in order, so nothing older can follow a running state)
-                    if (entry.seenRunning || observation.record() != null && observation.record().equals(entry.record)
-                            || newer(observation.resourceVersion(), entry.confirmedVersion)) {
+                    boolean ours = observation.record() != null && observation.record().equals(entry.record);
+                    if (entry.seenRunning || ours || newer(observation.resourceVersion(), entry.confirmedVersion)) {
                         uncharge(entry); // its quota goes back, and it queues again
-                        entry.setJob(observation, priorityClasses);
+                        entry.setJob(keepCreation(observation, entry.job), priorityClasses);
                         entry.attempts = 0;
                         entry.queuedAt = clock.instant(); // its wait starts again (metrics, events)
                         activate(entry);
+                    } else if (entry.unconfirmed && newer(observation.resourceVersion(), entry.decidedVersion)) {
+                        // our patch's answer was lost, and the job moved on without it: it did not apply
+                        String chargedGroup = entry.chargedGroup;
+                        uncharge(entry, false);
+                        released(chargedGroup);
+                        entry.setJob(keepCreation(observation, entry.job), priorityClasses);
+                        activate(entry);
+                    } else {
+                        entry.newest = observation; // applied if the admission is handed back
                     }
-                    // else: an observation from before our admission reached the cache; ignore it
                 } else {
                     update(entry, observation);
                 }
             }
             case ADMITTED -> {
                 AdmissionRecord record = observation.record();
+                if (entry != null && entry.state == State.ADMITTED && entry.chargeUnknown) {
+                    uncharge(entry, false); // its request can be read again: charged what it asks from now on
+                }
                 if (entry == null) {
                     entry = newEntry(observation);
                     charge(entry, record);
@@ -248,8 +269,15 @@ public final class Scheduler {
                     charge(entry, record);
                 }
                 entry.seenRunning = true;
+                entry.unconfirmed = false; // it runs: whatever our patch did is settled
             }
-            case UNSUSPENDED_WITHOUT_RECORD -> {
+            case UNSUSPENDED_WITHOUT_RECORD, STARTED_DESPITE_MARK -> {
+                if (entry != null && entry.state == State.ADMITTED && entry.chargeUnknown) {
+                    uncharge(entry, false); // its request can be read again: charged as started outside, below
+                }
+                if (entry == null && observation.phase() == JobObservation.Phase.STARTED_DESPITE_MARK) {
+                    entry = newEntry(observation); // in no queue: the branch below charges it
+                }
                 if (entry != null && entry.state == State.ADMITTED && !entry.seenRunning
                         && !entry.record.startedOutside()) {
                     // started by hand while our admission was in flight: our patch will be refused (its test op
@@ -258,12 +286,11 @@ public final class Scheduler {
                 } else if (entry != null && entry.state != State.ADMITTED) {
                     dequeue(entry);
                     entry.setJob(observation, priorityClasses);
-                    String group = tree.groupFor(observation.key().namespace(), observation.quotaName())
-                            .map(QuotaNode::name).orElse(null);
-                    charge(entry, new AdmissionRecord(group, AdmissionRecord.STARTED_OUTSIDE));
+                    charge(entry, new AdmissionRecord(groupOf(observation), AdmissionRecord.STARTED_OUTSIDE));
                 }
                 if (entry != null && entry.state == State.ADMITTED) {
                     entry.seenRunning = true;
+                    entry.unconfirmed = false;
                 }
             }
         }
@@ -280,6 +307,7 @@ public final class Scheduler {
         this.tree = Objects.requireNonNull(newTree, "tree");
         usage.clear();
         guaranteedUsage.clear();
+        unknownUsage.clear();
         List<Entry> pending = new ArrayList<>();
         for (Entry entry : jobs.values()) {
             if (entry.state == State.ADMITTED) {
@@ -482,7 +510,7 @@ public final class Scheduler {
         entry.state = null;
         AdmissionRecord record = new AdmissionRecord(group, ADMITTED_AT.format(now.truncatedTo(ChronoUnit.MILLIS)));
         charge(entry, record);
-        return new Admission(entry.job.key(), record, entry.job.request(),
+        return new Admission(entry.job.key(), entry.job.uid(), record, entry.job.request(),
                 Duration.between(entry.queuedAt, now).toMillis());
     }
 
@@ -512,8 +540,12 @@ public final class Scheduler {
             return;
         }
         String chargedGroup = entry.chargedGroup;
+        JobObservation newest = entry.newest;
         uncharge(entry, false); // nothing ran: no pods to keep counting
         released(chargedGroup); // the room is free for the others; the refused job itself waits out its backoff
+        if (newest != null) {
+            entry.setJob(keepCreation(newest, entry.job), priorityClasses); // an edit made meanwhile wins
+        }
         entry.attempts++;
         Optional<QuotaNode> group = tree.groupFor(key.namespace(), entry.job.quotaName());
         if (group.isEmpty()) {
@@ -579,7 +611,123 @@ public final class Scheduler {
         Entry entry = jobs.get(key);
         if (entry != null && entry.state == State.ADMITTED && record.equals(entry.record)) {
             entry.confirmedVersion = resourceVersion;
+            entry.unconfirmed = false;
+            if (entry.newest != null && !newer(entry.newest.resourceVersion(), resourceVersion)) {
+                entry.newest = null; // older than our patch's result: the running copy will follow
+            }
         }
+    }
+
+    /**
+     * Our admission's answer was lost (5xx, timeout) and the job could not be read back: whether it applied is
+     * unknown. The charge stays (quota is never over-admitted meanwhile) until the admission side reads the job
+     * again, or a copy of the job settles it: a newer suspended copy without our record means "not applied" (see
+     * {@link #observe}), our record means "applied". Ignored if the job has moved on.
+     */
+    public synchronized void admissionUnconfirmed(JobKey key, AdmissionRecord record) {
+        Entry entry = jobs.get(key);
+        if (entry != null && entry.state == State.ADMITTED && record.equals(entry.record) && !entry.seenRunning
+                && entry.confirmedVersion == null) {
+            entry.unconfirmed = true;
+        }
+    }
+
+    /**
+     * Whether this admission's outcome is still unknown (see {@link #admissionUnconfirmed}): the admission side
+     * keeps re-reading the job while it is, and stops once anything settled it.
+     */
+    public synchronized boolean admissionUnsettled(JobKey key, AdmissionRecord record) {
+        Entry entry = jobs.get(key);
+        return entry != null && entry.state == State.ADMITTED && record.equals(entry.record) && entry.unconfirmed;
+    }
+
+    /**
+     * Our admission was refused, and reading the job back shows it admitted by another replica (a leader change
+     * mid-stream): the charge is moved to the record found, at once, rather than handed back until the informer
+     * catches up (which would free room the job uses). Ignored if the job has moved on.
+     *
+     * @param ours            the record our admission would have written
+     * @param found           the admission record read on the job
+     * @param resourceVersion the version read; an older copy seen later is not a re-suspension
+     */
+    public synchronized void admissionTakenOver(JobKey key, AdmissionRecord ours, AdmissionRecord found,
+                                                String resourceVersion) {
+        Entry entry = jobs.get(key);
+        if (entry == null || entry.state != State.ADMITTED || !ours.equals(entry.record)) {
+            return;
+        }
+        String before = entry.chargedGroup;
+        uncharge(entry, false);
+        charge(entry, found);
+        entry.confirmedVersion = resourceVersion;
+        if (!Objects.equals(before, entry.chargedGroup)) {
+            released(before);
+        }
+    }
+
+    /** What {@link #observeUnreadable} did with a job whose request cannot be read. */
+    public enum Unreadable {
+        /** Not managed by kube-queue: nothing done. */
+        IGNORED,
+        /** Suspended: out of the queue until it can be read (it stays suspended, and is read again on its next change). */
+        WITHDRAWN,
+        /** Admitted or running: it stays charged at its last known request (see {@link JobStatus#request()}). */
+        KEPT,
+        /** Running, with no known request: charged one job, and its groups admit nothing until it ends or is fixed. */
+        HOLDS_GROUP
+    }
+
+    /**
+     * A job whose request cannot be read (docs/behaviour.md §2). A suspended one leaves the queue; an admitted or
+     * running one is never uncharged for it: it keeps its last known charge, or, if none is known (seen first this
+     * way, e.g. after a restart), it is charged as unknown, and every group on its path that declares a limit
+     * admits nothing more until it ends or can be read (its real use is unknown, so any admission could exceed).
+     *
+     * @param observation the job as seen, its request ignored ({@link Resources#NONE})
+     * @return what was done, for the Warning event
+     */
+    public synchronized Unreadable observeUnreadable(JobObservation observation) {
+        if (observation.uid() != null && ended.containsKey(observation.uid())) {
+            return Unreadable.IGNORED;
+        }
+        Entry entry = jobs.get(observation.key());
+        if (entry != null && observation.uid() != null && entry.job.uid() != null
+                && !observation.uid().equals(entry.job.uid())) {
+            forget(entry); // a new job under the same name
+            entry = null;
+        }
+        JobObservation.Phase phase = observation.phase();
+        if (phase == JobObservation.Phase.FINISHED) {
+            throw new IllegalArgumentException("a finished job has no request to read: " + observation.key());
+        }
+        if (phase == JobObservation.Phase.QUEUED) {
+            boolean suspendedAgain = entry != null && entry.state == State.ADMITTED && (entry.seenRunning
+                    || observation.record() != null && observation.record().equals(entry.record));
+            if (entry != null && entry.state == State.ADMITTED && !suspendedAgain) {
+                return Unreadable.KEPT; // our admission is on its way: it settles this
+            }
+            if (entry != null) {
+                forget(entry);
+            }
+            return Unreadable.WITHDRAWN;
+        }
+        if (entry != null && entry.state == State.ADMITTED) {
+            return entry.chargeUnknown ? Unreadable.HOLDS_GROUP : Unreadable.KEPT;
+        }
+        if (entry == null && phase == JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD) {
+            return Unreadable.IGNORED;
+        }
+        if (entry == null) {
+            entry = newEntry(observation);
+        } else {
+            dequeue(entry);
+            entry.setJob(keepCreation(observation, entry.job), priorityClasses);
+        }
+        AdmissionRecord record = phase == JobObservation.Phase.ADMITTED ? observation.record()
+                : new AdmissionRecord(groupOf(observation), AdmissionRecord.STARTED_OUTSIDE);
+        charge(entry, record, true);
+        entry.seenRunning = true;
+        return Unreadable.HOLDS_GROUP;
     }
 
     /**
@@ -831,6 +979,9 @@ public final class Scheduler {
         if (s == null) {
             return null;
         }
+        if (s.held() != null) {
+            return s.held();
+        }
         String k = s.resource();
         return k + ": request " + Resources.format(k, s.request()) + (s.ofMin() ? ", non-preemptible in use " : ", in use ")
                 + Resources.format(k, s.inUse()) + (s.ofMin() ? " of min " : " of max ")
@@ -985,7 +1136,7 @@ public final class Scheduler {
             return next;
         }
         return new JobObservation(next.key(), next.uid(), next.phase(), next.request(), next.priority(), old.createdAt(),
-                next.quotaName(), next.preemptible(), next.record());
+                next.quotaName(), next.preemptible(), next.record(), next.resourceVersion());
     }
 
     private void forget(Entry entry) {
@@ -998,9 +1149,21 @@ public final class Scheduler {
     }
 
     private void charge(Entry entry, AdmissionRecord record) {
+        charge(entry, record, false);
+    }
+
+    /**
+     * @param unknown the job runs but its request cannot be read: it is charged one job and holds every group on
+     *                its path that declares a limit (see {@link #observeUnreadable})
+     */
+    private void charge(Entry entry, AdmissionRecord record, boolean unknown) {
         entry.state = State.ADMITTED;
         entry.seenRunning = false;
         entry.confirmedVersion = null;
+        entry.decidedVersion = entry.job.resourceVersion();
+        entry.unconfirmed = false;
+        entry.newest = null;
+        entry.chargeUnknown = unknown;
         entry.refused = false;
         entry.record = record;
         entry.hold = null;
@@ -1011,12 +1174,21 @@ public final class Scheduler {
         addUsage(entry);
     }
 
-    /** The group an admitted job uses: its record's group if it exists, else where it would be queued now. */
+    /**
+     * The group an admitted job uses: its record's group if that is a declared group, else where it would be
+     * queued now. Under the ResourceQuota plugin the group is always the namespace, whatever the record says (a
+     * record written under the ElasticQuotaTree plugin names a tree node, which is no namespace's quota).
+     */
     private String groupToCharge(Entry entry, AdmissionRecord record) {
-        if (record.group() != null && tree.node(record.group()).isPresent()) {
+        if (!tree.groupsAreNamespaces() && record.group() != null && tree.node(record.group()).isPresent()) {
             return record.group();
         }
-        return tree.groupFor(entry.job.key().namespace(), entry.job.quotaName()).map(QuotaNode::name).orElse(null);
+        return groupOf(entry.job);
+    }
+
+    /** Where the job would be queued now; null if it has no group. */
+    private String groupOf(JobObservation job) {
+        return tree.groupFor(job.key().namespace(), job.quotaName()).map(QuotaNode::name).orElse(null);
     }
 
     private void uncharge(Entry entry) {
@@ -1033,6 +1205,12 @@ public final class Scheduler {
                 subtract(usage, node.name(), entry.charged);
                 if (entry.chargedGuaranteed) {
                     subtract(guaranteedUsage, node.name(), entry.charged);
+                }
+                if (entry.chargeUnknown) {
+                    unknownUsage.computeIfPresent(node.name(), (n, jobs) -> {
+                        jobs.remove(entry.job.key());
+                        return jobs.isEmpty() ? null : jobs;
+                    });
                 }
             }
             if (externalRecount != null) {
@@ -1052,6 +1230,8 @@ public final class Scheduler {
         entry.chargedGroup = null;
         entry.charged = Resources.NONE;
         entry.chargedGuaranteed = false;
+        entry.chargeUnknown = false;
+        entry.unconfirmed = false;
         entry.state = null;
     }
 
@@ -1108,6 +1288,9 @@ public final class Scheduler {
             if (entry.chargedGuaranteed) {
                 guaranteedUsage.merge(node.name(), entry.charged, Resources::plus);
             }
+            if (entry.chargeUnknown) {
+                unknownUsage.computeIfAbsent(node.name(), n -> new TreeSet<>()).add(entry.job.key());
+            }
         }
     }
 
@@ -1126,12 +1309,26 @@ public final class Scheduler {
      *
      * @param ofMin whether it is a non-preemptible job's min that is short, not a max
      */
-    private record Shortfall(String node, String resource, long request, long inUse, long limit, boolean ofMin) {
+    private record Shortfall(String node, String resource, long request, long inUse, long limit, boolean ofMin,
+                             String held) {
+        Shortfall(String node, String resource, long request, long inUse, long limit, boolean ofMin) {
+            this(node, resource, request, inUse, limit, ofMin, null);
+        }
     }
 
     private Shortfall shortfall(String group, Entry entry) {
         Resources request = entry.effectiveRequest();
         for (QuotaNode node : tree.pathToRoot(group)) {
+            if (node.heldBecause() != null) {
+                return new Shortfall(node.name(), null, 0, 0, 0, false, "quota group " + node.name()
+                        + " admits nothing now: " + node.heldBecause());
+            }
+            TreeSet<JobKey> unknown = unknownUsage.get(node.name());
+            if (unknown != null && !node.max().isEmpty()) {
+                return new Shortfall(node.name(), null, 0, 0, 0, false, "quota group " + node.name()
+                        + " admits nothing now: admitted job " + unknown.first()
+                        + " runs with a request kube-queue cannot read, so the group's use is unknown");
+            }
             Resources used = usage.getOrDefault(node.name(), Resources.NONE);
             Resources outside = external.get(node.name());
             if (outside != null && node.name().equals(group)) {
@@ -1205,6 +1402,14 @@ public final class Scheduler {
         boolean seenRunning;
         /** The resourceVersion our admission patch produced, or null. */
         String confirmedVersion;
+        /** The resourceVersion of the copy the admission was decided on (or the charge made from), or null. */
+        String decidedVersion;
+        /** The admission's answer was lost (5xx, timeout) and reading the job back failed: outcome unknown. */
+        boolean unconfirmed;
+        /** The newest suspended copy seen while the admission was on its way; applied if it is handed back. */
+        JobObservation newest;
+        /** Runs with a request that cannot be read: charged one job, and holds its groups (see unknownUsage). */
+        boolean chargeUnknown;
         /** In backoff after a refused admission: only the backoff's expiry retries it. */
         boolean refused;
 

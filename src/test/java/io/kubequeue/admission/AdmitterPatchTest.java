@@ -15,13 +15,13 @@ import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Resources;
 
 /**
- * The admission JSON Patch: a test op on each mark before it goes, then the admission record, which a job without
+ * The admission JSON Patch: a test op on the uid decided for, a test op on each mark before it goes, then the admission record, which a job without
  * annotations gets as a whole map (bound to the version seen). That the patches apply on a strict RFC 6902 server
  * is checked end to end in {@code operator.AdmissionPatchesTest}.
  */
 class AdmitterPatchTest {
 
-    private static final Admission ADMISSION = new Admission(new JobKey("Job", "default", "j"),
+    private static final Admission ADMISSION = new Admission(new JobKey("Job", "default", "j"), "u1",
             new AdmissionRecord("root.a", "2026-01-01T00:00:00.123Z"), Resources.of("cpu", 1000L), 0);
 
     @Test
@@ -29,6 +29,7 @@ class AdmitterPatchTest {
         JobDirectory.Entry entry = new JobDirectory.Entry(null, new ObjectReference(),
                 List.of(SuspendMark.ANNOTATION, SuspendMark.SPEC_SUSPEND), true, "7");
         assertEquals("["
+                + "{\"op\":\"test\",\"path\":\"/metadata/uid\",\"value\":\"u1\"},"
                 + "{\"op\":\"test\",\"path\":\"/metadata/annotations/scheduling.x-k8s.io~1suspend\",\"value\":\"true\"},"
                 + "{\"op\":\"remove\",\"path\":\"/metadata/annotations/scheduling.x-k8s.io~1suspend\"},"
                 + "{\"op\":\"test\",\"path\":\"/spec/suspend\",\"value\":true},"
@@ -43,6 +44,7 @@ class AdmitterPatchTest {
         JobDirectory.Entry entry = new JobDirectory.Entry(null, new ObjectReference(),
                 List.of(SuspendMark.RUN_POLICY_SUSPEND), false, "7");
         assertEquals("["
+                + "{\"op\":\"test\",\"path\":\"/metadata/uid\",\"value\":\"u1\"},"
                 + "{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":\"7\"},"
                 + "{\"op\":\"test\",\"path\":\"/spec/runPolicy/suspend\",\"value\":true},"
                 + "{\"op\":\"replace\",\"path\":\"/spec/runPolicy/suspend\",\"value\":false},"

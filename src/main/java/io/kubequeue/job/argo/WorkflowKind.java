@@ -22,7 +22,8 @@ import io.kubequeue.scheduler.Resources;
 /**
  * argoproj.io/v1alpha1 Workflow, queued as a whole (seed: "Argo Workflow当前仅支持对整体进行排队"). Managed when
  * suspended by the annotation, or by {@code spec.suspend: true} together with the annotation
- * {@code kube-queue/min-resources} (a workflow suspended without it is someone else's, and left alone). Its
+ * {@code kube-queue/min-resources} (a workflow suspended without either is someone else's, and left alone). Only
+ * {@code spec.suspend} holds it: admission sets it false and removes the annotation. Its
  * request is that annotation: a YAML or JSON map of quantities, e.g. {@code cpu: 5} / {@code memory: 5G}.
  * Finished when {@code status.phase} is Succeeded, Failed or Error (docs/behaviour.md §1, §2).
  */
@@ -54,11 +55,22 @@ public class WorkflowKind implements JobKind<Workflow> {
         if (SuspendMark.annotated(workflow)) {
             marks.add(SuspendMark.ANNOTATION);
         }
-        boolean specSuspended = workflow.getSpec() != null && workflow.getSpec().path("suspend").asBoolean(false);
-        if (specSuspended && minResources(workflow) != null) {
+        if (held(workflow) && (minResources(workflow) != null || !marks.isEmpty())) {
             marks.add(SuspendMark.SPEC_SUSPEND);
         }
         return marks;
+    }
+
+    /** Argo's controller reads {@code spec.suspend} only: after {@code argo resume} the workflow runs, annotation or not. */
+    @Override
+    public boolean held(Workflow workflow) {
+        return workflow.getSpec() != null && workflow.getSpec().path("suspend").asBoolean(false);
+    }
+
+    /** {@code status.startedAt} is set. */
+    @Override
+    public boolean started(Workflow workflow) {
+        return workflow.getStatus() != null && !workflow.getStatus().path("startedAt").asText("").isEmpty();
     }
 
     @Override

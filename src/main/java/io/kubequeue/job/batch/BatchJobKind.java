@@ -15,7 +15,8 @@ import io.kubequeue.scheduler.JobPriority;
 import io.kubequeue.scheduler.Resources;
 
 /**
- * batch/v1 Job (Kubernetes ≥ 1.22). Managed when {@code spec.suspend: true} or the suspend annotation is set;
+ * batch/v1 Job (Kubernetes ≥ 1.22). Managed when {@code spec.suspend: true} or the suspend annotation is set; only
+ * {@code spec.suspend} holds it (a Job with the annotation alone runs, and is charged as started outside kube-queue);
  * request = pod × min(parallelism, completions), parallelism defaulting to 1 and completions to parallelism
  * (docs/behaviour.md §1, §2). Finished when condition {@code Complete} or {@code Failed} is True.
  */
@@ -42,6 +43,18 @@ public class BatchJobKind implements JobKind<Job> {
             marks.add(SuspendMark.SPEC_SUSPEND);
         }
         return marks;
+    }
+
+    /** The Job controller reads {@code spec.suspend} only; the annotation alone does not stop a Job. */
+    @Override
+    public boolean held(Job job) {
+        return job.getSpec() != null && Boolean.TRUE.equals(job.getSpec().getSuspend());
+    }
+
+    /** {@code status.startTime} is set. */
+    @Override
+    public boolean started(Job job) {
+        return job.getStatus() != null && job.getStatus().getStartTime() != null;
     }
 
     @Override

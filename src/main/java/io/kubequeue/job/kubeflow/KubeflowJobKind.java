@@ -93,6 +93,12 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
         return null;
     }
 
+    /** {@code status.startTime} is set. */
+    @Override
+    public boolean started(R job) {
+        return job.getStatus() != null && !job.getStatus().path("startTime").asText("").isEmpty();
+    }
+
     @Override
     public boolean finished(R job) {
         JsonNode status = job.getStatus();

@@ -1,0 +1,206 @@
+package io.kubequeue.operator;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.Map;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kubequeue.admission.Admitter;
+import io.kubequeue.job.Annotations;
+import io.kubequeue.job.SuspendMark;
+import io.kubequeue.scheduler.Admission;
+import io.kubequeue.scheduler.AdmissionRecord;
+import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.testing.WithStrictApiServer;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.quarkus.test.kubernetes.client.KubernetesTestServer;
+
+/**
+ * Issue 12, end to end on the strict API server: an admission applies only to the job it was decided for, an
+ * admission whose answer is lost is settled, a mark the job's controller ignores does not hide a running job, a
+ * paused job kube-queue never managed is left alone, and a refusal that shows another replica's admission keeps
+ * the room charged. Group {@code root.defaultQuotaGroup} (namespace {@code default}) has max cpu 4.
+ */
+@QuarkusTest
+@TestProfile(AdmissionFailureTest.NoClientRetry.class)
+@WithStrictApiServer
+class AdmissionBindingTest {
+
+    private static final String JOBS = "/apis/batch/v1/namespaces/default/jobs/";
+
+    @KubernetesTestServer
+    KubernetesMockServer server;
+
+    @Inject
+    KubernetesClient client;
+
+    @Inject
+    Scheduler scheduler;
+
+    @Inject
+    Admitter admitter;
+
+    private Cluster cluster;
+
+    @BeforeEach
+    void setUp() {
+        cluster = new Cluster(client);
+        cluster.apply("/seed/elasticquotatree.yaml");
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("root.defaultQuotaGroup").isPresent());
+    }
+
+    @AfterEach
+    void tearDown() {
+        cluster.clear();
+    }
+
+    private static JobKey key(String name) {
+        return new JobKey("Job", "default", name);
+    }
+
+    private Job create(String name, String cpu, Boolean specSuspend, Map<String, String> annotations) {
+        Job job = new JobBuilder().withNewMetadata().withName(name).withNamespace("default").withAnnotations(annotations)
+                .endMetadata().withNewSpec().withSuspend(specSuspend).withNewTemplate().withNewSpec()
+                .withRestartPolicy("Never").addNewContainer().withName("work").withImage("busybox:stable")
+                .withNewResources().addToRequests("cpu", new io.fabric8.kubernetes.api.model.Quantity(cpu)).endResources()
+                .endContainer().endSpec().endTemplate().endSpec().build();
+        return client.batch().v1().jobs().inNamespace("default").resource(job).create();
+    }
+
+    /**
+     * Fault 2: the PATCH answers 500 and did not apply, and reading the job back fails too (an outage longer than
+     * the client's retries). The admission is re-read until known, found not applied, handed back and retried.
+     */
+    @Test
+    void anAdmissionWhoseAnswerAndReadBackAreLostIsSettledAndTheJobRuns() {
+        server.expect().patch().withPath(JOBS + "lost").andReturn(500, "{\"kind\":\"Status\",\"code\":500}").once();
+        // fabric8's patch reads the job first, then kube-queue reads it back, then re-reads it once more: all fail
+        server.expect().get().withPath(JOBS + "lost").andReturn(500, "{\"kind\":\"Status\",\"code\":500}").times(3);
+        cluster.submitJob("lost", "3", Map.of(), null);
+
+        // watched through the scheduler: a GET of the job here would take the 500s meant for kube-queue's reads
+        await().atMost(Duration.ofSeconds(20)).until(() -> scheduler.status(key("lost"))
+                .map(s -> s.state() == Scheduler.State.ADMITTED && s.attempts() >= 1).orElse(false));
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("lost"));
+        assertEquals(3000, scheduler.usage("root.defaultQuotaGroup").get("cpu"), "charged once");
+    }
+
+    /**
+     * Fault 3: a Job with only the annotation runs at once (the Job controller reads spec.suspend alone). It is
+     * charged, told so, and the room it uses is not given to another job.
+     */
+    @Test
+    void aJobWithOnlyTheAnnotationRunsAndIsCharged() {
+        create("annotated", "3", null, Map.of(SuspendMark.ANNOTATION_KEY, "true"));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key("annotated"))
+                .map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false));
+        assertTrue(scheduler.status(key("annotated")).orElseThrow().record().startedOutside());
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.events("default", "annotated").stream()
+                .anyMatch(e -> "StartedOutsideQueue".equals(e.getReason()) && e.getNote().contains("does not read")));
+        await().atMost(Duration.ofSeconds(10)).until(() -> AdmissionRecord.STARTED_OUTSIDE.equals(
+                cluster.job("annotated").getMetadata().getAnnotations().get(Annotations.ADMITTED_AT)));
+        cluster.submitJob("behind", "2", Map.of(), null);
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !cluster.admitted("behind"));
+        assertEquals(3000, scheduler.usage("root.defaultQuotaGroup").get("cpu"));
+    }
+
+    /** Fault 3: spec.suspend flipped to false by hand while the annotation stays: the queued job is charged. */
+    @Test
+    void aQueuedJobWhoseSpecSuspendIsFlippedByHandIsCharged() {
+        create("flipped", "5", true, Map.of(SuspendMark.ANNOTATION_KEY, "true")); // 5 > 4: never admitted
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key("flipped")).isPresent());
+        client.batch().v1().jobs().inNamespace("default").withName("flipped")
+                .edit(j -> new JobBuilder(j).editSpec().withSuspend(false).endSpec().build());
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key("flipped"))
+                .map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false));
+        assertEquals(5000, scheduler.usage("root.defaultQuotaGroup").get("cpu"));
+    }
+
+    /**
+     * Fault 4: the decision was made for one object; the job was deleted and created again under the same name.
+     * The old admission must not unsuspend the new object.
+     */
+    @Test
+    void anAdmissionDecidedForADeletedJobCannotAdmitItsNamesake() {
+        Job fresh = cluster.submitJob("again", "1", Map.of(), null);
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key("again")).isPresent());
+        cluster.complete("again");
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key("again")).isEmpty());
+        client.batch().v1().jobs().inNamespace("default").withName("again").delete();
+        await().atMost(Duration.ofSeconds(5)).until(() -> cluster.job("again") == null);
+        Job newer = create("again", "9", true, Map.of()); // 9 > 4: never admitted by kube-queue
+
+        Outcome outcome = new Outcome(admitter.admit(new Admission(key("again"), fresh.getMetadata().getUid(),
+                new AdmissionRecord("root.defaultQuotaGroup", "2026-01-01T00:00:00.000Z"), Resources.of("cpu", 1000L), 0)));
+        assertFalse(outcome.admitted(), "the old decision is not carried out");
+        Job now = cluster.job("again");
+        assertEquals(newer.getMetadata().getUid(), now.getMetadata().getUid());
+        assertTrue(now.getSpec().getSuspend(), "the new job stays suspended");
+    }
+
+    private record Outcome(Admitter.Outcome value) {
+        boolean admitted() {
+            return value == Admitter.Outcome.ADMITTED;
+        }
+    }
+
+    /** Fault 6: a Job paused by its user after it ran, never through kube-queue, is not queued or resumed. */
+    @Test
+    void aPausedJobThatKubeQueueNeverManagedIsLeftAlone() {
+        Job running = create("paused", "1", false, Map.of());
+        running.setStatus(new io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder()
+                .withStartTime("2026-01-01T00:00:00Z").withActive(1).build());
+        client.batch().v1().jobs().inNamespace("default").resource(running).updateStatus();
+        client.batch().v1().jobs().inNamespace("default").withName("paused")
+                .edit(j -> new JobBuilder(j).editSpec().withSuspend(true).endSpec().build());
+        cluster.submitJob("marker", "1", Map.of(), null); // a later job, admitted: the paused one was seen before it
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("marker"));
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+                .until(() -> scheduler.status(key("paused")).isEmpty());
+        assertTrue(cluster.job("paused").getSpec().getSuspend(), "still paused");
+    }
+
+    /**
+     * Fault 9: our admission is refused (409) during a leader change; reading the job back shows it admitted by
+     * the other replica. The record read is charged at once, not handed back until the informer catches up.
+     */
+    @Test
+    void aRefusalThatShowsAnotherReplicasAdmissionChargesTheRecordRead() {
+        String path = JOBS + "taken";
+        server.expect().patch().withPath(path).andReturn(409, "{\"kind\":\"Status\",\"code\":409}").once();
+        Job theirs = new JobBuilder().withNewMetadata().withName("taken").withNamespace("default")
+                .withAnnotations(Map.of(Annotations.QUOTA_GROUP, "root.defaultQuotaGroup",
+                        Annotations.ADMITTED_AT, "2026-01-01T00:00:00.500Z")).endMetadata()
+                .withNewSpec().withSuspend(false).withNewTemplate().withNewSpec().addNewContainer().withName("c")
+                .withImage("x").endContainer().endSpec().endTemplate().endSpec().build();
+        // fabric8's patch reads the job first, and kube-queue reads it back after the refusal
+        server.expect().get().withPath(path).andReturn(200, client.getKubernetesSerialization().asJson(theirs)).times(2);
+        cluster.submitJob("taken", "3", Map.of(), null);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key("taken"))
+                .map(s -> s.record() != null && "2026-01-01T00:00:00.500Z".equals(s.record().admittedAt())).orElse(false));
+        Scheduler.JobStatus status = scheduler.status(key("taken")).orElseThrow();
+        assertEquals(Scheduler.State.ADMITTED, status.state());
+        assertEquals(0, status.attempts(), "not handed back as a failed admission");
+        assertEquals(3000, scheduler.usage("root.defaultQuotaGroup").get("cpu"));
+    }
+}

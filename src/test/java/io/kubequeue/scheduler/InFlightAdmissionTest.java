@@ -1,0 +1,232 @@
+package io.kubequeue.scheduler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 12 at the scheduler core: every admission is bound to the exact job it was decided for, and no in-flight
+ * state hangs (unconfirmed admissions, edits made while an admission is on its way, another replica's admission,
+ * a plugin switch across a restart, a running job whose request cannot be read, a held group).
+ */
+class InFlightAdmissionTest {
+
+    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+
+    private MutableClock clock;
+    private Scheduler scheduler;
+
+    @BeforeEach
+    void setUp() {
+        clock = new MutableClock(T0);
+        scheduler = new Scheduler(Scheduler.Settings.defaults(), clock);
+        // root (cpu 8) -> team-a (cpu 4, ns a)
+        scheduler.replaceTree(new QuotaTree(List.of(
+                new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 8000L)),
+                new QuotaNode("team-a", "root", List.of("a"), null, Resources.of("cpu", 4000L)))));
+    }
+
+    private static JobObservation job(String name, String uid, JobObservation.Phase phase, long millicores,
+                                      AdmissionRecord record, String resourceVersion) {
+        return new JobObservation(new JobKey("Job", "a", name), uid, phase, Resources.of("cpu", millicores),
+                JobPriority.NONE, T0, null, true, record, resourceVersion);
+    }
+
+    private static JobObservation queued(String name, String uid, long millicores, String resourceVersion) {
+        return job(name, uid, JobObservation.Phase.QUEUED, millicores, null, resourceVersion);
+    }
+
+    private Scheduler.JobStatus status(String name) {
+        return scheduler.status(new JobKey("Job", "a", name)).orElseThrow();
+    }
+
+    private Admission admitOnly(String name) {
+        List<Admission> admissions = scheduler.schedule().admissions();
+        assertEquals(1, admissions.size(), "one admission: " + admissions);
+        assertEquals(name, admissions.get(0).key().name());
+        return admissions.get(0);
+    }
+
+    @Test
+    void anAdmissionCarriesTheUidItWasDecidedFor() {
+        scheduler.observe(queued("j", "uid-1", 1000, "10"));
+        assertEquals("uid-1", admitOnly("j").uid());
+    }
+
+    @Test
+    void aNamesakeCreatedWhileTheAdmissionIsOnItsWayIsQueuedAsNewAndTheOldDecisionCannotTouchIt() {
+        scheduler.observe(queued("j", "uid-1", 1000, "10"));
+        Admission old = admitOnly("j");
+        // j is deleted and created again asking 4 cpu, before the old patch is sent
+        scheduler.observe(queued("j", "uid-2", 4000, "12"));
+        assertEquals(Scheduler.State.ACTIVE, status("j").state(), "the new j queues; the old decision's charge is gone");
+        assertEquals(0, scheduler.usage("team-a").get("cpu"));
+        scheduler.observe(queued("k", "uid-3", 3000, "13"));
+        clock.advance(Duration.ofSeconds(1));
+        List<Admission> next = scheduler.schedule().admissions();
+        assertEquals(List.of("j"), next.stream().map(a -> a.key().name()).toList(), "the new j (4) first; k waits");
+        // the old patch is refused by its uid test and handed back: nothing changes for the new j
+        scheduler.admissionFailed(old.key(), old.record());
+        scheduler.admissionTargetGone(old.key(), old.record());
+        assertEquals(Scheduler.State.ADMITTED, status("j").state());
+        assertEquals(next.get(0).record(), status("j").record());
+        assertEquals(4000, scheduler.usage("team-a").get("cpu"));
+    }
+
+    @Test
+    void anUnconfirmedAdmissionIsReleasedByANewerSuspendedCopyWithoutOurRecord() {
+        scheduler.observe(queued("j", "u", 3000, "10"));
+        Admission a = admitOnly("j");
+        scheduler.admissionUnconfirmed(a.key(), a.record()); // 5xx, and the read-back failed too
+        assertTrue(scheduler.admissionUnsettled(a.key(), a.record()));
+        scheduler.observe(queued("j", "u", 3000, "10")); // the copy the decision was made on: says nothing
+        assertEquals(Scheduler.State.ADMITTED, status("j").state());
+        scheduler.observe(queued("j", "u", 3000, "11")); // newer, still suspended, no record: not applied
+        assertEquals(Scheduler.State.ACTIVE, status("j").state());
+        assertEquals(0, scheduler.usage("team-a").get("cpu"));
+        assertFalse(scheduler.admissionUnsettled(a.key(), a.record()));
+        assertEquals(List.of("j"), scheduler.schedule().admissions().stream().map(x -> x.key().name()).toList(),
+                "admitted again at once: the job behind it does not wait for a restart");
+    }
+
+    @Test
+    void anAdmissionStillOnItsWayIsNotReleasedByANewerCopy() {
+        scheduler.observe(queued("j", "u", 3000, "10"));
+        admitOnly("j");
+        scheduler.observe(queued("j", "u", 3000, "11")); // e.g. a status write before our patch landed
+        assertEquals(Scheduler.State.ADMITTED, status("j").state(), "the patch may still apply: the charge stays");
+        assertEquals(3000, scheduler.usage("team-a").get("cpu"));
+    }
+
+    @Test
+    void anUnconfirmedAdmissionThatDidApplyIsConfirmedByItsRunningCopy() {
+        scheduler.observe(queued("j", "u", 3000, "10"));
+        Admission a = admitOnly("j");
+        scheduler.admissionUnconfirmed(a.key(), a.record());
+        scheduler.observe(job("j", "u", JobObservation.Phase.ADMITTED, 3000, a.record(), "11"));
+        assertFalse(scheduler.admissionUnsettled(a.key(), a.record()));
+        assertEquals(3000, scheduler.usage("team-a").get("cpu"));
+    }
+
+    @Test
+    void anEditMadeWhileTheAdmissionIsOnItsWayWinsWhenTheAdmissionIsRefused() {
+        scheduler.observe(queued("j", "u", 1000, "10"));
+        Admission a = admitOnly("j");
+        JobObservation edited = new JobObservation(new JobKey("Job", "a", "j"), "u", JobObservation.Phase.QUEUED,
+                Resources.of("cpu", 2000L), JobPriority.of(7), T0, "team-a", true, null, "11");
+        scheduler.observe(edited);
+        scheduler.admissionFailed(a.key(), a.record()); // refused: its test found the job changed
+        Scheduler.JobStatus s = status("j");
+        assertEquals(Resources.of("cpu", 2000L), s.request(), "the newest copy seen wins");
+        assertEquals(7, s.priority());
+        clock.advance(Duration.ofSeconds(1));
+        Admission again = admitOnly("j");
+        assertEquals(Resources.of("cpu", 2000L), again.request());
+        assertEquals(2000, scheduler.usage("team-a").get("cpu"));
+    }
+
+    @Test
+    void aRefusalThatShowsAnotherReplicasAdmissionChargesTheRecordRead() {
+        scheduler.replaceTree(new QuotaTree(List.of(
+                new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 8000L)),
+                new QuotaNode("team-a", "root", List.of("a"), null, Resources.of("cpu", 4000L)),
+                new QuotaNode("team-x", "root", List.of(), null, Resources.of("cpu", 4000L)))));
+        scheduler.observe(queued("j", "u", 3000, "10"));
+        Admission ours = admitOnly("j");
+        AdmissionRecord theirs = new AdmissionRecord("team-x", "2026-01-01T00:00:00.500Z");
+        scheduler.admissionTakenOver(ours.key(), ours.record(), theirs, "12");
+        assertEquals(theirs, status("j").record());
+        assertEquals(Scheduler.State.ADMITTED, status("j").state());
+        assertEquals(0, scheduler.usage("team-a").get("cpu"));
+        assertEquals(3000, scheduler.usage("team-x").get("cpu"));
+        assertEquals(3000, scheduler.usage("root").get("cpu"));
+        scheduler.observe(queued("j", "u", 3000, "11")); // the informer's older copy arrives late: not a re-suspension
+        assertEquals(Scheduler.State.ADMITTED, status("j").state());
+        assertEquals(3000, scheduler.usage("root").get("cpu"));
+    }
+
+    @Test
+    void underTheResourceQuotaPluginARecordOfATreeNodeIsChargedToTheNamespace() {
+        // kube-queue admitted old (3 cpu) under elasticquota; it restarts with QueueGroupPlugin=resourcequota
+        scheduler = new Scheduler(Scheduler.Settings.defaults(), clock);
+        scheduler.replaceTree(QuotaTree.perNamespace(List.of(
+                new QuotaNode("default", null, List.of("default"), null, Resources.of("cpu", 4000L)))));
+        AdmissionRecord written = new AdmissionRecord("root.defaultQuotaGroup", "2026-01-01T00:00:00.000Z");
+        scheduler.observe(new JobObservation(new JobKey("Job", "default", "old"), "u1", JobObservation.Phase.ADMITTED,
+                Resources.of("cpu", 3000L), JobPriority.NONE, T0, null, true, written));
+        scheduler.observe(new JobObservation(new JobKey("Job", "default", "new"), "u2", JobObservation.Phase.QUEUED,
+                Resources.of("cpu", 3000L), JobPriority.NONE, T0.plusSeconds(1), null, true, null));
+        assertEquals("default", scheduler.status(new JobKey("Job", "default", "old")).orElseThrow().group());
+        assertEquals(3000, scheduler.usage("default").get("cpu"));
+        assertEquals(List.of(), scheduler.schedule().admissions(), "3 + 3 > 4: new waits");
+    }
+
+    @Test
+    void aRunningJobWhoseRequestBecomesUnreadableKeepsItsLastKnownCharge() {
+        scheduler.observe(queued("j", "u", 3000, "10"));
+        Admission a = admitOnly("j");
+        scheduler.observe(job("j", "u", JobObservation.Phase.ADMITTED, 3000, a.record(), "11"));
+        assertEquals(Scheduler.Unreadable.KEPT, scheduler.observeUnreadable(
+                job("j", "u", JobObservation.Phase.ADMITTED, 0, a.record(), "12")));
+        assertEquals(3000, scheduler.usage("team-a").get("cpu"));
+        assertEquals(Resources.of("cpu", 3000L), status("j").request());
+    }
+
+    @Test
+    void aRunningJobWhoseRequestCannotBeReadAfterARestartHoldsItsGroupsUntilItEnds() {
+        AdmissionRecord record = new AdmissionRecord("team-a", "2026-01-01T00:00:00.000Z");
+        assertEquals(Scheduler.Unreadable.HOLDS_GROUP, scheduler.observeUnreadable(
+                job("w", "u", JobObservation.Phase.ADMITTED, 0, record, "12")));
+        assertEquals(Scheduler.State.ADMITTED, status("w").state());
+        scheduler.observe(queued("k", "uk", 1000, "13"));
+        assertEquals(List.of(), scheduler.schedule().admissions(), "the group's use is unknown: nothing is admitted");
+        String reason = scheduler.pending("team-a").get(0).reason();
+        assertTrue(reason.contains("Job a/w runs with a request kube-queue cannot read"), reason);
+        scheduler.observe(JobObservation.finished(new JobKey("Job", "a", "w"), "u"));
+        clock.advance(Duration.ofSeconds(1));
+        assertEquals(List.of("k"), scheduler.schedule().admissions().stream().map(x -> x.key().name()).toList());
+    }
+
+    @Test
+    void aJobFixedAfterHoldingItsGroupIsChargedWhatItAsks() {
+        AdmissionRecord record = new AdmissionRecord("team-a", "2026-01-01T00:00:00.000Z");
+        scheduler.observeUnreadable(job("w", "u", JobObservation.Phase.ADMITTED, 0, record, "12"));
+        scheduler.observe(job("w", "u", JobObservation.Phase.ADMITTED, 2000, record, "13"));
+        assertEquals(2000, scheduler.usage("team-a").get("cpu"));
+        scheduler.observe(queued("k", "uk", 2000, "14"));
+        assertEquals(List.of("k"), scheduler.schedule().admissions().stream().map(x -> x.key().name()).toList());
+    }
+
+    @Test
+    void aJobThatRunsDespiteItsMarkIsChargedEvenIfNeverSeenQueued() {
+        scheduler.observe(job("r", "u", JobObservation.Phase.STARTED_DESPITE_MARK, 3000, null, "5"));
+        Scheduler.JobStatus s = status("r");
+        assertEquals(Scheduler.State.ADMITTED, s.state());
+        assertTrue(s.record().startedOutside());
+        assertEquals(3000, scheduler.usage("team-a").get("cpu"));
+        scheduler.observe(queued("k", "uk", 2000, "6"));
+        assertEquals(List.of(), scheduler.schedule().admissions(), "3 + 2 > 4");
+    }
+
+    @Test
+    void aHeldGroupAdmitsNothingAndSaysWhy() {
+        scheduler.replaceTree(QuotaTree.perNamespace(List.of(new QuotaNode("a", null, List.of("a"), null,
+                Resources.of("cpu", 4000L)).held("ResourceQuota a/q has no status yet"))));
+        scheduler.observe(queued("j", "u", 1000, "1"));
+        assertEquals(List.of(), scheduler.schedule().admissions());
+        String reason = scheduler.pending("a").get(0).reason();
+        assertTrue(reason.contains("ResourceQuota a/q has no status yet"), reason);
+        scheduler.replaceTree(QuotaTree.perNamespace(List.of(new QuotaNode("a", null, List.of("a"), null,
+                Resources.of("cpu", 4000L)))));
+        Admission a = admitOnly("j");
+        assertNotNull(a.record());
+    }
+}
