@@ -17,6 +17,15 @@ import io.kubequeue.scheduler.Resources;
  * the largest init container together with the sidecars started before it, plus {@code spec.overhead}. A container that
  * sets a limit but no request for a resource requests its limit.
  *
+ * <p><b>Pod-level resources</b> (Kubernetes 1.32+, KEP-2837; Kubernetes doc "Assign Pod-level CPU and memory
+ * resources"; k8s.io/component-helpers {@code resource.PodRequests} / {@code PodLimits}): for a resource supported at
+ * pod level ({@code cpu}, {@code memory}, {@code hugepages-*}), a {@code spec.resources.requests} value replaces the
+ * container aggregate above, and a {@code spec.resources.limits} value replaces the aggregated limit; overhead is
+ * added after. Other names in {@code spec.resources} are ignored, as Kubernetes does. A pod-level limit without a
+ * pod-level request is defaulted as the API server defaults a pod (pkg/apis/core/v1 {@code defaultPodRequests}):
+ * to the containers' aggregate request when some container requests that resource (hugepages excepted), else to
+ * the pod-level limit.
+ *
  * <p>The pod's cpu and memory limits are computed by the same rule and carried as pseudo-resources
  * {@code limits.cpu} and {@code limits.memory}, so that a ResourceQuota's {@code limits.cpu} / {@code limits.memory} can be
  * checked against them (docs/behaviour.md §3); quota trees never declare them, so they limit nothing there.
@@ -25,6 +34,9 @@ public final class PodRequests {
 
     /** Prefix of the pseudo-resources that carry a pod's limits. */
     public static final String LIMITS = "limits.";
+
+    /** Prefix of the huge page resources ({@code hugepages-2Mi}), supported at pod level. */
+    private static final String HUGEPAGES = "hugepages-";
 
     /** The resources whose limits a ResourceQuota can cap ({@code limits.cpu}, {@code limits.memory}). */
     private static final List<String> LIMITED = List.of(Resources.CPU, Resources.MEMORY);
@@ -71,9 +83,24 @@ public final class PodRequests {
                 initLimits = initLimits.max(c.limits().plus(sidecarLimits));
             }
         }
-        Resources overhead = toResources(spec.getOverhead(), field + ".overhead");
-        Resources requests = regular.plus(sidecars).max(init).plus(overhead);
+        Resources requests = regular.plus(sidecars).max(init);
         Resources limits = regularLimits.plus(sidecarLimits).max(initLimits);
+        ResourceRequirements podLevel = spec.getResources();
+        if (podLevel != null) {
+            Resources podRequests = podLevel(podLevel.getRequests(), field + ".resources.requests");
+            Resources podLimits = podLevel(podLevel.getLimits(), field + ".resources.limits");
+            for (Map.Entry<String, Long> limit : podLimits.asMap().entrySet()) {
+                String resource = limit.getKey();
+                // the API server's defaulting of a pod-level limit without a request (defaultPodRequests)
+                if (!podRequests.has(resource) && (!requests.has(resource) || resource.startsWith(HUGEPAGES))) {
+                    podRequests = podRequests.with(resource, limit.getValue());
+                }
+            }
+            requests = replace(requests, podRequests);
+            limits = replace(limits, podLimits);
+        }
+        Resources overhead = toResources(spec.getOverhead(), field + ".overhead");
+        requests = requests.plus(overhead);
         for (Map.Entry<String, Long> extra : overhead.asMap().entrySet()) {
             if (limits.has(extra.getKey())) { // Kubernetes adds overhead to a limit only where one is set
                 limits = limits.with(extra.getKey(), limits.get(extra.getKey()) + extra.getValue());
@@ -85,6 +112,28 @@ public final class PodRequests {
             }
         }
         return requests;
+    }
+
+    /** The pod-level amounts of the resources Kubernetes supports at pod level; other names are ignored. */
+    private static Resources podLevel(Map<String, Quantity> quantities, String field) {
+        Resources all = toResources(quantities, field);
+        Resources supported = Resources.NONE;
+        for (Map.Entry<String, Long> amount : all.asMap().entrySet()) {
+            String resource = amount.getKey();
+            if (Resources.CPU.equals(resource) || Resources.MEMORY.equals(resource) || resource.startsWith(HUGEPAGES)) {
+                supported = supported.with(resource, amount.getValue());
+            }
+        }
+        return supported;
+    }
+
+    /** {@code base} with every resource named in {@code replacements} set to its value there. */
+    private static Resources replace(Resources base, Resources replacements) {
+        Resources result = base;
+        for (Map.Entry<String, Long> amount : replacements.asMap().entrySet()) {
+            result = result.with(amount.getKey(), amount.getValue());
+        }
+        return result;
     }
 
     private record Amounts(Resources requests, Resources limits) {

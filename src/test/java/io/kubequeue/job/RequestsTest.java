@@ -214,6 +214,70 @@ class RequestsTest {
     }
 
     @Test
+    void podLevelRequestsAloneAreCharged() {
+        Job job = job("""
+                template:
+                  spec:
+                    resources: {requests: {cpu: "2", memory: 1Gi}}
+                    overhead: {cpu: 100m}
+                    containers: [{name: a, image: x}, {name: b, image: x}]
+                """);
+        // Kubernetes "Assign Pod-level CPU and memory resources": the pod-level request is the pod's request;
+        // overhead is added on top (component-helpers PodRequests)
+        assertEquals(Resources.of("cpu", 2100L, "memory", GI), new BatchJobKind().request(job));
+    }
+
+    @Test
+    void podLevelRequestsReplaceTheContainerAggregateOnlyForSupportedResources() {
+        Job job = job("""
+                template:
+                  spec:
+                    resources: {requests: {cpu: "3", hugepages-2Mi: 4Mi, ephemeral-storage: 5Gi}}
+                    initContainers:
+                      - {name: i, image: x, resources: {requests: {cpu: "8", memory: 2Gi}}}
+                    containers:
+                      - {name: a, image: x, resources: {requests: {cpu: 500m, memory: 128Mi, nvidia.com/gpu: "1"}}}
+                      - {name: b, image: x, resources: {requests: {cpu: 500m, memory: 128Mi}}}
+                """);
+        // cpu and hugepages-2Mi from the pod level (the init container's 8 cpu no longer counts); memory and the
+        // gpu keep the container rule max(256Mi, 2Gi); pod-level ephemeral-storage is not a pod-level resource
+        assertEquals(Resources.of("cpu", 3000L, "hugepages-2Mi", 4 * MI, "memory", 2 * GI, "nvidia.com/gpu", 1L),
+                new BatchJobKind().request(job));
+    }
+
+    @Test
+    void podLevelLimitsReplaceTheAggregatedLimits() {
+        Job job = job("""
+                template:
+                  spec:
+                    resources: {requests: {cpu: "1"}, limits: {cpu: "4"}}
+                    overhead: {cpu: 50m}
+                    containers:
+                      - {name: a, image: x, resources: {limits: {cpu: "1", memory: 1Gi}}}
+                      - {name: b, image: x, resources: {limits: {cpu: "1", memory: 1Gi}}}
+                """);
+        // limits.cpu: pod level 4 + overhead; limits.memory: containers 2Gi (no pod-level memory limit)
+        assertEquals(Resources.of("cpu", 1050L, "memory", 2 * GI, "limits.cpu", 4050L, "limits.memory", 2 * GI),
+                new BatchJobKind().request(job));
+    }
+
+    @Test
+    void aPodLevelLimitWithoutARequestRequestsTheLimitUnlessContainersRequestThatResource() {
+        Job job = job("""
+                template:
+                  spec:
+                    resources: {limits: {cpu: "2", memory: 1Gi, hugepages-2Mi: 8Mi}}
+                    containers:
+                      - {name: a, image: x, resources: {requests: {cpu: 500m, hugepages-2Mi: 2Mi}}}
+                """);
+        // Kubernetes defaulting (KEP-2837): memory, requested by no container, defaults to the pod-level limit;
+        // cpu, requested by a container, defaults to the containers' aggregate 500m; hugepages (not overcommitted)
+        // always default to the pod-level limit
+        assertEquals(Resources.of("cpu", 500L, "memory", GI, "hugepages-2Mi", 8 * MI,
+                "limits.cpu", 2000L, "limits.memory", GI), new BatchJobKind().request(job));
+    }
+
+    @Test
     void aRequestTooLargeToCountSaturatesInsteadOfFailing() {
         Job job = job("""
                 parallelism: 2
