@@ -99,7 +99,7 @@ public class ElasticQuotaTreeSource extends InformedQuotaSource<ElasticQuotaTree
         QuotaNode flat;
         try {
             flat = new QuotaNode(node.getName(), parent, node.getNamespaces(),
-                    Quantities.toResources(node.getMin()), Quantities.toResources(node.getMax()));
+                    Quantities.toLimitResources(node.getMin()), Quantities.toLimitResources(node.getMax()));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(path + " (" + node.getName() + "): " + e.getMessage(), e);
         }

@@ -12,6 +12,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
 import java.util.function.BinaryOperator;
+import java.util.function.ToLongBiFunction;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -190,32 +191,37 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
         new TreeSet<>(objects().stream().map(q -> q.getMetadata().getNamespace()).toList()).forEach(this::recompute);
     }
 
-    /** The request limits of one quota, keyed by resource name (millicores, bytes, counts). */
+    /**
+     * The limits of one quota, keyed by resource name (millicores, bytes, counts), rounded down: Kubernetes
+     * compares {@code spec.hard} exactly (doc "Resource Quotas"), so a limit rounded up would admit more.
+     */
     Resources hardLimits(ResourceQuota quota) {
         Map<String, Quantity> hard = quota.getSpec() == null || quota.getSpec().getHard() == null
                 ? Map.of() : quota.getSpec().getHard();
-        return byResource(hard, Math::min, (key, e) -> {
+        return byResource(hard, Quantities::toLimitUnits, Math::min, (key, e) -> {
             // the API server validates quotas, so this is a hand-made object; hold to zero, never over-admit
             events.warning(quota, "InvalidQuota", "spec.hard." + key + ": " + e.getMessage());
             return 0L;
         });
     }
 
-    /** {@code status.used} of one quota by the same keys; an unreadable amount counts as none. */
+    /** {@code status.used} of one quota by the same keys, rounded up; an unreadable amount counts as none. */
     private static Resources usedAmounts(ResourceQuota quota) {
         Map<String, Quantity> used = quota.getStatus() == null || quota.getStatus().getUsed() == null
                 ? Map.of() : quota.getStatus().getUsed();
         // written by the quota controller, so an unreadable amount is never expected; spec.hard still limits
-        return byResource(used, Math::max, (key, e) -> null);
+        return byResource(used, Quantities::toUnits, Math::max, (key, e) -> null);
     }
 
     /**
      * Quota amounts by the resource each key limits ({@link #requestResource}), in millicores, bytes or counts;
      * keys not read here are skipped, and two keys for one resource are merged.
      *
+     * @param convert    {@link Quantities#toUnits} (round up) or {@link Quantities#toLimitUnits} (round down)
      * @param unreadable what an unparsable amount counts as; null to skip it
      */
-    private static Resources byResource(Map<String, Quantity> amounts, BinaryOperator<Long> merge,
+    private static Resources byResource(Map<String, Quantity> amounts, ToLongBiFunction<String, Quantity> convert,
+                                        BinaryOperator<Long> merge,
                                         BiFunction<String, IllegalArgumentException, Long> unreadable) {
         Map<String, Long> byResource = new HashMap<>();
         amounts.forEach((key, quantity) -> {
@@ -225,7 +231,9 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
             }
             Long units;
             try {
-                units = toUnits(resource, quantity);
+                // limits.cpu is in millicores like cpu
+                units = convert.applyAsLong(resource.startsWith("limits.")
+                        ? resource.substring("limits.".length()) : resource, quantity);
             } catch (IllegalArgumentException e) {
                 units = unreadable.apply(key, e);
             }
@@ -245,12 +253,6 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
             return key.substring("requests.".length());
         }
         return null;
-    }
-
-    /** Converts with the unit of the resource a limit key names ({@code limits.cpu} in millicores). */
-    private static long toUnits(String resource, Quantity quantity) {
-        return Quantities.toUnits(resource.startsWith("limits.") ? resource.substring("limits.".length()) : resource,
-                quantity);
     }
 
     private static Resources smallest(Resources a, Resources b) {

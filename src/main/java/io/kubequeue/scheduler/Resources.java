@@ -9,8 +9,8 @@ import java.util.TreeMap;
  * An immutable amount of resources, keyed by Kubernetes resource name.
  *
  * <p>Units are exact integers, never doubles: {@code cpu} in millicores, every other resource in its base
- * unit rounded up (memory and ephemeral-storage in bytes, extended resources such as {@code nvidia.com/gpu}
- * and the pseudo-resource {@link #MAX_JOBS} as counts). A resource named with amount 0 is kept: as a limit,
+ * unit (memory and ephemeral-storage in bytes, extended resources such as {@code nvidia.com/gpu}
+ * and the pseudo-resource {@link #MAX_JOBS} as counts); requests and usage rounded up, limits rounded down. A resource named with amount 0 is kept: as a limit,
  * 0 means "none allowed", while an absent name means "not limited". The conversion from Kubernetes quantities happens
  * outside this package (see {@code io.kubequeue.quota.Quantities}).
  */

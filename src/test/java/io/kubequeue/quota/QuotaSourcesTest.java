@@ -5,10 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.testing.Parse;
 import io.kubequeue.scheduler.QuotaNode;
@@ -68,6 +71,63 @@ class QuotaSourcesTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ElasticQuotaTreeSource.toQuotaTree(
                 tree("name: root\nchildren: [{name: a, max: {cpu: lots}}]")));
         assertTrue(e.getMessage().startsWith("spec.root.children[0] (a):"), e.getMessage());
+    }
+
+    @Test
+    void aTreeLimitIsRoundedDownNeverAdmittingMoreThanItSays() {
+        QuotaTree tree = ElasticQuotaTreeSource.toQuotaTree(tree("""
+                name: root
+                namespaces: [team]
+                min: {cpu: "0.0015"}
+                max: {cpu: "0.0015", memory: 1500m}
+                """));
+        QuotaNode root = tree.groupFor("team", null).orElseThrow();
+        // 1.5 millicores and 1.5 bytes: a request rounded up to 2 must not fit a limit rounded up to 2
+        assertEquals(Resources.of("cpu", 1L, "memory", 1L), root.max());
+        assertEquals(Resources.of("cpu", 1L), root.min());
+    }
+
+    private static ResourceQuota resourceQuota(String spec, String status) {
+        return (ResourceQuota) Parse.yaml("""
+                apiVersion: v1
+                kind: ResourceQuota
+                metadata: {name: q, namespace: team}
+                spec:
+                """ + spec.indent(2) + "status:\n" + status.indent(2)).get(0);
+    }
+
+    @Test
+    void aResourceQuotaHardLimitIsRoundedDownItsUsedAmountUp() {
+        // the API server keeps milli-scale amounts, so 1.5 bytes reaches us as such; Kubernetes compares exactly
+        ResourceQuota quota = resourceQuota("hard: {requests.memory: 1500m, limits.memory: 2500m, cpu: \"3\"}",
+                "used: {requests.memory: 500m, limits.memory: 1500m}");
+        List<Resources> reported = new ArrayList<>();
+        ResourceQuotaSource source = new ResourceQuotaSource(null, null, Duration.ZERO, (ns, seen) -> Resources.NONE,
+                new ResourceQuotaSource.OutsideUsage() {
+                    @Override
+                    public long ticket(String namespace) {
+                        return 0;
+                    }
+
+                    @Override
+                    public void set(String namespace, Resources used, long ticket) {
+                        reported.add(used);
+                    }
+                }) {
+            @Override
+            protected List<ResourceQuota> objects() {
+                return List.of(quota);
+            }
+        };
+        try {
+            QuotaNode group = source.build(List.of(quota), null).groupFor("team", null).orElseThrow();
+            assertEquals(Resources.of("memory", 1L, "limits.memory", 2L, "cpu", 3000L), group.max());
+            source.recompute("team");
+            // status.used stays rounded up (0.5 → 1, 1.5 → 2): usage is never under-counted
+            assertEquals(List.of(Resources.of("cpu", 0L, "memory", 1L, "limits.memory", 2L)), reported);
+        } finally {
+            source.stop();
+        }
     }
 
     @Test
