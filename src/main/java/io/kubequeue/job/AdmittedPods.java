@@ -137,9 +137,9 @@ public class AdmittedPods {
     }
 
     /**
-     * The summed requests (and {@code limits.cpu} / {@code limits.memory}) of the namespace's non-terminal pods
-     * whose job is admitted, counting only pods that the quota's {@code status.used} already includes (see the
-     * class comment).
+     * The summed requests (and {@code limits.cpu} / {@code limits.memory} / {@code limits.ephemeral-storage}) of the
+     * namespace's non-terminal pods whose job is admitted, counting only pods that the quota's {@code status.used}
+     * already includes (see the class comment).
      *
      * @param namespace           the namespace
      * @param quotaStatusSeenNanos {@link System#nanoTime()} when the namespace's quota status last changed

@@ -26,9 +26,10 @@ import io.kubequeue.scheduler.Resources;
  * to the containers' aggregate request when some container requests that resource (hugepages excepted), else to
  * the pod-level limit.
  *
- * <p>The pod's cpu and memory limits are computed by the same rule and carried as pseudo-resources
- * {@code limits.cpu} and {@code limits.memory}, so that a ResourceQuota's {@code limits.cpu} / {@code limits.memory} can be
- * checked against them (docs/behaviour.md §3); quota trees never declare them, so they limit nothing there.
+ * <p>The pod's cpu, memory and ephemeral-storage limits are computed by the same rule and carried as pseudo-resources
+ * {@code limits.cpu}, {@code limits.memory} and {@code limits.ephemeral-storage}, so that a ResourceQuota's keys of
+ * those names can be checked against them (docs/behaviour.md §3); quota trees never declare them, so they limit
+ * nothing there.
  */
 public final class PodRequests {
 
@@ -38,8 +39,11 @@ public final class PodRequests {
     /** Prefix of the huge page resources ({@code hugepages-2Mi}), supported at pod level. */
     private static final String HUGEPAGES = "hugepages-";
 
-    /** The resources whose limits a ResourceQuota can cap ({@code limits.cpu}, {@code limits.memory}). */
-    private static final List<String> LIMITED = List.of(Resources.CPU, Resources.MEMORY);
+    /**
+     * The resources whose limits a ResourceQuota can cap ({@code limits.cpu}, {@code limits.memory},
+     * {@code limits.ephemeral-storage}; Kubernetes doc "Resource Quotas").
+     */
+    private static final List<String> LIMITED = List.of(Resources.CPU, Resources.MEMORY, "ephemeral-storage");
 
     private PodRequests() {
     }
@@ -47,8 +51,8 @@ public final class PodRequests {
     /**
      * @param spec  the pod spec of a template
      * @param field where the spec sits in the job, for error messages (e.g. {@code spec.template.spec})
-     * @return millicores for cpu, bytes for memory, counts for extended resources; the limits as
-     *         {@code limits.<name>} in the same units
+     * @return millicores for cpu, bytes for memory, ephemeral-storage and hugepages, counts for extended resources;
+     *         the cpu, memory and ephemeral-storage limits as {@code limits.<name>} in the same units
      * @throws InvalidJobException naming the field of a quantity that cannot be parsed or is negative
      */
     public static Resources of(PodSpec spec, String field) {

@@ -33,8 +33,10 @@ import io.kubequeue.scheduler.Resources;
  * value of each resource wins). A namespace with no ResourceQuota is unlimited.
  *
  * <p>Keys read: {@code cpu}, {@code requests.cpu}, {@code memory}, {@code requests.memory},
- * {@code requests.<extended>} (e.g. {@code requests.nvidia.com/gpu}), and {@code limits.cpu} /
- * {@code limits.memory}, checked against the jobs' limits. {@code count/*} and other keys are ignored.
+ * {@code ephemeral-storage}, {@code requests.ephemeral-storage}, {@code requests.<extended>} (e.g.
+ * {@code requests.nvidia.com/gpu}), and {@code limits.cpu} / {@code limits.memory} /
+ * {@code limits.ephemeral-storage}, checked against the jobs' limits. {@code count/*} and other keys are ignored.
+ * Hard limits are rounded down, used amounts up ({@link Quantities}).
  *
  * <p><b>Usage.</b> The scheduler counts the requests of the jobs it admitted. What else uses the quota is
  * {@code status.used} minus the pods of those admitted jobs (Kubernetes counts them already; volcano#4220), so
@@ -63,7 +65,8 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
         /**
          * @param namespace            the namespace
          * @param quotaStatusSeenNanos {@link System#nanoTime()} when its quota status last changed
-         * @return millicores, bytes, counts, with limits as {@code limits.cpu} / {@code limits.memory}
+         * @return millicores, bytes, counts, with limits as {@code limits.cpu} / {@code limits.memory} /
+         *         {@code limits.ephemeral-storage}
          */
         Resources usage(String namespace, long quotaStatusSeenNanos);
     }
@@ -244,9 +247,15 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
         return Resources.of(byResource);
     }
 
-    /** Maps a {@code spec.hard} key to the resource it limits, or null for keys not read here. */
+    /**
+     * Maps a {@code spec.hard} key to the resource it limits, or null for keys not read here. Bare {@code cpu},
+     * {@code memory} and {@code ephemeral-storage} mean their {@code requests.} key (Kubernetes doc "Resource
+     * Quotas"); {@code limits.cpu}, {@code limits.memory}, {@code limits.ephemeral-storage} name the pseudo-resources
+     * that carry a job's limits.
+     */
     static String requestResource(String key) {
-        if (key.equals("cpu") || key.equals("memory") || key.equals("limits.cpu") || key.equals("limits.memory")) {
+        if (key.equals("cpu") || key.equals("memory") || key.equals("ephemeral-storage")
+                || key.equals("limits.cpu") || key.equals("limits.memory") || key.equals("limits.ephemeral-storage")) {
             return key;
         }
         if (key.startsWith("requests.")) {

@@ -278,6 +278,21 @@ class RequestsTest {
     }
 
     @Test
+    void theEphemeralStorageLimitIsCarriedForTheResourceQuotaKey() {
+        Job job = job("""
+                parallelism: 2
+                template:
+                  spec:
+                    containers:
+                      - {name: a, image: x, resources: {requests: {ephemeral-storage: 1Gi}, limits: {ephemeral-storage: 2Gi}}}
+                      - {name: b, image: x, resources: {limits: {ephemeral-storage: 512Mi}}}
+                """);
+        // ResourceQuota limits.ephemeral-storage is checked against the pod's limit (Kubernetes "Resource Quotas")
+        assertEquals(Resources.of("ephemeral-storage", 2 * (GI + 512 * MI), "limits.ephemeral-storage",
+                2 * (2 * GI + 512 * MI)), new BatchJobKind().request(job));
+    }
+
+    @Test
     void aRequestTooLargeToCountSaturatesInsteadOfFailing() {
         Job job = job("""
                 parallelism: 2

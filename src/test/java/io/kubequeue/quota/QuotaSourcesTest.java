@@ -144,6 +144,24 @@ class QuotaSourcesTest {
     }
 
     @Test
+    void ephemeralStorageQuotaKeysAreReadLikeCpuAndMemory() {
+        // Kubernetes "Resource Quotas": ephemeral-storage is the same as requests.ephemeral-storage
+        assertEquals("ephemeral-storage", ResourceQuotaSource.requestResource("ephemeral-storage"));
+        assertEquals("ephemeral-storage", ResourceQuotaSource.requestResource("requests.ephemeral-storage"));
+        assertEquals("limits.ephemeral-storage", ResourceQuotaSource.requestResource("limits.ephemeral-storage"));
+        ResourceQuota quota = resourceQuota(
+                "hard: {ephemeral-storage: 10Gi, requests.ephemeral-storage: 12Gi, limits.ephemeral-storage: 20Gi}", "{}");
+        ResourceQuotaSource source = new ResourceQuotaSource(null, null, Duration.ZERO, (ns, seen) -> Resources.NONE, null);
+        try {
+            // both request keys must hold: the smaller wins
+            assertEquals(Resources.of("ephemeral-storage", 10L << 30, "limits.ephemeral-storage", 20L << 30),
+                    source.build(List.of(quota), null).groupFor("team", null).orElseThrow().max());
+        } finally {
+            source.stop();
+        }
+    }
+
+    @Test
     void aNamespaceWithoutResourceQuotaIsAnUnlimitedGroup() {
         QuotaTree tree = QuotaTree.perNamespace(List.of(
                 new QuotaNode("limited", null, List.of("limited"), null, Resources.of("cpu", 4000L))));
