@@ -104,16 +104,51 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
         return "ResourceQuotas";
     }
 
+    /**
+     * One group per namespace with a quota. A namespace with a quota whose usage Kubernetes has not counted yet
+     * ({@code status.hard} does not match {@code spec.hard}: a new quota, or one just changed) is held: its
+     * {@code status.used} cannot be trusted, and Kubernetes itself refuses the namespace's pods until then.
+     */
     @Override
     protected QuotaTree build(List<ResourceQuota> quotas, QuotaTree current) {
         Map<String, Resources> limits = new TreeMap<>();
+        Map<String, String> uncounted = new TreeMap<>();
         for (ResourceQuota quota : quotas) {
             Resources hard = hardLimits(quota);
-            limits.merge(quota.getMetadata().getNamespace(), hard, ResourceQuotaSource::smallest);
+            String ns = quota.getMetadata().getNamespace();
+            limits.merge(ns, hard, ResourceQuotaSource::smallest);
+            if (!counted(quota)) {
+                uncounted.putIfAbsent(ns, "ResourceQuota " + ns + "/" + quota.getMetadata().getName()
+                        + " has no status for its spec.hard yet (the quota controller has not counted the namespace's"
+                        + " usage); held until it has");
+            }
         }
         List<QuotaNode> nodes = new ArrayList<>();
-        limits.forEach((ns, max) -> nodes.add(new QuotaNode(ns, null, List.of(ns), null, max)));
+        limits.forEach((ns, max) -> nodes.add(new QuotaNode(ns, null, List.of(ns), null, max).held(uncounted.get(ns))));
         return QuotaTree.perNamespace(nodes);
+    }
+
+    /**
+     * Whether the quota controller has counted this quota: {@code status.hard} holds every key of {@code spec.hard}
+     * with an equal amount (Kubernetes writes it together with {@code status.used}).
+     */
+    static boolean counted(ResourceQuota quota) {
+        Map<String, Quantity> hard = quota.getSpec() == null || quota.getSpec().getHard() == null
+                ? Map.of() : quota.getSpec().getHard();
+        Map<String, Quantity> seen = quota.getStatus() == null || quota.getStatus().getHard() == null
+                ? Map.of() : quota.getStatus().getHard();
+        for (Map.Entry<String, Quantity> h : hard.entrySet()) {
+            Quantity status = seen.get(h.getKey());
+            try {
+                if (status == null || h.getValue() == null
+                        || status.getNumericalAmount().compareTo(h.getValue().getNumericalAmount()) != 0) {
+                    return false;
+                }
+            } catch (RuntimeException e) {
+                return false; // an unreadable amount: hardLimits says so with an event
+            }
+        }
+        return true;
     }
 
     @Override

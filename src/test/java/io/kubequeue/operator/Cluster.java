@@ -50,10 +50,27 @@ public final class Cluster {
         }
     }
 
+    /** Creates one object; a ResourceQuota is then counted, as the quota controller does in a real cluster. */
     HasMetadata create(HasMetadata o) {
         String ns = o.getMetadata().getNamespace() == null ? "default" : o.getMetadata().getNamespace();
         o.getMetadata().setNamespace(ns);
-        return client.resource(o).inNamespace(ns).create();
+        HasMetadata created = client.resource(o).inNamespace(ns).create();
+        return created instanceof ResourceQuota quota ? countQuota(quota) : created;
+    }
+
+    /**
+     * What Kubernetes' quota controller does for a new quota, which the mock API server has not: writes
+     * {@code status.hard} equal to {@code spec.hard} and {@code status.used} as nothing used. Until then kube-queue
+     * holds the namespace.
+     */
+    public ResourceQuota countQuota(ResourceQuota quota) {
+        ResourceQuota current = client.resourceQuotas().inNamespace(quota.getMetadata().getNamespace())
+                .withName(quota.getMetadata().getName()).get();
+        java.util.Map<String, Quantity> used = new java.util.HashMap<>();
+        current.getSpec().getHard().keySet().forEach(k -> used.put(k, new Quantity("0")));
+        current.setStatus(new io.fabric8.kubernetes.api.model.ResourceQuotaStatusBuilder()
+                .addToHard(current.getSpec().getHard()).addToUsed(used).build());
+        return client.resourceQuotas().inNamespace(current.getMetadata().getNamespace()).resource(current).updateStatus();
     }
 
     /**

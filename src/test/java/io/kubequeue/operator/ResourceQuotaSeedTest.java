@@ -2,6 +2,7 @@ package io.kubequeue.operator;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.Map;
@@ -108,6 +109,7 @@ class ResourceQuotaSeedTest {
         ResourceQuota quota = client.resourceQuotas().inNamespace("default").resource(new ResourceQuotaBuilder()
                 .withNewMetadata().withName("team").withNamespace("default").endMetadata()
                 .withNewSpec().addToHard("requests.cpu", new Quantity("4")).endSpec().build()).create();
+        cluster.countQuota(quota);
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("default").get().max().has("cpu"));
         Job a = cluster.submitJob("a", "3", Map.of(), null);
         await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("a"));
@@ -136,9 +138,9 @@ class ResourceQuotaSeedTest {
         ResourceQuota all = client.resourceQuotas().inNamespace("default").resource(new ResourceQuotaBuilder()
                 .withNewMetadata().withName("all").withNamespace("default").endMetadata()
                 .withNewSpec().addToHard("requests.cpu", new Quantity("10")).endSpec().build()).create();
-        client.resourceQuotas().inNamespace("default").resource(new ResourceQuotaBuilder()
+        cluster.countQuota(client.resourceQuotas().inNamespace("default").resource(new ResourceQuotaBuilder()
                 .withNewMetadata().withName("small").withNamespace("default").endMetadata()
-                .withNewSpec().addToHard("cpu", new Quantity("4")).endSpec().build()).create();
+                .withNewSpec().addToHard("cpu", new Quantity("4")).endSpec().build()).create());
         quotaUses(all, "8");
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("default").get().max().get("cpu") == 4000
                 && scheduler.externalUsage("default").get("cpu") == 2000);
@@ -163,6 +165,27 @@ class ResourceQuotaSeedTest {
         current.setStatus(new ResourceQuotaStatusBuilder().addToHard(current.getSpec().getHard())
                 .addToUsed("requests.cpu", new Quantity(cpu)).addToUsed("count/jobs.batch", new Quantity("1")).build());
         client.resourceQuotas().inNamespace("default").resource(current).updateStatus();
+    }
+
+    /**
+     * A new ResourceQuota in a busy namespace has no status yet: its {@code status.used} would read as nothing
+     * used. The namespace is held, saying why, until the quota controller has counted it.
+     */
+    @Test
+    void aQuotaNotCountedYetHoldsItsNamespaceUntilItIs() {
+        Cluster cluster = new Cluster(client);
+        ResourceQuota quota = client.resourceQuotas().inNamespace("default").resource(new ResourceQuotaBuilder()
+                .withNewMetadata().withName("fresh").withNamespace("default").endMetadata()
+                .withNewSpec().addToHard("requests.cpu", new Quantity("4")).endSpec().build()).create();
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("default").get().max().has("cpu"));
+        cluster.submitJob("early", "1", Map.of(), null);
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !cluster.admitted("early"));
+        String reason = scheduler.pending("default").get(0).reason();
+        assertTrue(reason.contains("ResourceQuota default/fresh has no status"), reason);
+
+        quotaUses(quota, "3"); // counted: other pods already use 3 of 4
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("early"));
+        assertEquals(3000, scheduler.externalUsage("default").get("cpu"));
     }
 
     @Test
