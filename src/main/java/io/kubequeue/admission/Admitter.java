@@ -179,7 +179,7 @@ public class Admitter {
     }
 
     /**
-     * What the job as read says about our admission: applied (our record on it); gone (absent, or another uid);
+     * What the job as read says about our admission: applied (our record on it, running); gone (absent, or another uid);
      * admitted by another replica (its record, no mark: the charge moves to that record); started by hand (no
      * mark, no record: the charge stays, as started outside kube-queue); else not applied (handed back). The
      * read only decides about this admission; the job's state still reaches the scheduler through the informer.
@@ -194,12 +194,12 @@ public class Admitter {
         Map<String, String> annotations = job.getMetadata().getAnnotations() == null ? Map.of()
                 : job.getMetadata().getAnnotations();
         String rv = job.getMetadata().getResourceVersion();
-        if (admission.record().admittedAt().equals(annotations.get(Annotations.ADMITTED_AT))) {
+        boolean held = kind.held(job);
+        if (!held && admission.record().admittedAt().equals(annotations.get(Annotations.ADMITTED_AT))) {
             scheduler.admissionConfirmed(admission.key(), admission.record(), rv);
             LOG.infof("admission of %s confirmed by reading it back", admission.key());
             return Outcome.ADMITTED;
         }
-        boolean held = kind.held(job);
         String group = annotations.get(Annotations.QUOTA_GROUP);
         if (!held && group != null) {
             AdmissionRecord found = new AdmissionRecord(group, annotations.getOrDefault(Annotations.ADMITTED_AT, ""));

@@ -55,8 +55,8 @@ public final class Scheduler {
 
     /**
      * Admission time format written into {@link AdmissionRecord#admittedAt()}: RFC 3339 in UTC, always with
-     * milliseconds (e.g. {@code 2026-11-29T22:04:14.000Z}), so two admissions of one job in the same second
-     * still have different records.
+     * milliseconds (e.g. {@code 2026-11-29T22:04:14.000Z}). Each admission a scheduler decides is at least a
+     * millisecond after the one before, so no two share a record.
      */
     public static final DateTimeFormatter ADMITTED_AT = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSX")
             .withZone(ZoneOffset.UTC);
@@ -156,6 +156,8 @@ public final class Scheduler {
     private final Set<String> retryAfterRelease = new HashSet<>();
     /** Per group: how many charges moved to outside usage so far; a recount started before a move is stale. */
     private final Map<String, Long> externalRecountTicket = new HashMap<>();
+    /** The admission time of the last admission decided; the next one is later, by a millisecond if need be. */
+    private Instant lastAdmittedAt;
     /** Set under the ResourceQuota plugin: see {@link #trackExternalUsage}. */
     private Consumer<String> externalRecount;
 
@@ -281,8 +283,12 @@ public final class Scheduler {
                 if (entry != null && entry.state == State.ADMITTED && !entry.seenRunning
                         && !entry.record.startedOutside()) {
                     // started by hand while our admission was in flight: our patch will be refused (its test op
-                    // finds no mark), and that refusal must not uncharge a running job, so the charge is re-labelled
-                    entry.record = new AdmissionRecord(entry.record.group(), AdmissionRecord.STARTED_OUTSIDE);
+                    // finds no mark), and that refusal must not uncharge a running job, so the charge is re-labelled,
+                    // at what the job asks now (it may have been edited since the decision)
+                    AdmissionRecord relabelled = new AdmissionRecord(entry.record.group(), AdmissionRecord.STARTED_OUTSIDE);
+                    uncharge(entry, false);
+                    entry.setJob(keepCreation(observation, entry.job), priorityClasses);
+                    charge(entry, relabelled);
                 } else if (entry != null && entry.state != State.ADMITTED) {
                     dequeue(entry);
                     entry.setJob(observation, priorityClasses);
@@ -508,7 +514,14 @@ public final class Scheduler {
 
     private Admission admit(String group, Entry entry, Instant now) {
         entry.state = null;
-        AdmissionRecord record = new AdmissionRecord(group, ADMITTED_AT.format(now.truncatedTo(ChronoUnit.MILLIS)));
+        // every admission of this process gets its own record, even within one millisecond: a record names one
+        // decision, so a late answer to an old one (a deleted namesake's) can never be mistaken for a newer one
+        Instant at = now.truncatedTo(ChronoUnit.MILLIS);
+        if (lastAdmittedAt != null && !at.isAfter(lastAdmittedAt)) {
+            at = lastAdmittedAt.plusMillis(1);
+        }
+        lastAdmittedAt = at;
+        AdmissionRecord record = new AdmissionRecord(group, ADMITTED_AT.format(at));
         charge(entry, record);
         return new Admission(entry.job.key(), entry.job.uid(), record, entry.job.request(),
                 Duration.between(entry.queuedAt, now).toMillis());

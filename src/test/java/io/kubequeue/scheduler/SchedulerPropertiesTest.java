@@ -1,6 +1,7 @@
 package io.kubequeue.scheduler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -24,11 +25,16 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
 /**
- * Property-based tests of the scheduler core (issue 4): random quota trees, jobs, priorities and event
- * sequences (submit, cycle, finish, delete, re-suspend, tree change, restart, PriorityClass change, time),
- * with a model of the cluster beside the scheduler. After every step:
+ * Property-based tests of the scheduler core (issues 4, 12): random quota trees, jobs, priorities and event
+ * sequences (submit, cycle, finish, delete, re-suspend, tree change, restart, PriorityClass change, time; and
+ * admissions left in flight, settled later, lost in an API outage and re-read, an edit or a delete-and-recreate
+ * while an admission is in flight, a switch of the quota plugin across a restart), with a model of the cluster
+ * (and of the API server applying each admission patch only to the object it names, still suspended) beside the
+ * scheduler. After every step:
  * <ul>
- *   <li>no job is lost, none is both pending and admitted, and usage is exactly the sum of what is admitted;</li>
+ *   <li>no job is lost, none is both pending and admitted, and usage is exactly the sum of what is admitted
+ *       (a suspended job is charged only while an admission decided for it is still unsettled);</li>
+ *   <li>under the ResourceQuota plugin an admitted job is charged to its namespace, whatever its record says;</li>
  *   <li>an admission never takes a node's usage above its max (or, non-preemptible, above its min); only a
  *       tree shrink or a restart may leave a node above;</li>
  *   <li>blocking queue: no job is admitted while a pending job ahead of it in its group is not;</li>
@@ -54,6 +60,21 @@ class SchedulerPropertiesTest {
 
     /** A tree: its nodes, and for each of ns0..ns4 the index of the node that lists it (-1: none). */
     record TreeSpec(List<NodeSpec> nodes, List<Integer> namespaceOwners) {
+
+        /** The same limits as the ResourceQuota plugin would see them: one group per namespace that has a node. */
+        QuotaTree buildPerNamespace() {
+            List<QuotaNode> built = new ArrayList<>();
+            for (int ns = 0; ns < namespaceOwners.size(); ns++) {
+                int owner = namespaceOwners.get(ns);
+                if (owner >= 0 && owner < nodes.size()) {
+                    Map<String, Long> max = new HashMap<>();
+                    put(max, "cpu", nodes.get(owner).maxCpu());
+                    put(max, GPU, nodes.get(owner).maxGpu());
+                    built.add(new QuotaNode("ns" + ns, null, List.of("ns" + ns), null, Resources.of(max)));
+                }
+            }
+            return QuotaTree.perNamespace(built);
+        }
 
         QuotaTree build() {
             List<QuotaNode> built = new ArrayList<>();
@@ -106,7 +127,19 @@ class SchedulerPropertiesTest {
         }
     }
 
-    enum OpType { SUBMIT, CYCLE, FINISH, DELETE, RESUSPEND, UNSUSPEND_BY_HAND, TREE, RESTART, CLASSES, ADVANCE }
+    enum OpType {
+        SUBMIT, CYCLE, FINISH, DELETE, RESUSPEND, UNSUSPEND_BY_HAND, TREE, RESTART, CLASSES, ADVANCE,
+        /** The API server answers one admission still in flight (or, in an outage, loses the answer). */
+        SETTLE,
+        /** kube-queue reads back one admission whose answer was lost. */
+        RECHECK,
+        /** A suspended job is edited (request, priority, quota label), maybe while its admission is in flight. */
+        UPDATE,
+        /** A job is deleted and created again under its name, maybe while its admission is in flight. */
+        RECREATE,
+        /** kube-queue restarts with the other QueueGroupPlugin. */
+        PLUGIN
+    }
 
     record Op(OpType type, int arg) {
     }
@@ -143,7 +176,12 @@ class SchedulerPropertiesTest {
                         net.jqwik.api.Tuple.of(1, Arbitraries.just(OpType.TREE)),
                         net.jqwik.api.Tuple.of(1, Arbitraries.just(OpType.RESTART)),
                         net.jqwik.api.Tuple.of(1, Arbitraries.just(OpType.CLASSES)),
-                        net.jqwik.api.Tuple.of(3, Arbitraries.just(OpType.ADVANCE))),
+                        net.jqwik.api.Tuple.of(3, Arbitraries.just(OpType.ADVANCE)),
+                        net.jqwik.api.Tuple.of(4, Arbitraries.just(OpType.SETTLE)),
+                        net.jqwik.api.Tuple.of(2, Arbitraries.just(OpType.RECHECK)),
+                        net.jqwik.api.Tuple.of(2, Arbitraries.just(OpType.UPDATE)),
+                        net.jqwik.api.Tuple.of(1, Arbitraries.just(OpType.RECREATE)),
+                        net.jqwik.api.Tuple.of(1, Arbitraries.just(OpType.PLUGIN))),
                 Arbitraries.integers().between(0, 1000)).as(Op::new);
         return Combinators.combine(Arbitraries.of(SchedulingPolicy.class), tree.list().ofMinSize(1).ofMaxSize(3),
                 job.list().ofMinSize(2).ofMaxSize(8), op.list().ofMinSize(20).ofMaxSize(120)).as(Scenario::new);
@@ -156,8 +194,10 @@ class SchedulerPropertiesTest {
     static final class ClusterJob {
         final JobKey key;
         final String uid;
-        final JobSpec spec;
+        JobSpec spec;
         final Instant created;
+        /** metadata.resourceVersion: every change to the job takes the cluster's next one. */
+        long version;
         Phase phase = Phase.SUSPENDED;
         AdmissionRecord record;
         /** Started by hand (no record) before a restart: kube-queue cannot know it after (a documented limit). */
@@ -175,7 +215,7 @@ class SchedulerPropertiesTest {
                     : record != null ? JobObservation.Phase.ADMITTED : JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD;
             String label = spec.quotaLabel() >= 0 ? "g" + spec.quotaLabel() : null;
             return new JobObservation(key, uid, phase, spec.request(), spec.priority(), created, label, spec.preemptible(),
-                    record);
+                    record, String.valueOf(version));
         }
     }
 
@@ -190,10 +230,46 @@ class SchedulerPropertiesTest {
         /** Jobs whose admission was refused: they wait out their backoff (a release does not cut it short). */
         final java.util.Set<JobKey> refused = new java.util.HashSet<>();
         final List<String> log = new ArrayList<>();
+        /** Admissions decided and not yet answered by the API server. */
+        final List<Admission> inFlight = new ArrayList<>();
+        /** Admissions whose answer was lost, and the job not read back yet. */
+        final List<Admission> unconfirmed = new ArrayList<>();
+        /** The job as it was when each admission was decided (an edit may follow while it is on its way). */
+        final Map<AdmissionRecord, JobSpec> decidedSpec = new HashMap<>();
+        /** Under the ResourceQuota plugin (one group per namespace) rather than the ElasticQuotaTree plugin. */
+        boolean perNamespace;
+        int treeIndex;
+        long nextVersion = 1;
 
         Run(Scenario scenario) {
             this.scenario = scenario;
             tree = scenario.trees().get(0).build();
+            restart();
+        }
+
+        QuotaTree currentTree() {
+            TreeSpec spec = scenario.trees().get(treeIndex);
+            return perNamespace ? spec.buildPerNamespace() : spec.build();
+        }
+
+        /** The job changed in the cluster: it takes the next resourceVersion. */
+        void touch(ClusterJob job) {
+            job.version = nextVersion++;
+        }
+
+        /**
+         * A restart: the patches the old process had sent reach the API server or not (arg), with no one left to
+         * hear the answer; the new process rebuilds everything from the cluster.
+         */
+        void restart(int arg) {
+            List<Admission> lost = new ArrayList<>(inFlight);
+            inFlight.clear();
+            unconfirmed.clear();
+            for (int i = 0; i < lost.size(); i++) {
+                if ((arg >> i & 1) == 1) {
+                    applyPatch(lost.get(i));
+                }
+            }
             restart();
         }
 
@@ -216,11 +292,58 @@ class SchedulerPropertiesTest {
                     int id = nextId++;
                     ClusterJob job = new ClusterJob(new JobKey("Job", "ns" + spec.namespace(), "j" + id), "u" + id, spec,
                             T0.plusSeconds(id / 2)); // two jobs per second: creation ties are broken by name
+                    touch(job);
                     cluster.put(job.key, job);
                     scheduler.observe(job.observation());
                 }
-                case CYCLE -> cycle(op.arg() % 5 == 0);
+                case CYCLE -> cycle(op.arg() % 5 == 0, op.arg() % 3 == 1);
+                case SETTLE -> {
+                    if (!inFlight.isEmpty()) {
+                        Admission a = inFlight.remove(op.arg() % inFlight.size());
+                        if (op.arg() % 4 == 1) {
+                            readBack(a); // refused (409, 422, a webhook): not applied, read back
+                        } else {
+                            // in an outage the patch may not even have reached the API server
+                            settle(a, op.arg() % 4 == 0, op.arg() % 8 != 4);
+                        }
+                    }
+                }
+                case RECHECK -> {
+                    if (!unconfirmed.isEmpty()) {
+                        Admission a = unconfirmed.remove(op.arg() % unconfirmed.size());
+                        if (scheduler.admissionUnsettled(a.key(), a.record())) {
+                            readBack(a);
+                        }
+                    }
+                }
+                case UPDATE -> pick(op.arg(), Phase.SUSPENDED).ifPresent(job -> {
+                    job.spec = scenario.jobs().get(op.arg() % scenario.jobs().size());
+                    touch(job);
+                    scheduler.observe(job.observation());
+                    boolean lostAnswer = unconfirmed.stream().anyMatch(a -> a.key().equals(job.key)
+                            && a.uid().equals(job.uid) && a.record().equals(statuses().get(job.key).record()));
+                    assertFalse(lostAnswer, job.key + ": a newer suspended copy without our record settles an"
+                            + " admission whose answer was lost as not applied");
+                });
+                case RECREATE -> pick(op.arg(), null).ifPresent(job -> {
+                    cluster.remove(job.key);
+                    if (op.arg() % 2 == 1) { // else the delete is never seen on its own, only the new object
+                        scheduler.observe(JobObservation.finished(job.key, job.uid));
+                    }
+                    ClusterJob again = new ClusterJob(job.key, "u" + nextId++,
+                            scenario.jobs().get(op.arg() % scenario.jobs().size()), job.created.plusSeconds(30));
+                    touch(again);
+                    cluster.put(again.key, again);
+                    scheduler.observe(again.observation());
+                });
+                case PLUGIN -> {
+                    refused.clear();
+                    perNamespace = !perNamespace;
+                    tree = currentTree();
+                    restart(op.arg());
+                }
                 case FINISH, DELETE -> pick(op.arg(), op.type() == OpType.FINISH ? Phase.RUNNING : null).ifPresent(job -> {
+                    touch(job);
                     cluster.remove(job.key);
                     scheduler.observe(JobObservation.finished(job.key, job.uid));
                 });
@@ -230,21 +353,24 @@ class SchedulerPropertiesTest {
                         job.record = null; // e.g. kubectl replace of the original manifest; else the record stays
                     }
                     job.forgotten = false;
+                    touch(job);
                     scheduler.observe(job.observation());
                 });
                 case UNSUSPEND_BY_HAND -> pick(op.arg(), Phase.SUSPENDED).filter(job -> job.record == null).ifPresent(job -> {
                     job.phase = Phase.RUNNING; // kubectl patch suspend=false, past the queue
+                    touch(job);
                     refused.remove(job.key);
                     scheduler.observe(job.observation());
                 });
                 case TREE -> {
                     refused.clear();
-                    tree = scenario.trees().get(op.arg() % scenario.trees().size()).build();
+                    treeIndex = op.arg() % scenario.trees().size();
+                    tree = currentTree();
                     scheduler.replaceTree(tree);
                 }
                 case RESTART -> {
                     refused.clear();
-                    restart();
+                    restart(op.arg());
                 }
                 case CLASSES -> {
                     classes = CLASS_VARIANTS.get(op.arg() % CLASS_VARIANTS.size());
@@ -261,11 +387,14 @@ class SchedulerPropertiesTest {
         }
 
         CycleResult cycle() {
-            return cycle(false);
+            return cycle(false, false);
         }
 
-        /** @param refused whether the API server refuses every admission patch of this cycle (409, 422 …) */
-        CycleResult cycle(boolean refused) {
+        /**
+         * @param refused whether the API server refuses every admission patch of this cycle (409, 422 …)
+         * @param leftInFlight whether the patches stay on their way, answered by later SETTLE steps
+         */
+        CycleResult cycle(boolean refused, boolean leftInFlight) {
             Map<JobKey, Scheduler.JobStatus> before = statuses();
             // a refused job whose backoff has expired is retried like any other from this cycle on
             this.refused.removeIf(k -> before.get(k) == null || before.get(k).retryAt() == null
@@ -287,17 +416,79 @@ class SchedulerPropertiesTest {
             }
             for (Admission admission : result.admissions()) {
                 ClusterJob job = cluster.get(admission.key());
+                assertEquals(job.uid, admission.uid(), "the admission names the object it was decided for");
+                decidedSpec.put(admission.record(), job.spec);
                 if (refused) {
                     scheduler.admissionFailed(admission.key(), admission.record()); // the job stays suspended
                     this.refused.add(admission.key());
+                } else if (leftInFlight) {
+                    inFlight.add(admission);
                 } else {
-                    this.refused.remove(job.key);
-                    job.phase = Phase.RUNNING;
-                    job.record = admission.record();
-                    scheduler.observe(job.observation()); // the informer echoes the patch back: no change
+                    settle(admission, false, true);
                 }
             }
             return result;
+        }
+
+        /**
+         * The API server applies an admission patch only to the object of its uid, and only while it is suspended
+         * (the test ops); returns whether it applied.
+         */
+        boolean applyPatch(Admission a) {
+            ClusterJob job = cluster.get(a.key());
+            if (job == null || !job.uid.equals(a.uid()) || job.phase != Phase.SUSPENDED) {
+                return false;
+            }
+            job.phase = Phase.RUNNING;
+            job.record = a.record();
+            touch(job);
+            return true;
+        }
+
+        /**
+         * The API server answers one admission. In an outage the answer and the read-back are lost: the scheduler
+         * is told the outcome is unknown, and a later RECHECK reads the job (the informer still brings an applied
+         * patch's running copy).
+         */
+        void settle(Admission a, boolean outage, boolean reached) {
+            boolean applied = reached && applyPatch(a);
+            ClusterJob job = cluster.get(a.key());
+            if (applied) {
+                refused.remove(a.key());
+                if (!outage) {
+                    scheduler.admissionConfirmed(a.key(), a.record(), String.valueOf(job.version));
+                }
+                scheduler.observe(job.observation()); // the informer brings the running copy
+            } else if (outage) {
+                scheduler.admissionUnconfirmed(a.key(), a.record());
+                unconfirmed.add(a);
+            } else {
+                readBack(a);
+            }
+        }
+
+        /** What the admission side does with the job as read after an answer that was not a plain success. */
+        void readBack(Admission a) {
+            ClusterJob job = cluster.get(a.key());
+            if (job == null || !job.uid.equals(a.uid())) {
+                scheduler.admissionTargetGone(a.key(), a.record());
+            } else if (job.phase == Phase.RUNNING && a.record().equals(job.record)) {
+                scheduler.admissionConfirmed(a.key(), a.record(), String.valueOf(job.version));
+            } else if (job.phase == Phase.RUNNING && job.record != null) {
+                scheduler.admissionTakenOver(a.key(), a.record(), job.record, String.valueOf(job.version));
+            } else if (job.phase == Phase.RUNNING) {
+                scheduler.admissionOverridden(a.key(), a.record());
+            } else {
+                scheduler.admissionFailed(a.key(), a.record());
+                refused.add(a.key());
+            }
+        }
+
+        /** The admission of this very object, with that record, that the API server has not settled yet. */
+        Optional<Admission> outstanding(ClusterJob job, AdmissionRecord record) {
+            return java.util.stream.Stream.concat(inFlight.stream(), unconfirmed.stream())
+                    .filter(a -> a.key().equals(job.key) && a.uid().equals(job.uid) && a.record().equals(record))
+                    .findFirst();
         }
 
         Map<JobKey, Scheduler.JobStatus> statuses() {
@@ -328,20 +519,33 @@ class SchedulerPropertiesTest {
                 if (job.forgotten) {
                     continue;
                 }
-                if (job.phase == Phase.RUNNING) {
+                JobSpec charged = job.spec;
+                if (job.phase == Phase.SUSPENDED && s.state() == Scheduler.State.ADMITTED) {
+                    Optional<Admission> decided = outstanding(job, s.record());
+                    assertTrue(decided.isPresent(), job.key + " is suspended but admitted as " + s.record()
+                            + ", and no such admission of it is on its way");
+                    charged = decidedSpec.get(decided.get().record());
+                    assertEquals(charged.request(), decided.get().request());
+                }
+                if (perNamespace && s.state() == Scheduler.State.ADMITTED) {
+                    assertEquals(job.key.namespace(), s.group(), job.key + ": under the ResourceQuota plugin the"
+                            + " group is the namespace, whatever the record says (" + s.record() + ")");
+                }
+                if (job.phase == Phase.RUNNING || s.state() == Scheduler.State.ADMITTED) {
                     assertEquals(Scheduler.State.ADMITTED, s.state(), job.key + " runs");
-                    if (job.record != null) {
+                    if (job.phase == Phase.RUNNING && job.record != null) {
                         assertEquals(job.record, s.record());
                     }
                     for (QuotaNode node : tree.pathToRoot(s.group())) {
-                        Resources charged = job.spec.request().with(Resources.MAX_JOBS, 1);
-                        expected.merge(node.name(), charged, Resources::plus);
-                        if (!job.spec.preemptible()) {
-                            expectedGuaranteed.merge(node.name(), charged, Resources::plus);
+                        Resources amount = charged.request().with(Resources.MAX_JOBS, 1);
+                        expected.merge(node.name(), amount, Resources::plus);
+                        if (!charged.preemptible()) {
+                            expectedGuaranteed.merge(node.name(), amount, Resources::plus);
                         }
                     }
                 } else {
                     assertTrue(s.state() != Scheduler.State.ADMITTED, job.key + " is suspended but admitted");
+                    assertEquals(job.spec.request(), s.request(), job.key + " waits with the request it has now");
                 }
             }
             for (QuotaNode node : tree.nodes()) {
@@ -425,6 +629,16 @@ class SchedulerPropertiesTest {
 
         /** Every other job leaves; after the longest backoff, the one left is admitted if the empty tree has room. */
         void drainAndCheckLiveness() {
+            while (!inFlight.isEmpty()) {
+                settle(inFlight.remove(0), false, true);
+            }
+            for (Admission a : List.copyOf(unconfirmed)) {
+                if (scheduler.admissionUnsettled(a.key(), a.record())) {
+                    readBack(a);
+                }
+            }
+            unconfirmed.clear();
+            checkConsistency();
             Optional<ClusterJob> target = cluster.values().stream().filter(j -> j.phase == Phase.SUSPENDED).findFirst();
             if (target.isEmpty()) {
                 return;
