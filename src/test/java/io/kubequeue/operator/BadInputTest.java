@@ -10,6 +10,7 @@ import java.util.List;
 import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -17,6 +18,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.job.Annotations;
+import io.kubequeue.job.argo.Workflow;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
@@ -75,6 +77,64 @@ class BadInputTest {
                 || !now.getMetadata().getAnnotations().containsKey(Annotations.QUOTA_GROUP), "never admitted");
         assertTrue(scheduler.status(new JobKey(kind, "default", name)).isEmpty(), "not in the queue while invalid");
         assertEquals(1, invalidJobEvents(cluster, name).size(), "one warning, not one per event");
+    }
+
+    /**
+     * A running Workflow, admitted before a restart, whose request cannot be read now: it is charged (never
+     * dropped), and since its use is unknown its group admits nothing more until it is fixed. The Warning says so
+     * (it used to say the job "stays suspended", and the job was not charged at all).
+     */
+    @Test
+    void aRunningJobWhoseRequestCannotBeReadHoldsItsGroupUntilFixed() {
+        Cluster cluster = new Cluster(client);
+        cluster.apply("/seed/elasticquotatree.yaml");
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("root.defaultQuotaGroup").isPresent());
+        Workflow running = client.getKubernetesSerialization().unmarshal("""
+                apiVersion: argoproj.io/v1alpha1
+                kind: Workflow
+                metadata:
+                  name: running
+                  namespace: default
+                  annotations:
+                    kube-queue/min-resources: "cpu: many"
+                    kube-queue/quota-group: root.defaultQuotaGroup
+                    kube-queue/admitted-at: "2026-01-01T00:00:00.000Z"
+                spec: {suspend: false, entrypoint: main}
+                """, Workflow.class);
+        client.resource(running).create();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !invalidJobEvents(cluster, "running").isEmpty());
+        String note = invalidJobEvents(cluster, "running").get(0).getNote();
+        assertTrue(note.contains("the job runs and its use is unknown, so quota group root.defaultQuotaGroup"), note);
+        assertEquals(Scheduler.State.ADMITTED,
+                scheduler.status(new JobKey("Workflow", "default", "running")).orElseThrow().state());
+
+        cluster.submitJob("behind", "1", java.util.Map.of(), null);
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !cluster.admitted("behind"));
+
+        client.resources(Workflow.class).inNamespace("default").withName("running").edit(w -> {
+            w.getMetadata().getAnnotations().put("kube-queue/min-resources", "cpu: 3");
+            return w;
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("behind"));
+        assertEquals(4000, scheduler.usage("root.defaultQuotaGroup").get("cpu"), "3 for the workflow, 1 for behind");
+    }
+
+    /** An admitted job whose request becomes unreadable keeps its last known charge, and the Warning says so. */
+    @Test
+    void anAdmittedJobWhoseRequestBecomesUnreadableKeepsItsCharge() {
+        Cluster cluster = new Cluster(client);
+        cluster.apply("/seed/elasticquotatree.yaml");
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("root.defaultQuotaGroup").isPresent());
+        cluster.submitJob("ok", "3", java.util.Map.of(), null);
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("ok"));
+        client.batch().v1().jobs().inNamespace("default").withName("ok").edit(j -> {
+            j.getSpec().setParallelism(-1);
+            return j;
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> !invalidJobEvents(cluster, "ok").isEmpty());
+        String note = invalidJobEvents(cluster, "ok").get(0).getNote();
+        assertTrue(note.contains("runs and stays charged at its last known request {cpu: 3}"), note);
+        assertEquals(3000, scheduler.usage("root.defaultQuotaGroup").get("cpu"));
     }
 
     private static List<Event> invalidJobEvents(Cluster cluster, String name) {
