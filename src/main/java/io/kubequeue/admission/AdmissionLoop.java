@@ -259,6 +259,23 @@ public class AdmissionLoop {
         }
     }
 
+    /**
+     * Reads the job of an unconfirmed admission back now, on the writer pool (a new copy of it arrived: see
+     * {@link io.kubequeue.scheduler.Scheduler#unconfirmedAdmission}); returns at once. If the read fails too, the
+     * re-reads on a backoff go on.
+     */
+    public void recheckNow(Admission admission) {
+        try {
+            writers.execute(() -> {
+                if (admitter.recheck(admission) == Admitter.Outcome.SETTLED) {
+                    trigger(); // a charge handed back frees room
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            LOG.debugf("shutting down: %s stays unconfirmed", admission.key());
+        }
+    }
+
     /** The longest wait between two re-reads of a job whose admission is unconfirmed. */
     static final Duration MAX_RECHECK_BACKOFF = Duration.ofSeconds(30);
 }

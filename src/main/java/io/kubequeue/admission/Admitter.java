@@ -35,10 +35,14 @@ import io.kubequeue.scheduler.Scheduler;
 /**
  * The only code that writes jobs: it carries out one {@link Admission} as a single JSON Patch (RFC 6902).
  *
- * <p>The patch holds, for each suspend mark the job carries, a {@code test} op on the mark followed by its
- * removal, then the admission record annotations. If the job changed since the decision (another replica
- * admitted it, the user edited the mark) the {@code test} fails and nothing is written: a stale decision can
- * never admit twice. A refused admission is handed back to the scheduler, which uncharges it and retries; after
+
+ * <p>The patch holds a {@code test} of the uid the decision was made for, then, for each suspend mark the job
+ * carries, a {@code test} op on the mark followed by its removal, then the admission record annotations. If the
+ * job changed since the decision (another replica admitted it, the user edited the mark, it was deleted and
+ * created again) a {@code test} fails and nothing is written: a stale decision can never admit twice, nor admit
+ * another object. Any answer but a plain success is settled by reading the job back ({@link #settle}); an
+ * answer and read-back both lost leave the admission {@link Outcome#UNKNOWN}, to be {@link #recheck}ed. A
+ * refused admission is handed back to the scheduler, which uncharges it and retries; after
  * {@value #REFUSALS_BEFORE_WARNING} refusals in a row with the same HTTP status, the job gets one Warning event
  * ({@code AdmissionRefused}) with the API server's message, so a patch the server will never take does not loop
  * unseen.

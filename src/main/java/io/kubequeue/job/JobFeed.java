@@ -52,6 +52,8 @@ public class JobFeed {
     };
     private volatile Consumer<StartedOutside> onStartedOutside = started -> {
     };
+    private volatile Consumer<Admission> onUnconfirmedCopy = admission -> {
+    };
 
     /**
      * A job seen queued whose kind shows it as condition {@code Queuing=True} and that does not show it yet.
@@ -105,6 +107,14 @@ public class JobFeed {
      */
     public void onStartedOutside(Consumer<StartedOutside> onStartedOutside) {
         this.onStartedOutside = onStartedOutside;
+    }
+
+    /**
+     * Called when a new suspended copy of a job arrives while the answer to its admission is lost: the cue to read
+     * the job back now (see {@link Scheduler#unconfirmedAdmission}).
+     */
+    public void onUnconfirmedCopy(Consumer<Admission> onUnconfirmedCopy) {
+        this.onUnconfirmedCopy = onUnconfirmedCopy;
     }
 
     /** Called after every observation, so the admission loop can run a cycle. */
@@ -196,6 +206,7 @@ public class JobFeed {
         }
         if (phase == Phase.QUEUED) {
             queuedCondition(kind, job);
+            scheduler.unconfirmedAdmission(key).ifPresent(onUnconfirmedCopy);
         }
         onChange.run();
     }

@@ -107,6 +107,7 @@ public class StartupRecovery implements HealthCheck {
         feed.onChange(loop::trigger);
         feed.onQueued(this::showQueued);
         feed.onStartedOutside(loop::recordStartedOutside);
+        feed.onUnconfirmedCopy(loop::recheckNow);
         priorityClasses.start(config.firstListTimeout(), loop::trigger);
         ResourceQuotaSource resourceQuotas = null;
         if (config.queueGroupPlugin() == QueueGroupPlugin.RESOURCEQUOTA) {

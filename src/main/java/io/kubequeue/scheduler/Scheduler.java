@@ -181,12 +181,11 @@ public final class Scheduler {
      * <ul>
      *   <li>{@code QUEUED}: queued (or its request, priority and labels updated in place). If the job is
      *       admitted here and was already seen running, or carries the very admission record we wrote, it was
-     *       suspended again: its quota is released and it is queued again. If our admission's outcome is unknown
-     *       (see {@link #admissionUnconfirmed}) and this copy is newer than the one the decision was made on and
-     *       lacks our record, the admission did not apply: the charge is released and the job queues as this copy
-     *       says. Otherwise (admitted by this cycle, not seen running yet) the copy is older than our patch, or
-     *       was written while the patch was on its way; it is kept, and applied if the admission is handed back
-     *       (so an edit made meanwhile is never lost).</li>
+     *       suspended again: its quota is released and it is queued again. Otherwise (admitted by this cycle,
+     *       not seen running yet) the copy is older than our patch, or was written while the patch was on its
+     *       way; it is kept, and applied if the admission is handed back (so an edit made meanwhile is never
+     *       lost). If our admission's answer was lost, such a copy is the cue to read the job back at once (see
+     *       {@link #unconfirmedAdmission}).</li>
      *   <li>{@code ADMITTED}: charged to the group its record names (start-up recovery, or another
      *       replica's admission).</li>
      *   <li>{@code UNSUSPENDED_WITHOUT_RECORD}: ignored unless the job was queued here; then it was started
@@ -234,15 +233,11 @@ public final class Scheduler {
                         entry.attempts = 0;
                         entry.queuedAt = clock.instant(); // its wait starts again (metrics, events)
                         activate(entry);
-                    } else if (entry.unconfirmed && newer(observation.resourceVersion(), entry.decidedVersion)) {
-                        // our patch's answer was lost, and the job moved on without it: it did not apply
-                        String chargedGroup = entry.chargedGroup;
-                        uncharge(entry, false);
-                        released(chargedGroup);
-                        entry.setJob(keepCreation(observation, entry.job), priorityClasses);
-                        activate(entry);
                     } else {
-                        entry.newest = observation; // applied if the admission is handed back
+                        // older than our patch, or written while it was on its way (it may still apply on top of
+                        // this copy, since it tests the marks, not the version): kept, and applied if the
+                        // admission is handed back. A lost answer is settled by a read (unconfirmedAdmission)
+                        entry.newest = observation;
                     }
                 } else {
                     update(entry, observation);
@@ -571,22 +566,6 @@ public final class Scheduler {
     }
 
     /**
-     * Takes a pending job out of the queue (its latest version cannot be read; it stays suspended in the cluster
-     * and is read again on its next change). Done under the lock, so a cycle cannot admit it in between; an
-     * admitted job is left as it is.
-     *
-     * @return whether the job was pending and is now forgotten
-     */
-    public synchronized boolean withdrawPending(JobKey key) {
-        Entry entry = jobs.get(key);
-        if (entry == null || entry.state == State.ADMITTED) {
-            return false;
-        }
-        forget(entry);
-        return true;
-    }
-
-    /**
      * Our admission found the job gone (404): it is forgotten and its charge released. Only the job of that
      * admission is touched, not a namesake created since.
      */
@@ -634,8 +613,8 @@ public final class Scheduler {
     /**
      * Our admission's answer was lost (5xx, timeout) and the job could not be read back: whether it applied is
      * unknown. The charge stays (quota is never over-admitted meanwhile) until the admission side reads the job
-     * again, or a copy of the job settles it: a newer suspended copy without our record means "not applied" (see
-     * {@link #observe}), our record means "applied". Ignored if the job has moved on.
+     * again (on a backoff, and at once on each new suspended copy: {@link #unconfirmedAdmission}), or its running
+     * copy settles it as applied. Ignored if the job has moved on.
      */
     public synchronized void admissionUnconfirmed(JobKey key, AdmissionRecord record) {
         Entry entry = jobs.get(key);
@@ -643,6 +622,23 @@ public final class Scheduler {
                 && entry.confirmedVersion == null) {
             entry.unconfirmed = true;
         }
+    }
+
+    /**
+     * The admission of this job whose answer was lost, if any (see {@link #admissionUnconfirmed}). A new copy of
+     * the job, still suspended and without our record, is the cue to read it back now: the copy alone cannot
+     * say "not applied", since it may have been written before our patch landed on top of it (the patch tests
+     * the marks, not the version), and releasing the room on it could over-admit; a read after the lost answer
+     * sees every write that answer could have made.
+     *
+     * @return the admission as decided (uid, record, charged request), to read back
+     */
+    public synchronized Optional<Admission> unconfirmedAdmission(JobKey key) {
+        Entry entry = jobs.get(key);
+        if (entry == null || entry.state != State.ADMITTED || !entry.unconfirmed) {
+            return Optional.empty();
+        }
+        return Optional.of(new Admission(key, entry.job.uid(), entry.record, entry.job.request(), 0));
     }
 
     /**
@@ -1173,7 +1169,6 @@ public final class Scheduler {
         entry.state = State.ADMITTED;
         entry.seenRunning = false;
         entry.confirmedVersion = null;
-        entry.decidedVersion = entry.job.resourceVersion();
         entry.unconfirmed = false;
         entry.newest = null;
         entry.chargeUnknown = unknown;
@@ -1415,8 +1410,6 @@ public final class Scheduler {
         boolean seenRunning;
         /** The resourceVersion our admission patch produced, or null. */
         String confirmedVersion;
-        /** The resourceVersion of the copy the admission was decided on (or the charge made from), or null. */
-        String decidedVersion;
         /** The admission's answer was lost (5xx, timeout) and reading the job back failed: outcome unknown. */
         boolean unconfirmed;
         /** The newest suspended copy seen while the admission was on its way; applied if it is handed back. */

@@ -82,19 +82,23 @@ class InFlightAdmissionTest {
     }
 
     @Test
-    void anUnconfirmedAdmissionIsReleasedByANewerSuspendedCopyWithoutOurRecord() {
+    void anUnconfirmedAdmissionStaysChargedAndIsOfferedForAReadUntilSettled() {
         scheduler.observe(queued("j", "u", 3000, "10"));
         Admission a = admitOnly("j");
+        assertTrue(scheduler.unconfirmedAdmission(a.key()).isEmpty(), "on its way, not lost");
         scheduler.admissionUnconfirmed(a.key(), a.record()); // 5xx, and the read-back failed too
         assertTrue(scheduler.admissionUnsettled(a.key(), a.record()));
-        scheduler.observe(queued("j", "u", 3000, "10")); // the copy the decision was made on: says nothing
+        assertEquals(a, scheduler.unconfirmedAdmission(a.key()).orElseThrow());
+        // a newer suspended copy: it may predate our patch (which tests marks, not versions), so the room stays
+        // charged, and the admission is offered for a read
+        scheduler.observe(queued("j", "u", 3000, "11"));
         assertEquals(Scheduler.State.ADMITTED, status("j").state());
-        scheduler.observe(queued("j", "u", 3000, "11")); // newer, still suspended, no record: not applied
-        assertEquals(Scheduler.State.ACTIVE, status("j").state());
-        assertEquals(0, scheduler.usage("team-a").get("cpu"));
+        assertEquals(3000, scheduler.usage("team-a").get("cpu"));
+        assertEquals(a, scheduler.unconfirmedAdmission(a.key()).orElseThrow());
+        scheduler.admissionFailed(a.key(), a.record()); // the read shows it suspended without our record
         assertFalse(scheduler.admissionUnsettled(a.key(), a.record()));
-        assertEquals(List.of("j"), scheduler.schedule().admissions().stream().map(x -> x.key().name()).toList(),
-                "admitted again at once: the job behind it does not wait for a restart");
+        assertTrue(scheduler.unconfirmedAdmission(a.key()).isEmpty());
+        assertEquals(0, scheduler.usage("team-a").get("cpu"));
     }
 
     @Test

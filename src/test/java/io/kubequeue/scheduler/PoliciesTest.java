@@ -336,11 +336,11 @@ class PoliciesTest {
         s.observe(job("a", "j", 1000, 1));
         s.observe(job("a", "k", 1000, 2));
         s.schedule(); // j and k admitted; a reconcile thread now finds j's new version unreadable
-        assertEquals(false, s.withdrawPending(key("a", "j")));
+        assertEquals(Scheduler.Unreadable.KEPT, s.observeUnreadable(job("a", "j", 1000, 1)));
         assertEquals(Scheduler.State.ADMITTED, s.status(key("a", "j")).orElseThrow().state());
         s.observe(job("a", "pending", 4000, 3));
         s.schedule();
-        assertEquals(true, s.withdrawPending(key("a", "pending")));
+        assertEquals(Scheduler.Unreadable.WITHDRAWN, s.observeUnreadable(job("a", "pending", 4000, 3)));
         assertTrue(s.status(key("a", "pending")).isEmpty());
     }
 
