@@ -211,7 +211,7 @@ public class Admitter {
             scheduler.admissionTakenOver(admission.key(), admission.record(), found, rv);
         } else if (!held) {
             LOG.debugf("%s was started by hand meanwhile: its charge stays", admission.key());
-            scheduler.admissionOverridden(admission.key(), admission.record()).ifPresent(kept -> recordStartedOutside(
+            scheduler.admissionOverridden(admission.key(), admission.record(), rv).ifPresent(kept -> recordStartedOutside(
                     new JobFeed.StartedOutside(new Admission(admission.key(), admission.uid(), kept, Resources.NONE, 0),
                             "its suspend mark was removed by hand")));
         } else {

@@ -163,7 +163,7 @@ public class JobFeed {
         AdmissionRecord record = admissionRecord(job);
         Phase phase = phaseOf(kind, job, marks, record);
         Optional<Scheduler.JobStatus> before = scheduler.status(key);
-        if (before.isEmpty() && record == null) {
+        if (record == null && !scheduler.manages(key)) {
             if (phase == Phase.UNSUSPENDED_WITHOUT_RECORD) {
                 return; // never suspended: not managed by kube-queue
             }
@@ -268,6 +268,9 @@ public class JobFeed {
                                                     AdmissionRecord record, InvalidJobException e) {
         JobObservation o = observation(kind, job, key, phase, Resources.NONE, record);
         Scheduler.Unreadable outcome = scheduler.observeUnreadable(o);
+        if (phase == Phase.QUEUED) {
+            scheduler.unconfirmedAdmission(key).ifPresent(onUnconfirmedCopy);
+        }
         Optional<Scheduler.JobStatus> now = scheduler.status(key);
         String group = now.map(Scheduler.JobStatus::group).orElse("?");
         String what = switch (outcome) {

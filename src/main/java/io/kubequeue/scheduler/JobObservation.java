@@ -30,6 +30,12 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
         this(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record, null);
     }
 
+    /** The same observation in another phase. */
+    public JobObservation inPhase(Phase other) {
+        return new JobObservation(key, uid, other, request, priority, createdAt, quotaName, preemptible, record,
+                resourceVersion);
+    }
+
     /** The same observation at another resourceVersion. */
     public JobObservation withResourceVersion(String version) {
         return new JobObservation(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record, version);

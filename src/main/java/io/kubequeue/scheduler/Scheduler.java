@@ -156,8 +156,21 @@ public final class Scheduler {
     private final Set<String> retryAfterRelease = new HashSet<>();
     /** Per group: how many charges moved to outside usage so far; a recount started before a move is stale. */
     private final Map<String, Long> externalRecountTicket = new HashMap<>();
-    /** The admission time of the last admission decided; the next one is later, by a millisecond if need be. */
+    /**
+     * The latest admission time decided here or read on any job's record; the next admission is later, by a
+     * millisecond if need be, so no record is ever reused, not even one an earlier leader wrote.
+     */
     private Instant lastAdmittedAt;
+    /**
+     * Jobs withdrawn from the queue because their request could not be read (key to uid, newest last, bounded):
+     * they were queued here, so one later seen running without our record is charged as started outside.
+     */
+    private final Map<JobKey, String> withdrawn = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<JobKey, String> eldest) {
+            return size() > ENDED_REMEMBERED;
+        }
+    };
     /** Set under the ResourceQuota plugin: see {@link #trackExternalUsage}. */
     private Consumer<String> externalRecount;
 
@@ -197,6 +210,7 @@ public final class Scheduler {
      * </ul>
      */
     public synchronized void observe(JobObservation observation) {
+        noteRecord(observation.record());
         if (observation.uid() != null) {
             if (observation.phase() == JobObservation.Phase.FINISHED) {
                 ended.put(observation.uid(), Boolean.TRUE);
@@ -212,6 +226,13 @@ public final class Scheduler {
             }
             forget(entry); // deleted and re-created under the same name: the old job's quota is released
             entry = null;
+        }
+        if (entry == null && observation.phase() == JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD
+                && wasWithdrawn(observation)) {
+            observation = observation.inPhase(JobObservation.Phase.STARTED_DESPITE_MARK); // it was queued here
+        }
+        if (observation.phase() != JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD) {
+            withdrawn.remove(observation.key());
         }
         switch (observation.phase()) {
             case FINISHED -> {
@@ -238,6 +259,7 @@ public final class Scheduler {
                         // this copy, since it tests the marks, not the version): kept, and applied if the
                         // admission is handed back. A lost answer is settled by a read (unconfirmedAdmission)
                         entry.newest = observation;
+                        entry.newestUnreadable = false;
                     }
                 } else {
                     update(entry, observation);
@@ -288,6 +310,14 @@ public final class Scheduler {
                     dequeue(entry);
                     entry.setJob(observation, priorityClasses);
                     charge(entry, new AdmissionRecord(groupOf(observation), AdmissionRecord.STARTED_OUTSIDE));
+                } else if (entry != null && entry.state == State.ADMITTED && entry.seenRunning
+                        && (!observation.request().equals(entry.job.request())
+                        || observation.preemptible() != entry.job.preemptible())) {
+                    // runs without our record and asks for more (or less) now: charged what it uses
+                    AdmissionRecord record = entry.record;
+                    uncharge(entry, false);
+                    entry.setJob(keepCreation(observation, entry.job), priorityClasses);
+                    charge(entry, record);
                 }
                 if (entry != null && entry.state == State.ADMITTED) {
                     entry.seenRunning = true;
@@ -549,8 +579,13 @@ public final class Scheduler {
         }
         String chargedGroup = entry.chargedGroup;
         JobObservation newest = entry.newest;
+        boolean newestUnreadable = entry.newestUnreadable;
         uncharge(entry, false); // nothing ran: no pods to keep counting
         released(chargedGroup); // the room is free for the others; the refused job itself waits out its backoff
+        if (newestUnreadable) {
+            withdraw(entry); // its newest copy's request cannot be read: out of the queue until it is fixed
+            return;
+        }
         if (newest != null) {
             entry.setJob(keepCreation(newest, entry.job), priorityClasses); // an edit made meanwhile wins
         }
@@ -580,22 +615,28 @@ public final class Scheduler {
      * Our admission was refused because the job was started by hand meanwhile (its mark is gone): the charge is
      * kept, re-labelled as started outside kube-queue, so the refusal does not free room the job is using.
      *
+     * @param resourceVersion the version read, which showed the job running; a later suspended copy is a
+     *                        re-suspension
      * @return the record now held, to write on the job; empty if the job has moved on
      */
-    public synchronized Optional<AdmissionRecord> admissionOverridden(JobKey key, AdmissionRecord record) {
+    public synchronized Optional<AdmissionRecord> admissionOverridden(JobKey key, AdmissionRecord record,
+                                                                   String resourceVersion) {
         Entry entry = jobs.get(key);
         if (entry == null || entry.state != State.ADMITTED || !record.equals(entry.record)) {
             return Optional.empty();
         }
         entry.record = new AdmissionRecord(record.group(), AdmissionRecord.STARTED_OUTSIDE);
+        entry.confirmedVersion = resourceVersion; // seen running at that version: a newer suspended copy re-suspends
+        entry.unconfirmed = false;
         return Optional.of(entry.record);
     }
 
     /**
      * Our admission patch was applied: the API server answered with the job at {@code resourceVersion}. A later
      * version of the job that carries a suspend mark again is a re-suspension, even if the running state in
-     * between was never observed (an informer may pass straight from the copy before our patch to a newer one).
-     * Ignored if the job has moved on to another admission record.
+     * between was never observed (an informer may pass straight from the copy before our patch to a newer one),
+     * and even if that version reached the scheduler before this answer did. Ignored if the job has moved on to
+     * another admission record.
      *
      * @param resourceVersion the {@code metadata.resourceVersion} of the patch's answer
      */
@@ -604,8 +645,15 @@ public final class Scheduler {
         if (entry != null && entry.state == State.ADMITTED && record.equals(entry.record)) {
             entry.confirmedVersion = resourceVersion;
             entry.unconfirmed = false;
-            if (entry.newest != null && !newer(entry.newest.resourceVersion(), resourceVersion)) {
-                entry.newest = null; // older than our patch's result: the running copy will follow
+            JobObservation newest = entry.newest;
+            entry.newest = null; // older than our patch's result: the running copy will follow
+            if (newest != null && newer(newest.resourceVersion(), resourceVersion)) {
+                // a suspended copy newer than our own patch's result came first: it was suspended again
+                uncharge(entry);
+                entry.setJob(keepCreation(newest, entry.job), priorityClasses);
+                entry.attempts = 0;
+                entry.queuedAt = clock.instant();
+                activate(entry);
             }
         }
     }
@@ -696,6 +744,7 @@ public final class Scheduler {
      * @return what was done, for the Warning event
      */
     public synchronized Unreadable observeUnreadable(JobObservation observation) {
+        noteRecord(observation.record());
         if (observation.uid() != null && ended.containsKey(observation.uid())) {
             return Unreadable.IGNORED;
         }
@@ -709,18 +758,34 @@ public final class Scheduler {
         if (phase == JobObservation.Phase.FINISHED) {
             throw new IllegalArgumentException("a finished job has no request to read: " + observation.key());
         }
+        if (entry == null && phase == JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD && wasWithdrawn(observation)) {
+            phase = JobObservation.Phase.STARTED_DESPITE_MARK; // it was queued here
+        }
         if (phase == JobObservation.Phase.QUEUED) {
             boolean suspendedAgain = entry != null && entry.state == State.ADMITTED && (entry.seenRunning
-                    || observation.record() != null && observation.record().equals(entry.record));
+                    || observation.record() != null && observation.record().equals(entry.record)
+                    || newer(observation.resourceVersion(), entry.confirmedVersion));
             if (entry != null && entry.state == State.ADMITTED && !suspendedAgain) {
-                return Unreadable.KEPT; // our admission is on its way: it settles this
+                // our admission is on its way and settles this; if it is handed back, the job is withdrawn
+                entry.newest = observation;
+                entry.newestUnreadable = true;
+                return Unreadable.KEPT;
             }
             if (entry != null) {
-                forget(entry);
+                withdraw(entry);
+            } else {
+                withdrawn.put(observation.key(), observation.uid() == null ? "" : observation.uid());
             }
             return Unreadable.WITHDRAWN;
         }
+        withdrawn.remove(observation.key());
         if (entry != null && entry.state == State.ADMITTED) {
+            if (phase != JobObservation.Phase.ADMITTED && !entry.seenRunning && !entry.record.startedOutside()) {
+                // started by hand while our admission was on its way: a refusal must not uncharge it (see observe)
+                entry.record = new AdmissionRecord(entry.record.group(), AdmissionRecord.STARTED_OUTSIDE);
+            }
+            entry.seenRunning = true;
+            entry.unconfirmed = false;
             return entry.chargeUnknown ? Unreadable.HOLDS_GROUP : Unreadable.KEPT;
         }
         if (entry == null && phase == JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD) {
@@ -754,9 +819,42 @@ public final class Scheduler {
         }
     }
 
+    /** Moves {@link #lastAdmittedAt} past a record's time, so no later admission here can write the same record. */
+    private void noteRecord(AdmissionRecord record) {
+        if (record == null || record.startedOutside() || record.admittedAt() == null) {
+            return;
+        }
+        try {
+            Instant at = Instant.parse(record.admittedAt());
+            if (lastAdmittedAt == null || at.isAfter(lastAdmittedAt)) {
+                lastAdmittedAt = at;
+            }
+        } catch (java.time.format.DateTimeParseException e) {
+            // written by hand or by another tool: it cannot collide with ours
+        }
+    }
+
+    private boolean wasWithdrawn(JobObservation observation) {
+        String uid = withdrawn.get(observation.key());
+        return uid != null && (uid.isEmpty() || observation.uid() == null || uid.equals(observation.uid()));
+    }
+
+    private void withdraw(Entry entry) {
+        forget(entry);
+        withdrawn.put(entry.job.key(), entry.job.uid() == null ? "" : entry.job.uid());
+    }
+
     /** When the next backoff expires, so the caller knows when to run the next cycle without a new event. */
     public synchronized Optional<Instant> nextRetry() {
         return backoff.isEmpty() ? Optional.empty() : Optional.of(backoff.first().retryAt);
+    }
+
+    /**
+     * Whether the scheduler manages this job: it holds it, or withdrew it from the queue because its request could
+     * not be read (so that it is charged if it is then started by hand).
+     */
+    public synchronized boolean manages(JobKey key) {
+        return jobs.containsKey(key) || withdrawn.containsKey(key);
     }
 
     /** One job's state, or empty if the scheduler does not know it (never managed, or finished). */
@@ -1171,6 +1269,7 @@ public final class Scheduler {
         entry.confirmedVersion = null;
         entry.unconfirmed = false;
         entry.newest = null;
+        entry.newestUnreadable = false;
         entry.chargeUnknown = unknown;
         entry.refused = false;
         entry.record = record;
@@ -1414,6 +1513,8 @@ public final class Scheduler {
         boolean unconfirmed;
         /** The newest suspended copy seen while the admission was on its way; applied if it is handed back. */
         JobObservation newest;
+        /** That copy's request cannot be read: if the admission is handed back, the job is withdrawn. */
+        boolean newestUnreadable;
         /** Runs with a request that cannot be read: charged one job, and holds its groups (see unknownUsage). */
         boolean chargeUnknown;
         /** In backoff after a refused admission: only the backoff's expiry retries it. */

@@ -21,6 +21,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.admission.Admitter;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.SuspendMark;
+import io.kubequeue.job.argo.Workflow;
 import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.AdmissionRecord;
 import io.kubequeue.scheduler.JobKey;
@@ -130,6 +131,36 @@ class AdmissionBindingTest {
                 .edit(j -> new JobBuilder(j).editSpec().withSuspend(false).endSpec().build());
 
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key("flipped"))
+                .map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false));
+        assertEquals(5000, scheduler.usage("root.defaultQuotaGroup").get("cpu"));
+    }
+
+    /**
+     * Fault 3: a queued Workflow (spec.suspend and the annotation) resumed with {@code argo resume}: Argo reads
+     * spec.suspend only, so it runs although the annotation stays; it is charged.
+     */
+    @Test
+    void aWorkflowResumedByArgoIsChargedAlthoughItsAnnotationStays() {
+        Workflow queued = client.getKubernetesSerialization().unmarshal("""
+                apiVersion: argoproj.io/v1alpha1
+                kind: Workflow
+                metadata:
+                  name: resumed
+                  namespace: default
+                  annotations:
+                    scheduling.x-k8s.io/suspend: "true"
+                    kube-queue/min-resources: "cpu: 5"
+                spec: {suspend: true, entrypoint: main}
+                """, Workflow.class);
+        client.resource(queued).create(); // 5 > 4: never admitted by kube-queue
+        JobKey key = new JobKey("Workflow", "default", "resumed");
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key).isPresent());
+        client.resources(Workflow.class).inNamespace("default").withName("resumed").edit(w -> {
+            ((com.fasterxml.jackson.databind.node.ObjectNode) w.getSpec()).put("suspend", false);
+            return w;
+        });
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key)
                 .map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false));
         assertEquals(5000, scheduler.usage("root.defaultQuotaGroup").get("cpu"));
     }

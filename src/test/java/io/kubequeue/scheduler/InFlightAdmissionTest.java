@@ -138,6 +138,18 @@ class InFlightAdmissionTest {
     }
 
     @Test
+    void aSuspendedCopyNewerThanOurPatchThatArrivesBeforeItsAnswerIsAResuspension() {
+        scheduler.observe(queued("j", "u", 3000, "10"));
+        Admission a = admitOnly("j");
+        // the informer is faster than the patch's answer: the job, admitted at 11, was suspended again at 12
+        scheduler.observe(queued("j", "u", 3000, "12"));
+        assertEquals(Scheduler.State.ADMITTED, status("j").state(), "not known yet to be newer than our patch");
+        scheduler.admissionConfirmed(a.key(), a.record(), "11");
+        assertEquals(Scheduler.State.ACTIVE, status("j").state(), "suspended again: queued, its room released");
+        assertEquals(0, scheduler.usage("team-a").get("cpu"));
+    }
+
+    @Test
     void aRefusalThatShowsAnotherReplicasAdmissionChargesTheRecordRead() {
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 8000L)),

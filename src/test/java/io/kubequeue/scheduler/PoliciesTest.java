@@ -349,7 +349,7 @@ class PoliciesTest {
         Scheduler s = scheduler(SchedulingPolicy.DEFAULT, node("team", null, "a", 4000));
         s.observe(job("a", "j", 4000, 0));
         Admission admission = s.schedule().admissions().get(0);
-        AdmissionRecord kept = s.admissionOverridden(admission.key(), admission.record()).orElseThrow();
+        AdmissionRecord kept = s.admissionOverridden(admission.key(), admission.record(), null).orElseThrow();
         assertTrue(kept.startedOutside());
         s.admissionFailed(admission.key(), admission.record()); // a late refusal of the same admission: ignored
         assertEquals(4000, s.usage("team").get("cpu"));
