@@ -232,7 +232,7 @@ public final class Scheduler {
             observation = observation.inPhase(JobObservation.Phase.STARTED_DESPITE_MARK); // it was queued here
         }
         if (observation.phase() != JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD) {
-            withdrawn.remove(observation.key());
+            forgetWithdrawn(observation);
         }
         switch (observation.phase()) {
             case FINISHED -> {
@@ -628,7 +628,9 @@ public final class Scheduler {
         entry.record = new AdmissionRecord(record.group(), AdmissionRecord.STARTED_OUTSIDE);
         entry.confirmedVersion = resourceVersion; // seen running at that version: a newer suspended copy re-suspends
         entry.unconfirmed = false;
-        return Optional.of(entry.record);
+        AdmissionRecord kept = entry.record;
+        settleNewest(entry, resourceVersion);
+        return entry.state == State.ADMITTED ? Optional.of(kept) : Optional.empty(); // suspended again since
     }
 
     /**
@@ -645,16 +647,7 @@ public final class Scheduler {
         if (entry != null && entry.state == State.ADMITTED && record.equals(entry.record)) {
             entry.confirmedVersion = resourceVersion;
             entry.unconfirmed = false;
-            JobObservation newest = entry.newest;
-            entry.newest = null; // older than our patch's result: the running copy will follow
-            if (newest != null && newer(newest.resourceVersion(), resourceVersion)) {
-                // a suspended copy newer than our own patch's result came first: it was suspended again
-                uncharge(entry);
-                entry.setJob(keepCreation(newest, entry.job), priorityClasses);
-                entry.attempts = 0;
-                entry.queuedAt = clock.instant();
-                activate(entry);
-            }
+            settleNewest(entry, resourceVersion);
         }
     }
 
@@ -714,12 +707,17 @@ public final class Scheduler {
             return;
         }
         String before = entry.chargedGroup;
+        JobObservation newest = entry.newest;
+        boolean newestUnreadable = entry.newestUnreadable;
         uncharge(entry, false);
         charge(entry, found);
         entry.confirmedVersion = resourceVersion;
         if (!Objects.equals(before, entry.chargedGroup)) {
             released(before);
         }
+        entry.newest = newest;
+        entry.newestUnreadable = newestUnreadable;
+        settleNewest(entry, resourceVersion);
     }
 
     /** What {@link #observeUnreadable} did with a job whose request cannot be read. */
@@ -778,7 +776,7 @@ public final class Scheduler {
             }
             return Unreadable.WITHDRAWN;
         }
-        withdrawn.remove(observation.key());
+        forgetWithdrawn(observation);
         if (entry != null && entry.state == State.ADMITTED) {
             if (phase != JobObservation.Phase.ADMITTED && !entry.seenRunning && !entry.record.startedOutside()) {
                 // started by hand while our admission was on its way: a refusal must not uncharge it (see observe)
@@ -819,13 +817,48 @@ public final class Scheduler {
         }
     }
 
-    /** Moves {@link #lastAdmittedAt} past a record's time, so no later admission here can write the same record. */
+    /**
+     * The job was seen running at {@code version} (our patch's answer, or a read): a suspended copy kept while the
+     * admission was on its way that is newer than that is a re-suspension, which arrived first. It releases the
+     * charge and queues the job again, or, if that copy's request cannot be read, withdraws it. An older copy is
+     * dropped: the running copy follows.
+     */
+    private void settleNewest(Entry entry, String version) {
+        JobObservation newest = entry.newest;
+        boolean unreadable = entry.newestUnreadable;
+        entry.newest = null;
+        entry.newestUnreadable = false;
+        if (newest == null || !newer(newest.resourceVersion(), version)) {
+            return;
+        }
+        uncharge(entry);
+        if (unreadable) {
+            withdraw(entry);
+            return;
+        }
+        entry.setJob(keepCreation(newest, entry.job), priorityClasses);
+        entry.attempts = 0;
+        entry.queuedAt = clock.instant();
+        activate(entry);
+    }
+
+    /** Records from further ahead than this are not taken as a clock to move past (hand-written, or broken). */
+    private static final Duration RECORD_CLOCK_SKEW = Duration.ofHours(1);
+
+    /**
+     * Moves {@link #lastAdmittedAt} past a record's time, so no later admission here can write the same record.
+     * A record more than {@link #RECORD_CLOCK_SKEW} in the future is ignored: annotations can be written by anyone,
+     * and one at the end of time must not stop admissions.
+     */
     private void noteRecord(AdmissionRecord record) {
         if (record == null || record.startedOutside() || record.admittedAt() == null) {
             return;
         }
         try {
             Instant at = Instant.parse(record.admittedAt());
+            if (at.isAfter(clock.instant().plus(RECORD_CLOCK_SKEW))) {
+                return;
+            }
             if (lastAdmittedAt == null || at.isAfter(lastAdmittedAt)) {
                 lastAdmittedAt = at;
             }
@@ -837,6 +870,16 @@ public final class Scheduler {
     private boolean wasWithdrawn(JobObservation observation) {
         String uid = withdrawn.get(observation.key());
         return uid != null && (uid.isEmpty() || observation.uid() == null || uid.equals(observation.uid()));
+    }
+
+    /** The job is seen otherwise than withdrawn; the end of an older namesake leaves a withdrawn job remembered. */
+    private void forgetWithdrawn(JobObservation observation) {
+        String uid = withdrawn.get(observation.key());
+        boolean olderNamesakeEnded = observation.phase() == JobObservation.Phase.FINISHED && uid != null
+                && !uid.isEmpty() && observation.uid() != null && !uid.equals(observation.uid());
+        if (uid != null && !olderNamesakeEnded) {
+            withdrawn.remove(observation.key());
+        }
     }
 
     private void withdraw(Entry entry) {
@@ -1136,6 +1179,7 @@ public final class Scheduler {
     private void activate(Entry entry) {
         Optional<QuotaNode> group = tree.groupFor(entry.job.key().namespace(), entry.job.quotaName());
         if (group.isEmpty()) {
+            entry.group = null;
             hold(entry, Hold.Reason.NO_QUOTA_GROUP, noGroupReason(entry.job));
             return;
         }
@@ -1431,7 +1475,7 @@ public final class Scheduler {
                         + " admits nothing now: " + node.heldBecause());
             }
             TreeSet<JobKey> unknown = unknownUsage.get(node.name());
-            if (unknown != null && !node.max().isEmpty()) {
+            if (unknown != null && (!node.max().isEmpty() || !entry.job.preemptible() && !node.min().isEmpty())) {
                 return new Shortfall(node.name(), null, 0, 0, 0, false, "quota group " + node.name()
                         + " admits nothing now: admitted job " + unknown.first()
                         + " runs with a request kube-queue cannot read, so the group's use is unknown");
