@@ -2,6 +2,9 @@ package io.kubequeue.admission;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -21,6 +24,7 @@ import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.CycleResult;
+import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Hold;
 import io.kubequeue.scheduler.Scheduler;
 
@@ -84,6 +88,7 @@ public class AdmissionLoop {
         }
         open = true;
         LOG.info("admission loop open");
+        writeDeferredRecords();
         trigger();
     }
 
@@ -231,9 +236,40 @@ public class AdmissionLoop {
      */
     public void recordStartedOutside(JobFeed.StartedOutside started) {
         if (!open) {
-            return; // a follower writes nothing; the leader sees the same job and writes it
+            // a follower writes nothing (the leader sees the same job and writes it); kept, in case this replica
+            // leads next: its scheduler already holds the charge, so nothing would ask for the record again
+            synchronized (deferredRecords) {
+                deferredRecords.put(started.charge().key(), started);
+            }
+            return;
         }
         writers.execute(() -> admitter.recordStartedOutside(started));
+    }
+
+    /** Started-outside records asked for while not leading, the latest per job (bounded: oldest dropped first). */
+    private final Map<JobKey, JobFeed.StartedOutside> deferredRecords = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<JobKey, JobFeed.StartedOutside> eldest) {
+            return size() > DEFERRED_RECORDS_KEPT;
+        }
+    };
+    private static final int DEFERRED_RECORDS_KEPT = 10_000;
+
+    /** Writes the started-outside records asked for while not leading, of jobs still charged that way. */
+    private void writeDeferredRecords() {
+        List<JobFeed.StartedOutside> pending;
+        synchronized (deferredRecords) {
+            pending = List.copyOf(deferredRecords.values());
+            deferredRecords.clear();
+        }
+        for (JobFeed.StartedOutside started : pending) {
+            Admission charge = started.charge();
+            boolean stillCharged = scheduler.status(charge.key()).map(s -> charge.record().equals(s.record()))
+                    .orElse(false);
+            if (stillCharged) {
+                writers.execute(() -> admitter.recordStartedOutside(started));
+            }
+        }
     }
 
     /**

@@ -262,28 +262,58 @@ public class Admitter {
     /**
      * A job running without kube-queue's admission was charged to its group: writes that charge on the job as an
      * admission record, so that a restart charges it again instead of forgetting it, and tells the owner with a
-     * Warning event. The patch applies only to the object of that uid. A failed write is logged; the charge
-     * holds until the job ends.
+     * Warning event. The patch applies only to the object of that uid. A write refused because the job changed
+     * meanwhile (409, 422: its controller's status write as it starts) is tried again on the job as read now, up to
+     * {@value #RECORD_ATTEMPTS} times; a failed write is logged, and the charge holds until the job ends.
      *
      * @param started the charge the scheduler made (its group, and {@code admittedAt} saying how it started)
      */
+    @SuppressWarnings({"unchecked", "rawtypes"})
     public void recordStartedOutside(JobFeed.StartedOutside started) {
         Admission charge = started.charge();
         Optional<JobDirectory.Entry> seen = directory.get(charge.key());
         if (seen.isEmpty() || charge.record().group() == null) {
             return;
         }
-        JobDirectory.Entry entry = new JobDirectory.Entry(seen.get().kind(), seen.get().ref(), List.of(),
+        JobKind kind = seen.get().kind();
+        JobDirectory.Entry entry = new JobDirectory.Entry(kind, seen.get().ref(), List.of(),
                 seen.get().annotationsPresent(), seen.get().resourceVersion());
-        try {
-            resource(entry.kind(), charge).patch(PatchContext.of(PatchType.JSON), patchFor(entry, charge).toString());
-            events.warning(entry.ref(), "StartedOutsideQueue", "started without kube-queue (" + started.how()
-                    + "); charged to quota group " + charge.record().group() + " until it ends");
-        } catch (KubernetesClientException e) {
-            LOG.warnf("%s was started outside kube-queue; recording its charge failed (%s): it stays charged, but a"
-                    + " restart before it ends will not know it", charge.key(), e.getMessage());
+        for (int attempt = 1;; attempt++) {
+            try {
+                resource(kind, charge).patch(PatchContext.of(PatchType.JSON), patchFor(entry, charge).toString());
+                events.warning(entry.ref(), "StartedOutsideQueue", "started without kube-queue (" + started.how()
+                        + "); charged to quota group " + charge.record().group() + " until it ends");
+                return;
+            } catch (KubernetesClientException e) {
+                boolean changed = e.getCode() == 409 || e.getCode() == 422;
+                if (!changed || attempt == RECORD_ATTEMPTS) {
+                    LOG.warnf("%s was started outside kube-queue; recording its charge failed (%s): it stays charged,"
+                            + " but a restart before it ends will not know it", charge.key(), e.getMessage());
+                    return;
+                }
+            }
+            // the job changed since it was seen (most often its controller's status write as it starts): read it
+            // and write the record on what it is now, unless it is gone, suspended again, or recorded meanwhile
+            HasMetadata now;
+            try {
+                now = resource(kind, charge).get();
+            } catch (KubernetesClientException e) {
+                LOG.warnf("%s was started outside kube-queue; reading it to record its charge failed (%s)",
+                        charge.key(), e.getMessage());
+                return;
+            }
+            Map<String, String> annotations = now == null ? null : now.getMetadata().getAnnotations();
+            if (now == null || charge.uid() != null && !charge.uid().equals(now.getMetadata().getUid())
+                    || kind.held(now) || annotations != null && annotations.containsKey(Annotations.QUOTA_GROUP)) {
+                return;
+            }
+            entry = new JobDirectory.Entry(kind, entry.ref(), List.of(), annotations != null && !annotations.isEmpty(),
+                    now.getMetadata().getResourceVersion());
         }
     }
+
+    /** Writes of a started-outside record, each on the job as last read, before giving up with a log line. */
+    static final int RECORD_ATTEMPTS = 3;
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     private void showAdmitted(JobKind<?> kind, HasMetadata admitted) {

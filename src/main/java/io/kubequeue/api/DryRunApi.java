@@ -111,9 +111,17 @@ public class DryRunApi {
                 ? kind.kind() + " is switched off by kube-queue.disabled-kinds: kube-queue leaves it alone"
                 : !feed.watches(o.key().namespace())
                 ? "namespace " + o.key().namespace() + " is not in kube-queue.watch-namespaces: kube-queue leaves it alone"
-                : o.phase() != JobObservation.Phase.QUEUED
+                : o.phase() == JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD
                 ? "it carries no suspend mark, so it would start at once and kube-queue would leave it alone"
                 : null;
+        if (notManaged == null && o.phase() == JobObservation.Phase.STARTED_DESPITE_MARK) {
+            // managed, but not queued: its controller runs it at once, and kube-queue charges it
+            return new Verdict(true, kind.kind(), o.key().namespace(), o.key().name(), d.group(),
+                    QueueApi.quantities(o.request()), d.priority(), d.fitsNow(), 0,
+                    JobFeed.ignoredMarkReason(kind, kind.suspendMarks(job)) + " at once; kube-queue would charge it to"
+                            + " quota group " + d.group() + " as started outside the queue (set spec.suspend: true to"
+                            + " queue it)");
+        }
         return new Verdict(notManaged == null, kind.kind(), o.key().namespace(), o.key().name(), d.group(),
                 QueueApi.quantities(o.request()), d.priority(), d.fitsNow(), d.position(), notManaged != null ? notManaged : d.reason());
     }

@@ -254,7 +254,12 @@ public class JobFeed {
         return marks.isEmpty() ? Phase.UNSUSPENDED_WITHOUT_RECORD : Phase.STARTED_DESPITE_MARK;
     }
 
-    private static String ignoredMarkReason(JobKind<?> kind, List<SuspendMark> marks) {
+    /**
+     * Why a job that carries {@code marks} runs anyway: its controller does not read them (docs/behaviour.md §1),
+     * e.g. "it carries annotation scheduling.x-k8s.io/suspend: "true", which the Job controller does not read, so
+     * it runs".
+     */
+    public static String ignoredMarkReason(JobKind<?> kind, List<SuspendMark> marks) {
         return "it carries " + marks.stream().map(SuspendMark::describe).collect(Collectors.joining(" and "))
                 + ", which the " + kind.kind() + " controller does not read, so it runs";
     }

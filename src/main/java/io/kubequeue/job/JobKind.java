@@ -35,8 +35,9 @@ public interface JobKind<R extends HasMetadata> {
     }
 
     /**
-     * Whether the job has ever started: its controller set its start time. A suspended job that has started and
-     * carries no admission record was paused by someone else, and kube-queue leaves it alone (docs/behaviour.md §1).
+     * Whether the job has ever started: its controller set its start time (a Workflow: created a node). A
+     * suspended job that has started and carries no admission record was paused by someone else, and kube-queue
+     * leaves it alone (docs/behaviour.md §1).
      */
     boolean started(R job);
 

@@ -57,6 +57,9 @@ class AdmissionBindingTest {
     @Inject
     Admitter admitter;
 
+    @Inject
+    io.kubequeue.admission.AdmissionLoop loop;
+
     private Cluster cluster;
 
     @BeforeEach
@@ -133,6 +136,30 @@ class AdmissionBindingTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key("flipped"))
                 .map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false));
         assertEquals(5000, scheduler.usage("root.defaultQuotaGroup").get("cpu"));
+    }
+
+    /**
+     * A queued job started by hand while this replica does not lead is charged, and its started-outside record is
+     * written once it leads: its scheduler already holds the charge, so nothing else would ask for it again (a
+     * restart would then forget the running job).
+     */
+    @Test
+    void aChargeMadeWhileNotLeadingIsRecordedOnceLeading() {
+        create("meanwhile", "5", true, Map.of()); // 5 > 4: never admitted by kube-queue
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key("meanwhile")).isPresent());
+        loop.close();
+        try {
+            client.batch().v1().jobs().inNamespace("default").withName("meanwhile")
+                    .edit(j -> new JobBuilder(j).editSpec().withSuspend(false).endSpec().build());
+            await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key("meanwhile"))
+                    .map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false));
+            await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2))
+                    .until(() -> Cluster.admittedGroup(cluster.job("meanwhile")) == null);
+        } finally {
+            loop.openIf(() -> true);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> AdmissionRecord.STARTED_OUTSIDE.equals(
+                cluster.job("meanwhile").getMetadata().getAnnotations().get(Annotations.ADMITTED_AT)));
     }
 
     /**

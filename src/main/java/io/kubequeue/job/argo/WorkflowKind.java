@@ -67,10 +67,14 @@ public class WorkflowKind implements JobKind<Workflow> {
         return workflow.getSpec() != null && workflow.getSpec().path("suspend").asBoolean(false);
     }
 
-    /** {@code status.startedAt} is set. */
+    /**
+     * A node of the workflow has been created ({@code status.nodes} not empty). Not {@code status.startedAt}: Argo's
+     * controller marks every new workflow Running, start time included, before it honours {@code spec.suspend}, so
+     * a workflow queued from its creation has one too.
+     */
     @Override
     public boolean started(Workflow workflow) {
-        return workflow.getStatus() != null && !workflow.getStatus().path("startedAt").asText("").isEmpty();
+        return workflow.getStatus() != null && workflow.getStatus().path("nodes").size() > 0;
     }
 
     @Override
