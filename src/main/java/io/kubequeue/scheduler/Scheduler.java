@@ -573,8 +573,8 @@ public final class Scheduler {
      * Ignored if the job has since moved on (another admission record).
      */
     public synchronized void admissionFailed(JobKey key, AdmissionRecord record) {
-        Entry entry = jobs.get(key);
-        if (entry == null || entry.state != State.ADMITTED || !record.equals(entry.record)) {
+        Entry entry = admittedAs(key, record);
+        if (entry == null) {
             return;
         }
         String chargedGroup = entry.chargedGroup;
@@ -605,8 +605,8 @@ public final class Scheduler {
      * admission is touched, not a namesake created since.
      */
     public synchronized void admissionTargetGone(JobKey key, AdmissionRecord record) {
-        Entry entry = jobs.get(key);
-        if (entry != null && entry.state == State.ADMITTED && record.equals(entry.record)) {
+        Entry entry = admittedAs(key, record);
+        if (entry != null) {
             forget(entry);
         }
     }
@@ -621,8 +621,8 @@ public final class Scheduler {
      */
     public synchronized Optional<AdmissionRecord> admissionOverridden(JobKey key, AdmissionRecord record,
                                                                    String resourceVersion) {
-        Entry entry = jobs.get(key);
-        if (entry == null || entry.state != State.ADMITTED || !record.equals(entry.record)) {
+        Entry entry = admittedAs(key, record);
+        if (entry == null) {
             return Optional.empty();
         }
         entry.record = new AdmissionRecord(record.group(), AdmissionRecord.STARTED_OUTSIDE);
@@ -643,8 +643,8 @@ public final class Scheduler {
      * @param resourceVersion the {@code metadata.resourceVersion} of the patch's answer
      */
     public synchronized void admissionConfirmed(JobKey key, AdmissionRecord record, String resourceVersion) {
-        Entry entry = jobs.get(key);
-        if (entry != null && entry.state == State.ADMITTED && record.equals(entry.record)) {
+        Entry entry = admittedAs(key, record);
+        if (entry != null) {
             entry.confirmedVersion = resourceVersion;
             entry.unconfirmed = false;
             settleNewest(entry, resourceVersion);
@@ -658,8 +658,8 @@ public final class Scheduler {
      * copy settles it as applied. Ignored if the job has moved on.
      */
     public synchronized void admissionUnconfirmed(JobKey key, AdmissionRecord record) {
-        Entry entry = jobs.get(key);
-        if (entry != null && entry.state == State.ADMITTED && record.equals(entry.record) && !entry.seenRunning
+        Entry entry = admittedAs(key, record);
+        if (entry != null && !entry.seenRunning
                 && entry.confirmedVersion == null) {
             entry.unconfirmed = true;
         }
@@ -687,8 +687,8 @@ public final class Scheduler {
      * keeps re-reading the job while it is, and stops once anything settled it.
      */
     public synchronized boolean admissionUnsettled(JobKey key, AdmissionRecord record) {
-        Entry entry = jobs.get(key);
-        return entry != null && entry.state == State.ADMITTED && record.equals(entry.record) && entry.unconfirmed;
+        Entry entry = admittedAs(key, record);
+        return entry != null && entry.unconfirmed;
     }
 
     /**
@@ -702,8 +702,8 @@ public final class Scheduler {
      */
     public synchronized void admissionTakenOver(JobKey key, AdmissionRecord ours, AdmissionRecord found,
                                                 String resourceVersion) {
-        Entry entry = jobs.get(key);
-        if (entry == null || entry.state != State.ADMITTED || !ours.equals(entry.record)) {
+        Entry entry = admittedAs(key, ours);
+        if (entry == null) {
             return;
         }
         String before = entry.chargedGroup;
@@ -885,6 +885,12 @@ public final class Scheduler {
     private void withdraw(Entry entry) {
         forget(entry);
         withdrawn.put(entry.job.key(), entry.job.uid() == null ? "" : entry.job.uid());
+    }
+
+    /** The job, if it is admitted under that very record (an answer about another admission finds none). */
+    private Entry admittedAs(JobKey key, AdmissionRecord record) {
+        Entry entry = jobs.get(key);
+        return entry != null && entry.state == State.ADMITTED && record.equals(entry.record) ? entry : null;
     }
 
     /** When the next backoff expires, so the caller knows when to run the next cycle without a new event. */

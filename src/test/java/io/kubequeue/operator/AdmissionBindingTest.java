@@ -10,13 +10,10 @@ import java.util.Map;
 
 import jakarta.inject.Inject;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.admission.Admitter;
 import io.kubequeue.job.Annotations;
@@ -41,7 +38,7 @@ import io.quarkus.test.kubernetes.client.KubernetesTestServer;
 @QuarkusTest
 @TestProfile(AdmissionFailureTest.NoClientRetry.class)
 @WithStrictApiServer
-class AdmissionBindingTest {
+class AdmissionBindingTest extends SeedTreeFixture {
 
     private static final String JOBS = "/apis/batch/v1/namespaces/default/jobs/";
 
@@ -49,30 +46,10 @@ class AdmissionBindingTest {
     KubernetesMockServer server;
 
     @Inject
-    KubernetesClient client;
-
-    @Inject
-    Scheduler scheduler;
-
-    @Inject
     Admitter admitter;
 
     @Inject
     io.kubequeue.admission.AdmissionLoop loop;
-
-    private Cluster cluster;
-
-    @BeforeEach
-    void setUp() {
-        cluster = new Cluster(client);
-        cluster.apply("/seed/elasticquotatree.yaml");
-        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("root.defaultQuotaGroup").isPresent());
-    }
-
-    @AfterEach
-    void tearDown() {
-        cluster.clear();
-    }
 
     private static JobKey key(String name) {
         return new JobKey("Job", "default", name);

@@ -12,15 +12,12 @@ import java.util.List;
 
 import jakarta.inject.Inject;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.events.EventRecorder;
@@ -47,18 +44,12 @@ import io.restassured.path.json.JsonPath;
 @QuarkusTest
 @TestProfile(AdmissionFailureTest.NoClientRetry.class)
 @WithStrictApiServer
-class QueueLifecycleAdversarialTest {
+class QueueLifecycleAdversarialTest extends SeedTreeFixture {
 
     private static final String JOBS = "/apis/batch/v1/namespaces/default/jobs/";
 
     @KubernetesTestServer
     KubernetesMockServer server;
-
-    @Inject
-    KubernetesClient client;
-
-    @Inject
-    Scheduler scheduler;
 
     @Inject
     EventRecorder events;
@@ -68,20 +59,6 @@ class QueueLifecycleAdversarialTest {
 
     @Inject
     WorkflowKind workflowKind;
-
-    private Cluster cluster;
-
-    @BeforeEach
-    void setUp() {
-        cluster = new Cluster(client);
-        cluster.apply("/seed/elasticquotatree.yaml");
-        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("root.defaultQuotaGroup").isPresent());
-    }
-
-    @AfterEach
-    void tearDown() {
-        cluster.clear();
-    }
 
     /**
      * Argo's controller marks every new Workflow Running and sets {@code status.startedAt} on its first pass,

@@ -6,64 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * Second adversarial round against the scheduler core: each test is one event sequence a real cluster can
  * produce, and each failed before its fix (the comments say what went wrong then; docs/behaviour.md §1–§4).
  */
-class AdversarialRoundTwoTest {
-
-    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
-
-    private static final QuotaTree TREE = new QuotaTree(List.of(
-            new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 8000L)),
-            new QuotaNode("team-a", "root", List.of("a"), null, Resources.of("cpu", 4000L))));
-
-    private MutableClock clock;
-    private Scheduler scheduler;
-
-    @BeforeEach
-    void setUp() {
-        clock = new MutableClock(T0);
-        scheduler = new Scheduler(Scheduler.Settings.defaults(), clock);
-        scheduler.replaceTree(TREE);
-    }
-
-    private static JobKey key(String name) {
-        return new JobKey("Job", "a", name);
-    }
-
-    private static JobObservation job(String name, String uid, JobObservation.Phase phase, long millicores,
-                                      AdmissionRecord record, String resourceVersion) {
-        return new JobObservation(key(name), uid, phase, Resources.of("cpu", millicores), JobPriority.NONE, T0, null,
-                true, record, resourceVersion);
-    }
-
-    private static JobObservation unreadable(String name, String uid, JobObservation.Phase phase,
-                                             AdmissionRecord record, String resourceVersion) {
-        return new JobObservation(key(name), uid, phase, Resources.NONE, JobPriority.NONE, T0, null, true, record,
-                resourceVersion);
-    }
-
-    private static JobObservation queued(String name, String uid, long millicores, String resourceVersion) {
-        return job(name, uid, JobObservation.Phase.QUEUED, millicores, null, resourceVersion);
-    }
-
-    private Admission admitOnly(String name) {
-        List<Admission> admissions = scheduler.schedule().admissions();
-        assertEquals(1, admissions.size(), "one admission: " + admissions);
-        assertEquals(name, admissions.get(0).key().name());
-        return admissions.get(0);
-    }
-
-    private long cpu(String group) {
-        return scheduler.usage(group).get("cpu");
-    }
+class AdversarialRoundTwoTest extends InFlightScenario {
 
     /**
      * §2: a suspended job whose request cannot be read "stays pending" (the original admitted such workflows at

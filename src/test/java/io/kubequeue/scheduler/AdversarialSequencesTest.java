@@ -6,10 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,54 +15,7 @@ import org.junit.jupiter.api.Test;
  * event sequence a real cluster can produce, and each failed before its fix (the comment on each says what went
  * wrong then). The assertions are the invariants of docs/behaviour.md §1–§3.
  */
-class AdversarialSequencesTest {
-
-    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
-
-    private MutableClock clock;
-    private Scheduler scheduler;
-
-    private static final QuotaTree TREE = new QuotaTree(List.of(
-            new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 8000L)),
-            new QuotaNode("team-a", "root", List.of("a"), null, Resources.of("cpu", 4000L))));
-
-    @BeforeEach
-    void setUp() {
-        clock = new MutableClock(T0);
-        scheduler = new Scheduler(Scheduler.Settings.defaults(), clock);
-        scheduler.replaceTree(TREE);
-    }
-
-    private static JobKey key(String name) {
-        return new JobKey("Job", "a", name);
-    }
-
-    private static JobObservation job(String name, String uid, JobObservation.Phase phase, long millicores,
-                                      AdmissionRecord record, String resourceVersion) {
-        return new JobObservation(key(name), uid, phase, Resources.of("cpu", millicores), JobPriority.NONE, T0, null,
-                true, record, resourceVersion);
-    }
-
-    private static JobObservation unreadable(String name, String uid, JobObservation.Phase phase,
-                                             AdmissionRecord record, String resourceVersion) {
-        return new JobObservation(key(name), uid, phase, Resources.NONE, JobPriority.NONE, T0, null, true, record,
-                resourceVersion);
-    }
-
-    private static JobObservation queued(String name, String uid, long millicores, String resourceVersion) {
-        return job(name, uid, JobObservation.Phase.QUEUED, millicores, null, resourceVersion);
-    }
-
-    private Admission admitOnly(String name) {
-        List<Admission> admissions = scheduler.schedule().admissions();
-        assertEquals(1, admissions.size(), "one admission: " + admissions);
-        assertEquals(name, admissions.get(0).key().name());
-        return admissions.get(0);
-    }
-
-    private long cpu(String group) {
-        return scheduler.usage(group).get("cpu");
-    }
+class AdversarialSequencesTest extends InFlightScenario {
 
     /**
      * §1/§2: "An edit seen while an admission is on its way is kept, and wins if the admission is handed back";

@@ -6,10 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,43 +15,7 @@ import org.junit.jupiter.api.Test;
  * state hangs (unconfirmed admissions, edits made while an admission is on its way, another replica's admission,
  * a plugin switch across a restart, a running job whose request cannot be read, a held group).
  */
-class InFlightAdmissionTest {
-
-    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
-
-    private MutableClock clock;
-    private Scheduler scheduler;
-
-    @BeforeEach
-    void setUp() {
-        clock = new MutableClock(T0);
-        scheduler = new Scheduler(Scheduler.Settings.defaults(), clock);
-        // root (cpu 8) -> team-a (cpu 4, ns a)
-        scheduler.replaceTree(new QuotaTree(List.of(
-                new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 8000L)),
-                new QuotaNode("team-a", "root", List.of("a"), null, Resources.of("cpu", 4000L)))));
-    }
-
-    private static JobObservation job(String name, String uid, JobObservation.Phase phase, long millicores,
-                                      AdmissionRecord record, String resourceVersion) {
-        return new JobObservation(new JobKey("Job", "a", name), uid, phase, Resources.of("cpu", millicores),
-                JobPriority.NONE, T0, null, true, record, resourceVersion);
-    }
-
-    private static JobObservation queued(String name, String uid, long millicores, String resourceVersion) {
-        return job(name, uid, JobObservation.Phase.QUEUED, millicores, null, resourceVersion);
-    }
-
-    private Scheduler.JobStatus status(String name) {
-        return scheduler.status(new JobKey("Job", "a", name)).orElseThrow();
-    }
-
-    private Admission admitOnly(String name) {
-        List<Admission> admissions = scheduler.schedule().admissions();
-        assertEquals(1, admissions.size(), "one admission: " + admissions);
-        assertEquals(name, admissions.get(0).key().name());
-        return admissions.get(0);
-    }
+class InFlightAdmissionTest extends InFlightScenario {
 
     @Test
     void anAdmissionCarriesTheUidItWasDecidedFor() {
