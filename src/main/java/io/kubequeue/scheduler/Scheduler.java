@@ -249,11 +249,7 @@ public final class Scheduler {
                     // (events of one object arrive in order, so nothing older can follow a running state)
                     boolean ours = observation.record() != null && observation.record().equals(entry.record);
                     if (entry.seenRunning || ours || newer(observation.resourceVersion(), entry.confirmedVersion)) {
-                        uncharge(entry); // its quota goes back, and it queues again
-                        entry.setJob(keepCreation(observation, entry.job), priorityClasses);
-                        entry.attempts = 0;
-                        entry.queuedAt = clock.instant(); // its wait starts again (metrics, events)
-                        activate(entry);
+                        queueAgain(entry, observation);
                     } else {
                         // older than our patch, or written while it was on its way (it may still apply on top of
                         // this copy, since it tests the marks, not the version): kept, and applied if the
@@ -277,8 +273,7 @@ public final class Scheduler {
                     dequeue(entry);
                     entry.setJob(observation, priorityClasses);
                     charge(entry, record);
-                } else if (record.equals(entry.record) && observation.request().equals(entry.job.request())
-                        && observation.preemptible() == entry.job.preemptible()) {
+                } else if (record.equals(entry.record) && sameCharge(observation, entry.job)) {
                     entry.setJob(keepCreation(observation, entry.job), priorityClasses); // e.g. our admission, seen
                 } else {
                     // another admission, or the running job's request changed (e.g. parallelism raised):
@@ -297,27 +292,23 @@ public final class Scheduler {
                 if (entry == null && observation.phase() == JobObservation.Phase.STARTED_DESPITE_MARK) {
                     entry = newEntry(observation); // in no queue: the branch below charges it
                 }
-                if (entry != null && entry.state == State.ADMITTED && !entry.seenRunning
-                        && !entry.record.startedOutside()) {
-                    // started by hand while our admission was in flight: our patch will be refused (its test op
-                    // finds no mark), and that refusal must not uncharge a running job, so the charge is re-labelled,
-                    // at what the job asks now (it may have been edited since the decision)
-                    AdmissionRecord relabelled = new AdmissionRecord(entry.record.group(), AdmissionRecord.STARTED_OUTSIDE);
-                    uncharge(entry, false);
-                    entry.setJob(keepCreation(observation, entry.job), priorityClasses);
-                    charge(entry, relabelled);
-                } else if (entry != null && entry.state != State.ADMITTED) {
+                if (entry != null && entry.state != State.ADMITTED) {
                     dequeue(entry);
                     entry.setJob(observation, priorityClasses);
                     charge(entry, new AdmissionRecord(groupOf(observation), AdmissionRecord.STARTED_OUTSIDE));
-                } else if (entry != null && entry.state == State.ADMITTED && entry.seenRunning
-                        && (!observation.request().equals(entry.job.request())
-                        || observation.preemptible() != entry.job.preemptible())) {
-                    // runs without our record and asks for more (or less) now: charged what it uses
-                    AdmissionRecord record = entry.record;
-                    uncharge(entry, false);
-                    entry.setJob(keepCreation(observation, entry.job), priorityClasses);
-                    charge(entry, record);
+                } else if (entry != null) {
+                    // started by hand while our admission was in flight: our patch will be refused (its test op
+                    // finds no mark), and that refusal must not uncharge a running job, so the charge is re-labelled,
+                    // at what the job asks now (it may have been edited since the decision); once seen running
+                    // without our record, it is charged what it asks now (more or less)
+                    boolean inFlight = !entry.seenRunning && !entry.record.startedOutside();
+                    if (inFlight || entry.seenRunning && !sameCharge(observation, entry.job)) {
+                        AdmissionRecord record = inFlight
+                                ? new AdmissionRecord(entry.record.group(), AdmissionRecord.STARTED_OUTSIDE) : entry.record;
+                        uncharge(entry, false);
+                        entry.setJob(keepCreation(observation, entry.job), priorityClasses);
+                        charge(entry, record);
+                    }
                 }
                 if (entry != null && entry.state == State.ADMITTED) {
                     entry.seenRunning = true;
@@ -831,14 +822,20 @@ public final class Scheduler {
         if (newest == null || !newer(newest.resourceVersion(), version)) {
             return;
         }
-        uncharge(entry);
         if (unreadable) {
+            uncharge(entry);
             withdraw(entry);
             return;
         }
-        entry.setJob(keepCreation(newest, entry.job), priorityClasses);
+        queueAgain(entry, newest);
+    }
+
+    /** An admitted job was suspended again, as {@code copy} shows: its quota goes back, and it queues again. */
+    private void queueAgain(Entry entry, JobObservation copy) {
+        uncharge(entry);
+        entry.setJob(keepCreation(copy, entry.job), priorityClasses);
         entry.attempts = 0;
-        entry.queuedAt = clock.instant();
+        entry.queuedAt = clock.instant(); // its wait starts again (metrics, events)
         activate(entry);
     }
 
@@ -1285,6 +1282,11 @@ public final class Scheduler {
         } else {
             activate(entry);
         }
+    }
+
+    /** Whether the two copies of a job would be charged alike: the same request, both (non-)preemptible. */
+    private static boolean sameCharge(JobObservation a, JobObservation b) {
+        return a.request().equals(b.request()) && a.preemptible() == b.preemptible();
     }
 
     /** An update never moves a job back in its queue: the first creation time seen is kept. */
