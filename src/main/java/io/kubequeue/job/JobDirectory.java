@@ -7,7 +7,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.inject.Singleton;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.kubequeue.events.EventRecorder;
 import io.kubequeue.scheduler.JobKey;
 
 /**
@@ -28,6 +30,13 @@ public class JobDirectory {
      */
     public record Entry(JobKind<?> kind, ObjectReference ref, List<SuspendMark> marks, boolean annotationsPresent,
                         String resourceVersion) {
+
+        /** What is kept of a job as seen, with the marks it carries (or none, for a write that removes none). */
+        public static Entry of(JobKind<?> kind, HasMetadata job, List<SuspendMark> marks) {
+            Map<String, String> annotations = job.getMetadata().getAnnotations();
+            return new Entry(kind, EventRecorder.refOf(job), marks, annotations != null && !annotations.isEmpty(),
+                    job.getMetadata().getResourceVersion());
+        }
     }
 
     private final Map<JobKey, Entry> entries = new ConcurrentHashMap<>();

@@ -181,9 +181,7 @@ public class JobFeed {
             return;
         }
         invalid.remove(key);
-        Map<String, String> annotations = job.getMetadata().getAnnotations();
-        directory.put(key, new JobDirectory.Entry(kind, EventRecorder.refOf(job), marks,
-                annotations != null && !annotations.isEmpty(), job.getMetadata().getResourceVersion()));
+        directory.put(key, JobDirectory.Entry.of(kind, job, marks));
         directory.putPodLabels(key, kind.podLabels(job));
         AdmissionRecord chargeBefore = before.map(Scheduler.JobStatus::record).orElse(null);
         scheduler.observe(observation(kind, job, key, phase, request, record));
@@ -293,9 +291,7 @@ public class JobFeed {
         if (outcome == Scheduler.Unreadable.WITHDRAWN) {
             invalid.add(key);
         } else {
-            Map<String, String> annotations = job.getMetadata().getAnnotations();
-            directory.put(key, new JobDirectory.Entry(kind, EventRecorder.refOf(job), kind.suspendMarks(job),
-                    annotations != null && !annotations.isEmpty(), job.getMetadata().getResourceVersion()));
+            directory.put(key, JobDirectory.Entry.of(kind, job, kind.suspendMarks(job)));
         }
         events.warning(job, "InvalidJob", e.getMessage() + "; " + what);
         onChange.run();
