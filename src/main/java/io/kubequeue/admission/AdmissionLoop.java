@@ -2,7 +2,6 @@ package io.kubequeue.admission;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -17,6 +16,7 @@ import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
+import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.events.EventRecorder;
@@ -247,12 +247,8 @@ public class AdmissionLoop {
     }
 
     /** Started-outside records asked for while not leading, the latest per job (bounded: oldest dropped first). */
-    private final Map<JobKey, JobFeed.StartedOutside> deferredRecords = new LinkedHashMap<>() {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<JobKey, JobFeed.StartedOutside> eldest) {
-            return size() > DEFERRED_RECORDS_KEPT;
-        }
-    };
+    private final Map<JobKey, JobFeed.StartedOutside> deferredRecords =
+            BoundedMaps.keepingNewest(DEFERRED_RECORDS_KEPT);
     private static final int DEFERRED_RECORDS_KEPT = 10_000;
 
     /** Writes the started-outside records asked for while not leading, of jobs still charged that way. */

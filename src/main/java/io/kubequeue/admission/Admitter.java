@@ -1,6 +1,5 @@
 package io.kubequeue.admission;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,6 +18,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.JobDirectory;
@@ -65,12 +65,7 @@ public class Admitter {
     private record RefusalStreak(int code, int count) {
     }
 
-    private final Map<JobKey, RefusalStreak> refusalStreaks = new LinkedHashMap<>() {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<JobKey, RefusalStreak> eldest) {
-            return size() > REFUSAL_STREAKS_KEPT;
-        }
-    };
+    private final Map<JobKey, RefusalStreak> refusalStreaks = BoundedMaps.keepingNewest(REFUSAL_STREAKS_KEPT);
 
     private final KubernetesClient client;
     private final Scheduler scheduler;
@@ -307,8 +302,7 @@ public class Admitter {
                     || kind.held(now) || annotations != null && annotations.containsKey(Annotations.QUOTA_GROUP)) {
                 return;
             }
-            entry = new JobDirectory.Entry(kind, entry.ref(), List.of(), annotations != null && !annotations.isEmpty(),
-                    now.getMetadata().getResourceVersion());
+            entry = JobDirectory.Entry.of(kind, now, List.of());
         }
     }
 

@@ -2,7 +2,6 @@ package io.kubequeue.events;
 
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -22,6 +21,7 @@ import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.api.model.events.v1.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.leader.HeldUntilLeading;
 import io.kubequeue.leader.Leadership;
@@ -51,12 +51,7 @@ public class EventRecorder {
     private static final int QUEUED_AT_MOST = 10_000;
 
     private final KubernetesClient client;
-    private final Map<String, String> lastMessage = new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
-            return size() > REMEMBERED;
-        }
-    };
+    private final Map<String, String> lastMessage = BoundedMaps.keepingRecentlyUsed(REMEMBERED);
 
     private final RateLimit normalEvents = new RateLimit(NORMAL_PER_SECOND, NORMAL_BURST, System::nanoTime);
     private final ThreadPoolExecutor writer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS,

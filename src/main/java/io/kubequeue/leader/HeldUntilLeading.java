@@ -1,9 +1,9 @@
 package io.kubequeue.leader;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import io.kubequeue.collections.BoundedMaps;
 
 /**
  * Writes a follower must not make (events, conditions) but that should not be lost: kept, the latest per key,
@@ -21,12 +21,7 @@ public final class HeldUntilLeading {
      */
     public HeldUntilLeading(Leadership leadership, int capacity) {
         this.leadership = leadership;
-        this.held = new LinkedHashMap<>() {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Runnable> eldest) {
-                return size() > capacity;
-            }
-        };
+        this.held = BoundedMaps.keepingNewest(capacity);
     }
 
     /**

@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Consumer;
+import io.kubequeue.collections.BoundedMaps;
 
 /**
  * The in-memory queue manager: one queue per quota group, usage per group, and the admission decisions.
@@ -145,12 +146,7 @@ public final class Scheduler {
      * uids of jobs seen finished or deleted, newest last, so that a reconcile still holding an older copy cannot
      * bring one back (bounded: a uid is unique, and old copies are seconds old at most).
      */
-    private final Map<String, Boolean> ended = new LinkedHashMap<>(16, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-            return size() > ENDED_REMEMBERED;
-        }
-    };
+    private final Map<String, Boolean> ended = BoundedMaps.keepingNewest(ENDED_REMEMBERED);
     private static final int ENDED_REMEMBERED = 50_000;
     /** Retry on release: groups whose backed-off jobs the next cycle tries, in place. */
     private final Set<String> retryAfterRelease = new HashSet<>();
@@ -165,12 +161,7 @@ public final class Scheduler {
      * Jobs withdrawn from the queue because their request could not be read (key to uid, newest last, bounded):
      * they were queued here, so one later seen running without our record is charged as started outside.
      */
-    private final Map<JobKey, String> withdrawn = new LinkedHashMap<>(16, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<JobKey, String> eldest) {
-            return size() > ENDED_REMEMBERED;
-        }
-    };
+    private final Map<JobKey, String> withdrawn = BoundedMaps.keepingNewest(ENDED_REMEMBERED);
     /** Set under the ResourceQuota plugin: see {@link #trackExternalUsage}. */
     private Consumer<String> externalRecount;
 
