@@ -209,19 +209,11 @@ public final class Scheduler {
                 return; // an older copy of a job already seen finished or deleted
             }
         }
-        Entry entry = jobs.get(observation.key());
-        if (entry != null && observation.uid() != null && entry.job.uid() != null
-                && !observation.uid().equals(entry.job.uid())) {
-            if (observation.phase() == JobObservation.Phase.FINISHED) {
-                return; // an older job of the same name ended; the one we hold is another
-            }
-            forget(entry); // deleted and re-created under the same name: the old job's quota is released
-            entry = null;
+        if (observation.phase() == JobObservation.Phase.FINISHED && anotherJob(jobs.get(observation.key()), observation)) {
+            return; // an older job of the same name ended; the one we hold is another
         }
-        if (entry == null && observation.phase() == JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD
-                && wasWithdrawn(observation)) {
-            observation = observation.inPhase(JobObservation.Phase.STARTED_DESPITE_MARK); // it was queued here
-        }
+        Entry entry = currentEntry(observation);
+        observation = asWithdrawnJob(entry, observation);
         if (observation.phase() != JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD) {
             forgetWithdrawn(observation);
         }
@@ -236,10 +228,7 @@ public final class Scheduler {
                     entry = newEntry(observation);
                     activate(entry);
                 } else if (entry.state == State.ADMITTED) {
-                    // suspended again: by its record, or, once the job was seen running, by any mark put back
-                    // (events of one object arrive in order, so nothing older can follow a running state)
-                    boolean ours = observation.record() != null && observation.record().equals(entry.record);
-                    if (entry.seenRunning || ours || newer(observation.resourceVersion(), entry.confirmedVersion)) {
+                    if (suspendedAgain(entry, observation)) {
                         queueAgain(entry, observation);
                     } else {
                         // older than our patch, or written while it was on its way (it may still apply on top of
@@ -728,24 +717,13 @@ public final class Scheduler {
         if (observation.uid() != null && ended.containsKey(observation.uid())) {
             return Unreadable.IGNORED;
         }
-        Entry entry = jobs.get(observation.key());
-        if (entry != null && observation.uid() != null && entry.job.uid() != null
-                && !observation.uid().equals(entry.job.uid())) {
-            forget(entry); // a new job under the same name
-            entry = null;
-        }
-        JobObservation.Phase phase = observation.phase();
-        if (phase == JobObservation.Phase.FINISHED) {
+        if (observation.phase() == JobObservation.Phase.FINISHED) {
             throw new IllegalArgumentException("a finished job has no request to read: " + observation.key());
         }
-        if (entry == null && phase == JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD && wasWithdrawn(observation)) {
-            phase = JobObservation.Phase.STARTED_DESPITE_MARK; // it was queued here
-        }
+        Entry entry = currentEntry(observation);
+        JobObservation.Phase phase = asWithdrawnJob(entry, observation).phase();
         if (phase == JobObservation.Phase.QUEUED) {
-            boolean suspendedAgain = entry != null && entry.state == State.ADMITTED && (entry.seenRunning
-                    || observation.record() != null && observation.record().equals(entry.record)
-                    || newer(observation.resourceVersion(), entry.confirmedVersion));
-            if (entry != null && entry.state == State.ADMITTED && !suspendedAgain) {
+            if (entry != null && entry.state == State.ADMITTED && !suspendedAgain(entry, observation)) {
                 // our admission is on its way and settles this; if it is handed back, the job is withdrawn
                 entry.newest = observation;
                 entry.newestUnreadable = true;
@@ -858,6 +836,42 @@ public final class Scheduler {
     private boolean wasWithdrawn(JobObservation observation) {
         String uid = withdrawn.get(observation.key());
         return uid != null && (uid.isEmpty() || observation.uid() == null || uid.equals(observation.uid()));
+    }
+
+    /** Whether the entry held under this key is of another job (an older or newer object of the same name). */
+    private static boolean anotherJob(Entry entry, JobObservation observation) {
+        return entry != null && observation.uid() != null && entry.job.uid() != null
+                && !observation.uid().equals(entry.job.uid());
+    }
+
+    /**
+     * The entry of this very job, or null: one held for another object of the same name is forgotten (deleted and
+     * created again, whose delete may never be seen on its own), its quota released.
+     */
+    private Entry currentEntry(JobObservation observation) {
+        Entry entry = jobs.get(observation.key());
+        if (anotherJob(entry, observation)) {
+            forget(entry);
+            return null;
+        }
+        return entry;
+    }
+
+    /** A job not held but withdrawn earlier, now running without our record, was queued here: managed as such. */
+    private JobObservation asWithdrawnJob(Entry entry, JobObservation observation) {
+        return entry == null && observation.phase() == JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD
+                && wasWithdrawn(observation) ? observation.inPhase(JobObservation.Phase.STARTED_DESPITE_MARK)
+                : observation;
+    }
+
+    /**
+     * Whether a suspended copy of an admitted job means it was suspended again: it was seen running since its
+     * charge, or the copy carries the very record we wrote, or is newer than what our patch produced. (Events of
+     * one object arrive in order, so nothing older can follow a running state.)
+     */
+    private static boolean suspendedAgain(Entry entry, JobObservation copy) {
+        return entry.seenRunning || copy.record() != null && copy.record().equals(entry.record)
+                || newer(copy.resourceVersion(), entry.confirmedVersion);
     }
 
     /** The job is seen otherwise than withdrawn; the end of an older namesake leaves a withdrawn job remembered. */
