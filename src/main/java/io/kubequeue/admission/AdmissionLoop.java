@@ -279,13 +279,8 @@ public class AdmissionLoop {
     private void recheckLater(Admission admission, int attempt) {
         long delay = Math.min(MAX_RECHECK_BACKOFF.toMillis(), 1000L << Math.min(attempt - 1, 10));
         try {
-            cycles.schedule(() -> writers.execute(() -> {
-                if (admitter.recheck(admission) == Admitter.Outcome.UNKNOWN) {
-                    recheckLater(admission, attempt + 1);
-                } else {
-                    trigger(); // a charge handed back frees room
-                }
-            }), delay, TimeUnit.MILLISECONDS);
+            cycles.schedule(() -> recheck(admission, () -> recheckLater(admission, attempt + 1)), delay,
+                    TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
             LOG.debugf("shutting down: %s stays unconfirmed; the next start reads it from the cluster", admission.key());
         }
@@ -297,14 +292,25 @@ public class AdmissionLoop {
      * re-reads on a backoff go on.
      */
     public void recheckNow(Admission admission) {
+        recheck(admission, () -> {
+        });
+    }
+
+    /**
+     * Reads the job back on the writer pool. Once the outcome is known a cycle follows (a charge handed back frees
+     * room); while it is not, {@code stillUnknown} runs.
+     */
+    private void recheck(Admission admission, Runnable stillUnknown) {
         try {
             writers.execute(() -> {
-                if (admitter.recheck(admission) == Admitter.Outcome.SETTLED) {
-                    trigger(); // a charge handed back frees room
+                if (admitter.recheck(admission) == Admitter.Outcome.UNKNOWN) {
+                    stillUnknown.run();
+                } else {
+                    trigger();
                 }
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            LOG.debugf("shutting down: %s stays unconfirmed", admission.key());
+            LOG.debugf("shutting down: %s stays unconfirmed; the next start reads it from the cluster", admission.key());
         }
     }
 
