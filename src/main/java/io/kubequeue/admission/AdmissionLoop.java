@@ -29,9 +29,12 @@ import io.kubequeue.scheduler.Hold;
 import io.kubequeue.scheduler.Scheduler;
 
 /**
- * Runs scheduling cycles off the API server's critical path: one thread decides (cheap, in memory), a small
- * pool writes the admissions. Triggers coalesce, so a burst of job events costs one cycle, and a timer wakes
- * the loop when the earliest backoff expires.
+ * Runs scheduling cycles off the API server's critical path: one thread decides (cheap, in memory) and never
+ * waits on the network; the decided admissions go to an {@link AdmissionPipeline} that keeps up to
+ * {@code kube-queue.admission.in-flight} patches on the wire without a thread per request, serving quota groups
+ * in turn. Each admission's end is reported to the scheduler on one thread ({@code kube-queue-admission}), in
+ * one place ({@link Admitter#report}). Triggers coalesce, so a burst of job events costs one cycle, and a timer
+ * wakes the loop when the earliest backoff expires.
  *
  * <p>The loop stays closed, admitting nothing, until start-up recovery has charged every admitted job
  * ({@link #open()}).
@@ -46,7 +49,11 @@ public class AdmissionLoop {
     private final JobDirectory directory;
     private final EventRecorder events;
     private final ScheduledExecutorService cycles;
+    /** Writes off the admission path that may block: started-outside records. */
     private final ExecutorService writers;
+    /** The one thread that reports admissions' ends to the scheduler (never an HTTP client thread). */
+    private final ExecutorService outcomes;
+    private final AdmissionPipeline pipeline;
     private final AtomicBoolean cyclePending = new AtomicBoolean();
     private final long batchWindowMillis;
     private volatile boolean open;
@@ -67,10 +74,16 @@ public class AdmissionLoop {
             throw new IllegalArgumentException("kube-queue.admission.batch-window must not be negative, got "
                     + config.admission().batchWindow());
         }
+        if (config.admission().inFlight() < 1) {
+            throw new IllegalArgumentException("kube-queue.admission.in-flight must be at least 1, got "
+                    + config.admission().inFlight());
+        }
         this.batchWindowMillis = config.admission().batchWindow().toMillis();
         this.cycles = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("kube-queue-scheduler"));
         this.writers = Executors.newFixedThreadPool(config.admission().workers(),
-                DaemonThreads.named("kube-queue-admission"));
+                DaemonThreads.named("kube-queue-records"));
+        this.outcomes = Executors.newSingleThreadExecutor(DaemonThreads.named("kube-queue-admission"));
+        this.pipeline = new AdmissionPipeline(config.admission().inFlight(), this::send);
     }
 
     /** Starts admitting. Called once recovery is done. */
@@ -98,18 +111,37 @@ public class AdmissionLoop {
      */
     public synchronized void close() {
         open = false;
-        LOG.info("admission loop closed");
+        List<Admission> unsent = pipeline.withdrawBacklog();
+        for (Admission admission : unsent) {
+            // leadership lost since the decision: hand it back, the next leader decides
+            scheduler.admissionFailed(admission.key(), admission.record());
+        }
+        LOG.infof("admission loop closed (%d decided admissions handed back unsent)", unsent.size());
     }
 
-    /** Closes the loop and waits, at most {@code wait}, for the patches already sent (shutdown). */
+    /** Closes the loop and waits, at most {@code wait}, for the patches already sent to settle (shutdown). */
     public void drain(Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
         close();
-        writers.shutdown();
         try {
-            writers.awaitTermination(wait.toMillis(), TimeUnit.MILLISECONDS);
+            pipeline.awaitIdle(wait);
+            outcomes.shutdown();
+            outcomes.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            writers.shutdown();
+            writers.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** Admissions on the wire (sent, not yet settled), for metrics. */
+    public int admissionsInFlight() {
+        return pipeline.inFlight();
+    }
+
+    /** Admissions decided and waiting for room in the pipeline, for metrics. */
+    public int admissionsWaitingToBeSent() {
+        return pipeline.backlog();
     }
 
     /** Whether recovery is done and admissions are being decided. */
@@ -172,23 +204,7 @@ public class AdmissionLoop {
             long start = System.nanoTime();
             CycleResult result = scheduler.schedule();
             long decided = System.nanoTime() - start;
-            for (Admission admission : result.admissions()) {
-                writers.execute(() -> {
-                    if (!open) {
-                        // leadership lost since the decision: hand it back, the next leader decides
-                        scheduler.admissionFailed(admission.key(), admission.record());
-                        return;
-                    }
-                    Admitter.Outcome outcome = admitter.admit(admission);
-                    if (outcome == Admitter.Outcome.ADMITTED) {
-                        listener.admitted(admission);
-                    } else if (outcome == Admitter.Outcome.UNKNOWN) {
-                        recheckLater(admission, 1);
-                    }
-                    // a refused admission backs off: make sure a wake-up is set for it (on the cycle thread)
-                    cycles.execute(() -> scheduler.nextRetry().ifPresent(this::wakeUpAt));
-                });
-            }
+            pipeline.submit(result.admissions());
             for (CycleResult.Unschedulable u : result.unschedulable()) {
                 directory.get(u.key()).ifPresent(entry -> events.normal(entry.ref(), "Pending",
                         (u.reason() == null ? "does not fit now" : u.reason()) + "; waits in quota group " + u.group()));
@@ -210,6 +226,42 @@ public class AdmissionLoop {
         }
     }
 
+    /**
+     * Sends one admission (called by the pipeline, on whichever thread frees a slot); the returned stage completes
+     * once its end has been reported to the scheduler. Never throws.
+     */
+    private java.util.concurrent.CompletionStage<?> send(Admission admission) {
+        if (!open) {
+            // leadership lost since the decision: hand it back, the next leader decides
+            scheduler.admissionFailed(admission.key(), admission.record());
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
+        }
+        try {
+            return admitter.admit(admission).thenAcceptAsync(settlement -> finish(admission, settlement), outcomes)
+                    .exceptionally(e -> {
+                        LOG.errorf(e, "reporting the admission of %s failed", admission.key());
+                        return null;
+                    });
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "sending the admission of %s failed; handed back", admission.key());
+            scheduler.admissionFailed(admission.key(), admission.record());
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
+        }
+    }
+
+    /** Reports an admission's end (on the {@code kube-queue-admission} thread) and acts on it. */
+    private void finish(Admission admission, Admitter.Settlement settlement) {
+        Admitter.Outcome outcome = admitter.report(admission, settlement, this::recordStartedOutside);
+        if (outcome == Admitter.Outcome.ADMITTED) {
+            listener.admitted(admission);
+        } else if (outcome == Admitter.Outcome.UNKNOWN) {
+            recheckLater(admission, 1);
+        } else {
+            // a refused admission backs off: make sure a wake-up is set for it (on the cycle thread)
+            cycles.execute(() -> scheduler.nextRetry().ifPresent(this::wakeUpAt));
+        }
+    }
+
     private void wakeUpAt(Instant at) {
         if (wakeUp != null && !wakeUp.isDone() && wakeUpAt != null && !at.isBefore(wakeUpAt)) {
             return;
@@ -227,6 +279,7 @@ public class AdmissionLoop {
     void stop() {
         open = false;
         cycles.shutdownNow();
+        outcomes.shutdown();
         writers.shutdown();
     }
 
@@ -287,7 +340,7 @@ public class AdmissionLoop {
     }
 
     /**
-     * Reads the job of an unconfirmed admission back now, on the writer pool (a new copy of it arrived: see
+     * Reads the job of an unconfirmed admission back now, without waiting for it (a new copy of it arrived: see
      * {@link io.kubequeue.scheduler.Scheduler#unconfirmedAdmission}); returns at once. If the read fails too, the
      * re-reads on a backoff go on.
      */
@@ -297,17 +350,21 @@ public class AdmissionLoop {
     }
 
     /**
-     * Reads the job back on the writer pool. Once the outcome is known a cycle follows (a charge handed back frees
+     * Reads the job back (one round trip, no thread held). Once the outcome is known a cycle follows (a charge handed back frees
      * room); while it is not, {@code stillUnknown} runs.
      */
     private void recheck(Admission admission, Runnable stillUnknown) {
         try {
-            writers.execute(() -> {
-                if (admitter.recheck(admission) == Admitter.Outcome.UNKNOWN) {
+            admitter.recheck(admission).thenAcceptAsync(settlement -> {
+                if (settlement != null
+                        && admitter.report(admission, settlement, this::recordStartedOutside) == Admitter.Outcome.UNKNOWN) {
                     stillUnknown.run();
                 } else {
                     trigger();
                 }
+            }, outcomes).exceptionally(e -> {
+                LOG.errorf(e, "re-reading the unconfirmed admission of %s failed", admission.key());
+                return null;
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {
             LOG.debugf("shutting down: %s stays unconfirmed; the next start reads it from the cluster", admission.key());

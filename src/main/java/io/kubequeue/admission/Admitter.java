@@ -3,6 +3,7 @@ package io.kubequeue.admission;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 import jakarta.inject.Singleton;
 
@@ -68,14 +69,16 @@ public class Admitter {
     private final Map<JobKey, RefusalStreak> refusalStreaks = BoundedMaps.keepingNewest(REFUSAL_STREAKS_KEPT);
 
     private final KubernetesClient client;
+    private final AsyncJobRequests requests;
     private final Scheduler scheduler;
     private final JobDirectory directory;
     private final EventRecorder events;
     private final QueuingConditions queuing;
 
-    public Admitter(KubernetesClient client, Scheduler scheduler, JobDirectory directory,
+    public Admitter(KubernetesClient client, AsyncJobRequests requests, Scheduler scheduler, JobDirectory directory,
                     EventRecorder events, QueuingConditions queuing) {
         this.client = client;
+        this.requests = requests;
         this.scheduler = scheduler;
         this.directory = directory;
         this.events = events;
@@ -93,88 +96,163 @@ public class Admitter {
     }
 
     /**
-     * Writes one admission; blocks for one API-server round trip (two when the answer is not a plain success).
-     * Never throws: every outcome is told to the scheduler, or left {@link Outcome#UNKNOWN} for a re-check.
+     * What became of one admission, as the API server's answer (or a read of the job after it) shows; the one
+     * report the scheduler gets for it ({@link #report}).
+     *
+     * @param kind            what happened
+     * @param resourceVersion the job's {@code resourceVersion} as read or as patched (APPLIED, TAKEN_OVER,
+     *                        STARTED_BY_HAND); else null
+     * @param found           the admission record another replica wrote (TAKEN_OVER); else null
+     * @param job             the job as the patch left it (APPLIED by the patch's own answer); else null
      */
-    public Outcome admit(Admission admission) {
-        Optional<JobDirectory.Entry> seen = directory.get(admission.key());
-        if (seen.isEmpty() || seen.get().marks().isEmpty()) {
-            scheduler.admissionFailed(admission.key(), admission.record());
-            return Outcome.SETTLED;
+    public record Settlement(Kind kind, String resourceVersion, AdmissionRecord found, HasMetadata job) {
+
+        /** The kinds of settlement. */
+        public enum Kind {
+            /** Our patch applied: the job runs, charged as decided. */
+            APPLIED,
+            /** Not applied, and will not be: the charge is handed back and the job waits again. */
+            REFUSED,
+            /** The job (or the object the decision was made for) no longer exists. */
+            GONE,
+            /** Another replica admitted it meanwhile: charged as that replica recorded. */
+            TAKEN_OVER,
+            /** Someone removed its suspend mark by hand meanwhile: charged as started outside kube-queue. */
+            STARTED_BY_HAND,
+            /** Neither the answer nor a read-back is known: stays charged, to be re-read. */
+            UNCONFIRMED
         }
-        JobDirectory.Entry entry = seen.get();
-        if (admission.uid() != null && entry.ref().getUid() != null && !admission.uid().equals(entry.ref().getUid())) {
-            // deleted and created again since the decision: the decision was for an object that is gone
-            scheduler.admissionTargetGone(admission.key(), admission.record());
-            return Outcome.SETTLED;
-        }
-        String patch = patchFor(entry, admission).toString();
-        try {
-            HasMetadata admitted = resource(entry.kind(), admission).patch(PatchContext.of(PatchType.JSON), patch);
-            endRefusalStreak(admission.key());
-            scheduler.admissionConfirmed(admission.key(), admission.record(), admitted.getMetadata().getResourceVersion());
-            showAdmitted(entry.kind(), admitted);
-            LOG.infof("admitted %s into quota group %s (request %s, waited %d ms)", admission.key(),
-                    admission.record().group(), admission.request(), admission.waited());
-            events.normal(entry.ref(), "Admitted", "admitted into quota group " + admission.record().group()
-                    + " with request " + admission.request());
-            return Outcome.ADMITTED;
-        } catch (KubernetesClientException e) {
-            int code = e.getCode();
-            if (code == 404) {
-                // the job is gone: forget it; its delete event may never come if it was deleted before the
-                // informers listed it, or while a reconcile held an older copy
-                LOG.debugf("admission of %s: the job is gone", admission.key());
-                endRefusalStreak(admission.key());
-                scheduler.admissionTargetGone(admission.key(), admission.record());
-                return Outcome.SETTLED;
-            }
-            if (definiteRefusal(code)) {
-                // not applied: most often the job changed since the decision (a test op failed)
-                LOG.debugf("admission of %s refused (%d): %s", admission.key(), code, e.getMessage());
-                countRefusal(entry, admission.key(), code, serverMessage(e));
-            } else {
-                LOG.warnf("admission of %s got no clear answer (%d: %s); reading the job back", admission.key(), code,
-                        e.getMessage());
-            }
-            return readBack(entry.kind(), admission, definiteRefusal(code));
+
+        static Settlement of(Kind kind) {
+            return new Settlement(kind, null, null, null);
         }
     }
 
     /**
-     * Reads the job of an admission whose outcome is unknown and settles it (see {@link #admit}); returns
-     * {@link Outcome#UNKNOWN} while the job cannot be read. Does nothing once anything else settled it.
+     * Sends one admission and works out what became of it: one API-server round trip, a second (a read of the
+     * job) only when the answer is not a plain success. Never blocks: the future completes on the HTTP client's
+     * thread, and never exceptionally. Nothing is told to the scheduler here: pass the result to
+     * {@link #report}.
      */
-    public Outcome recheck(Admission admission) {
+    public CompletableFuture<Settlement> admit(Admission admission) {
+        Optional<JobDirectory.Entry> seen = directory.get(admission.key());
+        if (seen.isEmpty() || seen.get().marks().isEmpty()) {
+            return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.REFUSED));
+        }
+        JobDirectory.Entry entry = seen.get();
+        if (admission.uid() != null && entry.ref().getUid() != null && !admission.uid().equals(entry.ref().getUid())) {
+            // deleted and created again since the decision: the decision was for an object that is gone
+            return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.GONE));
+        }
+        String patch = patchFor(entry, admission).toString();
+        return requests.patch(entry.kind().type(), admission.key(), patch).handle((admitted, failure) -> {
+            if (failure == null) {
+                return CompletableFuture.completedFuture(new Settlement(Settlement.Kind.APPLIED,
+                        admitted.getMetadata().getResourceVersion(), null, admitted));
+            }
+            int code = failure instanceof KubernetesClientException e ? e.getCode() : 0;
+            if (code == 404) {
+                // the job is gone: forget it; its delete event may never come if it was deleted before the
+                // informers listed it, or while a reconcile held an older copy
+                LOG.debugf("admission of %s: the job is gone", admission.key());
+                return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.GONE));
+            }
+            if (definiteRefusal(code)) {
+                // not applied: most often the job changed since the decision (a test op failed)
+                LOG.debugf("admission of %s refused (%d): %s", admission.key(), code, failure.getMessage());
+                countRefusal(entry, admission.key(), code, serverMessage((KubernetesClientException) failure));
+            } else {
+                LOG.warnf("admission of %s got no clear answer (%d: %s); reading the job back", admission.key(), code,
+                        failure.getMessage());
+            }
+            return readBack(entry.kind(), admission, definiteRefusal(code));
+        }).thenCompose(settlement -> settlement);
+    }
+
+    /**
+     * Reads the job of an admission whose outcome is unknown and works out what became of it (see {@link #admit});
+     * {@link Settlement.Kind#UNCONFIRMED} while the job cannot be read. Settles nothing if anything else settled
+     * it meanwhile: then the result is null.
+     */
+    public CompletableFuture<Settlement> recheck(Admission admission) {
         Optional<JobDirectory.Entry> seen = directory.get(admission.key());
         if (seen.isEmpty() || !scheduler.admissionUnsettled(admission.key(), admission.record())) {
-            return Outcome.SETTLED;
+            return CompletableFuture.completedFuture(null);
         }
         return readBack(seen.get().kind(), admission, false);
     }
 
     /**
-     * Reads the job back after an answer that was not a plain success, and tells the scheduler what it shows.
-     * A refused patch was not applied; an ambiguous one (5xx, timeout) may have been. If the read fails too, a
-     * refusal is handed back, and an ambiguous admission stays charged as unconfirmed.
+     * Tells the scheduler what became of one admission: the one place every admission's end is reported. Logs
+     * and records an {@code Admitted} event for an applied one; a job started by hand meanwhile gets its
+     * started-outside record through {@code recordStartedOutside} (which may block: run it off this thread).
+     *
+     * @return how it ended
      */
-    private Outcome readBack(JobKind<?> kind, Admission admission, boolean refused) {
-        HasMetadata job;
-        try {
-            job = resource(kind, admission).get();
-        } catch (KubernetesClientException e) {
+    public Outcome report(Admission admission, Settlement settlement,
+                          java.util.function.Consumer<JobFeed.StartedOutside> recordStartedOutside) {
+        JobKey key = admission.key();
+        AdmissionRecord record = admission.record();
+        switch (settlement.kind()) {
+            case APPLIED -> {
+                endRefusalStreak(key);
+                scheduler.admissionConfirmed(key, record, settlement.resourceVersion());
+                if (settlement.job() == null) {
+                    LOG.infof("admission of %s confirmed by reading it back", key);
+                } else {
+                    directory.get(key).ifPresent(entry -> {
+                        showAdmitted(entry.kind(), settlement.job());
+                        events.normal(entry.ref(), "Admitted", "admitted into quota group " + record.group()
+                                + " with request " + admission.request());
+                    });
+                    LOG.infof("admitted %s into quota group %s (request %s, waited %d ms)", key, record.group(),
+                            admission.request(), admission.waited());
+                }
+                return Outcome.ADMITTED;
+            }
+            case REFUSED -> scheduler.admissionFailed(key, record);
+            case GONE -> {
+                endRefusalStreak(key);
+                scheduler.admissionTargetGone(key, record);
+            }
+            case TAKEN_OVER -> {
+                LOG.infof("%s was admitted meanwhile elsewhere (%s): charged as recorded", key, settlement.found());
+                scheduler.admissionTakenOver(key, record, settlement.found(), settlement.resourceVersion());
+            }
+            case STARTED_BY_HAND -> {
+                LOG.debugf("%s was started by hand meanwhile: its charge stays", key);
+                scheduler.admissionOverridden(key, record, settlement.resourceVersion())
+                        .ifPresent(kept -> recordStartedOutside.accept(new JobFeed.StartedOutside(
+                                new Admission(key, admission.uid(), kept, Resources.NONE, 0),
+                                "its suspend mark was removed by hand")));
+            }
+            case UNCONFIRMED -> {
+                scheduler.admissionUnconfirmed(key, record);
+                return Outcome.UNKNOWN;
+            }
+        }
+        return Outcome.SETTLED;
+    }
+
+    /**
+     * Reads the job back after an answer that was not a plain success. A refused patch was not applied; an
+     * ambiguous one (5xx, timeout) may have been. If the read fails too, a refusal is handed back, and an ambiguous
+     * admission stays charged as unconfirmed.
+     */
+    private CompletableFuture<Settlement> readBack(JobKind<?> kind, Admission admission, boolean refused) {
+        return requests.get(kind.type(), admission.key()).handle((job, failure) -> {
+            if (failure == null) {
+                return settle(kind, admission, job);
+            }
             if (refused) {
                 LOG.debugf("could not read %s after a refused admission (%s): handing the charge back",
-                        admission.key(), e.getMessage());
-                scheduler.admissionFailed(admission.key(), admission.record());
-                return Outcome.SETTLED;
+                        admission.key(), failure.getMessage());
+                return Settlement.of(Settlement.Kind.REFUSED);
             }
             LOG.warnf("admission of %s is unconfirmed (%s); its quota stays charged, and the job is read again"
-                    + " until it is known whether it applied", admission.key(), e.getMessage());
-            scheduler.admissionUnconfirmed(admission.key(), admission.record());
-            return Outcome.UNKNOWN;
-        }
-        return settle(kind, admission, job);
+                    + " until it is known whether it applied", admission.key(), failure.getMessage());
+            return Settlement.of(Settlement.Kind.UNCONFIRMED);
+        });
     }
 
     /**
@@ -184,35 +262,26 @@ public class Admitter {
      * read only decides about this admission; the job's state still reaches the scheduler through the informer.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private Outcome settle(JobKind kind, Admission admission, HasMetadata job) {
+    private static Settlement settle(JobKind kind, Admission admission, HasMetadata job) {
         String uid = job == null ? null : job.getMetadata().getUid();
         if (job == null || admission.uid() != null && uid != null && !admission.uid().equals(uid)) {
-            scheduler.admissionTargetGone(admission.key(), admission.record());
-            return Outcome.SETTLED;
+            return Settlement.of(Settlement.Kind.GONE);
         }
         Map<String, String> annotations = job.getMetadata().getAnnotations() == null ? Map.of()
                 : job.getMetadata().getAnnotations();
         String rv = job.getMetadata().getResourceVersion();
-        boolean held = kind.held(job);
-        if (!held && admission.record().admittedAt().equals(annotations.get(Annotations.ADMITTED_AT))) {
-            scheduler.admissionConfirmed(admission.key(), admission.record(), rv);
-            LOG.infof("admission of %s confirmed by reading it back", admission.key());
-            return Outcome.ADMITTED;
+        if (kind.held(job)) {
+            return Settlement.of(Settlement.Kind.REFUSED);
+        }
+        if (admission.record().admittedAt().equals(annotations.get(Annotations.ADMITTED_AT))) {
+            return new Settlement(Settlement.Kind.APPLIED, rv, null, null);
         }
         String group = annotations.get(Annotations.QUOTA_GROUP);
-        if (!held && group != null) {
+        if (group != null) {
             AdmissionRecord found = new AdmissionRecord(group, annotations.getOrDefault(Annotations.ADMITTED_AT, ""));
-            LOG.infof("%s was admitted meanwhile elsewhere (%s): charged as recorded", admission.key(), found);
-            scheduler.admissionTakenOver(admission.key(), admission.record(), found, rv);
-        } else if (!held) {
-            LOG.debugf("%s was started by hand meanwhile: its charge stays", admission.key());
-            scheduler.admissionOverridden(admission.key(), admission.record(), rv).ifPresent(kept -> recordStartedOutside(
-                    new JobFeed.StartedOutside(new Admission(admission.key(), admission.uid(), kept, Resources.NONE, 0),
-                            "its suspend mark was removed by hand")));
-        } else {
-            scheduler.admissionFailed(admission.key(), admission.record());
+            return new Settlement(Settlement.Kind.TAKEN_OVER, rv, found, null);
         }
-        return Outcome.SETTLED;
+        return new Settlement(Settlement.Kind.STARTED_BY_HAND, rv, null, null);
     }
 
     /**

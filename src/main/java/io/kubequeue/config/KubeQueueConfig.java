@@ -149,8 +149,17 @@ public interface KubeQueueConfig {
     /** The admission writer. */
     interface Admission {
         /**
-         * Threads that send admission patches; each waits for one API-server round trip. At least 1, or
-         * start-up fails.
+         * The most admission patches on the wire at once (sent, answer not yet in). No thread waits on any of
+         * them; decisions beyond this wait their turn, quota groups served in turn. At least 1, or start-up fails.
+         * The default comes from docs/performance.md: at ~150 ms per write it keeps a busy API server's pace.
+         */
+        @WithDefault("32")
+        int inFlight();
+
+        /**
+         * Threads that write started-outside records (a job running without kube-queue's admission gets its
+         * charge written on it; rare, and each may wait for a few round trips). Not used by admissions. At least
+         * 1, or start-up fails.
          */
         @WithDefault("4")
         int workers();

@@ -2,11 +2,13 @@ package io.kubequeue.operator;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import jakarta.inject.Inject;
 
@@ -71,7 +73,7 @@ class AdmissionBindingTest extends SeedTreeFixture {
     @Test
     void anAdmissionWhoseAnswerAndReadBackAreLostIsSettledAndTheJobRuns() {
         server.expect().patch().withPath(JOBS + "lost").andReturn(500, "{\"kind\":\"Status\",\"code\":500}").once();
-        // fabric8's patch reads the job first, then kube-queue reads it back, then re-reads it once more: all fail
+        // kube-queue reads the job back after the 500, then re-reads it on its backoff: the first three reads fail
         server.expect().get().withPath(JOBS + "lost").andReturn(500, "{\"kind\":\"Status\",\"code\":500}").times(3);
         cluster.submitJob("lost", "3", Map.of(), null);
 
@@ -80,6 +82,31 @@ class AdmissionBindingTest extends SeedTreeFixture {
                 .map(s -> s.state() == Scheduler.State.ADMITTED && s.attempts() >= 1).orElse(false));
         await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("lost"));
         assertEquals(3000, scheduler.usage("root.defaultQuotaGroup").get("cpu"), "charged once");
+    }
+
+    /**
+     * Issue 13: an admission is one round trip. The job is patched once and never read from the API server (the
+     * decision comes from the informer's copy; fabric8's DSL {@code patch} on a named resource would GET it first).
+     */
+    @Test
+    void anAdmissionIsOnePatchAndNoRead() throws InterruptedException {
+        while (server.takeRequest(1, TimeUnit.MILLISECONDS) != null) {
+            // forget the requests of earlier tests
+        }
+        cluster.submitJob("one-trip", "1", Map.of(), null);
+        // watched through events (a collection read), not by reading the job, which would count as a read here
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.events("default", "one-trip").stream()
+                .anyMatch(e -> "Admitted".equals(e.getReason())));
+
+        java.util.List<String> toTheJob = new java.util.ArrayList<>();
+        for (var request = server.takeRequest(100, TimeUnit.MILLISECONDS); request != null;
+             request = server.takeRequest(100, TimeUnit.MILLISECONDS)) {
+            String path = request.getPath().split("\\?")[0];
+            if (path.equals(JOBS + "one-trip") || path.equals(JOBS + "one-trip/status")) {
+                toTheJob.add(request.getMethod());
+            }
+        }
+        assertEquals(java.util.List.of("PATCH"), toTheJob, "one round trip: the admission patch alone");
     }
 
     /**
@@ -174,7 +201,7 @@ class AdmissionBindingTest extends SeedTreeFixture {
      * The old admission must not unsuspend the new object.
      */
     @Test
-    void anAdmissionDecidedForADeletedJobCannotAdmitItsNamesake() {
+    void anAdmissionDecidedForADeletedJobCannotAdmitItsNamesake() throws Exception {
         Job fresh = cluster.submitJob("again", "1", Map.of(), null);
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key("again")).isPresent());
         cluster.complete("again");
@@ -183,18 +210,13 @@ class AdmissionBindingTest extends SeedTreeFixture {
         await().atMost(Duration.ofSeconds(5)).until(() -> cluster.job("again") == null);
         Job newer = create("again", "9", true, Map.of()); // 9 > 4: never admitted by kube-queue
 
-        Outcome outcome = new Outcome(admitter.admit(new Admission(key("again"), fresh.getMetadata().getUid(),
-                new AdmissionRecord("root.defaultQuotaGroup", "2026-01-01T00:00:00.000Z"), Resources.of("cpu", 1000L), 0)));
-        assertFalse(outcome.admitted(), "the old decision is not carried out");
+        Admitter.Settlement settlement = admitter.admit(new Admission(key("again"), fresh.getMetadata().getUid(),
+                new AdmissionRecord("root.defaultQuotaGroup", "2026-01-01T00:00:00.000Z"), Resources.of("cpu", 1000L), 0))
+                .get(10, TimeUnit.SECONDS);
+        assertNotEquals(Admitter.Settlement.Kind.APPLIED, settlement.kind(), "the old decision is not carried out");
         Job now = cluster.job("again");
         assertEquals(newer.getMetadata().getUid(), now.getMetadata().getUid());
         assertTrue(now.getSpec().getSuspend(), "the new job stays suspended");
-    }
-
-    private record Outcome(Admitter.Outcome value) {
-        boolean admitted() {
-            return value == Admitter.Outcome.ADMITTED;
-        }
     }
 
     /** Fault 6: a Job paused by its user after it ran, never through kube-queue, is not queued or resumed. */
