@@ -76,7 +76,8 @@ public class AdmittedPods {
     }
 
     /**
-     * Starts one pod informer per pod-label key of the enabled kinds and waits for their first lists.
+     * Starts one pod informer per pod-label key of the enabled kinds and waits for their first lists. The informers
+     * list in pages and cache {@link Pruning#pod} copies.
      *
      * @param onChange called with a namespace whose admitted pods changed (a pod ended or left, or a new one
      *                 settled), so its quota usage can be recomputed
@@ -89,8 +90,13 @@ public class AdmittedPods {
                 keys.add(kind.podLabelKey());
             }
         }
+        Set<String> podLabelKeys = new TreeSet<>();
+        kinds.forEach(kind -> podLabelKeys.add(kind.podLabelKey()));
         for (String key : keys) {
-            SharedIndexInformer<Pod> informer = client.pods().inAnyNamespace().withLabel(key).runnableInformer(0);
+            SharedIndexInformer<Pod> informer = client.pods().inAnyNamespace().withLabel(key)
+                    .withLimit(JobReconciler.LIST_PAGE).runnableInformer(0);
+            // what usage() and the handlers read; a pod's env, volumes, images and container statuses are not kept
+            informer.itemStore(new PruningItemStore<>(pod -> Pruning.pod(pod, podLabelKeys)));
             informer.exceptionHandler((started, error) -> {
                 LOG.errorf("cannot watch pods labelled %s (%s); their quota usage is counted twice until it can",
                         key, error.getMessage());

@@ -72,4 +72,17 @@ public interface JobKind<R extends HasMetadata> {
      * (docs/behaviour.md §4).
      */
     JobPriority priority(R job);
+
+    /**
+     * The copy of a job that the kind's informer cache keeps instead of the job (see {@link PruningItemStore}): what
+     * every method of this interface, {@link JobFeed} and {@link JobDirectory.Entry} read, and nothing else; the
+     * shared parts are built by {@link Pruning}. Every method of this interface answers the same on the copy as on
+     * the job ({@code PruningTest}). A new read of a field must keep that field here too.
+     *
+     * <p>The copy is never written back to the cluster: a replace or status update built from it would erase every
+     * field it drops.
+     *
+     * @param job the job as read; it is not changed (the copy may share its unchanged parts, e.g. quantities)
+     */
+    R pruned(R job);
 }

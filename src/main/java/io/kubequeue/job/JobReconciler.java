@@ -1,6 +1,7 @@
 package io.kubequeue.job;
 
 import java.util.List;
+import java.util.Set;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -22,6 +23,13 @@ public abstract class JobReconciler<R extends HasMetadata> implements Configurab
     /** A label selector no job carries: the informer of a disabled kind lists and watches nothing. */
     static final String NOTHING = "kube-queue.io/kind-disabled=true";
 
+    /**
+     * The most jobs one list request returns (the informers' and start-up recovery's): a list of every job at once
+     * would hold them all whole in memory, and 15,000 jobs do not fit a small heap. 500 is kubectl's and client-go's
+     * page size.
+     */
+    public static final long LIST_PAGE = 500;
+
     private final JobFeed feed;
     private final JobKind<R> kind;
 
@@ -38,6 +46,8 @@ public abstract class JobReconciler<R extends HasMetadata> implements Configurab
     /**
      * A kind switched off by {@code kube-queue.disabled-kinds} watches nothing; with
      * {@code kube-queue.watch-namespaces}, the informers watch those namespaces only (QOSDK calls this at start).
+     * The informer lists in pages of {@value #LIST_PAGE} and caches the kind's {@link JobKind#pruned} copies
+     * ({@link #prunesCache}).
      */
     @Override
     public void updateConfigurationFrom(ControllerConfigurationOverrider<R> overrider) {
@@ -47,6 +57,22 @@ public abstract class JobReconciler<R extends HasMetadata> implements Configurab
         if (!feed.watchedNamespaces().isEmpty()) {
             overrider.settingNamespaces(feed.watchedNamespaces());
         }
+        overrider.withInformerListLimit(LIST_PAGE);
+        if (prunesCache(feed.watchedNamespaces())) {
+            overrider.withItemStore(new PruningItemStore<>(kind::pruned));
+        }
+    }
+
+    /**
+     * Whether the informer cache keeps pruned copies: yes when it watches every namespace or one. JOSDK runs one
+     * informer per namespace and gives them all the same item store, and an informer removes from its store whatever
+     * its own list does not show: with several watched namespaces, each informer's re-list would delete the others'
+     * jobs (and release their quota). Those keep fabric8's default store, whole objects, one per informer.
+     *
+     * @param watchedNamespaces {@code kube-queue.watch-namespaces}; empty: every namespace
+     */
+    static boolean prunesCache(Set<String> watchedNamespaces) {
+        return watchedNamespaces.size() <= 1;
     }
 
     @Override

@@ -4,16 +4,22 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import jakarta.inject.Singleton;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubequeue.job.InvalidJobException;
 import io.kubequeue.job.JobKind;
+import io.kubequeue.job.Pruning;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.quota.Quantities;
 import io.kubequeue.scheduler.JobPriority;
@@ -32,6 +38,11 @@ public class WorkflowKind implements JobKind<Workflow> {
 
     /** The annotation that holds a workflow's request. */
     public static final String MIN_RESOURCES = "kube-queue/min-resources";
+
+    /** The annotations whose values a workflow's cached copy keeps. */
+    private static final Set<String> ANNOTATIONS_READ = Stream.concat(Pruning.JOB_ANNOTATIONS.stream(),
+            Stream.of(MIN_RESOURCES)).collect(Collectors.toUnmodifiableSet());
+    private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
     private final KubernetesSerialization serialization;
 
@@ -143,6 +154,44 @@ public class WorkflowKind implements JobKind<Workflow> {
         JsonNode priority = spec.path("podPriority");
         return new JobPriority(className.isTextual() ? className.asText() : null,
                 priority.isInt() ? priority.asInt() : null);
+    }
+
+    /**
+     * Keeps {@code spec.suspend}, {@code spec.podPriorityClassName}, {@code spec.podPriority} (not the templates),
+     * {@code status.phase}, and of {@code status.nodes} only whether it has an entry: one entry, emptied, stands for
+     * all of them ({@link #started} reads nothing else). The annotation {@value #MIN_RESOURCES} keeps its value.
+     */
+    @Override
+    public Workflow pruned(Workflow workflow) {
+        Workflow copy = new Workflow();
+        copy.setMetadata(Pruning.jobMetadata(workflow.getMetadata(), ANNOTATIONS_READ));
+        JsonNode spec = workflow.getSpec();
+        if (spec != null && spec.isObject()) {
+            ObjectNode kept = JSON.objectNode();
+            for (String field : List.of("suspend", "podPriorityClassName", "podPriority")) {
+                if (spec.get(field) != null) {
+                    kept.set(field, spec.get(field));
+                }
+            }
+            spec = kept;
+        }
+        copy.setSpec(spec);
+        JsonNode status = workflow.getStatus();
+        if (status != null && status.isObject()) {
+            ObjectNode kept = JSON.objectNode();
+            if (status.get("phase") != null) {
+                kept.set("phase", status.get("phase"));
+            }
+            JsonNode nodes = status.path("nodes");
+            if (nodes.isObject() && nodes.size() > 0) {
+                kept.putObject("nodes").putObject(nodes.fieldNames().next());
+            } else if (nodes.isArray() && nodes.size() > 0) {
+                kept.putArray("nodes").addObject();
+            }
+            status = kept.isEmpty() ? null : kept;
+        }
+        copy.setStatus(status);
+        return copy;
     }
 
     private static String minResources(Workflow workflow) {

@@ -5,11 +5,15 @@ import java.util.List;
 
 import jakarta.inject.Singleton;
 
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
+import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
+import io.fabric8.kubernetes.api.model.batch.v1.JobStatus;
 import io.kubequeue.job.InvalidJobException;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.PodRequests;
+import io.kubequeue.job.Pruning;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.scheduler.JobPriority;
 import io.kubequeue.scheduler.Resources;
@@ -109,5 +113,58 @@ public class BatchJobKind implements JobKind<Job> {
         }
         var pod = job.getSpec().getTemplate().getSpec();
         return new JobPriority(pod.getPriorityClassName(), pod.getPriority());
+    }
+
+    /**
+     * Keeps {@code spec.suspend}, {@code parallelism}, {@code completions}, the pod template's requests and priority
+     * ({@link Pruning#podSpec}), {@code status.startTime}, and the type and status of conditions {@code Complete}
+     * and {@code Failed}.
+     */
+    @Override
+    public Job pruned(Job job) {
+        Job copy = new Job();
+        copy.setAdditionalProperties(null);
+        copy.setApiVersion(job.getApiVersion());
+        copy.setKind(job.getKind());
+        copy.setMetadata(Pruning.jobMetadata(job.getMetadata()));
+        JobSpec spec = job.getSpec();
+        if (spec != null) {
+            JobSpec kept = new JobSpec();
+            kept.setAdditionalProperties(null);
+            kept.setSuspend(spec.getSuspend());
+            kept.setParallelism(spec.getParallelism());
+            kept.setCompletions(spec.getCompletions());
+            PodTemplateSpec template = spec.getTemplate();
+            if (template != null) {
+                PodTemplateSpec keptTemplate = new PodTemplateSpec();
+                keptTemplate.setAdditionalProperties(null);
+                keptTemplate.setSpec(Pruning.podSpec(template.getSpec()));
+                kept.setTemplate(keptTemplate);
+            }
+            copy.setSpec(kept);
+        }
+        JobStatus status = job.getStatus();
+        if (status != null) {
+            List<JobCondition> conditions = new ArrayList<>(0);
+            if (status.getConditions() != null) {
+                for (JobCondition c : status.getConditions()) {
+                    if (c != null && ("Complete".equals(c.getType()) || "Failed".equals(c.getType()))) {
+                        JobCondition keptCondition = new JobCondition();
+                        keptCondition.setAdditionalProperties(null);
+                        keptCondition.setType(c.getType());
+                        keptCondition.setStatus(c.getStatus());
+                        conditions.add(keptCondition);
+                    }
+                }
+            }
+            if (status.getStartTime() != null || !conditions.isEmpty()) {
+                JobStatus kept = new JobStatus();
+                kept.setAdditionalProperties(null);
+                kept.setStartTime(status.getStartTime());
+                kept.setConditions(conditions.isEmpty() ? null : conditions);
+                copy.setStatus(kept);
+            }
+        }
+        return copy;
     }
 }

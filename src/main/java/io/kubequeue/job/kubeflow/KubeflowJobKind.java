@@ -4,8 +4,13 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.client.CustomResource;
@@ -13,6 +18,7 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubequeue.job.InvalidJobException;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.PodRequests;
+import io.kubequeue.job.Pruning;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.scheduler.JobPriority;
 import io.kubequeue.scheduler.Resources;
@@ -26,24 +32,31 @@ import io.kubequeue.scheduler.Resources;
  */
 public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNode>> implements JobKind<R> {
 
+    /** The conditions kube-queue reads: {@link #finished} and {@link #queuingCondition}. */
+    private static final Set<String> CONDITIONS_READ = Set.of("Succeeded", "Failed", "Queuing");
+    private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
     private final KubernetesSerialization serialization;
     private final String kind;
     private final Class<R> type;
+    private final Supplier<R> factory;
     private final String replicaSpecsField;
     private final boolean showsQueuing;
 
     /**
      * @param kind              the kind name, e.g. {@code TFJob}
      * @param type              its class
+     * @param factory           makes an empty object of the class, for {@link #pruned}
      * @param replicaSpecsField e.g. {@code tfReplicaSpecs}
      * @param showsQueuing      whether jobs queued by annotation show condition {@code Queuing} (see
      *                          {@link #showsQueuing(CustomResource)})
      */
-    protected KubeflowJobKind(KubernetesSerialization serialization, String kind, Class<R> type,
+    protected KubeflowJobKind(KubernetesSerialization serialization, String kind, Class<R> type, Supplier<R> factory,
                               String replicaSpecsField, boolean showsQueuing) {
         this.serialization = serialization;
         this.kind = kind;
         this.type = type;
+        this.factory = factory;
         this.replicaSpecsField = replicaSpecsField;
         this.showsQueuing = showsQueuing;
     }
@@ -173,6 +186,87 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
             }
         }
         return JobPriority.NONE;
+    }
+
+    /**
+     * Keeps {@code spec.runPolicy.suspend}; of each replica spec, in order, {@code replicas} and the pod template's
+     * requests and priority ({@link Pruning#podTemplate}); {@code status.startTime}, and the type and status of
+     * conditions {@code Succeeded}, {@code Failed} and {@code Queuing}. A part that is not the JSON object it should
+     * be is kept as written, so that reading it fails the same way.
+     */
+    @Override
+    public R pruned(R job) {
+        R copy = factory.get();
+        copy.setMetadata(Pruning.jobMetadata(job.getMetadata()));
+        copy.setSpec(prunedSpec(job.getSpec()));
+        copy.setStatus(prunedStatus(job.getStatus()));
+        return copy;
+    }
+
+    private JsonNode prunedSpec(JsonNode spec) {
+        if (spec == null || !spec.isObject()) {
+            return spec;
+        }
+        ObjectNode copy = JSON.objectNode();
+        JsonNode suspend = spec.path("runPolicy").path("suspend");
+        if (!suspend.isMissingNode()) {
+            copy.putObject("runPolicy").set("suspend", suspend);
+        }
+        JsonNode replicaSpecs = spec.get(replicaSpecsField);
+        if (replicaSpecs == null || !replicaSpecs.isObject()) {
+            if (replicaSpecs != null) {
+                copy.set(replicaSpecsField, replicaSpecs);
+            }
+            return copy;
+        }
+        ObjectNode replicas = copy.putObject(replicaSpecsField);
+        for (Iterator<Map.Entry<String, JsonNode>> it = replicaSpecs.fields(); it.hasNext();) {
+            Map.Entry<String, JsonNode> replica = it.next();
+            if (!replica.getValue().isObject()) {
+                replicas.set(replica.getKey(), replica.getValue());
+                continue;
+            }
+            ObjectNode kept = replicas.putObject(replica.getKey());
+            JsonNode count = replica.getValue().get("replicas");
+            if (count != null) {
+                kept.set("replicas", count);
+            }
+            JsonNode template = replica.getValue().get("template");
+            if (template != null) {
+                kept.set("template", Pruning.podTemplate(template, serialization));
+            }
+        }
+        return copy;
+    }
+
+    private static JsonNode prunedStatus(JsonNode status) {
+        if (status == null || !status.isObject()) {
+            return status;
+        }
+        ObjectNode copy = JSON.objectNode();
+        JsonNode startTime = status.get("startTime");
+        if (startTime != null) {
+            copy.set("startTime", startTime);
+        }
+        JsonNode conditions = status.get("conditions");
+        if (conditions != null && !conditions.isArray()) {
+            copy.set("conditions", conditions);
+        } else if (conditions != null) {
+            ArrayNode kept = JSON.arrayNode();
+            for (JsonNode c : conditions) {
+                if (CONDITIONS_READ.contains(c.path("type").asText())) {
+                    ObjectNode condition = kept.addObject();
+                    condition.set("type", c.get("type"));
+                    if (c.get("status") != null) {
+                        condition.set("status", c.get("status"));
+                    }
+                }
+            }
+            if (!kept.isEmpty()) {
+                copy.set("conditions", kept);
+            }
+        }
+        return copy.isEmpty() ? null : copy;
     }
 
     private Resources pod(JsonNode template, String field) {

@@ -9,6 +9,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 public class PyTorchJobKind extends KubeflowJobKind<PyTorchJob> {
 
     public PyTorchJobKind(KubernetesClient client) {
-        super(client.getKubernetesSerialization(), "PyTorchJob", PyTorchJob.class, "pytorchReplicaSpecs", true);
+        super(client.getKubernetesSerialization(), "PyTorchJob", PyTorchJob.class, PyTorchJob::new, "pytorchReplicaSpecs", true);
     }
 }

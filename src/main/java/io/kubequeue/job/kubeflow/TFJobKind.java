@@ -9,6 +9,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 public class TFJobKind extends KubeflowJobKind<TFJob> {
 
     public TFJobKind(KubernetesClient client) {
-        super(client.getKubernetesSerialization(), "TFJob", TFJob.class, "tfReplicaSpecs", true);
+        super(client.getKubernetesSerialization(), "TFJob", TFJob.class, TFJob::new, "tfReplicaSpecs", true);
     }
 }

@@ -1,0 +1,343 @@
+package io.kubequeue.job;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+
+/**
+ * The compact copies of cluster objects that kube-queue's informer caches keep instead of whole objects
+ * (docs/architecture.md, "Informer caches"): each copy holds what kube-queue and JOSDK read, and nothing else. The
+ * kinds' {@link JobKind#pruned} build job copies from these parts; {@link AdmittedPods} caches pods through
+ * {@link #pod}.
+ *
+ * <p>What is kept of a job's metadata: name, namespace, uid, resourceVersion, generation, creationTimestamp,
+ * deletionTimestamp and finalizers (JOSDK skips a job marked for deletion); the labels kube-queue reads
+ * ({@link Annotations#QUOTA_NAME_LABEL}, {@link Annotations#PREEMPTIBLE_LABEL}); and every annotation <em>key</em>,
+ * with the values of the annotations kube-queue reads. Other annotations keep their key with an empty value: the
+ * admission patch depends on whether the job has any annotation at all ({@link JobDirectory.Entry#annotationsPresent}),
+ * and a job whose only annotation is {@value #LAST_APPLIED} must not look as if it had none, or the patch would
+ * replace its annotation map. Dropped: managedFields, ownerReferences, the other labels and annotation values.
+ *
+ * <p>What is kept of a pod template: per container, {@code resources.requests} and {@code resources.limits} (and
+ * each init container's {@code restartPolicy}, which makes it a sidecar); the pod's {@code overhead},
+ * {@code resources} (pod-level requests and limits), {@code priorityClassName} and {@code priority}: what
+ * {@link PodRequests} and the kinds' {@code priority} read. Containers stay in place, so error messages name the
+ * same index. Quantities are kept as written (shared with the object read, never re-parsed), so a quantity that
+ * cannot be read fails the same way on the copy.
+ *
+ * <p>A copy must never be written back to the cluster (a PUT or a status update of it would erase every field
+ * dropped here): kube-queue writes jobs only with JSON Patches built from {@link JobDirectory.Entry}, and reads a
+ * job from the API server whenever it needs it whole.
+ */
+public final class Pruning {
+
+    /** The annotation {@code kubectl apply} stores the whole applied object in; often a job's largest field. */
+    public static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
+    /** The annotations whose values kube-queue reads on a job of any kind. */
+    public static final Set<String> JOB_ANNOTATIONS =
+            Set.of(SuspendMark.ANNOTATION_KEY, Annotations.QUOTA_GROUP, Annotations.ADMITTED_AT);
+    /** The labels kube-queue reads on a job. */
+    private static final Set<String> JOB_LABELS = Set.of(Annotations.QUOTA_NAME_LABEL, Annotations.PREEMPTIBLE_LABEL);
+
+    private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+    private Pruning() {
+    }
+
+    /**
+     * A job's metadata as cached (see the class comment), keeping the values of {@link #JOB_ANNOTATIONS}.
+     *
+     * @param meta the job's metadata; null gives null
+     */
+    public static ObjectMeta jobMetadata(ObjectMeta meta) {
+        return jobMetadata(meta, JOB_ANNOTATIONS);
+    }
+
+    /**
+     * A job's metadata as cached (see the class comment).
+     *
+     * @param meta the job's metadata; null gives null
+     * @param read the annotation keys whose values are kept: {@link #JOB_ANNOTATIONS} and those the kind reads
+     *             besides, e.g. a Workflow's {@code kube-queue/min-resources}
+     */
+    public static ObjectMeta jobMetadata(ObjectMeta meta, Set<String> read) {
+        if (meta == null) {
+            return null;
+        }
+        ObjectMeta copy = identity(meta);
+        copy.setLabels(only(meta.getLabels(), JOB_LABELS::contains));
+        Map<String, String> annotations = meta.getAnnotations();
+        if (annotations != null && !annotations.isEmpty()) {
+            Map<String, String> kept = new LinkedHashMap<>(annotations.size() * 4 / 3 + 1);
+            annotations.forEach((key, value) -> kept.put(key, read.contains(key) ? value : ""));
+            copy.setAnnotations(kept);
+        }
+        return copy;
+    }
+
+    /**
+     * A pod as {@link AdmittedPods} caches it: name, namespace, uid, resourceVersion, the labels whose key is in
+     * {@code labelKeys} (the kinds' pod labels, which tie a pod to its job), ownerReferences, the pod spec's
+     * requests as for a template (see the class comment), and {@code status.phase}.
+     *
+     * @param pod       the pod as read; null gives null
+     * @param labelKeys the label keys to keep
+     */
+    public static Pod pod(Pod pod, Set<String> labelKeys) {
+        if (pod == null) {
+            return null;
+        }
+        Pod copy = new Pod();
+        copy.setApiVersion(pod.getApiVersion());
+        copy.setKind(pod.getKind());
+        copy.setAdditionalProperties(null);
+        ObjectMeta meta = pod.getMetadata();
+        if (meta != null) {
+            ObjectMeta kept = identity(meta);
+            kept.setLabels(only(meta.getLabels(), labelKeys::contains));
+            kept.setOwnerReferences(nullIfEmpty(meta.getOwnerReferences()));
+            copy.setMetadata(kept);
+        }
+        copy.setSpec(podSpec(pod.getSpec()));
+        if (pod.getStatus() != null && pod.getStatus().getPhase() != null) {
+            PodStatus status = new PodStatus();
+            clear(status);
+            status.setPhase(pod.getStatus().getPhase());
+            copy.setStatus(status);
+        }
+        return copy;
+    }
+
+    /**
+     * A pod spec reduced to what {@link PodRequests} and the priority read (see the class comment).
+     *
+     * @param spec a pod spec as read; null gives null
+     */
+    public static PodSpec podSpec(PodSpec spec) {
+        if (spec == null) {
+            return null;
+        }
+        PodSpec copy = new PodSpec();
+        copy.setEphemeralContainers(null);
+        copy.setHostAliases(null);
+        copy.setImagePullSecrets(null);
+        copy.setNodeSelector(null);
+        copy.setReadinessGates(null);
+        copy.setResourceClaims(null);
+        copy.setSchedulingGates(null);
+        copy.setTolerations(null);
+        copy.setTopologySpreadConstraints(null);
+        copy.setVolumes(null);
+        copy.setAdditionalProperties(null);
+        copy.setContainers(containers(spec.getContainers(), false));
+        copy.setInitContainers(containers(spec.getInitContainers(), true));
+        copy.setOverhead(nullIfEmpty(spec.getOverhead()));
+        copy.setResources(requirements(spec.getResources()));
+        copy.setPriorityClassName(spec.getPriorityClassName());
+        copy.setPriority(spec.getPriority());
+        return copy;
+    }
+
+    /**
+     * A pod template written as JSON (a Kubeflow replica's {@code template}) reduced like {@link #podSpec}: only
+     * {@code spec} is kept, and in it only the fields {@link PodRequests} and the priority read. A template that does
+     * not read as a {@link PodTemplateSpec} is kept whole, so that it fails on the copy with the same message.
+     *
+     * @param template      the template node; null or not an object is returned as is
+     * @param serialization the client's serialization, to check that the template reads as one
+     */
+    public static JsonNode podTemplate(JsonNode template, KubernetesSerialization serialization) {
+        if (template == null || !template.isObject()) {
+            return template;
+        }
+        try {
+            serialization.convertValue(template, PodTemplateSpec.class);
+        } catch (RuntimeException e) {
+            return template;
+        }
+        ObjectNode copy = JSON.objectNode();
+        JsonNode spec = template.get("spec");
+        if (spec != null) {
+            copy.set("spec", podSpec(spec));
+        }
+        return copy;
+    }
+
+    /** {@link #podSpec(PodSpec)} on JSON: keeps the read fields, in their order, of a spec known to read as one. */
+    private static JsonNode podSpec(JsonNode spec) {
+        if (!spec.isObject()) {
+            return spec;
+        }
+        ObjectNode copy = JSON.objectNode();
+        for (Iterator<Map.Entry<String, JsonNode>> it = spec.fields(); it.hasNext();) {
+            Map.Entry<String, JsonNode> field = it.next();
+            switch (field.getKey()) {
+                case "containers" -> copy.set(field.getKey(), containers(field.getValue(), false));
+                case "initContainers" -> copy.set(field.getKey(), containers(field.getValue(), true));
+                case "resources" -> copy.set(field.getKey(), requirements(field.getValue()));
+                case "overhead", "priorityClassName", "priority" -> copy.set(field.getKey(), field.getValue());
+                default -> {
+                    // not read
+                }
+            }
+        }
+        return copy;
+    }
+
+    private static JsonNode containers(JsonNode containers, boolean init) {
+        if (!containers.isArray()) {
+            return containers;
+        }
+        var copy = JSON.arrayNode(containers.size());
+        for (JsonNode container : containers) {
+            if (!container.isObject()) {
+                copy.add(container);
+                continue;
+            }
+            ObjectNode kept = copy.addObject();
+            JsonNode resources = container.get("resources");
+            if (resources != null) {
+                kept.set("resources", requirements(resources));
+            }
+            JsonNode restartPolicy = container.get("restartPolicy");
+            if (init && restartPolicy != null) {
+                kept.set("restartPolicy", restartPolicy);
+            }
+        }
+        return copy;
+    }
+
+    private static JsonNode requirements(JsonNode resources) {
+        if (!resources.isObject()) {
+            return resources;
+        }
+        ObjectNode copy = JSON.objectNode();
+        for (String name : List.of("requests", "limits")) {
+            JsonNode amounts = resources.get(name);
+            if (amounts != null) {
+                copy.set(name, amounts);
+            }
+        }
+        return copy;
+    }
+
+    private static List<Container> containers(List<Container> containers, boolean init) {
+        if (containers == null || containers.isEmpty()) {
+            return null;
+        }
+        List<Container> copy = new ArrayList<>(containers.size());
+        for (Container container : containers) {
+            if (container == null) {
+                copy.add(null); // kept in place: the code reading it fails on it as on the original
+                continue;
+            }
+            Container kept = new Container();
+            kept.setArgs(null);
+            kept.setCommand(null);
+            kept.setEnv(null);
+            kept.setEnvFrom(null);
+            kept.setPorts(null);
+            kept.setResizePolicy(null);
+            kept.setRestartPolicyRules(null);
+            kept.setVolumeDevices(null);
+            kept.setVolumeMounts(null);
+            kept.setAdditionalProperties(null);
+            kept.setResources(requirements(container.getResources()));
+            if (init) {
+                kept.setRestartPolicy(container.getRestartPolicy());
+            }
+            copy.add(kept);
+        }
+        return copy;
+    }
+
+    private static ResourceRequirements requirements(ResourceRequirements resources) {
+        if (resources == null) {
+            return null;
+        }
+        Map<String, Quantity> requests = nullIfEmpty(resources.getRequests());
+        Map<String, Quantity> limits = nullIfEmpty(resources.getLimits());
+        if (requests == null && limits == null) {
+            return null;
+        }
+        ResourceRequirements copy = new ResourceRequirements();
+        copy.setClaims(null);
+        copy.setAdditionalProperties(null);
+        copy.setRequests(requests); // the map as read: its order decides which bad quantity is reported first
+        copy.setLimits(limits);
+        return copy;
+    }
+
+    /** The metadata fields every cached copy keeps; no labels, annotations or ownerReferences yet. */
+    private static ObjectMeta identity(ObjectMeta meta) {
+        ObjectMeta copy = new ObjectMeta();
+        copy.setAnnotations(null);
+        copy.setLabels(null);
+        copy.setManagedFields(null);
+        copy.setOwnerReferences(null);
+        copy.setAdditionalProperties(null);
+        copy.setName(meta.getName());
+        copy.setNamespace(meta.getNamespace());
+        copy.setUid(meta.getUid());
+        copy.setResourceVersion(meta.getResourceVersion());
+        copy.setGeneration(meta.getGeneration());
+        copy.setCreationTimestamp(meta.getCreationTimestamp());
+        copy.setDeletionTimestamp(meta.getDeletionTimestamp());
+        copy.setFinalizers(nullIfEmpty(meta.getFinalizers()));
+        return copy;
+    }
+
+    private static void clear(PodStatus status) {
+        status.setConditions(null);
+        status.setContainerStatuses(null);
+        status.setEphemeralContainerStatuses(null);
+        status.setHostIPs(null);
+        status.setInitContainerStatuses(null);
+        status.setPodIPs(null);
+        status.setResourceClaimStatuses(null);
+        status.setAdditionalProperties(null);
+    }
+
+    private static Map<String, String> only(Map<String, String> map, Predicate<String> keep) {
+        if (map == null || map.isEmpty()) {
+            return null;
+        }
+        Map<String, String> kept = null;
+        for (Map.Entry<String, String> entry : map.entrySet()) {
+            if (keep.test(entry.getKey())) {
+                if (kept == null) {
+                    kept = new LinkedHashMap<>(4);
+                }
+                kept.put(entry.getKey(), entry.getValue());
+            }
+        }
+        return kept;
+    }
+
+    private static <K, V> Map<K, V> nullIfEmpty(Map<K, V> map) {
+        return map == null || map.isEmpty() ? null : map;
+    }
+
+    private static <E> List<E> nullIfEmpty(List<E> list) {
+        return list == null || list.isEmpty() ? null : list;
+    }
+}

@@ -1,0 +1,503 @@
+package io.kubequeue.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubequeue.job.argo.WorkflowKind;
+import io.kubequeue.job.batch.BatchJobKind;
+import io.kubequeue.job.kubeflow.KubeflowJobKind;
+import io.kubequeue.job.kubeflow.MPIJob;
+import io.kubequeue.job.kubeflow.MPIJobKind;
+import io.kubequeue.job.kubeflow.MPIJobV2beta1;
+import io.kubequeue.job.kubeflow.MPIJobV2beta1Kind;
+import io.kubequeue.job.kubeflow.PyTorchJob;
+import io.kubequeue.job.kubeflow.PyTorchJobKind;
+import io.kubequeue.job.kubeflow.TFJobKind;
+import io.kubequeue.testing.Parse;
+
+/**
+ * The informer caches keep {@link JobKind#pruned} copies: every read kube-queue and JOSDK make of a job answers the
+ * same on the copy (and on JOSDK's clone of it, which is what a reconciler gets) as on the job, for every job the
+ * tests' fixtures hold (the YAML under src/test/resources, the manifests written in the tests' text blocks, and
+ * ../shared/examples where present), each also as a real API server stores it and in the states its controller moves
+ * it through; and the copy of a realistic job is a small fraction of it.
+ */
+class PruningTest {
+
+    private static final KubernetesClient CLIENT = Parse.client();
+    private static final KubernetesSerialization JSON = CLIENT.getKubernetesSerialization();
+    private static final List<JobKind<?>> KINDS = List.of(new BatchJobKind(), new TFJobKind(CLIENT),
+            new PyTorchJobKind(CLIENT), new MPIJobKind(CLIENT), new MPIJobV2beta1Kind(CLIENT), new WorkflowKind(CLIENT));
+    private static final Pattern TEXT_BLOCK = Pattern.compile("\"\"\"\\n(.*?)\"\"\"", Pattern.DOTALL);
+
+    // ---- the fixtures ---------------------------------------------------------------------------------------
+
+    /** Every job of a managed kind in the fixtures, named by where it was found. */
+    static Stream<Arguments> samples() {
+        Map<String, HasMetadata> found = new LinkedHashMap<>();
+        yamlFiles(Path.of("src/test/resources")).forEach(file -> add(found, file.toString(), read(file)));
+        Path shared = Path.of("../shared/examples");
+        if (Files.isDirectory(shared)) {
+            yamlFiles(shared).forEach(file -> add(found, file.toString(), read(file)));
+        }
+        textBlocks().forEach((where, objects) -> add(found, where, objects));
+        // the training operator's v1 MPIJob reads the same replica specs as the mpi-operator's v2beta1 samples
+        new ArrayList<>(found.entrySet()).stream().filter(e -> e.getValue() instanceof MPIJobV2beta1)
+                .forEach(e -> found.put(e.getKey() + " as v1", toV1((MPIJobV2beta1) e.getValue())));
+        // a Kubeflow job's pod templates are JSON, pruned apart from a batch Job's: each batch Job's template (the
+        // request rules of RequestsTest among them) also as a PyTorchJob's replica
+        new ArrayList<>(found.entrySet()).stream().filter(e -> e.getValue() instanceof Job j && j.getSpec() != null
+                        && j.getSpec().getTemplate() != null)
+                .forEach(e -> found.put(e.getKey() + " as a PyTorchJob", asPyTorchJob((Job) e.getValue())));
+        assertTrue(found.size() >= 40, "the fixtures hold jobs of every kind: " + found.keySet());
+        assertTrue(found.keySet().stream().filter(k -> k.startsWith("RequestsTest.java")).count() >= 20,
+                "RequestsTest's jobs, one rule of docs/behaviour.md §2 each, are read: " + found.keySet());
+        for (JobKind<?> kind : KINDS) {
+            assertTrue(found.values().stream().anyMatch(kind.type()::isInstance), "a fixture of " + kind.type());
+        }
+        return found.entrySet().stream().map(e -> Arguments.of(e.getKey(), e.getValue()));
+    }
+
+    private static void add(Map<String, HasMetadata> found, String where, List<HasMetadata> objects) {
+        for (int i = 0; i < objects.size(); i++) {
+            HasMetadata o = objects.get(i);
+            if (o != null && kindOf(o).isPresent()) {
+                found.put(where + (objects.size() > 1 ? " #" + i : ""), o);
+            }
+        }
+    }
+
+    private static List<Path> yamlFiles(Path root) {
+        try (Stream<Path> files = Files.walk(root)) {
+            return files.filter(f -> f.toString().endsWith(".yaml") || f.toString().endsWith(".yml")).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static List<HasMetadata> read(Path file) {
+        try {
+            return Parse.yaml(Files.readString(file));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (RuntimeException e) {
+            return List.of(); // CRDs, quota objects and other files that are no jobs
+        }
+    }
+
+    /**
+     * The manifests written in the tests' text blocks; a block that is a batch Job's spec (RequestsTest writes its
+     * Jobs so) is read as the spec of a Job.
+     */
+    private static Map<String, List<HasMetadata>> textBlocks() {
+        Map<String, List<HasMetadata>> blocks = new LinkedHashMap<>();
+        for (Path source : javaFiles(Path.of("src/test/java"))) {
+            String text;
+            try {
+                text = Files.readString(source);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            Matcher m = TEXT_BLOCK.matcher(text);
+            int n = 0;
+            while (m.find()) {
+                String block = m.group(1).stripIndent();
+                String where = source.getFileName() + " text block " + n++;
+                List<HasMetadata> objects = parse(block);
+                if (objects.stream().noneMatch(o -> o != null && kindOf(o).isPresent())) {
+                    objects = parse("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: default}\nspec:\n"
+                            + block.indent(2));
+                    objects = objects.stream().filter(o -> o instanceof Job j && j.getSpec() != null
+                            && j.getSpec().getTemplate() != null).toList();
+                }
+                blocks.put(where, objects);
+            }
+        }
+        return blocks;
+    }
+
+    private static List<Path> javaFiles(Path root) {
+        try (Stream<Path> files = Files.walk(root)) {
+            return files.filter(f -> f.toString().endsWith(".java")).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static List<HasMetadata> parse(String yaml) {
+        try {
+            return Parse.yaml(yaml);
+        } catch (RuntimeException e) {
+            return List.of();
+        }
+    }
+
+    private static PyTorchJob asPyTorchJob(Job job) {
+        ObjectNode node = JSON.convertValue(job, ObjectNode.class);
+        node.put("apiVersion", "kubeflow.org/v1").put("kind", "PyTorchJob");
+        JsonNode jobSpec = node.remove("spec");
+        ObjectNode worker = node.putObject("spec").putObject("pytorchReplicaSpecs").putObject("Worker");
+        if (jobSpec.has("parallelism")) {
+            worker.set("replicas", jobSpec.get("parallelism"));
+        }
+        worker.set("template", jobSpec.get("template"));
+        return JSON.convertValue(node, PyTorchJob.class);
+    }
+
+    private static MPIJob toV1(MPIJobV2beta1 v2) {
+        ObjectNode node = JSON.convertValue(v2, ObjectNode.class);
+        node.put("apiVersion", "kubeflow.org/v1");
+        return JSON.convertValue(node, MPIJob.class);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Optional<JobKind<HasMetadata>> kindOf(HasMetadata job) {
+        return KINDS.stream().filter(k -> k.type() == job.getClass()).map(k -> (JobKind<HasMetadata>) k).findFirst();
+    }
+
+    // ---- a job as a real API server stores it, and as its controller moves it along -----------------------------
+
+    /** The job as written, then in the states a cluster shows it in; each a new object. */
+    private static Map<String, HasMetadata> states(HasMetadata job) {
+        Map<String, HasMetadata> states = new LinkedHashMap<>();
+        states.put("as written", job);
+        HasMetadata stored = edit(job, PruningTest::asStored);
+        states.put("as stored", stored);
+        states.put("annotated by kubectl apply only", edit(stored, o -> {
+            ObjectNode annotations = o.withObjectProperty("metadata").putObject("annotations");
+            annotations.put(Pruning.LAST_APPLIED, "{\"apiVersion\":\"v1\"}\n");
+        }));
+        states.put("without annotations or labels", edit(stored, o -> {
+            o.withObjectProperty("metadata").remove("annotations");
+            o.withObjectProperty("metadata").remove("labels");
+        }));
+        states.put("with empty annotations", edit(stored, o -> o.withObjectProperty("metadata").putObject("annotations")));
+        states.put("admitted, running", edit(stored, o -> {
+            o.withObjectProperty("metadata").withObjectProperty("annotations").put(Annotations.QUOTA_GROUP, "root.a")
+                    .put(Annotations.ADMITTED_AT, "2024-06-14T09:13:00Z");
+            o.set("status", status(job.getKind(), "running"));
+        }));
+        states.put("queued, started before", edit(stored, o -> o.set("status", status(job.getKind(), "running"))));
+        states.put("queued, status written", edit(stored, o -> o.set("status", status(job.getKind(), "queued"))));
+        states.put("succeeded", edit(stored, o -> o.set("status", status(job.getKind(), "succeeded"))));
+        states.put("failed", edit(stored, o -> o.set("status", status(job.getKind(), "failed"))));
+        states.put("being deleted", edit(stored, o -> o.withObjectProperty("metadata").put("deletionTimestamp", "2024-06-14T10:00:00Z")
+                .putArray("finalizers").add("example.com/keep")));
+        states.put("non-preemptible in a named group", edit(stored, o -> o.withObjectProperty("metadata").withObjectProperty("labels")
+                .put(Annotations.PREEMPTIBLE_LABEL, "false").put(Annotations.QUOTA_NAME_LABEL, "team-b")));
+        return states;
+    }
+
+    private static HasMetadata edit(HasMetadata job, java.util.function.Consumer<ObjectNode> change) {
+        ObjectNode node = JSON.convertValue(job, ObjectNode.class);
+        change.accept(node);
+        return JSON.convertValue(node, job.getClass());
+    }
+
+    /** What a real API server adds: identity, version, managedFields, kubectl's annotation, labels, an owner. */
+    private static void asStored(ObjectNode o) {
+        ObjectNode applied = o.deepCopy();
+        ObjectNode meta = o.withObjectProperty("metadata");
+        meta.put("uid", "0e6a3f58-5b0c-4f5e-9d55-" + String.format("%012d", Math.abs(o.toString().hashCode())));
+        meta.put("resourceVersion", "4711");
+        meta.put("generation", 2);
+        meta.put("creationTimestamp", "2024-06-14T09:12:33Z");
+        if (!meta.hasNonNull("namespace")) {
+            meta.put("namespace", "default");
+        }
+        if (!meta.hasNonNull("name")) {
+            meta.put("name", "generated-x7k2p");
+        }
+        meta.withObjectProperty("annotations").put(Pruning.LAST_APPLIED, applied.toString() + "\n").put("owner", "alice@example.com");
+        meta.withObjectProperty("labels").put("app.kubernetes.io/name", "train").put(Annotations.QUOTA_NAME_LABEL, "team-a");
+        meta.putArray("ownerReferences").addObject().put("apiVersion", "example.com/v1").put("kind", "Pipeline")
+                .put("name", "p").put("uid", "1234").put("controller", true);
+        ObjectNode entry = meta.putArray("managedFields").addObject();
+        entry.put("manager", "kubectl-client-side-apply").put("operation", "Update").put("fieldsType", "FieldsV1")
+                .put("time", "2024-06-14T09:12:33Z").set("fieldsV1", applied.path("spec").deepCopy());
+    }
+
+    /** A status as the kind's controller writes it: queued (not started), running, succeeded or failed. */
+    private static JsonNode status(String kind, String state) {
+        String yaml = switch (kind) {
+            case "Job" -> switch (state) {
+                case "queued" -> """
+                        conditions:
+                          - {type: Suspended, status: "True", reason: JobSuspended, message: Job suspended,
+                             lastProbeTime: "2024-06-14T09:12:34Z", lastTransitionTime: "2024-06-14T09:12:34Z"}
+                        """;
+                case "running" -> """
+                        startTime: "2024-06-14T09:13:01Z"
+                        active: 2
+                        ready: 1
+                        terminating: 0
+                        uncountedTerminatedPods: {}
+                        conditions:
+                          - {type: Suspended, status: "False", reason: JobResumed, message: Job resumed,
+                             lastProbeTime: "2024-06-14T09:13:01Z", lastTransitionTime: "2024-06-14T09:13:01Z"}
+                          - {type: Complete, status: "False", lastProbeTime: "2024-06-14T09:13:01Z"}
+                        """;
+                case "succeeded" -> """
+                        startTime: "2024-06-14T09:13:01Z"
+                        completionTime: "2024-06-14T10:13:01Z"
+                        succeeded: 4
+                        conditions:
+                          - {type: SuccessCriteriaMet, status: "True", lastTransitionTime: "2024-06-14T10:13:01Z"}
+                          - {type: Complete, status: "True", lastTransitionTime: "2024-06-14T10:13:01Z"}
+                        """;
+                default -> """
+                        startTime: "2024-06-14T09:13:01Z"
+                        failed: 4
+                        conditions:
+                          - {type: FailureTarget, status: "True", reason: BackoffLimitExceeded}
+                          - {type: Failed, status: "True", reason: BackoffLimitExceeded, message: too many failures}
+                        """;
+            };
+            case "Workflow" -> switch (state) {
+                // Argo marks a new workflow Running, start time included, before it honours spec.suspend
+                case "queued" -> """
+                        phase: Running
+                        startedAt: "2024-06-14T09:12:34Z"
+                        progress: 0/0
+                        """;
+                case "running" -> """
+                        phase: Running
+                        startedAt: "2024-06-14T09:12:34Z"
+                        progress: 0/2
+                        nodes:
+                          w-1: {id: w-1, name: w, type: DAG, phase: Running, children: [w-2], startedAt: "2024-06-14T09:13:00Z"}
+                          w-2: {id: w-2, name: w.A, type: Pod, phase: Pending, templateName: echo}
+                        """;
+                case "succeeded" -> """
+                        phase: Succeeded
+                        finishedAt: "2024-06-14T10:00:00Z"
+                        nodes: {w-1: {phase: Succeeded}}
+                        """;
+                default -> """
+                        phase: Error
+                        message: pod deleted
+                        nodes: [{phase: Error}]
+                        """;
+            };
+            default -> switch (state) {
+                case "queued" -> """
+                        conditions:
+                          - {type: Created, status: "True", reason: JobCreated, message: created, lastUpdateTime: "2024-06-14T09:12:34Z"}
+                          - {type: Queuing, status: "True", reason: JobEnqueued, message: Job Enqueued}
+                        replicaStatuses: {}
+                        """;
+                case "running" -> """
+                        startTime: "2024-06-14T09:13:01Z"
+                        conditions:
+                          - {type: Created, status: "True", reason: JobCreated}
+                          - {type: Queuing, status: "False", reason: JobAdmitted, message: Job admitted by kube-queue}
+                          - {type: Running, status: "True", reason: JobRunning}
+                        replicaStatuses: {Worker: {active: 2}, PS: {active: 1}}
+                        """;
+                case "succeeded" -> """
+                        startTime: "2024-06-14T09:13:01Z"
+                        completionTime: "2024-06-14T10:13:01Z"
+                        conditions:
+                          - {type: Running, status: "False"}
+                          - {type: Succeeded, status: "True", reason: JobSucceeded}
+                        """;
+                default -> """
+                        startTime: "2024-06-14T09:13:01Z"
+                        conditions:
+                          - {type: Failed, status: "True", reason: JobFailed, message: worker 1 failed}
+                        """;
+            };
+        };
+        return JSON.unmarshal(yaml, JsonNode.class);
+    }
+
+    // ---- what is read ------------------------------------------------------------------------------------------
+
+    /**
+     * Every answer kube-queue and JOSDK read off a job: each {@link JobKind} method, the {@link JobDirectory.Entry},
+     * the metadata {@link JobFeed} and {@link io.kubequeue.events.EventRecorder} read, and what JOSDK checks before
+     * it reconciles (deletion, finalizers). A read that throws answers with its exception.
+     */
+    private static Map<String, Object> reads(JobKind<HasMetadata> kind, HasMetadata job) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("suspendMarks", answer(() -> kind.suspendMarks(job)));
+        r.put("held", answer(() -> kind.held(job)));
+        r.put("started", answer(() -> kind.started(job)));
+        r.put("finished", answer(() -> kind.finished(job)));
+        r.put("request", answer(() -> kind.request(job)));
+        r.put("podLabels", answer(() -> kind.podLabels(job)));
+        r.put("priority", answer(() -> kind.priority(job)));
+        r.put("entry", answer(() -> JobDirectory.Entry.of(kind, job, kind.suspendMarks(job))));
+        r.put("ignoredMarkReason", answer(() -> JobFeed.ignoredMarkReason(kind, kind.suspendMarks(job))));
+        var meta = job.getMetadata();
+        Map<String, String> labels = meta.getLabels() == null ? Map.of() : meta.getLabels();
+        Map<String, String> annotations = meta.getAnnotations() == null ? Map.of() : meta.getAnnotations();
+        r.put("apiVersion/kind", job.getApiVersion() + " " + job.getKind());
+        r.put("namespace/name/uid/resourceVersion", List.of(String.valueOf(meta.getNamespace()), String.valueOf(meta.getName()),
+                String.valueOf(meta.getUid()), String.valueOf(meta.getResourceVersion())));
+        r.put("creationTimestamp", String.valueOf(meta.getCreationTimestamp()));
+        r.put("quota name label", String.valueOf(labels.get(Annotations.QUOTA_NAME_LABEL)));
+        r.put("preemptible label", String.valueOf(labels.get(Annotations.PREEMPTIBLE_LABEL)));
+        r.put("admission record", List.of(annotations.containsKey(Annotations.QUOTA_GROUP),
+                String.valueOf(annotations.get(Annotations.QUOTA_GROUP)),
+                String.valueOf(annotations.get(Annotations.ADMITTED_AT))));
+        r.put("annotation keys", new java.util.TreeSet<>(annotations.keySet()));
+        r.put("JOSDK: marked for deletion", job.isMarkedForDeletion());
+        r.put("JOSDK: finalizers", job.getFinalizers());
+        r.put("JOSDK: generation", String.valueOf(meta.getGeneration()));
+        if (kind instanceof KubeflowJobKind<?> kubeflow) {
+            @SuppressWarnings({"unchecked", "rawtypes"})
+            KubeflowJobKind<CustomResource<JsonNode, JsonNode>> k = (KubeflowJobKind) kubeflow;
+            @SuppressWarnings("unchecked")
+            CustomResource<JsonNode, JsonNode> cr = (CustomResource<JsonNode, JsonNode>) job;
+            r.put("showsQueuing", answer(() -> k.showsQueuing(cr)));
+            r.put("queuingCondition", answer(() -> String.valueOf(KubeflowJobKind.queuingCondition(cr))));
+        }
+        return r;
+    }
+
+    private static Object answer(Supplier<?> read) {
+        try {
+            return read.get();
+        } catch (RuntimeException e) {
+            return e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
+    }
+
+    // ---- the tests ---------------------------------------------------------------------------------------------
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("samples")
+    void everyReadAnswersTheSameOnTheCachedCopy(String where, HasMetadata sample) {
+        JobKind<HasMetadata> kind = kindOf(sample).orElseThrow();
+        states(sample).forEach((state, job) -> {
+            String before = JSON.asJson(job);
+            HasMetadata copy = kind.pruned(job);
+            assertEquals(before, JSON.asJson(job), state + ": pruning changed the job it was given");
+            Map<String, Object> expected = reads(kind, job);
+            assertEquals(expected, reads(kind, copy), state + ": the cached copy reads differently");
+            // JOSDK hands a reconciler a clone of the cached object, made by a JSON round trip
+            assertEquals(expected, reads(kind, JSON.clone(copy)), state + ": the clone of the copy reads differently");
+            assertEquals(expected, reads(kind, kind.pruned(copy)), state + ": pruning a copy again changes it");
+        });
+    }
+
+    @Test
+    void theCopyOfARealisticJobIsASmallFractionOfIt() {
+        Job job = (Job) Parse.resource("/jobs/realistic-suspended-job.yaml").get(0);
+        Job copy = new BatchJobKind().pruned(job);
+        int full = JSON.asJson(job).length();
+        int pruned = JSON.asJson(copy).length();
+        assertTrue(pruned * 10 < full, "copy " + pruned + " B of " + full + " B of JSON: " + JSON.asJson(copy));
+        assertNull(copy.getMetadata().getManagedFields());
+        assertEquals("", copy.getMetadata().getAnnotations().get(Pruning.LAST_APPLIED), "the key stays, not its value");
+        assertEquals("true", copy.getMetadata().getAnnotations().get(SuspendMark.ANNOTATION_KEY));
+        assertEquals(Map.of(Annotations.QUOTA_NAME_LABEL, "team-a-gpu"), copy.getMetadata().getLabels());
+        var container = copy.getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertNull(container.getImage());
+        assertNull(container.getEnv());
+        assertNull(container.getCommand());
+        assertNull(copy.getSpec().getTemplate().getSpec().getVolumes());
+        assertNull(copy.getStatus(), "a Suspended condition is not read");
+    }
+
+    @Test
+    void aWorkflowsNodesAreKeptAsOneEmptyEntry() {
+        HasMetadata running = states(Parse.resource("/upstream/argo-workflows_steps.yaml").get(0)).get("admitted, running");
+        JsonNode nodes = JSON.convertValue(new WorkflowKind(CLIENT).pruned((io.kubequeue.job.argo.Workflow) running),
+                JsonNode.class).path("status").path("nodes");
+        assertEquals(1, nodes.size());
+        assertEquals(0, nodes.elements().next().size());
+    }
+
+    @Test
+    void aPodIsCachedWithWhatItsUsageAndOwnerNeed() {
+        Job job = (Job) Parse.resource("/jobs/realistic-suspended-job.yaml").get(0);
+        Pod pod = new PodBuilder().withMetadata(job.getSpec().getTemplate().getMetadata()).editMetadata()
+                .withName("train-resnet-0042-0-x2k9").withNamespace("team-a").withUid("9f1c").withResourceVersion("8")
+                .addNewOwnerReference().withApiVersion("batch/v1").withKind("Job").withName("train-resnet-0042")
+                .withUid(job.getMetadata().getUid()).withController(true).endOwnerReference().endMetadata()
+                .withSpec(job.getSpec().getTemplate().getSpec())
+                .withNewStatus().withPhase("Running").withHostIP("10.0.0.4").addNewContainerStatus().withName("trainer")
+                .withImage("registry.example.com/vision/resnet-trainer:2024.06.1").withReady(true).endContainerStatus()
+                .endStatus().build();
+        Set<String> keys = Set.of("controller-uid", "training.kubeflow.org/job-name");
+        Pod copy = Pruning.pod(pod, keys);
+        assertEquals(PodRequests.of(pod.getSpec(), "spec"), PodRequests.of(copy.getSpec(), "spec"));
+        assertEquals(Map.of("controller-uid", job.getMetadata().getUid()), copy.getMetadata().getLabels());
+        assertEquals(pod.getMetadata().getOwnerReferences(), copy.getMetadata().getOwnerReferences());
+        assertEquals(List.of(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), pod.getMetadata().getUid(),
+                        pod.getMetadata().getResourceVersion(), "Running"),
+                List.of(copy.getMetadata().getNamespace(), copy.getMetadata().getName(), copy.getMetadata().getUid(),
+                        copy.getMetadata().getResourceVersion(), copy.getStatus().getPhase()));
+        assertNull(copy.getStatus().getContainerStatuses());
+        assertTrue(JSON.asJson(copy).length() * 4 < JSON.asJson(pod).length());
+    }
+
+    @Test
+    void theStoreKeepsCopiesAndAnObjectItCannotPruneWhole() {
+        Job job = (Job) Parse.resource("/jobs/realistic-suspended-job.yaml").get(0);
+        PruningItemStore<Job> store = new PruningItemStore<>(new BatchJobKind()::pruned);
+        String key = store.getKey(job);
+        assertEquals("team-a/train-resnet-0042", key);
+        assertNull(store.put(key, job));
+        Job cached = store.get(key);
+        assertNull(cached.getMetadata().getManagedFields());
+        assertEquals(job.getMetadata().getResourceVersion(), cached.getMetadata().getResourceVersion());
+        assertSame(cached, store.put(key, job), "put answers the copy it replaces");
+        assertEquals(List.of(key), store.keySet().toList());
+        assertEquals(1, store.size());
+        assertTrue(store.isFullState(), "initial adds wait for the whole list and carry the copies");
+        assertFalse(store.values().toList().isEmpty());
+
+        UnaryOperator<Job> broken = j -> {
+            throw new IllegalStateException("cannot");
+        };
+        PruningItemStore<Job> failing = new PruningItemStore<>(broken);
+        failing.put(key, job);
+        assertSame(job, failing.get(key));
+        assertSame(job, failing.remove(key));
+        assertEquals(0, failing.size());
+    }
+
+    @Test
+    void onlyAnInformerOfItsOwnPrunes() {
+        assertTrue(JobReconciler.prunesCache(Set.of()), "every namespace: one informer");
+        assertTrue(JobReconciler.prunesCache(Set.of("team-a")), "one namespace: one informer");
+        assertFalse(JobReconciler.prunesCache(Set.of("team-a", "team-c")), "JOSDK would share one store between two");
+    }
+}
