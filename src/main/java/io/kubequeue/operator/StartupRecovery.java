@@ -20,6 +20,8 @@ import org.jboss.logging.Logger;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KubernetesResourceList;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -31,6 +33,7 @@ import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.AdmittedPods;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
+import io.kubequeue.job.JobReconciler;
 import io.kubequeue.job.PriorityClassWatch;
 import io.kubequeue.leader.LeaseProblem;
 import io.kubequeue.leader.Leadership;
@@ -167,18 +170,27 @@ public class StartupRecovery implements HealthCheck {
     }
 
     /**
-     * Feeds every job of one kind. A kind the API server does not serve (404: its CRD is not installed) has no
+     * Feeds every job of one kind, listed in pages of {@value JobReconciler#LIST_PAGE}; a failure lists the kind again
+     * from the start. A kind the API server does not serve (404: its CRD is not installed) has no
      * admitted jobs to recover and is skipped with one log line; any other failure is retried, then fails
      * start-up, since admitting without knowing what already runs could exceed a quota.
      */
     private <R extends HasMetadata> int recover(JobKind<R> kind) {
         for (int attempt = 1;; attempt++) {
             try {
+                // page by page: one list of every job would hold them all whole at once (15,000 jobs do not fit
+                // a small heap); the pages of one list show one version of the cluster, as a single list does
                 int n = 0;
-                for (R job : client.resources(kind.type()).inAnyNamespace().list().getItems()) {
-                    feed.observe(kind, job);
-                    n++;
-                }
+                String next = null;
+                do {
+                    KubernetesResourceList<R> page = client.resources(kind.type()).inAnyNamespace().list(
+                            new ListOptionsBuilder().withLimit(JobReconciler.LIST_PAGE).withContinue(next).build());
+                    for (R job : page.getItems()) {
+                        feed.observe(kind, job);
+                        n++;
+                    }
+                    next = page.getMetadata() == null ? null : page.getMetadata().getContinue();
+                } while (next != null && !next.isEmpty());
                 return n;
             } catch (KubernetesClientException e) {
                 if (e.getCode() == 404) {
