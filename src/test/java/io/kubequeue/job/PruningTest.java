@@ -34,8 +34,13 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubequeue.job.argo.WorkflowKind;
 import io.kubequeue.job.batch.BatchJobKind;
@@ -48,6 +53,7 @@ import io.kubequeue.job.kubeflow.PyTorchJob;
 import io.kubequeue.job.kubeflow.PyTorchJobKind;
 import io.kubequeue.job.kubeflow.TFJobKind;
 import io.kubequeue.testing.Parse;
+import io.kubequeue.testing.StrictApiServer;
 
 /**
  * The informer caches keep {@link JobKind#pruned} copies: every read kube-queue and JOSDK make of a job answers the
@@ -492,6 +498,51 @@ class PruningTest {
         assertSame(job, failing.get(key));
         assertSame(job, failing.remove(key));
         assertEquals(0, failing.size());
+    }
+
+    /**
+     * Why a controller that watches several namespaces keeps fabric8's stores: JOSDK gives its one configured store to
+     * each namespace's informer, and an informer's (re-)list removes from its store, as deleted, whatever that list
+     * does not show, the other namespace's jobs included.
+     */
+    @Test
+    void twoInformersSharingOneStoreDeleteEachOthersJobs() throws Exception {
+        KubernetesMockServer server = StrictApiServer.started();
+        try (KubernetesClient client = server.createClient()) {
+            for (String ns : List.of("team-a", "team-c")) {
+                client.batch().v1().jobs().inNamespace(ns).resource(new JobBuilder().withNewMetadata().withName("j")
+                        .endMetadata().withNewSpec().withSuspend(true).endSpec().build()).create();
+            }
+            PruningItemStore<Job> shared = new PruningItemStore<>(new BatchJobKind()::pruned);
+            List<String> deleted = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<SharedIndexInformer<Job>> informers = new ArrayList<>();
+            for (String ns : List.of("team-a", "team-c")) {
+                SharedIndexInformer<Job> informer = client.batch().v1().jobs().inNamespace(ns).runnableInformer(0);
+                informer.itemStore(shared);
+                informer.addEventHandler(new ResourceEventHandler<>() {
+                    @Override
+                    public void onAdd(Job job) {
+                    }
+
+                    @Override
+                    public void onUpdate(Job before, Job job) {
+                    }
+
+                    @Override
+                    public void onDelete(Job job, boolean finalStateUnknown) {
+                        deleted.add(Cache.metaNamespaceKeyFunc(job));
+                    }
+                });
+                informers.add(informer);
+                informer.start().toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).until(() -> !deleted.isEmpty());
+            assertEquals(List.of("team-a/j"), deleted, "team-a/j exists, yet team-c's list deleted it from the store");
+            assertNull(shared.get("team-a/j"));
+            informers.forEach(SharedIndexInformer::stop);
+        } finally {
+            server.destroy();
+        }
     }
 
     @Test

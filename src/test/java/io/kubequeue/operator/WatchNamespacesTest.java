@@ -4,6 +4,8 @@ import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -18,6 +20,8 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.Operator;
+import io.kubequeue.job.JobReconciler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -66,6 +70,21 @@ class WatchNamespacesTest {
     private boolean suspended(String namespace, String name) {
         return Boolean.TRUE.equals(client.batch().v1().jobs().inNamespace(namespace).withName(name).get()
                 .getSpec().getSuspend());
+    }
+
+    @Inject
+    Operator operator;
+
+    /**
+     * JOSDK runs one informer per watched namespace and would give them all one item store, in which each informer's
+     * re-list deletes the other namespaces' jobs: with several namespaces the informers keep fabric8's own stores
+     * (whole objects), and still list in pages.
+     */
+    @Test
+    void theInformersOfSeveralNamespacesKeepStoresOfTheirOwn() {
+        var informer = operator.getRuntimeInfo().getRegisteredController("job").getConfiguration().getInformerConfig();
+        assertNull(informer.getItemStore());
+        assertEquals(JobReconciler.LIST_PAGE, informer.getInformerListLimit());
     }
 
     @Test

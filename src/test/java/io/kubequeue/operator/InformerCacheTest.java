@@ -1,0 +1,114 @@
+package io.kubequeue.operator;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.informer.InformerConfiguration;
+import io.javaoperatorsdk.operator.processing.Controller;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.kubequeue.job.Annotations;
+import io.kubequeue.job.JobReconciler;
+import io.kubequeue.job.Pruning;
+import io.kubequeue.job.PruningItemStore;
+import io.kubequeue.job.SuspendMark;
+import io.kubequeue.testing.WithStrictApiServer;
+import io.quarkus.test.junit.QuarkusTest;
+
+/**
+ * The informers cache pruned copies (docs/architecture.md, "Informer caches"), and admission still writes a job as
+ * the cluster holds it: a job created by {@code kubectl apply}, with managedFields, is queued and admitted from its
+ * cached copy, and keeps every annotation it had, also when kubectl's is the only one.
+ */
+@QuarkusTest
+@WithStrictApiServer
+class InformerCacheTest extends SeedTreeFixture {
+
+    @Inject
+    Operator operator;
+
+    /** The realistic Job of the fixtures, made to fit the seed tree's group (4 cpu) in namespace default. */
+    private Job applied(String name, boolean onlyKubectlAnnotation) {
+        Job job = (Job) Manifests.read(client, InformerCacheTest.class.getResourceAsStream(
+                "/jobs/realistic-suspended-job.yaml")).get(0);
+        job.getMetadata().setName(name);
+        job.getMetadata().setNamespace("default");
+        job.getMetadata().setUid(null);
+        job.getMetadata().setResourceVersion(null);
+        job.getMetadata().setCreationTimestamp(null);
+        job.getMetadata().getLabels().remove(Annotations.QUOTA_NAME_LABEL);
+        job.getSpec().setSelector(null);
+        job.getSpec().setManualSelector(null);
+        job.getSpec().setParallelism(1);
+        job.getSpec().setCompletions(1);
+        job.getSpec().getTemplate().getMetadata().getLabels().keySet().removeIf(k -> k.contains("controller-uid"));
+        job.getSpec().getTemplate().getSpec().setPriorityClassName(null);
+        var container = job.getSpec().getTemplate().getSpec().getContainers().get(0).getResources();
+        container.setRequests(Map.of("cpu", new Quantity("1"), "memory", new Quantity("1Gi")));
+        container.setLimits(Map.of("cpu", new Quantity("1"), "memory", new Quantity("1Gi")));
+        job.setStatus(null);
+        if (onlyKubectlAnnotation) { // queued by spec.suspend alone
+            job.getMetadata().getAnnotations().keySet().retainAll(List.of(Pruning.LAST_APPLIED));
+        }
+        return client.batch().v1().jobs().inNamespace("default").resource(job).create();
+    }
+
+    @Test
+    void theJobInformerCachesPrunedCopiesAndListsInPages() {
+        InformerConfiguration<?> informer = operator.getRuntimeInfo().getRegisteredController("job")
+                .getConfiguration().getInformerConfig();
+        assertInstanceOf(PruningItemStore.class, informer.getItemStore());
+        assertEquals(JobReconciler.LIST_PAGE, informer.getInformerListLimit());
+
+        Job created = applied("cached", false);
+        assertTrue(created.getMetadata().getManagedFields() != null && !created.getMetadata().getManagedFields().isEmpty(),
+                "the server keeps the managedFields it is given");
+        Job cached = await().atMost(Duration.ofSeconds(10)).until(() -> cachedJob("cached"), j -> j != null);
+        assertNull(cached.getMetadata().getManagedFields());
+        assertEquals("", cached.getMetadata().getAnnotations().get(Pruning.LAST_APPLIED));
+        assertEquals("true", cached.getMetadata().getAnnotations().get(SuspendMark.ANNOTATION_KEY));
+        assertNull(cached.getSpec().getTemplate().getSpec().getContainers().get(0).getImage());
+        assertNull(cached.getSpec().getTemplate().getSpec().getVolumes());
+    }
+
+    @Test
+    void aJobAdmittedFromItsCachedCopyKeepsEveryAnnotation() {
+        Job created = applied("applied", false);
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("applied"));
+        Map<String, String> annotations = cluster.job("applied").getMetadata().getAnnotations();
+        assertEquals(created.getMetadata().getAnnotations().get(Pruning.LAST_APPLIED), annotations.get(Pruning.LAST_APPLIED));
+        assertEquals("alice@example.com", annotations.get("owner"));
+        assertEquals(SEED_GROUP, annotations.get(Annotations.QUOTA_GROUP));
+    }
+
+    @Test
+    void aJobWhoseOnlyAnnotationIsKubectlsKeepsItWhenAdmitted() {
+        Job created = applied("kubectl-only", true);
+        assertEquals(List.of(Pruning.LAST_APPLIED), List.copyOf(created.getMetadata().getAnnotations().keySet()));
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("kubectl-only"));
+        Map<String, String> annotations = cluster.job("kubectl-only").getMetadata().getAnnotations();
+        assertEquals(created.getMetadata().getAnnotations().get(Pruning.LAST_APPLIED), annotations.get(Pruning.LAST_APPLIED),
+                "the record is added beside it, not as a new annotation map");
+        assertEquals(SEED_GROUP, annotations.get(Annotations.QUOTA_GROUP));
+    }
+
+    @SuppressWarnings("unchecked")
+    private Job cachedJob(String name) {
+        Controller<Job> controller = (Controller<Job>) operator.getRuntimeInfo().getRegisteredController("job");
+        return controller.getEventSourceManager().getControllerEventSource()
+                .get(new ResourceID(name, "default")).orElse(null);
+    }
+}
