@@ -1,16 +1,18 @@
 package io.kubequeue.job;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -21,6 +23,7 @@ import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubequeue.quota.Quantities;
 
 /**
  * The compact copies of cluster objects that kube-queue's informer caches keep instead of whole objects
@@ -40,8 +43,13 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
  * each init container's {@code restartPolicy}, which makes it a sidecar); the pod's {@code overhead},
  * {@code resources} (pod-level requests and limits), {@code priorityClassName} and {@code priority}: what
  * {@link PodRequests} and the kinds' {@code priority} read. Containers stay in place, so error messages name the
- * same index. Quantities are kept as written (shared with the object read, never re-parsed), so a quantity that
- * cannot be read fails the same way on the copy.
+ * same index. A map of quantities that all read is kept as an unmodifiable map of shared quantities (one instance
+ * per value for every copy: a cluster uses few distinct values); a map with a quantity that cannot be read is kept as
+ * written, in its order, so that the copy fails with the same message.
+ *
+ * <p>The copies are as small as the fabric8 model allows: collections that would be empty are null, maps are
+ * unmodifiable and sized to their content, and strings that repeat from job to job (namespaces, label and annotation
+ * values, priority class names) are interned. Nothing may change a cached copy: parts of it are shared.
  *
  * <p>A copy must never be written back to the cluster (a PUT or a status update of it would erase every field
  * dropped here): kube-queue writes jobs only with JSON Patches built from {@link JobDirectory.Entry}, and reads a
@@ -59,6 +67,11 @@ public final class Pruning {
     private static final Set<String> JOB_LABELS = Set.of(Annotations.QUOTA_NAME_LABEL, Annotations.PREEMPTIBLE_LABEL);
 
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+    /** At most this many distinct quantities (or JSON quantity texts) are shared; more are copied, each its own. */
+    private static final int SHARED_LIMIT = 4096;
+    private static final Map<String, Quantity> QUANTITIES = new ConcurrentHashMap<>();
+    private static final Map<String, TextNode> TEXTS = new ConcurrentHashMap<>();
 
     private Pruning() {
     }
@@ -87,9 +100,10 @@ public final class Pruning {
         copy.setLabels(only(meta.getLabels(), JOB_LABELS::contains));
         Map<String, String> annotations = meta.getAnnotations();
         if (annotations != null && !annotations.isEmpty()) {
-            Map<String, String> kept = new LinkedHashMap<>(annotations.size() * 4 / 3 + 1);
-            annotations.forEach((key, value) -> kept.put(key, read.contains(key) ? value : ""));
-            copy.setAnnotations(kept);
+            Map<String, String> kept = new HashMap<>(annotations.size() * 4 / 3 + 1);
+            annotations.forEach((key, value) -> kept.put(key, !read.contains(key) ? ""
+                    : Annotations.ADMITTED_AT.equals(key) ? value : intern(value)));
+            copy.setAnnotations(compact(kept));
         }
         return copy;
     }
@@ -107,8 +121,8 @@ public final class Pruning {
             return null;
         }
         Pod copy = new Pod();
-        copy.setApiVersion(pod.getApiVersion());
-        copy.setKind(pod.getKind());
+        copy.setApiVersion(intern(pod.getApiVersion()));
+        copy.setKind(intern(pod.getKind()));
         copy.setAdditionalProperties(null);
         ObjectMeta meta = pod.getMetadata();
         if (meta != null) {
@@ -121,7 +135,7 @@ public final class Pruning {
         if (pod.getStatus() != null && pod.getStatus().getPhase() != null) {
             PodStatus status = new PodStatus();
             clear(status);
-            status.setPhase(pod.getStatus().getPhase());
+            status.setPhase(intern(pod.getStatus().getPhase()));
             copy.setStatus(status);
         }
         return copy;
@@ -150,9 +164,9 @@ public final class Pruning {
         copy.setAdditionalProperties(null);
         copy.setContainers(containers(spec.getContainers(), false));
         copy.setInitContainers(containers(spec.getInitContainers(), true));
-        copy.setOverhead(nullIfEmpty(spec.getOverhead()));
+        copy.setOverhead(quantities(spec.getOverhead()));
         copy.setResources(requirements(spec.getResources()));
-        copy.setPriorityClassName(spec.getPriorityClassName());
+        copy.setPriorityClassName(intern(spec.getPriorityClassName()));
         copy.setPriority(spec.getPriority());
         return copy;
     }
@@ -234,7 +248,7 @@ public final class Pruning {
         for (String name : List.of("requests", "limits")) {
             JsonNode amounts = resources.get(name);
             if (amounts != null) {
-                copy.set(name, amounts);
+                copy.set(name, quantities(amounts));
             }
         }
         return copy;
@@ -263,7 +277,7 @@ public final class Pruning {
             kept.setAdditionalProperties(null);
             kept.setResources(requirements(container.getResources()));
             if (init) {
-                kept.setRestartPolicy(container.getRestartPolicy());
+                kept.setRestartPolicy(intern(container.getRestartPolicy()));
             }
             copy.add(kept);
         }
@@ -274,15 +288,15 @@ public final class Pruning {
         if (resources == null) {
             return null;
         }
-        Map<String, Quantity> requests = nullIfEmpty(resources.getRequests());
-        Map<String, Quantity> limits = nullIfEmpty(resources.getLimits());
+        Map<String, Quantity> requests = quantities(resources.getRequests());
+        Map<String, Quantity> limits = quantities(resources.getLimits());
         if (requests == null && limits == null) {
             return null;
         }
         ResourceRequirements copy = new ResourceRequirements();
         copy.setClaims(null);
         copy.setAdditionalProperties(null);
-        copy.setRequests(requests); // the map as read: its order decides which bad quantity is reported first
+        copy.setRequests(requests);
         copy.setLimits(limits);
         return copy;
     }
@@ -296,7 +310,7 @@ public final class Pruning {
         copy.setOwnerReferences(null);
         copy.setAdditionalProperties(null);
         copy.setName(meta.getName());
-        copy.setNamespace(meta.getNamespace());
+        copy.setNamespace(intern(meta.getNamespace()));
         copy.setUid(meta.getUid());
         copy.setResourceVersion(meta.getResourceVersion());
         copy.setGeneration(meta.getGeneration());
@@ -325,16 +339,92 @@ public final class Pruning {
         for (Map.Entry<String, String> entry : map.entrySet()) {
             if (keep.test(entry.getKey())) {
                 if (kept == null) {
-                    kept = new LinkedHashMap<>(4);
+                    kept = new HashMap<>(4);
                 }
-                kept.put(entry.getKey(), entry.getValue());
+                kept.put(entry.getKey(), intern(entry.getValue()));
             }
         }
-        return kept;
+        return kept == null ? null : compact(kept);
     }
 
-    private static <K, V> Map<K, V> nullIfEmpty(Map<K, V> map) {
-        return map == null || map.isEmpty() ? null : map;
+    /**
+     * Quantities as cached: null for none; if every one reads ({@link Quantities#toUnits}), an unmodifiable map of
+     * shared instances (their order does not matter then); else the map as read, whose order decides which bad
+     * quantity is reported first.
+     */
+    private static Map<String, Quantity> quantities(Map<String, Quantity> map) {
+        if (map == null || map.isEmpty()) {
+            return null;
+        }
+        Map<String, Quantity> shared = new HashMap<>(map.size() * 4 / 3 + 1);
+        for (Map.Entry<String, Quantity> q : map.entrySet()) {
+            if (q.getKey() == null || q.getValue() == null) {
+                return map;
+            }
+            try {
+                Quantities.toUnits(q.getKey(), q.getValue());
+            } catch (RuntimeException e) {
+                return map;
+            }
+            shared.put(q.getKey(), shared(q.getValue()));
+        }
+        return Map.copyOf(shared);
+    }
+
+    /** One instance per amount and format, never changed (no additional properties can be set on it). */
+    private static Quantity shared(Quantity q) {
+        String key = q.getAmount() + "\u0000" + q.getFormat();
+        Quantity known = QUANTITIES.get(key);
+        if (known != null) {
+            return known;
+        }
+        Quantity copy = new Quantity();
+        copy.setAmount(q.getAmount());
+        copy.setFormat(q.getFormat());
+        copy.setAdditionalProperties(Map.of());
+        if (QUANTITIES.size() < SHARED_LIMIT) {
+            Quantity raced = QUANTITIES.putIfAbsent(key, copy);
+            return raced == null ? copy : raced;
+        }
+        return copy;
+    }
+
+    /** JSON quantities as cached: an object of them with each text value shared; anything else as written. */
+    private static JsonNode quantities(JsonNode amounts) {
+        if (!amounts.isObject()) {
+            return amounts;
+        }
+        ObjectNode copy = JSON.objectNode();
+        for (Iterator<Map.Entry<String, JsonNode>> it = amounts.fields(); it.hasNext();) {
+            Map.Entry<String, JsonNode> amount = it.next();
+            JsonNode value = amount.getValue();
+            if (value.isTextual()) {
+                TextNode known = TEXTS.get(value.textValue());
+                if (known == null && TEXTS.size() < SHARED_LIMIT) {
+                    TextNode raced = TEXTS.putIfAbsent(value.textValue(), (TextNode) value);
+                    known = raced == null ? (TextNode) value : raced;
+                }
+                copy.set(amount.getKey(), known == null ? value : known);
+            } else {
+                copy.set(amount.getKey(), value);
+            }
+        }
+        return copy;
+    }
+
+    /** An unmodifiable copy sized to its content; a map with a null key or value stays as it is. */
+    private static Map<String, String> compact(Map<String, String> map) {
+        for (Map.Entry<String, String> entry : map.entrySet()) {
+            if (entry.getKey() == null || entry.getValue() == null) {
+                return map;
+            }
+        }
+        return Map.copyOf(map);
+    }
+
+    /** The one instance of a string that repeats from job to job (JVM string pool); null stays null. */
+    private static String intern(String text) {
+        return text == null ? null : text.intern();
     }
 
     private static <E> List<E> nullIfEmpty(List<E> list) {

@@ -537,8 +537,8 @@ class PruningTest {
                 informer.start().toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
             }
             org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).until(() -> !deleted.isEmpty());
+            // a delete event for a job that exists: kube-queue would release its quota
             assertEquals(List.of("team-a/j"), deleted, "team-a/j exists, yet team-c's list deleted it from the store");
-            assertNull(shared.get("team-a/j"));
             informers.forEach(SharedIndexInformer::stop);
         } finally {
             server.destroy();

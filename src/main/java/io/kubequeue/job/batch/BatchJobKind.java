@@ -124,8 +124,8 @@ public class BatchJobKind implements JobKind<Job> {
     public Job pruned(Job job) {
         Job copy = new Job();
         copy.setAdditionalProperties(null);
-        copy.setApiVersion(job.getApiVersion());
-        copy.setKind(job.getKind());
+        copy.setApiVersion(job.getApiVersion() == null ? null : job.getApiVersion().intern());
+        copy.setKind(job.getKind() == null ? null : job.getKind().intern());
         copy.setMetadata(Pruning.jobMetadata(job.getMetadata()));
         JobSpec spec = job.getSpec();
         if (spec != null) {
@@ -151,8 +151,8 @@ public class BatchJobKind implements JobKind<Job> {
                     if (c != null && ("Complete".equals(c.getType()) || "Failed".equals(c.getType()))) {
                         JobCondition keptCondition = new JobCondition();
                         keptCondition.setAdditionalProperties(null);
-                        keptCondition.setType(c.getType());
-                        keptCondition.setStatus(c.getStatus());
+                        keptCondition.setType(c.getType().intern());
+                        keptCondition.setStatus(c.getStatus() == null ? null : c.getStatus().intern());
                         conditions.add(keptCondition);
                     }
                 }
