@@ -169,8 +169,15 @@ public final class Resources {
 
     @Override
     public int hashCode() {
-        return Objects.hash(amounts);
+        int h = hash;
+        if (h == 0) {
+            h = amounts.hashCode();
+            hash = h; // immutable: computed once (a fit memo hashes every job's request per cycle)
+        }
+        return h;
     }
+
+    private int hash;
 
     @Override
     public String toString() {

@@ -424,14 +424,31 @@ public final class Scheduler {
         int tried = 0;
         int notFitting = 0;
         int heldInCycle = 0;
+        // requests found not to fit, per group, in this cycle: usage only grows within a cycle (a release needs
+        // this lock), so they cannot fit later in it either; the other jobs of the same shape skip the fit check,
+        // which keeps a retry-on-release cycle over thousands of backed-off jobs cheap
+        Set<FitShape> notFittingNow = new HashSet<>();
         PriorityQueue<Candidate> heads = new PriorityQueue<>();
         for (GroupQueue queue : queues.values()) {
             if (mayTry(queue)) {
                 heads.add(new Candidate(queue, queue.active.first(), null));
             }
             if (retryAfterRelease.contains(queue.group) && !queue.backedOff.isEmpty()) {
-                Iterator<Entry> cursor = queue.backedOff.iterator();
-                heads.add(new Candidate(queue, cursor.next(), cursor));
+                // one cursor per shape: a shape that does not fit now is not walked at all (usage only grows within
+                // a cycle), so a release costs a few checks per group, not one per backed-off job
+                for (Shape shape : List.copyOf(queue.backedOff.shapes())) {
+                    FitShape fitShape = new FitShape(queue.group, shape.request(), shape.preemptible());
+                    if (notFittingNow.contains(fitShape)) {
+                        continue;
+                    }
+                    if (neverFits(queue.group, shape.request(), shape.preemptible()) == null
+                            && shortfall(queue.group, shape.request(), shape.preemptible()) != null) {
+                        notFittingNow.add(fitShape);
+                        continue;
+                    }
+                    Iterator<Entry> cursor = queue.backedOff.cursor(shape);
+                    heads.add(new Candidate(queue, cursor.next(), cursor));
+                }
             }
         }
         retryAfterRelease.clear();
@@ -450,9 +467,12 @@ public final class Scheduler {
             }
             if (fromBackoff) {
                 // retried at once after a release, read in place: a job that still does not fit stays where it
-                // is (its backoff timer runs on), so a release costs one fit check per backed-off job
-                String neverFits = neverFits(queue.group, entry);
-                if (neverFits != null || fits(queue.group, entry)) {
+                // is (its backoff timer runs on); the jobs behind it on its cursor have its shape, so they would
+                // not fit either: the cursor ends there
+                FitShape shape = new FitShape(queue.group, entry.effectiveRequest(), entry.job.preemptible());
+                String neverFits = notFittingNow.contains(shape) ? null : neverFits(queue.group, entry);
+                boolean walkOn = true;
+                if (neverFits != null || !notFittingNow.contains(shape) && fitsOrRemember(shape, entry, notFittingNow)) {
                     candidate.cursor.remove();
                     backoff.remove(entry);
                     entry.retryAt = null;
@@ -465,18 +485,20 @@ public final class Scheduler {
                 } else {
                     entry.attempts++;
                     notFitting++;
+                    walkOn = false;
                 }
-                if (candidate.cursor.hasNext()) {
+                if (walkOn && candidate.cursor.hasNext()) {
                     heads.add(new Candidate(queue, candidate.cursor.next(), candidate.cursor));
                 }
             } else {
                 queue.active.pollFirst();
                 boolean blocked = false;
-                String neverFits = neverFits(queue.group, entry);
+                FitShape shape = new FitShape(queue.group, entry.effectiveRequest(), entry.job.preemptible());
+                String neverFits = notFittingNow.contains(shape) ? null : neverFits(queue.group, entry);
                 if (neverFits != null) {
                     hold(entry, Hold.Reason.NEVER_FITS, neverFits);
                     heldInCycle++;
-                } else if (fits(queue.group, entry)) {
+                } else if (!notFittingNow.contains(shape) && fitsOrRemember(shape, entry, notFittingNow)) {
                     admissions.add(admit(queue.group, entry, now));
                 } else {
                     entry.attempts++;
@@ -506,6 +528,19 @@ public final class Scheduler {
         List<Hold> holds = List.copyOf(newHolds);
         newHolds.clear();
         return new CycleResult(admissions, holds, tried, firstFailures, notFitting, heldInCycle);
+    }
+
+    /** A job's shape as far as fitting goes: its group, its request (with the job count), its preemptibility. */
+    private record FitShape(String group, Resources request, boolean preemptible) {
+    }
+
+    /** Whether the job fits now; if not, remembers its shape as not fitting for the rest of the cycle. */
+    private boolean fitsOrRemember(FitShape shape, Entry entry, Set<FitShape> notFittingNow) {
+        if (fits(shape.group(), entry)) {
+            return true;
+        }
+        notFittingNow.add(shape);
+        return false;
     }
 
     private Admission admit(String group, Entry entry, Instant now) {
@@ -1019,7 +1054,7 @@ public final class Scheduler {
         GroupQueue queue = queues.get(group);
         if (queue != null) {
             waiting.addAll(queue.active);
-            waiting.addAll(queue.backedOff);
+            queue.backedOff.forEach(waiting::add);
             waiting.sort(QUEUE_ORDER);
         }
         held.values().stream().filter(e -> group.equals(e.group) && e.hold.kind() == Hold.Reason.NEVER_FITS)
@@ -1481,14 +1516,17 @@ public final class Scheduler {
     }
 
     private Shortfall shortfall(String group, Entry entry) {
-        Resources request = entry.effectiveRequest();
+        return shortfall(group, entry.effectiveRequest(), entry.job.preemptible());
+    }
+
+    private Shortfall shortfall(String group, Resources request, boolean preemptible) {
         for (QuotaNode node : tree.pathToRoot(group)) {
             if (node.heldBecause() != null) {
                 return new Shortfall(node.name(), null, 0, 0, 0, false, "quota group " + node.name()
                         + " admits nothing now: " + node.heldBecause());
             }
             TreeSet<JobKey> unknown = unknownUsage.get(node.name());
-            if (unknown != null && (!node.max().isEmpty() || !entry.job.preemptible() && !node.min().isEmpty())) {
+            if (unknown != null && (!node.max().isEmpty() || !preemptible && !node.min().isEmpty())) {
                 return new Shortfall(node.name(), null, 0, 0, 0, false, "quota group " + node.name()
                         + " admits nothing now: admitted job " + unknown.first()
                         + " runs with a request kube-queue cannot read, so the group's use is unknown");
@@ -1499,7 +1537,7 @@ public final class Scheduler {
                 used = used.plus(outside); // saturates, never wraps
             }
             Shortfall s = shortOf(node, request, used, node.max(), false);
-            if (s == null && !entry.job.preemptible()) {
+            if (s == null && !preemptible) {
                 s = shortOf(node, request, guaranteedUsage.getOrDefault(node.name(), Resources.NONE), node.min(), true);
             }
             if (s != null) {
@@ -1527,7 +1565,10 @@ public final class Scheduler {
     /** A description of why the request exceeds some max (or, non-preemptible, some min) on the path even with
      * nothing admitted, or null. */
     private String neverFits(String group, Entry entry) {
-        Resources request = entry.effectiveRequest();
+        return neverFits(group, entry.effectiveRequest(), entry.job.preemptible());
+    }
+
+    private String neverFits(String group, Resources request, boolean preemptible) {
         for (QuotaNode node : tree.pathToRoot(group)) {
             for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
                 String k = r.getKey();
@@ -1535,7 +1576,7 @@ public final class Scheduler {
                     return k + ": request " + Resources.format(k, r.getValue()) + " exceeds max "
                             + Resources.format(k, node.max().get(k)) + " of quota group " + node.name();
                 }
-                if (!entry.job.preemptible() && !k.equals(Resources.MAX_JOBS) && node.min().has(k)
+                if (!preemptible && !k.equals(Resources.MAX_JOBS) && node.min().has(k)
                         && r.getValue() > node.min().get(k)) {
                     return k + ": request " + Resources.format(k, r.getValue()) + " exceeds min "
                             + Resources.format(k, node.min().get(k)) + " of quota group " + node.name()
@@ -1604,10 +1645,127 @@ public final class Scheduler {
     private static final class GroupQueue {
         final String group;
         final TreeSet<Entry> active = new TreeSet<>(QUEUE_ORDER);
-        final TreeSet<Entry> backedOff = new TreeSet<>(QUEUE_ORDER);
+        final BackedOff backedOff = new BackedOff();
 
         GroupQueue(String group) {
             this.group = group;
+        }
+    }
+
+    /** A job's shape for fitting, within its group: its request (with the job count) and its preemptibility. */
+    private record Shape(Resources request, boolean preemptible) {
+        static Shape of(Entry entry) {
+            return new Shape(entry.effectiveRequest(), entry.job.preemptible());
+        }
+    }
+
+    /**
+     * A group's backed-off jobs in queue order, and the same jobs split by {@link Shape}: a retry after a release
+     * walks one cursor per shape that fits now ({@link #cursor}), so the jobs of a shape that does not fit are not
+     * visited. An entry's shape does not change while it is in the set (as its priority: see {@link Entry#setJob}).
+     */
+    private static final class BackedOff implements Iterable<Entry> {
+        private final TreeSet<Entry> entries = new TreeSet<>(QUEUE_ORDER);
+        private final Map<Shape, TreeSet<Entry>> byShape = new HashMap<>();
+
+        boolean add(Entry entry) {
+            if (!entries.add(entry)) {
+                return false;
+            }
+            byShape.computeIfAbsent(Shape.of(entry), s -> new TreeSet<>(QUEUE_ORDER)).add(entry);
+            return true;
+        }
+
+        boolean remove(Entry entry) {
+            if (!entries.remove(entry)) {
+                return false;
+            }
+            forgetShape(entry);
+            return true;
+        }
+
+        private void forgetShape(Entry entry) {
+            Shape shape = Shape.of(entry);
+            TreeSet<Entry> same = byShape.get(shape);
+            same.remove(entry);
+            if (same.isEmpty()) {
+                byShape.remove(shape);
+            }
+        }
+
+        /** The shapes present. */
+        Set<Shape> shapes() {
+            return byShape.keySet();
+        }
+
+        /** The jobs of one shape present, in queue order; its {@code remove} takes the job out of the whole set. */
+        Iterator<Entry> cursor(Shape shape) {
+            TreeSet<Entry> same = byShape.get(shape);
+            Iterator<Entry> inner = same.iterator();
+            return new Iterator<>() {
+                private Entry last;
+
+                @Override
+                public boolean hasNext() {
+                    return inner.hasNext();
+                }
+
+                @Override
+                public Entry next() {
+                    last = inner.next();
+                    return last;
+                }
+
+                @Override
+                public void remove() {
+                    inner.remove();
+                    entries.remove(last);
+                    if (same.isEmpty()) {
+                        byShape.remove(shape, same);
+                    }
+                }
+            };
+        }
+
+        boolean isEmpty() {
+            return entries.isEmpty();
+        }
+
+        int size() {
+            return entries.size();
+        }
+
+        Entry first() {
+            return entries.first();
+        }
+
+        java.util.SortedSet<Entry> headSet(Entry entry) {
+            return java.util.Collections.unmodifiableSortedSet(entries.headSet(entry));
+        }
+
+        @Override
+        public Iterator<Entry> iterator() {
+            Iterator<Entry> inner = entries.iterator();
+            return new Iterator<>() {
+                private Entry last;
+
+                @Override
+                public boolean hasNext() {
+                    return inner.hasNext();
+                }
+
+                @Override
+                public Entry next() {
+                    last = inner.next();
+                    return last;
+                }
+
+                @Override
+                public void remove() {
+                    inner.remove();
+                    forgetShape(last);
+                }
+            };
         }
     }
 }

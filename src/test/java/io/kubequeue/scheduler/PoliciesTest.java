@@ -440,6 +440,22 @@ class PoliciesTest {
     }
 
     @Test
+    void aReleaseRetriesJobsOfDifferentShapesInQueueOrder() {
+        Scheduler s = scheduler(SchedulingPolicy.RETRY_ON_RELEASE, node("team", null, "a", 3000));
+        s.observe(job("a", "running", 3000, 0));
+        s.schedule();
+        s.observe(job("a", "big-early", 2000, JobPriority.of(1), 1, true));
+        s.observe(job("a", "small-urgent", 1000, JobPriority.of(5), 2, true));
+        s.observe(job("a", "small-late", 1000, JobPriority.of(1), 3, true));
+        s.observe(job("a", "big-late", 2000, JobPriority.of(1), 4, true));
+        s.schedule(); // all four back off
+        s.observe(JobObservation.finished(key("a", "running")));
+
+        assertEquals(List.of("small-urgent", "big-early"), names(s.schedule()),
+                "priority first, then age, across shapes; 3000 used, so small-late and big-late wait");
+    }
+
+    @Test
     void aReleaseRetriesEveryBackedOffJobOfItsTreeOnceAndLeavesTheOnesThatStillDoNotFitInBackoff() {
         Scheduler s = scheduler(SchedulingPolicy.RETRY_ON_RELEASE, node("team", null, "a", 2000));
         s.observe(job("a", "running", 2000, 0));
@@ -452,7 +468,8 @@ class PoliciesTest {
         s.observe(JobObservation.finished(key("a", "running")));
         CycleResult cycle = s.schedule();
         assertEquals(List.of("wide-0"), names(cycle), "the earliest that fits: small (created last) waits");
-        assertEquals(5001, cycle.tried());
+        assertEquals(3, cycle.tried(), "wide-0 admitted, wide-1 does not fit and ends the walk of its shape (the"
+                + " 4,998 wide jobs behind it cannot fit either), small does not fit: a release costs per shape, not per job");
         assertEquals(Scheduler.State.BACKOFF, s.status(key("a", "wide-1")).orElseThrow().state());
         assertEquals(0, s.schedule().tried(), "until the next release or backoff expiry nothing is tried");
     }
