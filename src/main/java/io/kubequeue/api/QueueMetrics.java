@@ -90,6 +90,12 @@ public class QueueMetrics {
                 .description("1 on the replica that leads (admits), per replica_role").register(registry);
         Gauge.builder("kube_queue_replica", leadership, l -> l.isLeader() ? 0 : 1).tag("replica_role", "follower")
                 .description("1 on the replica that leads (admits), per replica_role").register(registry);
+        Gauge.builder("kube_queue_admissions_in_flight", loop, AdmissionLoop::admissionsInFlight)
+                .description("Admission patches sent and not yet answered (at most kube-queue.admission.in-flight)")
+                .register(registry);
+        Gauge.builder("kube_queue_admissions_waiting_to_be_sent", loop, AdmissionLoop::admissionsWaitingToBeSent)
+                .description("Admissions decided (already charged) and waiting for room in the pipeline")
+                .register(registry);
         Gauge.builder("kube_queue_invalid_jobs", feed, JobFeed::invalidJobs)
                 .description("Suspended jobs left out of the queue because their request cannot be read")
                 .register(registry);

@@ -81,6 +81,8 @@ class QueueMetricsTest {
         assertTrue(m.contains("kube_queue_schedule_attempts_total{result=\"admitted\"} 2.0"), m);
         assertTrue(m.contains("kube_queue_admission_wait_seconds_count 2"), m);
         assertTrue(m.contains("kube_queue_scheduling_cycle_seconds_count"), m);
+        assertTrue(m.contains("kube_queue_admissions_waiting_to_be_sent 0.0"), m);
+        await().atMost(Duration.ofSeconds(5)).until(() -> has("kube_queue_admissions_in_flight 0.0"));
         everyMetricTheDashboardQueriesIsServed(m);
 
         Job first = client.batch().v1().jobs().inNamespace("default").list().getItems().stream()
