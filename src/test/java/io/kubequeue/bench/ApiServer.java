@@ -1,0 +1,247 @@
+package io.kubequeue.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
+import io.fabric8.mockwebserver.dsl.HttpMethod;
+import io.fabric8.mockwebserver.http.Dispatcher;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.mockwebserver.internal.MockDispatcher;
+import io.fabric8.mockwebserver.internal.SimpleRequest;
+
+/**
+ * The API server one run talks to: a new embedded fabric8 mock server in CRUD mode per run (a fresh state), or
+ * the cluster of a kubeconfig, cleared of the benchmark's jobs before each run.
+ *
+ * <p>The embedded server holds back its answer to every write (POST, PUT, PATCH, DELETE) by the write latency,
+ * and to every GET that is not a watch by the read latency, with fabric8 mockwebserver's own
+ * {@link MockResponse#setBodyDelay}: a Vert.x timer, so a delayed answer holds no thread and any number of
+ * requests wait at once. The write itself is applied when the request arrives (watchers see it at once); only the
+ * writer waits, as a client of a busy API server waits for its answer.
+ */
+final class ApiServer implements AutoCloseable {
+
+    /** Batch Jobs have a status subresource on a real API server: status is written through {@code /status} only. */
+    private static final List<CustomResourceDefinitionContext> STATUS_SUBRESOURCES = List.of(
+            new CustomResourceDefinitionContext.Builder().withGroup("batch").withVersion("v1").withPlural("jobs")
+                    .withKind("Job").withScope("Namespaced").withStatusSubresource(true).build());
+
+    private final KubernetesMockServer mock;
+    private final MockWebServer web;
+    private final Path kubeconfig;
+    private final Config config;
+    private final KubernetesClient client;
+    private final ScheduledExecutorService housekeeping;
+
+    private ApiServer(KubernetesMockServer mock, MockWebServer web, Path kubeconfig, Config config) {
+        this.mock = mock;
+        this.web = web;
+        this.kubeconfig = kubeconfig;
+        this.config = config;
+        this.client = new KubernetesClientBuilder().withConfig(config).build();
+        this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "bench-server-housekeeping");
+            t.setDaemon(true);
+            return t;
+        });
+        if (web != null) {
+            // mockwebserver keeps every request it served (with its body) for tests to inspect: drop them
+            housekeeping.scheduleWithFixedDelay(web::reset, 1, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Starts a new embedded API server on the loopback interface.
+     *
+     * @param indexed      whether names are looked up in an index ({@link IndexedCrudDispatcher}) or by fabric8's scan
+     * @param writeLatency delay of each answer to a POST, PUT, PATCH or DELETE
+     * @param readLatency  delay of each answer to a GET that is not a watch
+     */
+    static ApiServer embedded(boolean indexed, Duration writeLatency, Duration readLatency) {
+        java.util.logging.Logger.getLogger("io.fabric8.mockwebserver").setLevel(java.util.logging.Level.WARNING);
+        Map<ServerRequest, Queue<ServerResponse>> expectations = new HashMap<>();
+        KubernetesCrudDispatcher crud = indexed ? new IndexedCrudDispatcher(STATUS_SUBRESOURCES)
+                : new KubernetesCrudDispatcher(STATUS_SUBRESOURCES);
+        MockWebServer web = new MockWebServer();
+        KubernetesMockServer mock = new KubernetesMockServer(new Context(), web, expectations,
+                new LatencyDispatcher(expectations, crud, writeLatency, readLatency), false);
+        mock.init(InetAddress.getLoopbackAddress(), 0);
+        Config config = new ConfigBuilder(Config.empty())
+                .withMasterUrl(mock.url("/"))
+                .withTrustCerts(true)
+                .withNamespace("default")
+                .withRequestTimeout(60_000)
+                .withMaxConcurrentRequests(4096)
+                .build();
+        return new ApiServer(mock, web, null, config);
+    }
+
+    /** The cluster of this kubeconfig (its current context). */
+    static ApiServer cluster(Path kubeconfig) {
+        try {
+            Config config = new ConfigBuilder(Config.fromKubeconfig(Files.readString(kubeconfig)))
+                    .withRequestTimeout(60_000)
+                    .withMaxConcurrentRequests(4096)
+                    .build();
+            return new ApiServer(null, null, kubeconfig, config);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + kubeconfig, e);
+        }
+    }
+
+    /** The harness's client: set-up (blocking calls) and the watch. */
+    KubernetesClient client() {
+        return client;
+    }
+
+    /**
+     * A client of its own, with its own HTTP connection pool, for one stream of non-blocking writes; the caller
+     * closes it. (Vert.x's pool looks through its connections on every request, so one pool holding the hundreds
+     * of connections of every stream at once costs the harness more CPU than several smaller ones.)
+     */
+    KubernetesClient newClient() {
+        return new KubernetesClientBuilder().withConfig(config).build();
+    }
+
+    /** Whether this is the embedded server (a fresh one per run) rather than a cluster. */
+    boolean embedded() {
+        return mock != null;
+    }
+
+    /**
+     * How kube-queue reaches this server: fabric8's env vars, as in a pod without a service account token
+     * (embedded), or the kubeconfig.
+     */
+    Map<String, String> kubeQueueEnv() {
+        Map<String, String> env = new LinkedHashMap<>();
+        if (mock != null) {
+            env.put("KUBERNETES_MASTER", client.getConfiguration().getMasterUrl());
+            env.put("KUBERNETES_TRUST_CERTIFICATES", "true");
+            env.put("KUBERNETES_AUTH_TRYKUBECONFIG", "false");
+        } else {
+            env.put("KUBECONFIG", kubeconfig.toString());
+            env.put("KUBERNETES_AUTH_TRYKUBECONFIG", "true");
+        }
+        env.put("KUBERNETES_AUTH_TRYSERVICEACCOUNT", "false");
+        return env;
+    }
+
+    /**
+     * On a cluster: deletes the benchmark's jobs (label {@link Load#LABEL_LOAD}) in the given namespaces and waits
+     * until they are gone. Nothing to do on the embedded server, which is new for each run.
+     */
+    void clear(List<String> namespaces, Duration timeout) {
+        if (mock != null) {
+            return;
+        }
+        for (String ns : namespaces) {
+            if (client.namespaces().withName(ns).get() != null) {
+                client.batch().v1().jobs().inNamespace(ns).withLabel(Load.LABEL_LOAD)
+                        .withPropagationPolicy(DeletionPropagation.BACKGROUND).delete();
+            }
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!client.batch().v1().jobs().inAnyNamespace().withLabel(Load.LABEL_LOAD).list().getItems().isEmpty()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the benchmark's jobs of an earlier run are still there after " + timeout);
+            }
+            sleep(500);
+        }
+    }
+
+    String describe() {
+        return mock != null ? "embedded fabric8 mock server (CRUD mode) at " + client.getConfiguration().getMasterUrl()
+                : "the cluster of " + kubeconfig + " (" + client.getConfiguration().getMasterUrl() + ")";
+    }
+
+    /** Ends the embedded server (each run has its own); a cluster stays connected until {@link #dispose}. */
+    @Override
+    public void close() {
+        if (mock != null) {
+            dispose();
+        }
+    }
+
+    /** Closes the client and, if embedded, stops the server. */
+    void dispose() {
+        housekeeping.shutdownNow();
+        client.close();
+        if (mock != null) {
+            mock.destroy();
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /**
+     * Expectations first (the mock server's own {@code /} and {@code /version}), then the CRUD store; every
+     * answer but a watch is held back by the latency of its kind, on a timer (mockwebserver's body delay).
+     */
+    private static final class LatencyDispatcher extends Dispatcher {
+
+        private final Map<ServerRequest, Queue<ServerResponse>> expectations;
+        private final MockDispatcher expected;
+        private final KubernetesCrudDispatcher crud;
+        private final Duration writeLatency;
+        private final Duration readLatency;
+
+        LatencyDispatcher(Map<ServerRequest, Queue<ServerResponse>> expectations, KubernetesCrudDispatcher crud,
+                          Duration writeLatency, Duration readLatency) {
+            this.expectations = expectations;
+            this.expected = new MockDispatcher(expectations);
+            this.crud = crud;
+            this.writeLatency = writeLatency;
+            this.readLatency = readLatency;
+        }
+
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+            Queue<ServerResponse> queued = expectations.get(
+                    new SimpleRequest(HttpMethod.valueOf(request.getMethod()), request.getPath()));
+            if (queued != null && !queued.isEmpty()) {
+                return expected.dispatch(request);
+            }
+            MockResponse response = crud.dispatch(request);
+            if (response.getWebSocketListener() != null) {
+                return response; // a watch: its events are never delayed
+            }
+            Duration delay = "GET".equals(request.getMethod()) ? readLatency : writeLatency;
+            if (!delay.isZero()) {
+                response.setBodyDelay(delay);
+            }
+            return response;
+        }
+    }
+}

@@ -1,0 +1,201 @@
+package io.kubequeue.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The benchmark's command line (docs/performance.md lists every option).
+ *
+ * @param loads        the loads to run, in order: {@code baseline}, {@code burst}
+ * @param policies     kube-queue's {@code StrictConsistency} values to run it with, in order ({@code true} first)
+ * @param inFlight     admission patches in flight: the reference's and the probe's concurrency, and kube-queue's
+ *                     {@code KUBE_QUEUE_ADMISSION_IN_FLIGHT} when {@link #inFlightGiven}
+ * @param inFlightGiven whether {@code --in-flight} was given (only then is it passed to kube-queue)
+ * @param writeLatency how long the embedded API server holds back its answer to a POST, PUT, PATCH or DELETE
+ * @param readLatency  the same for a GET that is not a watch
+ * @param heap         kube-queue's {@code -Xmx} (e.g. {@code 128m}), or null for the shipped options alone
+ * @param scale        factor applied to every job count (1 = 15,000 baseline jobs, 10,000 burst jobs)
+ * @param kubeconfig   a cluster to run against instead of the embedded API server, or null
+ * @param runs         which admitters and measurements to run: {@code kube-queue}, {@code reference}, {@code probe}
+ * @param timeout      how long one run may take from its first submission before it is abandoned (and fails)
+ * @param mock         the embedded server's store: {@code indexed} (names looked up in a hash index) or
+ *                     {@code plain} (fabric8's own CRUD store, which scans every object per request)
+ * @param podLimits    whether kube-queue's JVM is told the Deployment's container limits (memory → {@code -XX:MaxRAM},
+ *                     cpu → {@code -XX:ActiveProcessorCount}), as it would see them in its pod
+ * @param jar          the kube-queue artifact to run
+ * @param manifests    the generated manifests whose Deployment gives the JVM options, env and limits
+ */
+record BenchOptions(List<String> loads, List<Boolean> policies, int inFlight, boolean inFlightGiven,
+                    Duration writeLatency, Duration readLatency, String heap, double scale, Path kubeconfig,
+                    Set<String> runs, Duration timeout, String mock, boolean podLimits, Path jar, Path manifests) {
+
+    static final String USAGE = """
+            usage: BenchMain [--load baseline|burst|all] [--policy strict|default|both] [--in-flight N]
+                             [--latency DURATION] [--read-latency DURATION] [--heap SIZE] [--scale F]
+                             [--kubeconfig PATH] [--runs kube-queue,reference,probe] [--timeout DURATION]
+                             [--mock indexed|plain] [--pod-limits on|off] [--jar PATH] [--manifests PATH]
+              DURATION: 150ms, 2s, 20m, 0""";
+
+    private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m)?");
+    private static final Set<String> RUNS = Set.of("kube-queue", "reference", "probe");
+
+    /** @throws IllegalArgumentException naming the bad option and its valid values */
+    static BenchOptions parse(String... args) {
+        List<String> loads = List.of("baseline");
+        List<Boolean> policies = List.of(true);
+        int inFlight = 32;
+        boolean inFlightGiven = false;
+        Duration writeLatency = Duration.ofMillis(150);
+        Duration readLatency = Duration.ZERO;
+        String heap = null;
+        double scale = 1;
+        Path kubeconfig = null;
+        Set<String> runs = new LinkedHashSet<>(List.of("kube-queue", "reference", "probe"));
+        Duration timeout = Duration.ofMinutes(20);
+        String mock = "indexed";
+        boolean podLimits = true;
+        Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
+        Path manifests = Path.of("target", "kubernetes", "kubernetes.yml");
+        for (int i = 0; i < args.length; i++) {
+            String option = args[i];
+            if (option.isBlank()) {
+                continue;
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException(option + " needs a value");
+            }
+            String value = args[++i];
+            switch (option) {
+                case "--load" -> loads = switch (value) {
+                    case "baseline" -> List.of("baseline");
+                    case "burst" -> List.of("burst");
+                    case "all" -> List.of("baseline", "burst");
+                    default -> throw new IllegalArgumentException("--load takes baseline, burst or all, got " + value);
+                };
+                case "--policy" -> policies = switch (value) {
+                    case "strict" -> List.of(true);
+                    case "default" -> List.of(false);
+                    case "both" -> List.of(true, false);
+                    default -> throw new IllegalArgumentException("--policy takes strict, default or both, got " + value);
+                };
+                case "--in-flight" -> {
+                    inFlight = positiveInt(option, value);
+                    inFlightGiven = true;
+                }
+                case "--latency" -> writeLatency = duration(option, value);
+                case "--read-latency" -> readLatency = duration(option, value);
+                case "--heap" -> {
+                    if (!value.matches("\\d+[kKmMgG]?")) {
+                        throw new IllegalArgumentException("--heap takes a JVM size such as 128m, got " + value);
+                    }
+                    heap = value;
+                }
+                case "--scale" -> {
+                    try {
+                        scale = Double.parseDouble(value);
+                    } catch (NumberFormatException e) {
+                        scale = -1;
+                    }
+                    if (!(scale > 0)) {
+                        throw new IllegalArgumentException("--scale takes a positive number, got " + value);
+                    }
+                }
+                case "--kubeconfig" -> {
+                    if (!Files.isRegularFile(Path.of(value))) {
+                        throw new IllegalArgumentException("--kubeconfig needs an existing file, got " + value);
+                    }
+                    kubeconfig = Path.of(value).toAbsolutePath();
+                }
+                case "--runs" -> {
+                    runs = new LinkedHashSet<>();
+                    for (String run : value.split(",")) {
+                        if (!RUNS.contains(run.trim())) {
+                            throw new IllegalArgumentException("--runs takes kube-queue, reference, probe (comma-separated), got " + run);
+                        }
+                        runs.add(run.trim());
+                    }
+                }
+                case "--timeout" -> timeout = duration(option, value);
+                case "--mock" -> {
+                    if (!value.equals("indexed") && !value.equals("plain")) {
+                        throw new IllegalArgumentException("--mock takes indexed or plain, got " + value);
+                    }
+                    mock = value;
+                }
+                case "--pod-limits" -> {
+                    if (!value.equals("on") && !value.equals("off")) {
+                        throw new IllegalArgumentException("--pod-limits takes on or off, got " + value);
+                    }
+                    podLimits = value.equals("on");
+                }
+                case "--jar" -> jar = Path.of(value);
+                case "--manifests" -> manifests = Path.of(value);
+                default -> throw new IllegalArgumentException("unknown option " + option);
+            }
+        }
+        return new BenchOptions(loads, policies, inFlight, inFlightGiven, writeLatency, readLatency, heap, scale,
+                kubeconfig, runs, timeout, mock, podLimits, jar, manifests);
+    }
+
+    /** Parses {@code 150ms}, {@code 2s}, {@code 1.5s}, {@code 20m} or {@code 0} (a bare number is milliseconds). */
+    static Duration duration(String option, String value) {
+        Matcher m = DURATION.matcher(value.trim().toLowerCase(Locale.ROOT));
+        if (!m.matches()) {
+            throw new IllegalArgumentException(option + " takes a duration such as 150ms, 2s or 20m, got " + value);
+        }
+        double amount = Double.parseDouble(m.group(1));
+        String unit = m.group(2) == null ? "ms" : m.group(2);
+        double millis = switch (unit) {
+            case "s" -> amount * 1_000;
+            case "m" -> amount * 60_000;
+            default -> amount;
+        };
+        return Duration.ofNanos(Math.round(millis * 1_000_000));
+    }
+
+    private static int positiveInt(String option, String value) {
+        try {
+            int n = Integer.parseInt(value);
+            if (n > 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // falls through
+        }
+        throw new IllegalArgumentException(option + " takes a positive whole number, got " + value);
+    }
+
+    /** The command line as given back, for the report's header. */
+    String describe() {
+        List<String> parts = new ArrayList<>();
+        parts.add("--load " + (loads.size() > 1 ? "all" : loads.get(0)));
+        parts.add("--policy " + (policies.size() > 1 ? "both" : policies.get(0) ? "strict" : "default"));
+        parts.add("--in-flight " + inFlight + (inFlightGiven ? "" : " (not passed to kube-queue)"));
+        parts.add("--latency " + millis(writeLatency));
+        parts.add("--read-latency " + millis(readLatency));
+        if (heap != null) {
+            parts.add("--heap " + heap);
+        }
+        parts.add("--scale " + scale);
+        if (kubeconfig != null) {
+            parts.add("--kubeconfig " + kubeconfig);
+        } else {
+            parts.add("--mock " + mock);
+        }
+        parts.add("--runs " + String.join(",", runs));
+        parts.add("--pod-limits " + (podLimits ? "on" : "off"));
+        return String.join(" ", parts);
+    }
+
+    private static String millis(Duration d) {
+        return d.toMillis() + "ms";
+    }
+}

@@ -1,0 +1,153 @@
+package io.kubequeue.bench;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.List;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+/**
+ * One run: a fresh API server state, one load, one admitter (kube-queue as a separate process under one policy,
+ * or the in-process {@link ReferenceAdmitter}), the job runner, the harness's watch; from the first submission
+ * until every job has been seen finished (or the timeout). Progress goes to {@code out} every 10 s.
+ */
+final class BenchRun {
+
+    private static final Duration READY_TIMEOUT = Duration.ofMinutes(2);
+    private static final long PROGRESS_NANOS = Duration.ofSeconds(10).toNanos();
+    /**
+     * Creates outstanding at once at most: 256 at 150 ms is ~1,700 creates/s, far above the baseline's ~385/s, and
+     * the burst's pace is then the server's.
+     */
+    static final int CREATES_IN_FLIGHT = 256;
+    /** The runner's status writes outstanding at once at most (two per job; ~130 outstanding at 215 admissions/s). */
+    static final int RUNNER_IN_FLIGHT = 512;
+
+    private final BenchOptions options;
+    private final KubeQueueProcess.Shipped shipped;
+    private final PrintStream out;
+
+    BenchRun(BenchOptions options, KubeQueueProcess.Shipped shipped, PrintStream out) {
+        this.options = options;
+        this.shipped = shipped;
+        this.out = out;
+    }
+
+    /**
+     * @param server the API server (a new embedded one, or the cluster)
+     * @param strict kube-queue's {@code StrictConsistency}, or null to run the reference
+     */
+    RunResult run(ApiServer server, String loadName, Boolean strict) throws InterruptedException {
+        Load load = Load.named(loadName, options.scale());
+        String admitter = strict == null ? "reference" : "kube-queue";
+        String name = loadName + "-" + (strict == null ? "reference" : strict ? "strict" : "default");
+        out.printf("%n--- run %s: %s, %,d jobs (%s), on %s%n", name, strict == null ? "reference admitter"
+                : "kube-queue StrictConsistency=" + strict, load.jobs.size(), load.describeCounts(), server.describe());
+        server.clear(Load.namespaces(), options.timeout());
+        load.setUp(server.client());
+
+        KubeQueueProcess kubeQueue = null;
+        ReferenceAdmitter reference = null;
+        try (KubernetesClient runnerClient = server.newClient(); KubernetesClient createClient = server.newClient();
+             KubernetesClient referenceClient = server.newClient();
+             Observer observer = new Observer(server.client(), load);
+             JobRunner runner = new JobRunner(new JobWriter(runnerClient, RUNNER_IN_FLIGHT))) {
+            observer.addListener(runner);
+            observer.start();
+            double startSeconds = 0;
+            if (strict == null) {
+                reference = new ReferenceAdmitter(load, new JobWriter(referenceClient, options.inFlight()));
+                observer.addListener(reference);
+            } else {
+                long t = System.nanoTime();
+                kubeQueue = KubeQueueProcess.start(name, options, shipped, server, strict);
+                out.println("    " + kubeQueue.describe(shipped));
+                if (!kubeQueue.awaitReady(READY_TIMEOUT)) {
+                    return failed(load, admitter, strict, "kube-queue was not ready within " + READY_TIMEOUT
+                            + (kubeQueue.alive() ? "" : " (it exited)") + "; its log: " + kubeQueue.log());
+                }
+                startSeconds = (System.nanoTime() - t) / 1e9;
+                out.printf("    kube-queue ready after %.1f s: %s%n", startSeconds, kubeQueue);
+            }
+            JobWriter creates = new JobWriter(createClient, CREATES_IN_FLIGHT);
+            ProcStats.Machine machine0 = ProcStats.machine();
+            ProcStats.Process self0 = ProcStats.self();
+            ProcStats.Process kq0 = kubeQueue == null ? null : ProcStats.process(kubeQueue.pid());
+
+            String failure = null;
+            long start;
+            double submitLag;
+            try (Submitter submitter = new Submitter(load, creates)) {
+                start = submitter.start();
+                long deadline = start + options.timeout().toNanos();
+                long nextProgress = start + PROGRESS_NANOS;
+                while (!observer.awaitAllFinished(Math.min(PROGRESS_NANOS, Math.max(1, deadline - System.nanoTime())))) {
+                    long now = System.nanoTime();
+                    if (now >= nextProgress) {
+                        progress(now - start, submitter, observer.snapshot(), kubeQueue);
+                        nextProgress += PROGRESS_NANOS;
+                    }
+                    if (kubeQueue != null && !kubeQueue.alive()) {
+                        failure = "kube-queue exited during the run; its log: " + kubeQueue.log();
+                        break;
+                    }
+                    if (now >= deadline) {
+                        failure = "not every job finished within --timeout " + options.timeout().toSeconds() + " s";
+                        break;
+                    }
+                }
+                submitLag = submitter.maxLag() / 1e6;
+            }
+            long end = System.nanoTime();
+            ProcStats.Machine machine1 = ProcStats.machine();
+            ProcStats.Process self1 = ProcStats.self();
+            Observer.Snapshot seen = observer.snapshot();
+            progress(end - start, null, seen, kubeQueue);
+            long window = end - start;
+
+            RunResult.ProcessFigures process = null;
+            if (kubeQueue != null && kubeQueue.alive()) {
+                ProcStats.Process kq1 = ProcStats.process(kubeQueue.pid());
+                double admissionsMetric = kubeQueue.metric("kube_queue_admissions_total", "");
+                long heap = kubeQueue.heapAfterFullGc();
+                process = new RunResult.ProcessFigures(heap, kq1.hwmKiB(), kq1.rssKiB(),
+                        (double) (kq1.cpuNanos() - kq0.cpuNanos()) / window, startSeconds, admissionsMetric,
+                        kubeQueue.describe(shipped));
+            }
+            long lastFinished = seen.finished() == 0 ? end : seen.lastFinished();
+            double wall = (failure == null ? lastFinished - start : end - start) / 1e9;
+            double admissionWindow = (seen.lastAdmitted() - start) / 1e9;
+            return new RunResult(load.name, admitter, strict, load.jobs.size(), seen.admitted(), seen.finished(), failure,
+                    wall, seen.admitted() == 0 || admissionWindow <= 0 ? 0 : seen.admitted() / admissionWindow,
+                    RunResult.timeToAdmission(load), load.limits, seen.leafPeak(), seen.parentPeak(), seen.rootPeak(),
+                    seen.excessEvents(), seen.excesses(), process, (double) (self1.cpuNanos() - self0.cpuNanos()) / window,
+                    machine0.busyCoresUntil(machine1, window), creates.failures() + runner.failures(),
+                    creates.firstFailure() != null ? creates.firstFailure() : runner.firstFailure(), submitLag,
+                    reference == null ? 0 : reference.refused());
+        } finally {
+            if (reference != null) {
+                reference.close();
+            }
+            if (kubeQueue != null) {
+                kubeQueue.close();
+            }
+        }
+    }
+
+    private void progress(long elapsed, Submitter submitter, Observer.Snapshot s, KubeQueueProcess kubeQueue) {
+        String kq = "";
+        if (kubeQueue != null && kubeQueue.alive()) {
+            ProcStats.Process p = ProcStats.process(kubeQueue.pid());
+            kq = String.format("; kube-queue RSS %d MiB", p.rssKiB() / 1024);
+        }
+        out.printf("    %6.1f s: %ssubmitted/seen %,d, admitted %,d, finished %,d%s%n", elapsed / 1e9,
+                submitter == null ? "" : String.format("sent %,d, ", submitter.sent()), s.created(), s.admitted(),
+                s.finished(), kq);
+    }
+
+    private static RunResult failed(Load load, String admitter, Boolean strict, String why) {
+        return new RunResult(load.name, admitter, strict, load.jobs.size(), 0, 0, why, 0, 0,
+                RunResult.timeToAdmission(load), load.limits, new long[Load.LEAVES], new long[Load.PARENTS], 0, 0,
+                List.of(), null, 0, 0, 0, null, 0, 0);
+    }
+}

@@ -1,0 +1,49 @@
+package io.kubequeue.bench;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import io.kubequeue.bench.Load.JobRecord;
+
+/**
+ * Plays the Job controller: when the {@link Observer} sees a Job admitted, the runner writes its start
+ * ({@code status.startTime}, one active pod) at once and its completion (condition {@code Complete} True,
+ * {@code succeeded} 1) after the class's run time (200 ms, 500 ms, 1 s), both through the status subresource with
+ * non-blocking writes. Nothing of the runner waits on the API server.
+ */
+final class JobRunner implements Observer.Listener, AutoCloseable {
+
+    private final JobWriter writer;
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "bench-job-runner");
+        t.setDaemon(true);
+        return t;
+    });
+
+    JobRunner(JobWriter writer) {
+        this.writer = writer;
+    }
+
+    @Override
+    public void admitted(JobRecord job) {
+        writer.started(job.namespace, job.name);
+        timer.schedule(() -> writer.completed(job.namespace, job.name), job.jobClass.runTime().toNanos(),
+                TimeUnit.NANOSECONDS);
+    }
+
+    /** Status writes that failed so far. */
+    long failures() {
+        return writer.failures();
+    }
+
+    /** The first failed status write, or null. */
+    String firstFailure() {
+        return writer.firstFailure();
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}

@@ -1,0 +1,58 @@
+package io.kubequeue.bench;
+
+import java.time.Duration;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+/**
+ * The raw patch rate: how many admissions per second the API server takes at N patches in flight with no logic at
+ * all. On a fresh server it creates the load's Jobs (suspended), waits until the harness's watch has seen them all,
+ * then sends one {@code test}+{@code replace} JSON Patch of {@code /spec/suspend} per Job, N at a time, and measures
+ * from the first patch sent to the last Job seen unsuspended by the watch (the same clock as the admissions of a
+ * run). No job runner: nothing else writes meanwhile.
+ */
+final class PatchRateProbe {
+
+    /**
+     * The probe's figures.
+     *
+     * @param jobs     Jobs patched
+     * @param inFlight patches outstanding at once at most
+     * @param seconds  first patch sent to last Job seen unsuspended
+     * @param failures patches refused or lost
+     * @param error    why the probe did not finish, or null
+     */
+    record Result(int jobs, int inFlight, double seconds, long failures, String error) {
+        /** Patches per second. */
+        double rate() {
+            return seconds > 0 ? jobs / seconds : 0;
+        }
+    }
+
+    private PatchRateProbe() {
+    }
+
+    static Result run(ApiServer server, Load load, int inFlight, Duration timeout) throws InterruptedException {
+        server.clear(Load.namespaces(), timeout);
+        load.setUp(server.client());
+        try (Observer observer = new Observer(server.client(), load); KubernetesClient createClient = server.newClient();
+             KubernetesClient patchClient = server.newClient()) {
+            observer.start();
+            JobWriter creates = new JobWriter(createClient, BenchRun.CREATES_IN_FLIGHT);
+            load.jobs.forEach(j -> creates.create(load.job(j)));
+            if (!observer.awaitAllCreated(timeout.toNanos())) {
+                return new Result(load.jobs.size(), inFlight, 0, creates.failures(),
+                        "not every Job was created within " + timeout + " (first failure: " + creates.firstFailure() + ")");
+            }
+            JobWriter patches = new JobWriter(patchClient, inFlight);
+            long start = System.nanoTime();
+            load.jobs.forEach(j -> patches.unsuspend(j.namespace, j.name));
+            if (!observer.awaitAllAdmitted(timeout.toNanos())) {
+                return new Result(load.jobs.size(), inFlight, 0, patches.failures(),
+                        "not every patch was seen within " + timeout + " (first failure: " + patches.firstFailure() + ")");
+            }
+            long end = observer.snapshot().lastAdmitted();
+            return new Result(load.jobs.size(), inFlight, (end - start) / 1e9, patches.failures(), null);
+        }
+    }
+}

@@ -1,0 +1,154 @@
+package io.kubequeue.bench;
+
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.kubequeue.bench.Load.JobRecord;
+
+/**
+ * The reference: an ideal admitter inside the harness, against which kube-queue is measured. It sees the Jobs
+ * through the harness's own watch ({@link Observer}), keeps one queue per leaf in strict priority order (priority
+ * descending, then first seen, then name), and after every change (a job queued, a job finished) runs a cycle on
+ * its own thread: of the leaves' heads it takes the highest, admits it if its cpu fits under its leaf's, its
+ * parent's and the root's max (charging it at once), and otherwise closes that leaf for the cycle (nothing passes
+ * a leaf's head), until no head is left. Each admission is one JSON Patch ({@code test} + {@code replace} of
+ * {@code /spec/suspend}) sent without blocking, at most N in flight ({@link JobWriter}); a refused patch hands the
+ * charge back and queues the job again. The charge is released when the job is seen finished.
+ *
+ * <p>No batch window, no backoff, no read before writing: what a queue of this shape cannot do better.
+ */
+final class ReferenceAdmitter implements Observer.Listener, AutoCloseable {
+
+    private static final Comparator<JobRecord> ORDER = Comparator
+            .comparingInt((JobRecord j) -> -j.jobClass.priority())
+            .thenComparingLong(j -> j.createdAt)
+            .thenComparing(j -> j.name);
+
+    private final Load load;
+    private final JobWriter writer;
+    private final ExecutorService cycles = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "bench-reference-admitter");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicBoolean cycleAsked = new AtomicBoolean();
+    private final AtomicLong refused = new AtomicLong();
+
+    // guarded by this
+    @SuppressWarnings("unchecked")
+    private final PriorityQueue<JobRecord>[] queues = new PriorityQueue[Load.LEAVES];
+    private final long[] leafUsed = new long[Load.LEAVES];
+    private final long[] parentUsed = new long[Load.PARENTS];
+    private long rootUsed;
+    private final Set<JobRecord> charged = new HashSet<>();
+
+    ReferenceAdmitter(Load load, JobWriter writer) {
+        this.load = load;
+        this.writer = writer;
+        for (int i = 0; i < queues.length; i++) {
+            queues[i] = new PriorityQueue<>(ORDER);
+        }
+    }
+
+    @Override
+    public void queued(JobRecord job) {
+        synchronized (this) {
+            queues[job.leaf].add(job);
+        }
+        askCycle();
+    }
+
+    @Override
+    public void finished(JobRecord job) {
+        synchronized (this) {
+            uncharge(job);
+        }
+        askCycle();
+    }
+
+    private void askCycle() {
+        if (cycleAsked.compareAndSet(false, true)) {
+            cycles.execute(this::cycle);
+        }
+    }
+
+    private void cycle() {
+        cycleAsked.set(false);
+        synchronized (this) {
+            boolean[] closed = new boolean[Load.LEAVES];
+            while (true) {
+                JobRecord best = null;
+                for (int leaf = 0; leaf < Load.LEAVES; leaf++) {
+                    JobRecord head = closed[leaf] ? null : queues[leaf].peek();
+                    if (head != null && (best == null || ORDER.compare(head, best) < 0)) {
+                        best = head;
+                    }
+                }
+                if (best == null) {
+                    return;
+                }
+                if (fits(best)) {
+                    queues[best.leaf].poll();
+                    charge(best);
+                    admit(best);
+                } else {
+                    closed[best.leaf] = true;
+                }
+            }
+        }
+    }
+
+    private void admit(JobRecord job) {
+        writer.unsuspend(job.namespace, job.name).whenComplete((response, error) -> {
+            if (error != null || !response.isSuccessful()) {
+                refused.incrementAndGet();
+                synchronized (this) {
+                    uncharge(job);
+                    queues[job.leaf].add(job);
+                }
+                askCycle();
+            }
+        });
+    }
+
+    private boolean fits(JobRecord job) {
+        long cpu = job.jobClass.cpuMillis();
+        return leafUsed[job.leaf] + cpu <= load.limits.leafMaxMillis()
+                && parentUsed[job.parent()] + cpu <= load.limits.parentMaxMillis()
+                && rootUsed + cpu <= load.limits.rootMaxMillis();
+    }
+
+    private void charge(JobRecord job) {
+        long cpu = job.jobClass.cpuMillis();
+        charged.add(job);
+        leafUsed[job.leaf] += cpu;
+        parentUsed[job.parent()] += cpu;
+        rootUsed += cpu;
+    }
+
+    private void uncharge(JobRecord job) {
+        if (!charged.remove(job)) {
+            return;
+        }
+        long cpu = job.jobClass.cpuMillis();
+        leafUsed[job.leaf] -= cpu;
+        parentUsed[job.parent()] -= cpu;
+        rootUsed -= cpu;
+    }
+
+    /** Admission patches refused or lost (each job was queued again). */
+    long refused() {
+        return refused.get();
+    }
+
+    @Override
+    public void close() {
+        cycles.shutdownNow();
+    }
+}

@@ -1,0 +1,230 @@
+package io.kubequeue.bench;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Prints the results: per load and policy, a plain table of every figure of kube-queue beside the reference's and
+ * their ratio (kube-queue ÷ reference), the raw patch rate, then the issue's targets as PASS/FAIL lines.
+ */
+final class Report {
+
+    private static final double MIB = 1024 * 1024;
+
+    private final PrintStream out;
+    private final BenchOptions options;
+
+    Report(PrintStream out, BenchOptions options) {
+        this.out = out;
+        this.options = options;
+    }
+
+    /** One line of a table: the figure's name and how to read it from a run; NaN where it does not apply. */
+    private record Row(String name, ToDoubleFunction<RunResult> value, String format) {
+    }
+
+    void print(List<RunResult> results, PatchRateProbe.Result probe) {
+        out.printf("%n================ results (%s) ================%n", options.describe());
+        for (String load : options.loads()) {
+            RunResult reference = find(results, load, null);
+            for (Boolean strict : options.policies()) {
+                RunResult kq = find(results, load, strict);
+                if (kq == null) {
+                    continue;
+                }
+                table(load, kq, reference);
+            }
+            if (results.stream().noneMatch(r -> r.load().equals(load) && r.admitter().equals("kube-queue"))
+                    && reference != null) {
+                table(load, null, reference);
+            }
+        }
+        if (probe != null) {
+            out.printf("%n== raw patch-rate probe: %,d suspended Jobs, %d patches in flight, write latency %d ms ==%n",
+                    probe.jobs(), probe.inFlight(), options.writeLatency().toMillis());
+            if (probe.error() != null) {
+                out.println("probe failed: " + probe.error());
+            } else {
+                out.printf("patches/s %.1f  (%,d patches in %.2f s, %d refused or lost)%n", probe.rate(), probe.jobs(),
+                        probe.seconds(), probe.failures());
+            }
+        }
+    }
+
+    private void table(String load, RunResult kq, RunResult ref) {
+        RunResult any = kq != null ? kq : ref;
+        out.printf("%n== %s, %s: %,d jobs; tree: 30 leaves max %s cpu, 5 parents max %s cpu, root max %s cpu ==%n",
+                load, kq == null ? "reference only" : "kube-queue StrictConsistency=" + kq.strict(), any.jobs(),
+                Load.cpu(any.limits().leafMaxMillis()), Load.cpu(any.limits().parentMaxMillis()),
+                Load.cpu(any.limits().rootMaxMillis()));
+        for (RunResult r : new RunResult[] {kq, ref}) {
+            if (r != null && !r.complete()) {
+                out.printf("!! %s did not complete: %s%n", r.label(), r.failure());
+            }
+        }
+        List<Row> rows = new ArrayList<>();
+        rows.add(new Row("jobs admitted", r -> r.admitted(), "%,.0f"));
+        rows.add(new Row("jobs finished", r -> r.finished(), "%,.0f"));
+        rows.add(new Row("wall: first submission to last completion (s)", RunResult::wallSeconds, "%.2f"));
+        rows.add(new Row("admissions/s", RunResult::admissionsPerSecond, "%.1f"));
+        for (String c : any.timeToAdmission().keySet()) {
+            rows.add(new Row("time to admission " + c + " avg (s)", stat(c, RunResult.Stats::avg), "%.3f"));
+            rows.add(new Row("time to admission " + c + " p50 (s)", stat(c, RunResult.Stats::p50), "%.3f"));
+            rows.add(new Row("time to admission " + c + " p90 (s)", stat(c, RunResult.Stats::p90), "%.3f"));
+            rows.add(new Row("time to admission " + c + " p99 (s)", stat(c, RunResult.Stats::p99), "%.3f"));
+        }
+        rows.add(new Row("peak cpu, highest leaf (max " + Load.cpu(any.limits().leafMaxMillis()) + ")",
+                r -> max(r.leafPeak()) / 1000.0, "%.1f"));
+        rows.add(new Row("peak cpu, lowest leaf", r -> min(r.leafPeak()) / 1000.0, "%.1f"));
+        rows.add(new Row("peak cpu, highest parent (max " + Load.cpu(any.limits().parentMaxMillis()) + ")",
+                r -> max(r.parentPeak()) / 1000.0, "%.1f"));
+        rows.add(new Row("peak cpu, lowest parent", r -> min(r.parentPeak()) / 1000.0, "%.1f"));
+        rows.add(new Row("peak cpu, root (max " + Load.cpu(any.limits().rootMaxMillis()) + ")", r -> r.rootPeak() / 1000.0,
+                "%.1f"));
+        rows.add(new Row("excess: admissions above a max", RunResult::excessEvents, "%,.0f"));
+        rows.add(new Row("kube-queue start to ready (s)", proc(p -> p.startSeconds()), "%.1f"));
+        rows.add(new Row("kube-queue heap after full GC (MiB)",
+                proc(p -> p.heapAfterGcBytes() < 0 ? Double.NaN : p.heapAfterGcBytes() / MIB), "%.1f"));
+        rows.add(new Row("kube-queue RSS peak, VmHWM (MiB)", proc(p -> p.rssPeakKiB() / 1024.0), "%.1f"));
+        rows.add(new Row("kube-queue RSS at end, VmRSS (MiB)", proc(p -> p.rssFinalKiB() / 1024.0), "%.1f"));
+        rows.add(new Row("kube-queue CPU avg over the run (cores)", proc(RunResult.ProcessFigures::cpuCores), "%.2f"));
+        rows.add(new Row("kube-queue admissions (its own metric)", proc(RunResult.ProcessFigures::admissionsMetric), "%,.0f"));
+        rows.add(new Row("harness + API server CPU avg (cores)", RunResult::harnessCores, "%.2f"));
+        rows.add(new Row("machine CPU busy avg, all processes (cores of " + ProcStats.cores() + ")",
+                RunResult::machineCores, "%.2f"));
+        rows.add(new Row("harness write errors (creates, status)", RunResult::writeFailures, "%,.0f"));
+        rows.add(new Row("reference patches refused or lost", RunResult::refused, "%,.0f"));
+        rows.add(new Row("submission behind schedule, max (ms)", RunResult::submitLagMillis, "%.1f"));
+
+        int width = rows.stream().mapToInt(r -> r.name().length()).max().orElse(20) + 2;
+        String header = "%-" + width + "s%14s%14s%10s%n";
+        out.printf(header, "figure", "kube-queue", "reference", "ratio");
+        for (Row row : rows) {
+            double a = kq == null ? Double.NaN : row.value().applyAsDouble(kq);
+            double b = ref == null ? Double.NaN : row.value().applyAsDouble(ref);
+            String ratio = Double.isNaN(a) || Double.isNaN(b) || b == 0 ? "" : String.format("%.2f", a / b);
+            out.printf(header, row.name(), format(row.format(), a), format(row.format(), b), ratio);
+        }
+        for (RunResult r : new RunResult[] {kq, ref}) {
+            if (r != null) {
+                r.excesses().forEach(e -> out.println("!! excess (" + r.label() + "): " + e));
+                if (r.firstWriteFailure() != null) {
+                    out.println("!! first failed harness write (" + r.label() + "): " + r.firstWriteFailure());
+                }
+            }
+        }
+    }
+
+    /**
+     * The issue's targets, PASS or FAIL, one line each.
+     *
+     * @return whether every target that could be judged passed
+     */
+    boolean targets(List<RunResult> results, PatchRateProbe.Result probe) {
+        out.printf("%n== targets (issue 13) ==%n");
+        List<Boolean> verdicts = new ArrayList<>();
+        RunResult baseRef = find(results, "baseline", null);
+        RunResult baseStrict = find(results, "baseline", true);
+        if (baseStrict != null && baseRef != null && baseStrict.complete() && baseRef.complete()) {
+            String who = "baseline StrictConsistency=true: ";
+            verdicts.add(line(baseStrict.wallSeconds() <= 1.05 * baseRef.wallSeconds(), who
+                    + String.format("wall %.2f s ≤ 1.05 × reference %.2f s = %.2f s", baseStrict.wallSeconds(),
+                    baseRef.wallSeconds(), 1.05 * baseRef.wallSeconds())));
+            for (Map.Entry<String, RunResult.Stats> e : baseStrict.timeToAdmission().entrySet()) {
+                double kq = e.getValue().avg();
+                double ref = baseRef.timeToAdmission().get(e.getKey()).avg();
+                verdicts.add(line(kq <= 2 * ref, who + String.format("avg time to admission %s %.3f s ≤ 2 × reference %.3f s = %.3f s",
+                        e.getKey(), kq, ref, 2 * ref)));
+            }
+        } else if (options.loads().contains("baseline") && options.policies().contains(true)) {
+            out.println("---- baseline StrictConsistency=true against the reference: not judged (a run is missing or incomplete)");
+        }
+        if (baseStrict != null && baseStrict.complete()) {
+            RunResult.Stats large = baseStrict.timeToAdmission().get("large");
+            RunResult.Stats small = baseStrict.timeToAdmission().get("small");
+            verdicts.add(line(large.avg() < small.avg(), String.format(
+                    "baseline StrictConsistency=true: large admitted sooner than small on average (large %.3f s < small %.3f s)",
+                    large.avg(), small.avg())));
+        }
+        for (RunResult r : results) {
+            if (r.admitter().equals("kube-queue")) {
+                verdicts.add(line(r.excessEvents() == 0, r.load() + " " + r.label() + ": zero excess over any max ("
+                        + r.excessEvents() + ")"));
+            }
+        }
+        for (RunResult r : results) {
+            if (r.load().equals("burst") && r.admitter().equals("kube-queue")) {
+                if (probe == null || probe.error() != null || !r.complete()) {
+                    out.println("---- burst " + r.label() + ": admissions/s against the raw patch rate: not judged "
+                            + (probe == null ? "(no probe: add probe to --runs)" : "(a run is incomplete)"));
+                } else {
+                    verdicts.add(line(r.admissionsPerSecond() >= 0.8 * probe.rate(), String.format(
+                            "burst %s: admissions/s %.1f ≥ 0.8 × raw patch rate %.1f = %.1f (%d in flight)", r.label(),
+                            r.admissionsPerSecond(), probe.rate(), 0.8 * probe.rate(), probe.inFlight())));
+                }
+            }
+        }
+        for (RunResult r : results) {
+            if (r.load().equals("baseline") && r.admitter().equals("kube-queue") && r.process() != null) {
+                String who = String.format("baseline %s, %,d jobs%s: ", r.label(), r.jobs(),
+                        r.jobs() == 15_000 ? "" : " (the target is stated for 15,000)");
+                RunResult.ProcessFigures p = r.process();
+                if (p.heapAfterGcBytes() >= 0) {
+                    verdicts.add(line(p.heapAfterGcBytes() <= 64 * MIB, who
+                            + String.format("heap after full GC %.1f MiB ≤ 64 MiB", p.heapAfterGcBytes() / MIB)));
+                } else {
+                    out.println("---- " + who + "heap after full GC: not read (jcmd or /q/metrics unavailable)");
+                }
+                verdicts.add(line(p.rssPeakKiB() <= 256 * 1024, who
+                        + String.format("peak RSS %.1f MiB ≤ 256 MiB", p.rssPeakKiB() / 1024.0)));
+                verdicts.add(line(p.cpuCores() <= 0.5, who + String.format("avg CPU %.2f cores ≤ 0.5", p.cpuCores())));
+            }
+        }
+        long passed = verdicts.stream().filter(v -> v).count();
+        out.printf("%d of %d targets passed%n", passed, verdicts.size());
+        return passed == verdicts.size();
+    }
+
+    private boolean line(boolean pass, String text) {
+        out.println((pass ? "PASS " : "FAIL ") + text);
+        return pass;
+    }
+
+    private static RunResult find(List<RunResult> results, String load, Boolean strict) {
+        return results.stream().filter(r -> r.load().equals(load)
+                && (strict == null ? r.admitter().equals("reference") : r.admitter().equals("kube-queue")
+                && strict.equals(r.strict()))).findFirst().orElse(null);
+    }
+
+    private static ToDoubleFunction<RunResult> stat(String c, Function<RunResult.Stats, Double> f) {
+        return r -> r.timeToAdmission().get(c) == null ? Double.NaN : f.apply(r.timeToAdmission().get(c));
+    }
+
+    private static ToDoubleFunction<RunResult> proc(ToDoubleFunction<RunResult.ProcessFigures> f) {
+        return r -> r.process() == null ? Double.NaN : f.applyAsDouble(r.process());
+    }
+
+    private static long max(long[] values) {
+        long m = Long.MIN_VALUE;
+        for (long v : values) {
+            m = Math.max(m, v);
+        }
+        return m;
+    }
+
+    private static long min(long[] values) {
+        long m = Long.MAX_VALUE;
+        for (long v : values) {
+            m = Math.min(m, v);
+        }
+        return m;
+    }
+
+    private static String format(String format, double value) {
+        return Double.isNaN(value) ? "—" : String.format(format, value);
+    }
+}

@@ -1,0 +1,104 @@
+package io.kubequeue.bench;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.kubequeue.bench.Load.JobRecord;
+
+/**
+ * The figures of one run: one load, one admitter (kube-queue under one policy, or the reference).
+ *
+ * @param load             the load's name
+ * @param admitter         {@code kube-queue} or {@code reference}
+ * @param strict           kube-queue's {@code StrictConsistency}; null for the reference
+ * @param jobs             jobs in the load
+ * @param admitted         jobs seen admitted
+ * @param finished         jobs seen finished
+ * @param failure          why the run did not complete (timeout, kube-queue not ready or gone), or null
+ * @param wallSeconds      first submission to last completion seen, seconds
+ * @param admissionsPerSecond admissions seen ÷ (last admission seen − first submission)
+ * @param timeToAdmission  per class, seconds from the Job first seen to seen admitted
+ * @param limits           the tree's limits
+ * @param leafPeak         highest cpu in use per leaf, millicores
+ * @param parentPeak       highest cpu in use per parent, millicores
+ * @param rootPeak         highest cpu in use at the root, millicores
+ * @param excessEvents     admissions after which a group's usage was above its max (any fails the run)
+ * @param excesses         the first few, described
+ * @param process          kube-queue's process figures, or null (the reference runs in the harness)
+ * @param harnessCores     the harness's process (API server, watch, runner, submitter, reference) CPU, average cores
+ * @param machineCores     the machine's busy CPU (every process), average cores
+ * @param writeFailures    the harness's writes that failed (creates, status)
+ * @param firstWriteFailure the first of them, or null
+ * @param submitLagMillis  the largest delay of a submission behind its schedule, ms
+ * @param refused          the reference's patches refused or lost
+ */
+record RunResult(String load, String admitter, Boolean strict, int jobs, int admitted, int finished, String failure,
+                 double wallSeconds, double admissionsPerSecond, Map<String, Stats> timeToAdmission,
+                 Load.Limits limits, long[] leafPeak, long[] parentPeak, long rootPeak, long excessEvents,
+                 List<String> excesses, ProcessFigures process, double harnessCores, double machineCores,
+                 long writeFailures, String firstWriteFailure, double submitLagMillis, long refused) {
+
+    /**
+     * kube-queue's process.
+     *
+     * @param heapAfterGcBytes heap in use right after a full GC at the end of the run, bytes (-1: not read)
+     * @param rssPeakKiB       highest resident set size over the process's life (VmHWM), KiB
+     * @param rssFinalKiB      resident set size at the end of the run (VmRSS), KiB
+     * @param cpuCores         CPU time used between the first submission and the end ÷ that wall time, cores
+     * @param startSeconds     process start to ready (/q/health/ready 200), seconds
+     * @param admissionsMetric kube-queue's own {@code kube_queue_admissions_total}
+     * @param jvm              the command line it ran with
+     */
+    record ProcessFigures(long heapAfterGcBytes, long rssPeakKiB, long rssFinalKiB, double cpuCores,
+                          double startSeconds, double admissionsMetric, String jvm) {
+    }
+
+    /**
+     * Time to admission of one class, seconds.
+     *
+     * @param n   jobs admitted
+     */
+    record Stats(int n, double avg, double p50, double p90, double p99) {
+
+        static Stats of(List<Double> values) {
+            if (values.isEmpty()) {
+                return new Stats(0, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+            }
+            double[] v = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            return new Stats(v.length, Arrays.stream(v).average().orElse(Double.NaN), rank(v, 0.50), rank(v, 0.90),
+                    rank(v, 0.99));
+        }
+
+        /** Nearest-rank percentile. */
+        private static double rank(double[] sorted, double p) {
+            int i = (int) Math.ceil(p * sorted.length) - 1;
+            return sorted[Math.max(0, Math.min(sorted.length - 1, i))];
+        }
+    }
+
+    /** Time to admission per class, in the load's class order. */
+    static Map<String, Stats> timeToAdmission(Load load) {
+        Map<String, List<Double>> byClass = new LinkedHashMap<>();
+        load.classes.forEach(c -> byClass.put(c.name(), new ArrayList<>()));
+        for (JobRecord j : load.jobs) {
+            if (j.admittedAt != 0 && j.createdAt != 0) {
+                byClass.get(j.jobClass.name()).add((j.admittedAt - j.createdAt) / 1e9);
+            }
+        }
+        Map<String, Stats> stats = new LinkedHashMap<>();
+        byClass.forEach((c, values) -> stats.put(c, Stats.of(values)));
+        return stats;
+    }
+
+    /** A short name for the report: {@code kube-queue StrictConsistency=true} or {@code reference}. */
+    String label() {
+        return strict == null ? admitter : admitter + " StrictConsistency=" + strict;
+    }
+
+    boolean complete() {
+        return failure == null;
+    }
+}
