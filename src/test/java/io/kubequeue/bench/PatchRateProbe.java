@@ -21,8 +21,13 @@ final class PatchRateProbe {
      * @param seconds  first patch sent to last Job seen unsuspended
      * @param failures patches refused or lost
      * @param error    why the probe did not finish, or null
+     * @param createSeconds first create sent to last Job seen, with {@value BenchRun#CREATES_IN_FLIGHT} creates in
+     *                 flight: with a latency-bound server this is jobs ÷ (in flight ÷ latency); anything slower is the
+     *                 server's own cost per request
+     * @param harnessCores the harness's process (the embedded server above all) CPU during the patches, average cores
      */
-    record Result(int jobs, int inFlight, double seconds, long failures, String error) {
+    record Result(int jobs, int inFlight, double seconds, long failures, String error, double createSeconds,
+                  double harnessCores) {
         /** Patches per second. */
         double rate() {
             return seconds > 0 ? jobs / seconds : 0;
@@ -39,20 +44,27 @@ final class PatchRateProbe {
              KubernetesClient patchClient = server.newClient()) {
             observer.start();
             JobWriter creates = new JobWriter(createClient, BenchRun.CREATES_IN_FLIGHT);
+            long createStart = System.nanoTime();
             load.jobs.forEach(j -> creates.create(load.job(j)));
             if (!observer.awaitAllCreated(timeout.toNanos())) {
                 return new Result(load.jobs.size(), inFlight, 0, creates.failures(),
-                        "not every Job was created within " + timeout + " (first failure: " + creates.firstFailure() + ")");
+                        "not every Job was created within " + timeout + " (first failure: " + creates.firstFailure() + ")",
+                        0, 0);
             }
+            double createSeconds = (System.nanoTime() - createStart) / 1e9;
             JobWriter patches = new JobWriter(patchClient, inFlight);
+            ProcStats.Process self0 = ProcStats.self();
             long start = System.nanoTime();
             load.jobs.forEach(j -> patches.unsuspend(j.namespace, j.name));
             if (!observer.awaitAllAdmitted(timeout.toNanos())) {
                 return new Result(load.jobs.size(), inFlight, 0, patches.failures(),
-                        "not every patch was seen within " + timeout + " (first failure: " + patches.firstFailure() + ")");
+                        "not every patch was seen within " + timeout + " (first failure: " + patches.firstFailure() + ")",
+                        createSeconds, 0);
             }
             long end = observer.snapshot().lastAdmitted();
-            return new Result(load.jobs.size(), inFlight, (end - start) / 1e9, patches.failures(), null);
+            double cores = (double) (ProcStats.self().cpuNanos() - self0.cpuNanos()) / (System.nanoTime() - start);
+            return new Result(load.jobs.size(), inFlight, (end - start) / 1e9, patches.failures(), null, createSeconds,
+                    cores);
         }
     }
 }

@@ -49,8 +49,10 @@ final class Report {
             if (probe.error() != null) {
                 out.println("probe failed: " + probe.error());
             } else {
-                out.printf("patches/s %.1f  (%,d patches in %.2f s, %d refused or lost)%n", probe.rate(), probe.jobs(),
-                        probe.seconds(), probe.failures());
+                out.printf("patches/s %.1f  (%,d patches in %.2f s, %d refused or lost; harness + API server CPU %.2f cores"
+                        + " meanwhile)%n", probe.rate(), probe.jobs(), probe.seconds(), probe.failures(), probe.harnessCores());
+                out.printf("creates/s %.1f  (%,d creates in %.2f s, %d in flight, before the patches)%n",
+                        probe.jobs() / probe.createSeconds(), probe.jobs(), probe.createSeconds(), BenchRun.CREATES_IN_FLIGHT);
             }
         }
     }
