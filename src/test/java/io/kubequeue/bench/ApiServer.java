@@ -2,6 +2,8 @@ package io.kubequeue.bench;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +13,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -53,14 +57,17 @@ final class ApiServer implements AutoCloseable {
 
     private final KubernetesMockServer mock;
     private final MockWebServer web;
+    private final LatencyDispatcher dispatcher;
     private final Path kubeconfig;
     private final Config config;
     private final KubernetesClient client;
     private final ScheduledExecutorService housekeeping;
 
-    private ApiServer(KubernetesMockServer mock, MockWebServer web, Path kubeconfig, Config config) {
+    private ApiServer(KubernetesMockServer mock, MockWebServer web, LatencyDispatcher dispatcher, Path kubeconfig,
+                      Config config) {
         this.mock = mock;
         this.web = web;
+        this.dispatcher = dispatcher;
         this.kubeconfig = kubeconfig;
         this.config = config;
         this.client = new KubernetesClientBuilder().withConfig(config).build();
@@ -88,8 +95,8 @@ final class ApiServer implements AutoCloseable {
         KubernetesCrudDispatcher crud = indexed ? new IndexedCrudDispatcher(STATUS_SUBRESOURCES)
                 : new KubernetesCrudDispatcher(STATUS_SUBRESOURCES);
         MockWebServer web = new MockWebServer();
-        KubernetesMockServer mock = new KubernetesMockServer(new Context(), web, expectations,
-                new LatencyDispatcher(expectations, crud, writeLatency, readLatency), false);
+        LatencyDispatcher dispatcher = new LatencyDispatcher(expectations, crud, writeLatency, readLatency);
+        KubernetesMockServer mock = new KubernetesMockServer(new Context(), web, expectations, dispatcher, false);
         mock.init(InetAddress.getLoopbackAddress(), 0);
         Config config = new ConfigBuilder(Config.empty())
                 .withMasterUrl(mock.url("/"))
@@ -98,7 +105,7 @@ final class ApiServer implements AutoCloseable {
                 .withRequestTimeout(60_000)
                 .withMaxConcurrentRequests(4096)
                 .build();
-        return new ApiServer(mock, web, null, config);
+        return new ApiServer(mock, web, dispatcher, null, config);
     }
 
     /** The cluster of this kubeconfig (its current context). */
@@ -108,7 +115,7 @@ final class ApiServer implements AutoCloseable {
                     .withRequestTimeout(60_000)
                     .withMaxConcurrentRequests(4096)
                     .build();
-            return new ApiServer(null, null, kubeconfig, config);
+            return new ApiServer(null, null, null, kubeconfig, config);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + kubeconfig, e);
         }
@@ -174,6 +181,26 @@ final class ApiServer implements AutoCloseable {
         }
     }
 
+    /**
+     * CPU time used so far by the threads that served requests (the mock server's Vert.x event loop: HTTP, the CRUD
+     * store, the watch events), nanoseconds; -1 for a cluster. Between two readings ÷ the wall time between them,
+     * it says how busy the server was: 1 core is all one event loop can give.
+     */
+    long serverCpuNanos() {
+        if (dispatcher == null) {
+            return -1;
+        }
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (long id : dispatcher.threads) {
+            long t = threads.getThreadCpuTime(id);
+            if (t > 0) {
+                sum += t;
+            }
+        }
+        return sum;
+    }
+
     String describe() {
         return mock != null ? "embedded fabric8 mock server (CRUD mode) at " + client.getConfiguration().getMasterUrl()
                 : "the cluster of " + kubeconfig + " (" + client.getConfiguration().getMasterUrl() + ")";
@@ -216,6 +243,8 @@ final class ApiServer implements AutoCloseable {
         private final KubernetesCrudDispatcher crud;
         private final Duration writeLatency;
         private final Duration readLatency;
+        /** The ids of the threads that have served a request. */
+        final Set<Long> threads = ConcurrentHashMap.newKeySet();
 
         LatencyDispatcher(Map<ServerRequest, Queue<ServerResponse>> expectations, KubernetesCrudDispatcher crud,
                           Duration writeLatency, Duration readLatency) {
@@ -228,6 +257,7 @@ final class ApiServer implements AutoCloseable {
 
         @Override
         public MockResponse dispatch(RecordedRequest request) {
+            threads.add(Thread.currentThread().getId());
             Queue<ServerResponse> queued = expectations.get(
                     new SimpleRequest(HttpMethod.valueOf(request.getMethod()), request.getPath()));
             if (queued != null && !queued.isEmpty()) {

@@ -72,6 +72,7 @@ final class BenchRun {
             JobWriter creates = new JobWriter(createClient, CREATES_IN_FLIGHT);
             ProcStats.Machine machine0 = ProcStats.machine();
             ProcStats.Process self0 = ProcStats.self();
+            long server0 = server.serverCpuNanos();
             ProcStats.Process kq0 = kubeQueue == null ? null : ProcStats.process(kubeQueue.pid());
 
             String failure = null;
@@ -101,6 +102,7 @@ final class BenchRun {
             long end = System.nanoTime();
             ProcStats.Machine machine1 = ProcStats.machine();
             ProcStats.Process self1 = ProcStats.self();
+            long server1 = server.serverCpuNanos();
             Observer.Snapshot seen = observer.snapshot();
             progress(end - start, null, seen, kubeQueue);
             long window = end - start;
@@ -121,7 +123,7 @@ final class BenchRun {
                     wall, seen.admitted() == 0 || admissionWindow <= 0 ? 0 : seen.admitted() / admissionWindow,
                     RunResult.timeToAdmission(load), load.limits, seen.leafPeak(), seen.parentPeak(), seen.rootPeak(),
                     seen.excessEvents(), seen.excesses(), process, (double) (self1.cpuNanos() - self0.cpuNanos()) / window,
-                    machine0.busyCoresUntil(machine1, window), creates.failures() + runner.failures(),
+                    server0 < 0 ? Double.NaN : (double) (server1 - server0) / window, machine0.busyCoresUntil(machine1, window), creates.failures() + runner.failures(),
                     creates.firstFailure() != null ? creates.firstFailure() : runner.firstFailure(), submitLag,
                     reference == null ? 0 : reference.refused());
         } finally {
@@ -148,6 +150,6 @@ final class BenchRun {
     private static RunResult failed(Load load, String admitter, Boolean strict, String why) {
         return new RunResult(load.name, admitter, strict, load.jobs.size(), 0, 0, why, 0, 0,
                 RunResult.timeToAdmission(load), load.limits, new long[Load.LEAVES], new long[Load.PARENTS], 0, 0,
-                List.of(), null, 0, 0, 0, null, 0, 0);
+                List.of(), null, 0, Double.NaN, 0, 0, null, 0, 0);
     }
 }

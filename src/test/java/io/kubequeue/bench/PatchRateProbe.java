@@ -25,9 +25,11 @@ final class PatchRateProbe {
      *                 flight: with a latency-bound server this is jobs ÷ (in flight ÷ latency); anything slower is the
      *                 server's own cost per request
      * @param harnessCores the harness's process (the embedded server above all) CPU during the patches, average cores
+     * @param serverCores  the embedded server's event loop alone during the patches, average cores (NaN on a cluster)
+     * @param createServerCores the same during the creates
      */
     record Result(int jobs, int inFlight, double seconds, long failures, String error, double createSeconds,
-                  double harnessCores) {
+                  double harnessCores, double serverCores, double createServerCores) {
         /** Patches per second. */
         double rate() {
             return seconds > 0 ? jobs / seconds : 0;
@@ -35,6 +37,11 @@ final class PatchRateProbe {
     }
 
     private PatchRateProbe() {
+    }
+
+    /** CPU nanoseconds between two readings ÷ wall nanoseconds; NaN without readings (a cluster). */
+    private static double cores(long before, long after, double wallNanos) {
+        return before < 0 || after < 0 ? Double.NaN : (after - before) / wallNanos;
     }
 
     static Result run(ApiServer server, Load load, int inFlight, Duration timeout) throws InterruptedException {
@@ -45,26 +52,30 @@ final class PatchRateProbe {
             observer.start();
             JobWriter creates = new JobWriter(createClient, BenchRun.CREATES_IN_FLIGHT);
             long createStart = System.nanoTime();
+            long serverAtCreate = server.serverCpuNanos();
             load.jobs.forEach(j -> creates.create(load.job(j)));
             if (!observer.awaitAllCreated(timeout.toNanos())) {
                 return new Result(load.jobs.size(), inFlight, 0, creates.failures(),
                         "not every Job was created within " + timeout + " (first failure: " + creates.firstFailure() + ")",
-                        0, 0);
+                        0, 0, Double.NaN, Double.NaN);
             }
             double createSeconds = (System.nanoTime() - createStart) / 1e9;
+            double createServerCores = cores(serverAtCreate, server.serverCpuNanos(), createSeconds * 1e9);
             JobWriter patches = new JobWriter(patchClient, inFlight);
             ProcStats.Process self0 = ProcStats.self();
+            long server0 = server.serverCpuNanos();
             long start = System.nanoTime();
             load.jobs.forEach(j -> patches.unsuspend(j.namespace, j.name));
             if (!observer.awaitAllAdmitted(timeout.toNanos())) {
                 return new Result(load.jobs.size(), inFlight, 0, patches.failures(),
                         "not every patch was seen within " + timeout + " (first failure: " + patches.firstFailure() + ")",
-                        createSeconds, 0);
+                        createSeconds, 0, Double.NaN, createServerCores);
             }
             long end = observer.snapshot().lastAdmitted();
-            double cores = (double) (ProcStats.self().cpuNanos() - self0.cpuNanos()) / (System.nanoTime() - start);
+            long wall = System.nanoTime() - start;
+            double cores = (double) (ProcStats.self().cpuNanos() - self0.cpuNanos()) / wall;
             return new Result(load.jobs.size(), inFlight, (end - start) / 1e9, patches.failures(), null, createSeconds,
-                    cores);
+                    cores, cores(server0, server.serverCpuNanos(), wall), createServerCores);
         }
     }
 }

@@ -49,10 +49,12 @@ final class Report {
             if (probe.error() != null) {
                 out.println("probe failed: " + probe.error());
             } else {
-                out.printf("patches/s %.1f  (%,d patches in %.2f s, %d refused or lost; harness + API server CPU %.2f cores"
-                        + " meanwhile)%n", probe.rate(), probe.jobs(), probe.seconds(), probe.failures(), probe.harnessCores());
-                out.printf("creates/s %.1f  (%,d creates in %.2f s, %d in flight, before the patches)%n",
-                        probe.jobs() / probe.createSeconds(), probe.jobs(), probe.createSeconds(), BenchRun.CREATES_IN_FLIGHT);
+                out.printf("patches/s %.1f  (%,d patches in %.2f s, %d refused or lost; harness + API server CPU %.2f cores,"
+                        + " the server's event loop %.2f, meanwhile)%n", probe.rate(), probe.jobs(), probe.seconds(),
+                        probe.failures(), probe.harnessCores(), probe.serverCores());
+                out.printf("creates/s %.1f  (%,d creates in %.2f s, %d in flight, before the patches; the server's event"
+                        + " loop %.2f cores meanwhile)%n", probe.jobs() / probe.createSeconds(), probe.jobs(),
+                        probe.createSeconds(), BenchRun.CREATES_IN_FLIGHT, probe.createServerCores());
             }
         }
     }
@@ -96,6 +98,7 @@ final class Report {
         rows.add(new Row("kube-queue CPU avg over the run (cores)", proc(RunResult.ProcessFigures::cpuCores), "%.2f"));
         rows.add(new Row("kube-queue admissions (its own metric)", proc(RunResult.ProcessFigures::admissionsMetric), "%,.0f"));
         rows.add(new Row("harness + API server CPU avg (cores)", RunResult::harnessCores, "%.2f"));
+        rows.add(new Row("  of which the API server's event loop (cores; 1 = saturated)", RunResult::serverCores, "%.2f"));
         rows.add(new Row("machine CPU busy avg, all processes (cores of " + ProcStats.cores() + ")",
                 RunResult::machineCores, "%.2f"));
         rows.add(new Row("harness write errors (creates, status)", RunResult::writeFailures, "%,.0f"));

@@ -29,6 +29,8 @@ import io.kubequeue.bench.Load.JobRecord;
  * @param excesses         the first few, described
  * @param process          kube-queue's process figures, or null (the reference runs in the harness)
  * @param harnessCores     the harness's process (API server, watch, runner, submitter, reference) CPU, average cores
+ * @param serverCores      the embedded API server's request threads (its event loop) alone, average cores; NaN on a
+ *                         cluster. Near 1, the server is saturated
  * @param machineCores     the machine's busy CPU (every process), average cores
  * @param writeFailures    the harness's writes that failed (creates, status)
  * @param firstWriteFailure the first of them, or null
@@ -38,7 +40,7 @@ import io.kubequeue.bench.Load.JobRecord;
 record RunResult(String load, String admitter, Boolean strict, int jobs, int admitted, int finished, String failure,
                  double wallSeconds, double admissionsPerSecond, Map<String, Stats> timeToAdmission,
                  Load.Limits limits, long[] leafPeak, long[] parentPeak, long rootPeak, long excessEvents,
-                 List<String> excesses, ProcessFigures process, double harnessCores, double machineCores,
+                 List<String> excesses, ProcessFigures process, double harnessCores, double serverCores, double machineCores,
                  long writeFailures, String firstWriteFailure, double submitLagMillis, long refused) {
 
     /**
