@@ -83,7 +83,7 @@ class ManifestsIT {
     void theJvmExitsOnOutOfMemoryAndStopsWithinTheGracePeriod() {
         Map<String, String> env = Rendered.literalEnv(manifests.controller());
         assertTrue(env.get("JAVA_TOOL_OPTIONS").contains("-XX:+ExitOnOutOfMemoryError"), env.toString());
-        assertTrue(env.get("JAVA_TOOL_OPTIONS").contains("-XX:MaxRAMPercentage=75"), env.toString());
+        assertTrue(env.get("JAVA_TOOL_OPTIONS").contains("-XX:MaxRAMPercentage=50"), env.toString());
         long grace = manifests.get(Deployment.class, "kube-queue-controller").getSpec().getTemplate().getSpec()
                 .getTerminationGracePeriodSeconds();
         assertEquals(30, grace);
