@@ -1,7 +1,9 @@
 package io.kubequeue.bench;
 
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.List;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -41,8 +43,7 @@ final class ReferenceAdmitter implements Observer.Listener, AutoCloseable {
     private final AtomicLong refused = new AtomicLong();
 
     // guarded by this
-    @SuppressWarnings("unchecked")
-    private final PriorityQueue<JobRecord>[] queues = new PriorityQueue[Load.LEAVES];
+    private final List<PriorityQueue<JobRecord>> queues = new ArrayList<>();
     private final long[] leafUsed = new long[Load.LEAVES];
     private final long[] parentUsed = new long[Load.PARENTS];
     private long rootUsed;
@@ -51,15 +52,15 @@ final class ReferenceAdmitter implements Observer.Listener, AutoCloseable {
     ReferenceAdmitter(Load load, JobWriter writer) {
         this.load = load;
         this.writer = writer;
-        for (int i = 0; i < queues.length; i++) {
-            queues[i] = new PriorityQueue<>(ORDER);
+        for (int i = 0; i < Load.LEAVES; i++) {
+            queues.add(new PriorityQueue<>(ORDER));
         }
     }
 
     @Override
     public void queued(JobRecord job) {
         synchronized (this) {
-            queues[job.leaf].add(job);
+            queues.get(job.leaf).add(job);
         }
         askCycle();
     }
@@ -85,7 +86,7 @@ final class ReferenceAdmitter implements Observer.Listener, AutoCloseable {
             while (true) {
                 JobRecord best = null;
                 for (int leaf = 0; leaf < Load.LEAVES; leaf++) {
-                    JobRecord head = closed[leaf] ? null : queues[leaf].peek();
+                    JobRecord head = closed[leaf] ? null : queues.get(leaf).peek();
                     if (head != null && (best == null || ORDER.compare(head, best) < 0)) {
                         best = head;
                     }
@@ -94,7 +95,7 @@ final class ReferenceAdmitter implements Observer.Listener, AutoCloseable {
                     return;
                 }
                 if (fits(best)) {
-                    queues[best.leaf].poll();
+                    queues.get(best.leaf).poll();
                     charge(best);
                     admit(best);
                 } else {
@@ -110,7 +111,7 @@ final class ReferenceAdmitter implements Observer.Listener, AutoCloseable {
                 refused.incrementAndGet();
                 synchronized (this) {
                     uncharge(job);
-                    queues[job.leaf].add(job);
+                    queues.get(job.leaf).add(job);
                 }
                 askCycle();
             }
