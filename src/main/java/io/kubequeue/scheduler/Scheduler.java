@@ -1701,30 +1701,12 @@ public final class Scheduler {
         /** The jobs of one shape present, in queue order; its {@code remove} takes the job out of the whole set. */
         Iterator<Entry> cursor(Shape shape) {
             TreeSet<Entry> same = byShape.get(shape);
-            Iterator<Entry> inner = same.iterator();
-            return new Iterator<>() {
-                private Entry last;
-
-                @Override
-                public boolean hasNext() {
-                    return inner.hasNext();
+            return removing(same.iterator(), removed -> {
+                entries.remove(removed);
+                if (same.isEmpty()) {
+                    byShape.remove(shape, same);
                 }
-
-                @Override
-                public Entry next() {
-                    last = inner.next();
-                    return last;
-                }
-
-                @Override
-                public void remove() {
-                    inner.remove();
-                    entries.remove(last);
-                    if (same.isEmpty()) {
-                        byShape.remove(shape, same);
-                    }
-                }
-            };
+            });
         }
 
         boolean isEmpty() {
@@ -1745,7 +1727,11 @@ public final class Scheduler {
 
         @Override
         public Iterator<Entry> iterator() {
-            Iterator<Entry> inner = entries.iterator();
+            return removing(entries.iterator(), this::forgetShape);
+        }
+
+        /** {@code inner}, whose {@code remove} also runs {@code alsoRemove} on the entry removed. */
+        private static Iterator<Entry> removing(Iterator<Entry> inner, Consumer<Entry> alsoRemove) {
             return new Iterator<>() {
                 private Entry last;
 
@@ -1763,7 +1749,7 @@ public final class Scheduler {
                 @Override
                 public void remove() {
                     inner.remove();
-                    forgetShape(last);
+                    alsoRemove.accept(last);
                 }
             };
         }
