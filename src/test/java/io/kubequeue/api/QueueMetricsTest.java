@@ -90,9 +90,14 @@ class QueueMetricsTest {
         first.setStatus(new JobStatusBuilder().withConditions(new JobConditionBuilder().withType("Complete")
                 .withStatus("True").build()).build());
         client.batch().v1().jobs().inNamespace("default").resource(first).updateStatus();
-        await().atMost(Duration.ofSeconds(15)).until(() -> has("kube_queue_admissions_total{" + GROUP + "} 3.0")
-                && has("kube_queue_admitted_jobs{" + GROUP + "} 2.0")
-                && has("kube_queue_pending_jobs{" + GROUP + ",state=\"backoff\"} 0.0"));
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+            // on a timeout the message shows the group's series as they were, so a failure says which one was off
+            String now = metrics();
+            assertTrue(now.lines().anyMatch(l -> l.equals("kube_queue_admissions_total{" + GROUP + "} 3.0"))
+                    && now.lines().anyMatch(l -> l.equals("kube_queue_admitted_jobs{" + GROUP + "} 2.0"))
+                    && now.lines().anyMatch(l -> l.equals("kube_queue_pending_jobs{" + GROUP + ",state=\"backoff\"} 0.0")),
+                    now.lines().filter(l -> l.contains(GROUP) && !l.contains("quota_m")).toList().toString());
+        });
 
         client.batch().v1().jobs().inAnyNamespace().delete();
         client.resources(ElasticQuotaTree.class).inAnyNamespace().delete();
