@@ -114,20 +114,15 @@ public class QueueMetrics {
 
             @Override
             public void admitted(Admission admission) {
-                admissionsOf(admission.record().group()).increment();
+                // registered (looked up) per admission, not cached: a Counter kept from an earlier lookup can stop
+                // being the one the registry serves (a cached one read 0.0 in a CI run while admissions went on)
+                Counter.builder("kube_queue_admissions").description("Admissions written")
+                        .tag("quota_group", admission.record().group()).register(registry).increment();
                 waitTime.record(admission.waited() / 1000.0);
             }
         });
         refresher.scheduleWithFixedDelay(this::refreshGuarded, REFRESH.toMillis(), REFRESH.toMillis(),
                 TimeUnit.MILLISECONDS);
-    }
-
-    /** Per quota group; looked up once, as a registry lookup per admission compares every tag. */
-    private final java.util.Map<String, Counter> admissionCounters = new java.util.concurrent.ConcurrentHashMap<>();
-
-    private Counter admissionsOf(String group) {
-        return admissionCounters.computeIfAbsent(group, g -> Counter.builder("kube_queue_admissions")
-                .description("Admissions written").tag("quota_group", g).register(registry));
     }
 
     private Counter attempts(String result) {
@@ -137,22 +132,15 @@ public class QueueMetrics {
                 .tag("result", result).register(registry);
     }
 
-    /**
-     * Refreshes on the metrics thread within {@link #REFRESH_AFTER_CYCLE}; calls made meanwhile join it. Never blocks
-     * the caller. Not at once: a refresh reads every group under the scheduler's lock, and at 15,000 jobs cycles run
-     * many times a second, while Prometheus scrapes every 15 s or so.
-     */
+    /** Refreshes on the metrics thread, soon; calls made meanwhile join it. Never blocks the caller. */
     private void refreshSoon() {
         if (refreshPending.compareAndSet(false, true)) {
-            refresher.schedule(() -> {
+            refresher.execute(() -> {
                 refreshPending.set(false);
                 refreshGuarded();
-            }, REFRESH_AFTER_CYCLE.toMillis(), TimeUnit.MILLISECONDS);
+            });
         }
     }
-
-    /** How stale the per-group gauges may be after a cycle. */
-    static final java.time.Duration REFRESH_AFTER_CYCLE = java.time.Duration.ofMillis(500);
 
     private void refreshGuarded() {
         try {

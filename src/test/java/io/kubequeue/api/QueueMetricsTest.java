@@ -71,8 +71,10 @@ class QueueMetricsTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("root.defaultQuotaGroup").isPresent());
         new Cluster(client).apply("/jobs/batch-2cpu.yaml");
 
+        // the gauges follow the decisions, the admission counters the API server's answers: wait for both
         await().atMost(Duration.ofSeconds(10)).until(() -> has("kube_queue_admitted_jobs{" + GROUP + "} 2.0")
-                && has("kube_queue_pending_jobs{" + GROUP + ",state=\"backoff\"} 1.0"));
+                && has("kube_queue_pending_jobs{" + GROUP + ",state=\"backoff\"} 1.0")
+                && has("kube_queue_admissions_total{" + GROUP + "} 2.0"));
         String m = metrics();
         assertTrue(m.contains("kube_queue_quota_used{" + GROUP + ",resource=\"cpu\"} 4.0"), m);
         assertTrue(m.contains("kube_queue_quota_max{" + GROUP + ",resource=\"memory\"} 4.294967296E9"), m);
