@@ -76,10 +76,15 @@ class InformerCacheTest extends SeedTreeFixture {
         Job created = applied("cached", false);
         assertTrue(created.getMetadata().getManagedFields() != null && !created.getMetadata().getManagedFields().isEmpty(),
                 "the server keeps the managedFields it is given");
-        Job cached = await().atMost(Duration.ofSeconds(10)).until(() -> cachedJob("cached"), j -> j != null);
+        // The job fits and is admitted at once, so wait for the copy the admission left: its suspend mark is gone
+        // and the quota group it was admitted to is written (reading the copy earlier raced the admission).
+        Job cached = await().atMost(Duration.ofSeconds(10)).until(() -> cachedJob("cached"),
+                j -> j != null && j.getMetadata().getAnnotations().containsKey(Annotations.QUOTA_GROUP));
         assertNull(cached.getMetadata().getManagedFields());
         assertEquals("", cached.getMetadata().getAnnotations().get(Pruning.LAST_APPLIED));
-        assertEquals("true", cached.getMetadata().getAnnotations().get(SuspendMark.ANNOTATION_KEY));
+        assertEquals("", cached.getMetadata().getAnnotations().get("owner"), "an annotation kube-queue does not read");
+        assertEquals(SEED_GROUP, cached.getMetadata().getAnnotations().get(Annotations.QUOTA_GROUP), "one it reads");
+        assertNull(cached.getMetadata().getAnnotations().get(SuspendMark.ANNOTATION_KEY));
         assertNull(cached.getSpec().getTemplate().getSpec().getContainers().get(0).getImage());
         assertNull(cached.getSpec().getTemplate().getSpec().getVolumes());
     }
