@@ -67,14 +67,17 @@ public final class BenchMain {
             BenchRun run = new BenchRun(options, shipped, out);
             for (String load : options.loads()) {
                 if (options.runs().contains("reference")) {
-                    try (ApiServer server = serverFor(options, cluster)) {
-                        results.add(run.run(server, load, null));
+                    // one reference per mode the chosen policies compare against
+                    for (Policy mode : options.policies().stream().map(Policy::reference).distinct().toList()) {
+                        try (ApiServer server = serverFor(options, cluster)) {
+                            results.add(run.run(server, load, true, mode));
+                        }
                     }
                 }
                 if (options.runs().contains("kube-queue")) {
-                    for (boolean strict : options.policies()) {
+                    for (Policy policy : options.policies()) {
                         try (ApiServer server = serverFor(options, cluster)) {
-                            results.add(run.run(server, load, strict));
+                            results.add(run.run(server, load, false, policy));
                         }
                     }
                 }

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  * The benchmark's command line (docs/performance.md lists every option).
  *
  * @param loads        the loads to run, in order: {@code baseline}, {@code burst}
- * @param policies     kube-queue's {@code StrictConsistency} values to run it with, in order ({@code true} first)
+ * @param policies     the queue policies to run kube-queue under, in order
  * @param inFlight     admission patches in flight: the reference's and the probe's concurrency, and kube-queue's
  *                     {@code KUBE_QUEUE_ADMISSION_IN_FLIGHT} when {@link #inFlightGiven}
  * @param inFlightGiven whether {@code --in-flight} was given (only then is it passed to kube-queue)
@@ -33,12 +33,12 @@ import java.util.regex.Pattern;
  * @param jar          the kube-queue artifact to run
  * @param manifests    the generated manifests whose Deployment gives the JVM options, env and limits
  */
-record BenchOptions(List<String> loads, List<Boolean> policies, int inFlight, boolean inFlightGiven,
+record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boolean inFlightGiven,
                     Duration writeLatency, Duration readLatency, String heap, double scale, Path kubeconfig,
                     Set<String> runs, Duration timeout, String mock, boolean podLimits, Path jar, Path manifests) {
 
     static final String USAGE = """
-            usage: BenchMain [--load baseline|burst|all] [--policy strict|default|both] [--in-flight N]
+            usage: BenchMain [--load baseline|burst|all] [--policy strict|default|blocking|both|all] [--in-flight N]
                              [--latency DURATION] [--read-latency DURATION] [--heap SIZE] [--scale F]
                              [--kubeconfig PATH] [--runs kube-queue,reference,probe] [--timeout DURATION]
                              [--mock indexed|plain] [--pod-limits on|off] [--jar PATH] [--manifests PATH]
@@ -50,7 +50,7 @@ record BenchOptions(List<String> loads, List<Boolean> policies, int inFlight, bo
     /** @throws IllegalArgumentException naming the bad option and its valid values */
     static BenchOptions parse(String... args) {
         List<String> loads = List.of("baseline");
-        List<Boolean> policies = List.of(true);
+        List<Policy> policies = List.of(Policy.STRICT);
         int inFlight = 32;
         boolean inFlightGiven = false;
         Duration writeLatency = Duration.ofMillis(150);
@@ -81,10 +81,11 @@ record BenchOptions(List<String> loads, List<Boolean> policies, int inFlight, bo
                     default -> throw new IllegalArgumentException("--load takes baseline, burst or all, got " + value);
                 };
                 case "--policy" -> policies = switch (value) {
-                    case "strict" -> List.of(true);
-                    case "default" -> List.of(false);
-                    case "both" -> List.of(true, false);
-                    default -> throw new IllegalArgumentException("--policy takes strict, default or both, got " + value);
+                    case "strict", "default", "blocking" -> List.of(Policy.of(value));
+                    case "both" -> List.of(Policy.STRICT, Policy.DEFAULT);
+                    case "all" -> List.of(Policy.STRICT, Policy.BLOCKING, Policy.DEFAULT);
+                    default -> throw new IllegalArgumentException(
+                            "--policy takes strict, default, blocking, both (strict and default) or all, got " + value);
                 };
                 case "--in-flight" -> {
                     inFlight = positiveInt(option, value);
@@ -177,7 +178,7 @@ record BenchOptions(List<String> loads, List<Boolean> policies, int inFlight, bo
     String describe() {
         List<String> parts = new ArrayList<>();
         parts.add("--load " + (loads.size() > 1 ? "all" : loads.get(0)));
-        parts.add("--policy " + (policies.size() > 1 ? "both" : policies.get(0) ? "strict" : "default"));
+        parts.add("--policy " + (policies.size() == 3 ? "all" : policies.size() == 2 ? "both" : policies.get(0).option));
         parts.add("--in-flight " + inFlight + (inFlightGiven ? "" : " (not passed to kube-queue)"));
         parts.add("--latency " + millis(writeLatency));
         parts.add("--read-latency " + millis(readLatency));

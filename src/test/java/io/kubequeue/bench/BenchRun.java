@@ -35,19 +35,21 @@ final class BenchRun {
 
     /**
      * @param server the API server (a new embedded one, or the cluster)
-     * @param strict kube-queue's {@code StrictConsistency}, or null to run the reference
+     * @param reference whether to run the reference admitter instead of kube-queue
+     * @param policy    kube-queue's policy, or the reference's mode ({@link Policy#reference()})
      */
-    RunResult run(ApiServer server, String loadName, Boolean strict) throws InterruptedException {
+    RunResult run(ApiServer server, String loadName, boolean reference, Policy policy) throws InterruptedException {
         Load load = Load.named(loadName, options.scale());
-        String admitter = strict == null ? "reference" : "kube-queue";
-        String name = loadName + "-" + (strict == null ? "reference" : strict ? "strict" : "default");
-        out.printf("%n--- run %s: %s, %,d jobs (%s), on %s%n", name, strict == null ? "reference admitter"
-                : "kube-queue StrictConsistency=" + strict, load.jobs.size(), load.describeCounts(), server.describe());
+        String admitter = reference ? "reference" : "kube-queue";
+        String name = loadName + "-" + (reference ? "reference-" : "") + policy.option;
+        out.printf("%n--- run %s: %s, %,d jobs (%s), on %s%n", name, reference ? "reference admitter, "
+                + (policy == Policy.BLOCKING ? "blocking" : "passing") : "kube-queue " + policy.label(),
+                load.jobs.size(), load.describeCounts(), server.describe());
         server.clear(Load.namespaces(), options.timeout());
         load.setUp(server.client());
 
         KubeQueueProcess kubeQueue = null;
-        ReferenceAdmitter reference = null;
+        ReferenceAdmitter referenceAdmitter = null;
         try (KubernetesClient runnerClient = server.newClient(); KubernetesClient createClient = server.newClient();
              KubernetesClient referenceClient = server.newClient();
              Observer observer = new Observer(server.client(), load);
@@ -55,15 +57,16 @@ final class BenchRun {
             observer.addListener(runner);
             observer.start();
             double startSeconds = 0;
-            if (strict == null) {
-                reference = new ReferenceAdmitter(load, new JobWriter(referenceClient, options.inFlight()));
-                observer.addListener(reference);
+            if (reference) {
+                referenceAdmitter = new ReferenceAdmitter(load, new JobWriter(referenceClient, options.inFlight()),
+                        policy == Policy.BLOCKING);
+                observer.addListener(referenceAdmitter);
             } else {
                 long t = System.nanoTime();
-                kubeQueue = KubeQueueProcess.start(name, options, shipped, server, strict);
+                kubeQueue = KubeQueueProcess.start(name, options, shipped, server, policy);
                 out.println("    " + kubeQueue.describe(shipped));
                 if (!kubeQueue.awaitReady(READY_TIMEOUT)) {
-                    return failed(load, admitter, strict, "kube-queue was not ready within " + READY_TIMEOUT
+                    return failed(load, admitter, policy, "kube-queue was not ready within " + READY_TIMEOUT
                             + (kubeQueue.alive() ? "" : " (it exited)") + "; its log: " + kubeQueue.log());
                 }
                 startSeconds = (System.nanoTime() - t) / 1e9;
@@ -119,16 +122,16 @@ final class BenchRun {
             long lastFinished = seen.finished() == 0 ? end : seen.lastFinished();
             double wall = (failure == null ? lastFinished - start : end - start) / 1e9;
             double admissionWindow = (seen.lastAdmitted() - start) / 1e9;
-            return new RunResult(load.name, admitter, strict, load.jobs.size(), seen.admitted(), seen.finished(), failure,
+            return new RunResult(load.name, admitter, policy, load.jobs.size(), seen.admitted(), seen.finished(), failure,
                     wall, seen.admitted() == 0 || admissionWindow <= 0 ? 0 : seen.admitted() / admissionWindow,
                     RunResult.timeToAdmission(load), load.limits, seen.leafPeak(), seen.parentPeak(), seen.rootPeak(),
                     seen.excessEvents(), seen.excesses(), process, (double) (self1.cpuNanos() - self0.cpuNanos()) / window,
                     server0 < 0 ? Double.NaN : (double) (server1 - server0) / window, machine0.busyCoresUntil(machine1, window), creates.failures() + runner.failures(),
                     creates.firstFailure() != null ? creates.firstFailure() : runner.firstFailure(), submitLag,
-                    reference == null ? 0 : reference.refused());
+                    referenceAdmitter == null ? 0 : referenceAdmitter.refused());
         } finally {
-            if (reference != null) {
-                reference.close();
+            if (referenceAdmitter != null) {
+                referenceAdmitter.close();
             }
             if (kubeQueue != null) {
                 kubeQueue.close();
@@ -147,8 +150,8 @@ final class BenchRun {
                 s.finished(), kq);
     }
 
-    private static RunResult failed(Load load, String admitter, Boolean strict, String why) {
-        return new RunResult(load.name, admitter, strict, load.jobs.size(), 0, 0, why, 0, 0,
+    private static RunResult failed(Load load, String admitter, Policy policy, String why) {
+        return new RunResult(load.name, admitter, policy, load.jobs.size(), 0, 0, why, 0, 0,
                 RunResult.timeToAdmission(load), load.limits, new long[Load.LEAVES], new long[Load.PARENTS], 0, 0,
                 List.of(), null, 0, Double.NaN, 0, 0, null, 0, 0);
     }

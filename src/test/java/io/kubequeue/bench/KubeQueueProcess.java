@@ -34,7 +34,7 @@ import io.kubequeue.operator.Manifests;
  * container's limits the Deployment sets (memory → {@code -XX:MaxRAM}, so {@code MaxRAMPercentage} sizes the heap
  * from it; cpu → {@code -XX:ActiveProcessorCount}, which picks the GC and the thread pools), and the benchmark's
  * own settings: where the API server is, leader election off, the job kinds the load does not use disabled,
- * {@code StrictConsistency}, and {@code KUBE_QUEUE_ADMISSION_IN_FLIGHT} when {@code --in-flight} is given.
+ * the policy ({@code StrictPriority}, {@code StrictConsistency}), and {@code KUBE_QUEUE_ADMISSION_IN_FLIGHT} when {@code --in-flight} is given.
  *
  * <p>Its output goes to {@code target/bench/<name>.log}.
  */
@@ -97,9 +97,9 @@ final class KubeQueueProcess implements AutoCloseable {
      * Starts kube-queue.
      *
      * @param name   the run's name: the log file's and the pod name kube-queue is given ({@code HOSTNAME})
-     * @param strict the value of {@code StrictConsistency}
+     * @param policy the policy: its {@code StrictPriority} and {@code StrictConsistency}
      */
-    static KubeQueueProcess start(String name, BenchOptions options, Shipped shipped, ApiServer server, boolean strict) {
+    static KubeQueueProcess start(String name, BenchOptions options, Shipped shipped, ApiServer server, Policy policy) {
         if (!Files.isRegularFile(options.jar())) {
             throw new IllegalStateException("no kube-queue jar at " + options.jar().toAbsolutePath()
                     + ": build it with ./mvnw package (the bench profile does)");
@@ -130,7 +130,7 @@ final class KubeQueueProcess implements AutoCloseable {
         bench.put("QUARKUS_HTTP_PORT", Integer.toString(port));
         bench.put("KUBE_QUEUE_LEADER_ELECTION_ENABLED", "false");
         bench.put("KUBE_QUEUE_DISABLED_KINDS", "TFJob,PyTorchJob,MPIJob,Workflow");
-        bench.put("StrictConsistency", Boolean.toString(strict));
+        bench.putAll(policy.env());
         if (options.inFlightGiven()) {
             bench.put("KUBE_QUEUE_ADMISSION_IN_FLIGHT", Integer.toString(options.inFlight()));
         }

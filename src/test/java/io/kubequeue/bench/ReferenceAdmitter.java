@@ -1,9 +1,12 @@
 package io.kubequeue.bench;
 
-import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -15,11 +18,18 @@ import io.kubequeue.bench.Load.JobRecord;
 
 /**
  * The reference: an ideal admitter inside the harness, against which kube-queue is measured. It sees the Jobs
- * through the harness's own watch ({@link Observer}), keeps one queue per leaf in strict priority order (priority
- * descending, then first seen, then name), and after every change (a job queued, a job finished) runs a cycle on
- * its own thread: of the leaves' heads it takes the highest, admits it if its cpu fits under its leaf's, its
- * parent's and the root's max (charging it at once), and otherwise closes that leaf for the cycle (nothing passes
- * a leaf's head), until no head is left. Each admission is one JSON Patch ({@code test} + {@code replace} of
+ * through the harness's own watch ({@link Observer}) and keeps its jobs in lanes, each in priority order (priority
+ * descending, then first seen, then name). After every change (a job queued, a job finished) it runs a cycle on its
+ * own thread: of the lanes' heads it takes the highest, admits it if its cpu fits under its leaf's, its parent's and
+ * the root's max (charging it at once), and otherwise closes that lane for the cycle, until no head is left.
+ *
+ * <p>Two modes, one per policy it is compared with ({@link Policy#reference()}):
+ * <ul>
+ * <li><b>blocking</b> ({@code StrictPriority=true}): one lane per leaf, so nothing passes a leaf's head;</li>
+ * <li><b>passing</b> ({@code StrictConsistency=true}, "lower-priority jobs may still be admitted when higher ones
+ * do not fit", docs/policies.md): one lane per leaf and job class, so a smaller job passes a head that does not fit,
+ * and a job never passes one of its own size (which would not fit either).</li>
+ * </ul> Each admission is one JSON Patch ({@code test} + {@code replace} of
  * {@code /spec/suspend}) sent without blocking, at most N in flight ({@link JobWriter}); a refused patch hands the
  * charge back and queues the job again. The charge is released when the job is seen finished.
  *
@@ -43,24 +53,30 @@ final class ReferenceAdmitter implements Observer.Listener, AutoCloseable {
     private final AtomicLong refused = new AtomicLong();
 
     // guarded by this
-    private final List<PriorityQueue<JobRecord>> queues = new ArrayList<>();
+    private final Map<Object, PriorityQueue<JobRecord>> lanes = new LinkedHashMap<>();
     private final long[] leafUsed = new long[Load.LEAVES];
     private final long[] parentUsed = new long[Load.PARENTS];
     private long rootUsed;
     private final Set<JobRecord> charged = new HashSet<>();
 
-    ReferenceAdmitter(Load load, JobWriter writer) {
+    private final boolean blocking;
+
+    /** @param blocking the blocking mode (one lane per leaf), else passing (one lane per leaf and job class) */
+    ReferenceAdmitter(Load load, JobWriter writer, boolean blocking) {
         this.load = load;
         this.writer = writer;
-        for (int i = 0; i < Load.LEAVES; i++) {
-            queues.add(new PriorityQueue<>(ORDER));
-        }
+        this.blocking = blocking;
+    }
+
+    private PriorityQueue<JobRecord> lane(JobRecord job) {
+        Object key = blocking ? job.leaf : List.of(job.leaf, job.jobClass.name());
+        return lanes.computeIfAbsent(key, k -> new PriorityQueue<>(ORDER));
     }
 
     @Override
     public void queued(JobRecord job) {
         synchronized (this) {
-            queues.get(job.leaf).add(job);
+            lane(job).add(job);
         }
         askCycle();
     }
@@ -82,11 +98,11 @@ final class ReferenceAdmitter implements Observer.Listener, AutoCloseable {
     private void cycle() {
         cycleAsked.set(false);
         synchronized (this) {
-            boolean[] closed = new boolean[Load.LEAVES];
+            Set<PriorityQueue<JobRecord>> closed = Collections.newSetFromMap(new IdentityHashMap<>());
             while (true) {
                 JobRecord best = null;
-                for (int leaf = 0; leaf < Load.LEAVES; leaf++) {
-                    JobRecord head = closed[leaf] ? null : queues.get(leaf).peek();
+                for (PriorityQueue<JobRecord> lane : lanes.values()) {
+                    JobRecord head = closed.contains(lane) ? null : lane.peek();
                     if (head != null && (best == null || ORDER.compare(head, best) < 0)) {
                         best = head;
                     }
@@ -95,11 +111,11 @@ final class ReferenceAdmitter implements Observer.Listener, AutoCloseable {
                     return;
                 }
                 if (fits(best)) {
-                    queues.get(best.leaf).poll();
+                    lane(best).poll();
                     charge(best);
                     admit(best);
                 } else {
-                    closed[best.leaf] = true;
+                    closed.add(lane(best));
                 }
             }
         }
@@ -111,7 +127,7 @@ final class ReferenceAdmitter implements Observer.Listener, AutoCloseable {
                 refused.incrementAndGet();
                 synchronized (this) {
                     uncharge(job);
-                    queues.get(job.leaf).add(job);
+                    lane(job).add(job);
                 }
                 askCycle();
             }

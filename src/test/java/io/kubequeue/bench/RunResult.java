@@ -13,7 +13,7 @@ import io.kubequeue.bench.Load.JobRecord;
  *
  * @param load             the load's name
  * @param admitter         {@code kube-queue} or {@code reference}
- * @param strict           kube-queue's {@code StrictConsistency}; null for the reference
+ * @param policy           kube-queue's policy; for the reference, the mode it ran in ({@link Policy#reference()})
  * @param jobs             jobs in the load
  * @param admitted         jobs seen admitted
  * @param finished         jobs seen finished
@@ -37,7 +37,7 @@ import io.kubequeue.bench.Load.JobRecord;
  * @param submitLagMillis  the largest delay of a submission behind its schedule, ms
  * @param refused          the reference's patches refused or lost
  */
-record RunResult(String load, String admitter, Boolean strict, int jobs, int admitted, int finished, String failure,
+record RunResult(String load, String admitter, Policy policy, int jobs, int admitted, int finished, String failure,
                  double wallSeconds, double admissionsPerSecond, Map<String, Stats> timeToAdmission,
                  Load.Limits limits, long[] leafPeak, long[] parentPeak, long rootPeak, long excessEvents,
                  List<String> excesses, ProcessFigures process, double harnessCores, double serverCores, double machineCores,
@@ -95,9 +95,14 @@ record RunResult(String load, String admitter, Boolean strict, int jobs, int adm
         return stats;
     }
 
-    /** A short name for the report: {@code kube-queue StrictConsistency=true} or {@code reference}. */
+    /** A short name for the report: {@code kube-queue StrictConsistency=true} or {@code reference (blocking)}. */
     String label() {
-        return strict == null ? admitter : admitter + " StrictConsistency=" + strict;
+        return isReference() ? "reference (" + (policy == Policy.BLOCKING ? "blocking" : "passing") + ")"
+                : admitter + " " + policy.label();
+    }
+
+    boolean isReference() {
+        return admitter.equals("reference");
     }
 
     boolean complete() {
