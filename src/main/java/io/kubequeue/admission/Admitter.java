@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import jakarta.inject.Singleton;
 
@@ -15,10 +16,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.CustomResource;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.Annotations;
@@ -68,16 +66,14 @@ public class Admitter {
 
     private final Map<JobKey, RefusalStreak> refusalStreaks = BoundedMaps.keepingNewest(REFUSAL_STREAKS_KEPT);
 
-    private final KubernetesClient client;
     private final AsyncJobRequests requests;
     private final Scheduler scheduler;
     private final JobDirectory directory;
     private final EventRecorder events;
     private final QueuingConditions queuing;
 
-    public Admitter(KubernetesClient client, AsyncJobRequests requests, Scheduler scheduler, JobDirectory directory,
-                    EventRecorder events, QueuingConditions queuing) {
-        this.client = client;
+    public Admitter(AsyncJobRequests requests, Scheduler scheduler, JobDirectory directory, EventRecorder events,
+                    QueuingConditions queuing) {
         this.requests = requests;
         this.scheduler = scheduler;
         this.directory = directory;
@@ -344,7 +340,7 @@ public class Admitter {
                 seen.get().annotationsPresent(), seen.get().resourceVersion());
         for (int attempt = 1;; attempt++) {
             try {
-                resource(kind, charge).patch(PatchContext.of(PatchType.JSON), patchFor(entry, charge).toString());
+                awaitAnswer(requests.patch(kind.type(), charge.key(), patchFor(entry, charge).toString()));
                 events.warning(entry.ref(), "StartedOutsideQueue", "started without kube-queue (" + started.how()
                         + "); charged to quota group " + charge.record().group() + " until it ends");
                 return;
@@ -360,7 +356,7 @@ public class Admitter {
             // and write the record on what it is now, unless it is gone, suspended again, or recorded meanwhile
             HasMetadata now;
             try {
-                now = resource(kind, charge).get();
+                now = (HasMetadata) awaitAnswer(requests.get(kind.type(), charge.key()));
             } catch (KubernetesClientException e) {
                 LOG.warnf("%s was started outside kube-queue; reading it to record its charge failed (%s)",
                         charge.key(), e.getMessage());
@@ -385,10 +381,20 @@ public class Admitter {
         }
     }
 
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private io.fabric8.kubernetes.client.dsl.Resource<HasMetadata> resource(JobKind<?> kind, Admission admission) {
-        return (io.fabric8.kubernetes.client.dsl.Resource<HasMetadata>) (io.fabric8.kubernetes.client.dsl.Resource) client
-                .resources(kind.type()).inNamespace(admission.key().namespace()).withName(admission.key().name());
+    /**
+     * Waits for a request of the started-outside path (a worker thread of its own may block; admissions never do).
+     *
+     * @throws KubernetesClientException the request's failure, as the DSL would have thrown it
+     */
+    private static <T> T awaitAnswer(CompletableFuture<T> request) {
+        try {
+            return request.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof KubernetesClientException failure) {
+                throw failure;
+            }
+            throw new KubernetesClientException("request failed: " + e.getCause(), e.getCause());
+        }
     }
 
     /**

@@ -110,6 +110,31 @@ class AdmissionBindingTest extends SeedTreeFixture {
     }
 
     /**
+     * The started-outside record is one round trip too: a job running without kube-queue's admission gets its
+     * charge written by one PATCH, without reading the job first (the DSL's patch did a GET).
+     */
+    @Test
+    void aStartedOutsideRecordIsOnePatchAndNoRead() throws InterruptedException {
+        while (server.takeRequest(1, TimeUnit.MILLISECONDS) != null) {
+            // forget the requests of earlier tests
+        }
+        create("outside-one-trip", "1", null, Map.of(SuspendMark.ANNOTATION_KEY, "true"));
+        // the Warning follows the written record; events are a collection read, not a read of the job
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.events("default", "outside-one-trip").stream()
+                .anyMatch(e -> "StartedOutsideQueue".equals(e.getReason())));
+
+        java.util.List<String> toTheJob = new java.util.ArrayList<>();
+        for (var request = server.takeRequest(100, TimeUnit.MILLISECONDS); request != null;
+             request = server.takeRequest(100, TimeUnit.MILLISECONDS)) {
+            String path = request.getPath().split("\\?")[0];
+            if (path.equals(JOBS + "outside-one-trip")) {
+                toTheJob.add(request.getMethod());
+            }
+        }
+        assertEquals(java.util.List.of("PATCH"), toTheJob, "one round trip: the record's patch alone");
+    }
+
+    /**
      * Fault 3: a Job with only the annotation runs at once (the Job controller reads spec.suspend alone). It is
      * charged, told so, and the room it uses is not given to another job.
      */
