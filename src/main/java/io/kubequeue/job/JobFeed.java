@@ -46,6 +46,8 @@ public class JobFeed {
     private final Set<String> watchedNamespaces;
     private volatile Runnable onChange = () -> {
     };
+    private volatile Runnable onRelease = () -> {
+    };
     /** Suspended jobs whose request cannot be read, left out of the queue until fixed. */
     private final Set<JobKey> invalid = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile Consumer<Queued<?>> onQueued = queued -> {
@@ -117,9 +119,14 @@ public class JobFeed {
         this.onUnconfirmedCopy = onUnconfirmedCopy;
     }
 
-    /** Called after every observation, so the admission loop can run a cycle. */
+    /** Called after every observation but a release, so the admission loop can run a cycle. */
     public void onChange(Runnable onChange) {
         this.onChange = onChange;
+    }
+
+    /** Called after a job finished or was deleted: its room can be given out at once. */
+    public void onRelease(Runnable onRelease) {
+        this.onRelease = onRelease;
     }
 
     /**
@@ -308,7 +315,7 @@ public class JobFeed {
         if (scheduler.status(key).isEmpty()) {
             directory.remove(key);
         }
-        onChange.run();
+        onRelease.run();
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})

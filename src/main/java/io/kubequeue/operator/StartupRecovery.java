@@ -108,6 +108,7 @@ public class StartupRecovery implements HealthCheck {
                     + config.firstListTimeout() + ")");
         }
         feed.onChange(loop::trigger);
+        feed.onRelease(loop::triggerAtOnce);
         feed.onQueued(this::showQueued);
         feed.onStartedOutside(loop::recordStartedOutside);
         feed.onUnconfirmedCopy(loop::recheckNow);
