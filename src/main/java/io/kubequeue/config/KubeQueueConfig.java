@@ -166,8 +166,9 @@ public interface KubeQueueConfig {
 
         /**
          * How long a scheduling cycle waits after the first change that asks for it, so that jobs submitted
-         * together are admitted in queue order. Adds this much latency, not per job but per burst. Not
-         * negative, or start-up fails.
+         * together are admitted in queue order. Adds this much latency, not per job but per burst. A job that
+         * finishes or is deleted does not wait for it: its room is given out at once. Not negative, or start-up
+         * fails.
          */
         @WithDefault("100ms")
         Duration batchWindow();
