@@ -2,7 +2,9 @@ package io.kubequeue.admission;
 
 import java.net.MalformedURLException;
 import java.net.URL;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import jakarta.inject.Singleton;
@@ -37,6 +39,11 @@ public class AsyncJobRequests {
     static final String JSON_PATCH = "application/json-patch+json";
 
     private final KubernetesClient client;
+    /**
+     * Per job type, the URL up to the namespace ({@code <master>/apis/<group>/<version>/namespaces/}) and the
+     * plural: read from the model class's annotations once, not per request (that was 2.5 % of the CPU).
+     */
+    private final Map<Class<?>, String[]> urlParts = new ConcurrentHashMap<>();
 
     public AsyncJobRequests(KubernetesClient client) {
         this.client = client;
@@ -65,11 +72,15 @@ public class AsyncJobRequests {
     }
 
     private HttpRequest.Builder request(Class<? extends HasMetadata> type, JobKey key) {
-        String group = HasMetadata.getGroup(type);
-        String api = group == null || group.isEmpty() ? URLUtils.join("api", HasMetadata.getVersion(type))
-                : URLUtils.join("apis", group, HasMetadata.getVersion(type));
-        String url = URLUtils.join(client.getConfiguration().getMasterUrl(), api, "namespaces", key.namespace(),
-                HasMetadata.getPlural(type), key.name());
+        String[] parts = urlParts.computeIfAbsent(type, t -> {
+            String group = HasMetadata.getGroup(type);
+            String api = group == null || group.isEmpty() ? URLUtils.join("api", HasMetadata.getVersion(type))
+                    : URLUtils.join("apis", group, HasMetadata.getVersion(type));
+            return new String[] {URLUtils.join(client.getConfiguration().getMasterUrl(), api, "namespaces") + "/",
+                    HasMetadata.getPlural(type)};
+        });
+        // namespaces and names are DNS labels and subdomains: nothing in them to escape
+        String url = parts[0] + key.namespace() + "/" + parts[1] + "/" + key.name();
         HttpRequest.Builder builder = client.getHttpClient().newHttpRequestBuilder();
         try {
             builder.url(new URL(url));
