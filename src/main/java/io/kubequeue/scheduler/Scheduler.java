@@ -125,6 +125,14 @@ public final class Scheduler {
     private final Clock clock;
 
     private QuotaTree tree = QuotaTree.EMPTY;
+    /**
+     * {@link #neverFits(String, Resources, boolean)} per shape, for the tree in force (it reads nothing else):
+     * a retry-on-release cycle asks it for every shape of every group of the tree, and releases come by the hundred
+     * a second under load. Emptied whenever the tree changes, and bounded (jobs may ask for any amounts);
+     * {@link #FITS_SOMETIME} stands for null.
+     */
+    private final Map<FitShape, String> neverFitsMemo = BoundedMaps.keepingRecentlyUsed(4096);
+    private static final String FITS_SOMETIME = new String("fits sometime");
     private PriorityClasses priorityClasses = PriorityClasses.NONE;
     private final Map<JobKey, Entry> jobs = new HashMap<>();
     private final Map<String, GroupQueue> queues = new HashMap<>();
@@ -307,6 +315,7 @@ public final class Scheduler {
      */
     public synchronized void replaceTree(QuotaTree newTree) {
         this.tree = Objects.requireNonNull(newTree, "tree");
+        neverFitsMemo.clear();
         usage.clear();
         guaranteedUsage.clear();
         unknownUsage.clear();
@@ -1569,6 +1578,14 @@ public final class Scheduler {
     }
 
     private String neverFits(String group, Resources request, boolean preemptible) {
+        String known = neverFitsMemo.computeIfAbsent(new FitShape(group, request, preemptible), shape -> {
+            String why = neverFitsUnderTree(group, request, preemptible);
+            return why == null ? FITS_SOMETIME : why;
+        });
+        return known == FITS_SOMETIME ? null : known;
+    }
+
+    private String neverFitsUnderTree(String group, Resources request, boolean preemptible) {
         for (QuotaNode node : tree.pathToRoot(group)) {
             for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
                 String k = r.getKey();
