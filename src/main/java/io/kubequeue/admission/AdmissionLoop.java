@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
@@ -57,6 +58,11 @@ public class AdmissionLoop {
     private final AtomicBoolean cyclePending = new AtomicBoolean();
     /** A cycle asked for by a release is on the cycle thread's queue (without the batch window). */
     private final AtomicBoolean releaseCycleQueued = new AtomicBoolean();
+    /**
+     * Numbers the windowed cycles asked for: a windowed task whose cycle already ran (a release ran it early) does
+     * nothing, so a later change gets a whole window of its own instead of the rest of the earlier one.
+     */
+    private final AtomicLong window = new AtomicLong();
     private final long batchWindowMillis;
     private volatile boolean open;
     private ScheduledFuture<?> wakeUp;
@@ -157,7 +163,12 @@ public class AdmissionLoop {
      */
     public void trigger() {
         if (open && cyclePending.compareAndSet(false, true)) {
-            cycles.schedule(this::cycleIfAsked, batchWindowMillis, TimeUnit.MILLISECONDS);
+            long mine = window.incrementAndGet();
+            cycles.schedule(() -> {
+                if (window.get() == mine) {
+                    cycleIfAsked();
+                }
+            }, batchWindowMillis, TimeUnit.MILLISECONDS);
         }
     }
 

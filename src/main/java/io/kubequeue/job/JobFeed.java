@@ -311,11 +311,13 @@ public class JobFeed {
 
     private void finish(JobKey key, HasMetadata job) {
         invalid.remove(key);
+        boolean charged = scheduler.status(key).map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false);
         scheduler.observe(JobObservation.finished(key, job.getMetadata().getUid()));
         if (scheduler.status(key).isEmpty()) {
             directory.remove(key);
         }
-        onRelease.run();
+        // only a charged job frees room worth a cycle at once (a resync reconciles every finished job)
+        (charged ? onRelease : onChange).run();
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})

@@ -125,7 +125,8 @@ public class StartupRecovery implements HealthCheck {
                         @Override
                         public void set(String namespace, io.kubequeue.scheduler.Resources used, long ticket) {
                             scheduler.setExternalUsage(namespace, used, ticket);
-                            loop.trigger();
+                            // under this plugin a finished job's room opens here, when its pods are recounted
+                            loop.triggerAtOnce();
                         }
                     });
             ResourceQuotaSource quotas = resourceQuotas;
