@@ -90,23 +90,32 @@ class AdmissionBindingTest extends SeedTreeFixture {
      */
     @Test
     void anAdmissionIsOnePatchAndNoRead() throws InterruptedException {
-        while (server.takeRequest(1, TimeUnit.MILLISECONDS) != null) {
-            // forget the requests of earlier tests
-        }
+        forgetRequests();
         cluster.submitJob("one-trip", "1", Map.of(), null);
         // watched through events (a collection read), not by reading the job, which would count as a read here
         await().atMost(Duration.ofSeconds(10)).until(() -> cluster.events("default", "one-trip").stream()
                 .anyMatch(e -> "Admitted".equals(e.getReason())));
+        assertEquals(java.util.List.of("PATCH"), requestsToJob("one-trip"), "one round trip: the admission patch alone");
+    }
 
+    /** Forgets the requests the mock server recorded so far (earlier tests'). */
+    private void forgetRequests() throws InterruptedException {
+        while (server.takeRequest(1, TimeUnit.MILLISECONDS) != null) {
+            // dropped
+        }
+    }
+
+    /** The methods of the requests recorded since {@link #forgetRequests} to one job or its status, in order. */
+    private java.util.List<String> requestsToJob(String name) throws InterruptedException {
         java.util.List<String> toTheJob = new java.util.ArrayList<>();
         for (var request = server.takeRequest(100, TimeUnit.MILLISECONDS); request != null;
              request = server.takeRequest(100, TimeUnit.MILLISECONDS)) {
             String path = request.getPath().split("\\?")[0];
-            if (path.equals(JOBS + "one-trip") || path.equals(JOBS + "one-trip/status")) {
+            if (path.equals(JOBS + name) || path.equals(JOBS + name + "/status")) {
                 toTheJob.add(request.getMethod());
             }
         }
-        assertEquals(java.util.List.of("PATCH"), toTheJob, "one round trip: the admission patch alone");
+        return toTheJob;
     }
 
     /**
@@ -115,23 +124,13 @@ class AdmissionBindingTest extends SeedTreeFixture {
      */
     @Test
     void aStartedOutsideRecordIsOnePatchAndNoRead() throws InterruptedException {
-        while (server.takeRequest(1, TimeUnit.MILLISECONDS) != null) {
-            // forget the requests of earlier tests
-        }
+        forgetRequests();
         create("outside-one-trip", "1", null, Map.of(SuspendMark.ANNOTATION_KEY, "true"));
         // the Warning follows the written record; events are a collection read, not a read of the job
         await().atMost(Duration.ofSeconds(10)).until(() -> cluster.events("default", "outside-one-trip").stream()
                 .anyMatch(e -> "StartedOutsideQueue".equals(e.getReason())));
-
-        java.util.List<String> toTheJob = new java.util.ArrayList<>();
-        for (var request = server.takeRequest(100, TimeUnit.MILLISECONDS); request != null;
-             request = server.takeRequest(100, TimeUnit.MILLISECONDS)) {
-            String path = request.getPath().split("\\?")[0];
-            if (path.equals(JOBS + "outside-one-trip")) {
-                toTheJob.add(request.getMethod());
-            }
-        }
-        assertEquals(java.util.List.of("PATCH"), toTheJob, "one round trip: the record's patch alone");
+        assertEquals(java.util.List.of("PATCH"), requestsToJob("outside-one-trip"),
+                "one round trip: the record's patch alone");
     }
 
     /**
