@@ -208,8 +208,16 @@ public class QueueMetrics {
         }
     }
 
+    /**
+     * Stops refreshing and takes this instance's group series out of the registry: a series left there would keep
+     * reading this stopped instance's last values, and a later instance in the same JVM (a restart of the app, as
+     * between test classes) would keep that stale row rather than register its own.
+     */
     @PreDestroy
     void stop() {
         refresher.shutdownNow();
+        for (GaugeSet set : List.of(pending, admitted, quotaUsed, quotaMin, quotaMax, oldestPending)) {
+            set.update(Map.of());
+        }
     }
 }
