@@ -41,7 +41,8 @@ final class BenchRun {
     RunResult run(ApiServer server, String loadName, boolean reference, Policy policy) throws InterruptedException {
         Load load = Load.named(loadName, options.scale());
         String admitter = reference ? "reference" : "kube-queue";
-        String name = loadName + "-" + (reference ? "reference-" : "") + policy.option;
+        String name = loadName + "-" + (reference ? "reference-" + (policy == Policy.BLOCKING ? "blocking" : "passing")
+                : policy.option);
         out.printf("%n--- run %s: %s, %,d jobs (%s), on %s%n", name, reference ? "reference admitter, "
                 + (policy == Policy.BLOCKING ? "blocking" : "passing") : "kube-queue " + policy.label(),
                 load.jobs.size(), load.describeCounts(), server.describe());
