@@ -126,13 +126,11 @@ public final class Scheduler {
 
     private QuotaTree tree = QuotaTree.EMPTY;
     /**
-     * {@link #neverFits(String, Resources, boolean)} per shape, for the tree in force (it reads nothing else):
-     * a retry-on-release cycle asks it for every shape of every group of the tree, and releases come by the hundred
-     * a second under load. Emptied whenever the tree changes, and bounded (jobs may ask for any amounts);
-     * {@link #FITS_SOMETIME} stands for null.
+     * {@link #neverFits(FitShape)} per shape, for the tree in force (it reads nothing else): a retry-on-release
+     * cycle asks it for every shape of every group of the tree, and releases come by the hundred a second under
+     * load. Emptied whenever the tree changes, and bounded (jobs may ask for any amounts); empty: it may fit.
      */
-    private final Map<FitShape, String> neverFitsMemo = BoundedMaps.keepingRecentlyUsed(4096);
-    private static final String FITS_SOMETIME = new String("fits sometime");
+    private final Map<FitShape, Optional<String>> neverFitsMemo = BoundedMaps.keepingRecentlyUsed(4096);
     private PriorityClasses priorityClasses = PriorityClasses.NONE;
     private final Map<JobKey, Entry> jobs = new HashMap<>();
     private final Map<String, GroupQueue> queues = new HashMap<>();
@@ -450,7 +448,7 @@ public final class Scheduler {
                     if (notFittingNow.contains(fitShape)) {
                         continue;
                     }
-                    if (neverFits(queue.group, shape.request(), shape.preemptible()) == null
+                    if (neverFits(fitShape) == null
                             && shortfall(queue.group, shape.request(), shape.preemptible()) != null) {
                         notFittingNow.add(fitShape);
                         continue;
@@ -479,7 +477,7 @@ public final class Scheduler {
                 // is (its backoff timer runs on); the jobs behind it on its cursor have its shape, so they would
                 // not fit either: the cursor ends there
                 FitShape shape = new FitShape(queue.group, entry.effectiveRequest(), entry.job.preemptible());
-                String neverFits = notFittingNow.contains(shape) ? null : neverFits(queue.group, entry);
+                String neverFits = notFittingNow.contains(shape) ? null : neverFits(shape);
                 boolean walkOn = true;
                 if (neverFits != null || !notFittingNow.contains(shape) && fitsOrRemember(shape, entry, notFittingNow)) {
                     candidate.cursor.remove();
@@ -503,7 +501,7 @@ public final class Scheduler {
                 queue.active.pollFirst();
                 boolean blocked = false;
                 FitShape shape = new FitShape(queue.group, entry.effectiveRequest(), entry.job.preemptible());
-                String neverFits = notFittingNow.contains(shape) ? null : neverFits(queue.group, entry);
+                String neverFits = notFittingNow.contains(shape) ? null : neverFits(shape);
                 if (neverFits != null) {
                     hold(entry, Hold.Reason.NEVER_FITS, neverFits);
                     heldInCycle++;
@@ -1574,18 +1572,17 @@ public final class Scheduler {
     /** A description of why the request exceeds some max (or, non-preemptible, some min) on the path even with
      * nothing admitted, or null. */
     private String neverFits(String group, Entry entry) {
-        return neverFits(group, entry.effectiveRequest(), entry.job.preemptible());
+        return neverFits(new FitShape(group, entry.effectiveRequest(), entry.job.preemptible()));
     }
 
-    private String neverFits(String group, Resources request, boolean preemptible) {
-        String known = neverFitsMemo.computeIfAbsent(new FitShape(group, request, preemptible), shape -> {
-            String why = neverFitsUnderTree(group, request, preemptible);
-            return why == null ? FITS_SOMETIME : why;
-        });
-        return known == FITS_SOMETIME ? null : known;
+    private String neverFits(FitShape shape) {
+        return neverFitsMemo.computeIfAbsent(shape, s -> Optional.ofNullable(neverFitsUnderTree(s))).orElse(null);
     }
 
-    private String neverFitsUnderTree(String group, Resources request, boolean preemptible) {
+    private String neverFitsUnderTree(FitShape shape) {
+        String group = shape.group();
+        Resources request = shape.request();
+        boolean preemptible = shape.preemptible();
         for (QuotaNode node : tree.pathToRoot(group)) {
             for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
                 String k = r.getKey();
