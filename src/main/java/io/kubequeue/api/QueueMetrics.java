@@ -38,8 +38,8 @@ import io.quarkus.runtime.StartupEvent;
  * a scheduler snapshot on the metrics thread after cycles, at most once a second (and at least every 5 s): series
  * that stay read the new values, new ones are added, and the series of a group or resource that disappears are
  * removed rather than left stale. The snapshot walks every job under the scheduler's lock, so it is not taken per
- * cycle: at 15,000 jobs and tens of cycles a second that was half of kube-queue's CPU (docs/performance.md). Units: cpu in cores, memory in bytes, other
- * resources in their counts, times in seconds.
+ * cycle: at 15,000 jobs and tens of cycles a second that was half of kube-queue's CPU (docs/performance.md).
+ * Units: cpu in cores, memory in bytes, other resources in their counts, times in seconds.
  */
 @Singleton
 public class QueueMetrics {
