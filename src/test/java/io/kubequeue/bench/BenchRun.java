@@ -41,10 +41,9 @@ final class BenchRun {
     RunResult run(ApiServer server, String loadName, boolean reference, Policy policy) throws InterruptedException {
         Load load = Load.named(loadName, options.scale());
         String admitter = reference ? "reference" : "kube-queue";
-        String name = loadName + "-" + (reference ? "reference-" + (policy == Policy.BLOCKING ? "blocking" : "passing")
-                : policy.option);
+        String name = loadName + "-" + (reference ? "reference-" + policy.referenceMode() : policy.option);
         out.printf("%n--- run %s: %s, %,d jobs (%s), on %s%n", name, reference ? "reference admitter, "
-                + (policy == Policy.BLOCKING ? "blocking" : "passing") : "kube-queue " + policy.label(),
+                + policy.referenceMode() : "kube-queue " + policy.label(),
                 load.jobs.size(), load.describeCounts(), server.describe());
         server.clear(Load.namespaces(), options.timeout());
         load.setUp(server.client());

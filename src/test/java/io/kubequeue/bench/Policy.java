@@ -5,21 +5,23 @@ import java.util.Map;
 /**
  * A queue policy the benchmark runs kube-queue under, as the seed's two env vars set it (docs/policies.md), and the
  * reference admitter's matching mode.
- *
- * @param option the {@code --policy} value
- * @param strictPriority     kube-queue's {@code StrictPriority} (the blocking queue)
- * @param strictConsistency  kube-queue's {@code StrictConsistency} (retry on release)
  */
 enum Policy {
-    /** {@code StrictConsistency=true}: every release retries the backed-off jobs; a smaller job may pass a head that does not fit. */
+    /**
+     * {@code StrictConsistency=true}: every release retries the backed-off jobs; a smaller job may pass a head that
+     * does not fit.
+     */
     STRICT("strict", false, true),
     /** Both switches false: a job that does not fit waits out its backoff; jobs behind it may pass. */
     DEFAULT("default", false, false),
     /** {@code StrictPriority=true}: per quota group only the head is tried; nothing passes it. */
     BLOCKING("blocking", true, false);
 
+    /** The {@code --policy} value. */
     final String option;
+    /** kube-queue's {@code StrictPriority} (the blocking queue). */
     final boolean strictPriority;
+    /** kube-queue's {@code StrictConsistency} (retry on release). */
     final boolean strictConsistency;
 
     Policy(String option, boolean strictPriority, boolean strictConsistency) {
@@ -42,6 +44,11 @@ enum Policy {
      */
     Policy reference() {
         return this == BLOCKING ? BLOCKING : STRICT;
+    }
+
+    /** The reference's mode by name, as the report and the run names say it: {@code blocking} or {@code passing}. */
+    String referenceMode() {
+        return reference() == BLOCKING ? "blocking" : "passing";
     }
 
     /** For the report: {@code StrictConsistency=true}, {@code StrictPriority=true} or {@code default policy}. */

@@ -97,7 +97,7 @@ record RunResult(String load, String admitter, Policy policy, int jobs, int admi
 
     /** A short name for the report: {@code kube-queue StrictConsistency=true} or {@code reference (blocking)}. */
     String label() {
-        return isReference() ? "reference (" + (policy == Policy.BLOCKING ? "blocking" : "passing") + ")"
+        return isReference() ? "reference (" + policy.referenceMode() + ")"
                 : admitter + " " + policy.label();
     }
 
