@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -18,6 +19,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.informer.InformerConfiguration;
+import io.javaoperatorsdk.operator.RegisteredController;
 import io.javaoperatorsdk.operator.processing.Controller;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.kubequeue.job.Annotations;
@@ -87,6 +89,19 @@ class InformerCacheTest extends SeedTreeFixture {
         assertNull(cached.getMetadata().getAnnotations().get(SuspendMark.ANNOTATION_KEY));
         assertNull(cached.getSpec().getTemplate().getSpec().getContainers().get(0).getImage());
         assertNull(cached.getSpec().getTemplate().getSpec().getVolumes());
+    }
+
+    @Test
+    void reconcilersAreGivenTheCachedCopyItselfNotACopyAndQosdkSettingsStillApply() {
+        Job job = new Job();
+        for (Object registered : operator.getRuntimeInfo().getRegisteredControllers()) { // a raw Set in JOSDK
+            RegisteredController<?> controller = (RegisteredController<?>) registered;
+            var service = controller.getConfiguration().getConfigurationService();
+            assertSame(job, service.getResourceCloner().clone(job), controller.getConfiguration().getName());
+            assertSame(client, service.getKubernetesClient(), "the configuration service passes every other call on");
+        }
+        assertEquals(4, operator.getConfigurationService().concurrentReconciliationThreads(),
+                "quarkus.operator-sdk.concurrent-reconciliation-threads");
     }
 
     @Test
