@@ -108,6 +108,44 @@ class SchedulerTest {
     }
 
     @Test
+    void anExpiredJobThatStillDoesNotFitCountsAsTriedAndWaitsTwiceAsLong() {
+        scheduler.observe(queued("a", "big-running", 4000, 0, 0));
+        admittedNames();
+        scheduler.observe(queued("a", "waiting", 1000, 0, 1));
+        CycleResult first = scheduler.schedule();
+        assertEquals(1, first.tried());
+        assertEquals(1, first.notFitting());
+
+        clock.advance(Duration.ofSeconds(1));
+        CycleResult expired = scheduler.schedule();
+        assertEquals(List.of(), expired.admissions());
+        assertEquals(1, expired.tried());
+        assertEquals(1, expired.notFitting());
+        assertEquals(List.of(), expired.unschedulable(), "only a job's first failure is reported");
+        Scheduler.JobStatus waiting = scheduler.status(new JobKey("Job", "a", "waiting")).orElseThrow();
+        assertEquals(Scheduler.State.BACKOFF, waiting.state());
+        assertEquals(2, waiting.attempts());
+        assertEquals(clock.instant().plusSeconds(2), waiting.retryAt());
+        assertEquals(1, scheduler.pending("team-a").size());
+    }
+
+    @Test
+    void expiredJobsAreTriedInQueueOrderNotInTheOrderTheirBackoffsEnd() {
+        scheduler.observe(queued("a", "running", 4000, 0, 0));
+        admittedNames();
+        scheduler.observe(queued("a", "low-first", 2000, 0, 1));
+        admittedNames();
+        clock.advance(Duration.ofMillis(500));
+        scheduler.observe(queued("a", "high-later", 3000, 5, 2));
+        admittedNames();
+        scheduler.observe(JobObservation.finished(new JobKey("Job", "a", "running")));
+
+        clock.advance(Duration.ofSeconds(1)); // both backoffs have ended, low-first's half a second earlier
+        assertEquals(List.of("high-later"), admittedNames());
+        assertEquals(2, scheduler.status(new JobKey("Job", "a", "low-first")).orElseThrow().attempts());
+    }
+
+    @Test
     void aJobBehindANonFittingOneMayPassUnderTheDefaultPolicy() {
         scheduler.observe(queued("a", "running", 2000, 0, 0));
         admittedNames();
