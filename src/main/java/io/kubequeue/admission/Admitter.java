@@ -201,8 +201,9 @@ public class Admitter {
                         events.normal(entry.ref(), "Admitted", "admitted into quota group " + record.group()
                                 + " with request " + admission.request());
                     });
-                    LOG.infof("admitted %s into quota group %s (request %s, waited %d ms)", key, record.group(),
-                            admission.request(), admission.waited());
+                    // concatenated, not printf: this line is written for every admission
+                    LOG.info("admitted " + key + " into quota group " + record.group() + " (request "
+                            + admission.request() + ", waited " + admission.waited() + " ms)");
                 }
                 return Outcome.ADMITTED;
             }

@@ -18,7 +18,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.PriorityQueue;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 import io.kubequeue.collections.BoundedMaps;
@@ -144,6 +143,18 @@ public final class Scheduler {
      * load. Emptied whenever the tree changes, and bounded (jobs may ask for any amounts); empty: it may fit.
      */
     private final Map<FitShape, Optional<String>> neverFitsMemo = BoundedMaps.keepingRecentlyUsed(4096);
+    /**
+     * Where each shape was last found not to fit, and when ({@link #roomClock}): it cannot fit before that node gains
+     * room, since the tree, which sets the limits, is the same (this is emptied when it changes) and usage there has
+     * only grown. Saves a retry-on-release cycle the walk up the tree for every shape of every group under the
+     * released root, most of which are short at a node the release did not touch. Bounded like
+     * {@link #neverFitsMemo}.
+     */
+    private final Map<FitShape, ShortAt> shortAt = BoundedMaps.keepingRecentlyUsed(4096);
+    /** Counts the events that gave some node room: a job's charge taken off its path, or a drop in outside usage. */
+    private long roomClock;
+    /** Per node, the {@link #roomClock} of the last event that gave it room. */
+    private final Map<String, Long> roomGainedAt = new HashMap<>();
     private PriorityClasses priorityClasses = PriorityClasses.NONE;
     private final Map<JobKey, Entry> jobs = new HashMap<>();
     private final Map<String, GroupQueue> queues = new HashMap<>();
@@ -327,6 +338,8 @@ public final class Scheduler {
     public synchronized void replaceTree(QuotaTree newTree) {
         this.tree = Objects.requireNonNull(newTree, "tree");
         neverFitsMemo.clear();
+        shortAt.clear();
+        roomGainedAt.clear();
         usage.clear();
         guaranteedUsage.clear();
         unknownUsage.clear();
@@ -395,6 +408,7 @@ public final class Scheduler {
             return;
         }
         Resources old = external.getOrDefault(group, Resources.NONE);
+        gainedRoom(group);
         if (used.isEmpty()) {
             external.remove(group);
         } else {
@@ -453,9 +467,7 @@ public final class Scheduler {
                     if (notFittingNow.contains(fitShape)) {
                         continue;
                     }
-                    if (neverFits(fitShape) == null
-                            && shortfall(queue.group, shape.request(), shape.preemptible()) != null) {
-                        notFittingNow.add(fitShape);
+                    if (shortNow(fitShape, notFittingNow)) {
                         continue;
                     }
                     Iterator<Entry> cursor = queue.backedOff.cursor(shape);
@@ -484,7 +496,7 @@ public final class Scheduler {
                 FitShape shape = new FitShape(queue.group, entry.effectiveRequest(), entry.job.preemptible());
                 String neverFits = notFittingNow.contains(shape) ? null : neverFits(shape);
                 boolean walkOn = true;
-                if (neverFits != null || !notFittingNow.contains(shape) && fitsOrRemember(shape, entry, notFittingNow)) {
+                if (neverFits != null || !notFittingNow.contains(shape) && fitsOrRemember(shape, notFittingNow)) {
                     candidate.cursor.remove();
                     backoff.remove(entry);
                     entry.retryAt = null;
@@ -510,7 +522,7 @@ public final class Scheduler {
                 if (neverFits != null) {
                     hold(entry, Hold.Reason.NEVER_FITS, neverFits);
                     heldInCycle++;
-                } else if (!notFittingNow.contains(shape) && fitsOrRemember(shape, entry, notFittingNow)) {
+                } else if (!notFittingNow.contains(shape) && fitsOrRemember(shape, notFittingNow)) {
                     admissions.add(admit(queue.group, entry, now));
                 } else {
                     entry.attempts++;
@@ -591,25 +603,64 @@ public final class Scheduler {
         if (mayFit.contains(shape)) {
             return false;
         }
-        if (neverFits(shape) == null && shortfall(shape.group(), shape.request(), shape.preemptible()) != null) {
-            notFittingNow.add(shape);
+        if (shortNow(shape, notFittingNow)) {
             return true;
         }
         mayFit.add(shape);
         return false;
     }
 
+    /**
+     * Whether the shape does not fit now and can fit some day (a shape that never fits is left to the caller,
+     * which holds its jobs). A shape found short is remembered for the cycle ({@code notFittingNow}) and, with the
+     * node it is short at, in {@link #shortAt}, which answers without a walk up the tree until that node gains room.
+     */
+    private boolean shortNow(FitShape shape, Set<FitShape> notFittingNow) {
+        if (notFittingNow.contains(shape)) {
+            return true;
+        }
+        ShortAt known = shortAt.get(shape);
+        if (known != null && roomGainedAt.getOrDefault(known.node(), 0L) <= known.roomClock()) {
+            notFittingNow.add(shape);
+            return true;
+        }
+        if (neverFits(shape) != null) {
+            return false;
+        }
+        Shortfall s = shortfall(shape.group(), shape.request(), shape.preemptible());
+        if (s == null) {
+            return false;
+        }
+        shortAt.put(shape, new ShortAt(s.node(), roomClock));
+        notFittingNow.add(shape);
+        return true;
+    }
+
+    /** One group's jobs per {@link State}, and its oldest pending job's queue time, for {@link #groups}. */
+    private static final class GroupCounts {
+        final int[] byState = new int[State.values().length];
+        Instant oldest;
+    }
+
+    /** Where a shape was found short, and the {@link #roomClock} then. */
+    private record ShortAt(String node, long roomClock) {
+    }
+
+    /** Records that the node may have room it did not have: the shapes short there are checked again. */
+    private void gainedRoom(String node) {
+        roomGainedAt.put(node, ++roomClock);
+    }
+
     /** A job's shape as far as fitting goes: its group, its request (with the job count), its preemptibility. */
     private record FitShape(String group, Resources request, boolean preemptible) {
     }
 
-    /** Whether the job fits now; if not, remembers its shape as not fitting for the rest of the cycle. */
-    private boolean fitsOrRemember(FitShape shape, Entry entry, Set<FitShape> notFittingNow) {
-        if (fits(shape.group(), entry)) {
-            return true;
-        }
-        notFittingNow.add(shape);
-        return false;
+    /**
+     * Whether a job of this shape, which can fit some day, fits now; if not, its shape is remembered as short (see
+     * {@link #shortNow}).
+     */
+    private boolean fitsOrRemember(FitShape shape, Set<FitShape> notFittingNow) {
+        return !shortNow(shape, notFittingNow);
     }
 
     private Admission admit(String group, Entry entry, Instant now) {
@@ -1083,34 +1134,32 @@ public final class Scheduler {
      * for the decision path.
      */
     public synchronized List<GroupView> groups() {
-        // per group: admitted, active, backoff, held
-        Map<String, int[]> counts = new TreeMap<>();
-        Map<String, Instant> oldest = new HashMap<>();
+        // one pass over every job, refreshed each second for the metrics: a hash lookup per job, sorted at the end
+        Map<String, GroupCounts> counts = new HashMap<>();
         for (QuotaNode node : tree.nodes()) {
-            counts.put(node.name(), new int[4]);
+            counts.put(node.name(), new GroupCounts());
         }
         for (Entry e : jobs.values()) {
             String group = e.state == State.ADMITTED ? e.chargedGroup : e.group;
             if (group == null || e.state == State.HELD && e.hold.kind() != Hold.Reason.NEVER_FITS) {
                 continue;
             }
-            int column = switch (e.state) {
-                case ADMITTED -> 0;
-                case ACTIVE -> 1;
-                case BACKOFF -> 2;
-                case HELD -> 3;
-            };
-            counts.computeIfAbsent(group, g -> new int[4])[column]++;
-            if (e.state != State.ADMITTED) {
-                oldest.merge(group, e.queuedAt, (a, b) -> a.isBefore(b) ? a : b);
+            GroupCounts n = counts.computeIfAbsent(group, g -> new GroupCounts());
+            n.byState[e.state.ordinal()]++;
+            if (e.state != State.ADMITTED && (n.oldest == null || e.queuedAt.isBefore(n.oldest))) {
+                n.oldest = e.queuedAt;
             }
         }
         List<GroupView> views = new ArrayList<>();
-        counts.forEach((name, n) -> {
+        for (String name : new TreeSet<>(counts.keySet())) {
+            GroupCounts n = counts.get(name);
+            int active = n.byState[State.ACTIVE.ordinal()];
+            int backedOff = n.byState[State.BACKOFF.ordinal()];
+            int held = n.byState[State.HELD.ordinal()];
             QuotaNode node = tree.node(name).orElse(new QuotaNode(name, null, List.of(), null, null));
             views.add(new GroupView(name, node.parentName(), node.min(), node.max(), usage(name), externalUsage(name),
-                    n[1] + n[2] + n[3], n[0], n[1], n[2], n[3], oldest.get(name)));
-        });
+                    active + backedOff + held, n.byState[State.ADMITTED.ordinal()], active, backedOff, held, n.oldest));
+        }
         return views;
     }
 
@@ -1470,6 +1519,7 @@ public final class Scheduler {
     private void uncharge(Entry entry, boolean ran) {
         if (entry.record != null && entry.chargedGroup != null) {
             for (QuotaNode node : tree.pathToRoot(entry.chargedGroup)) {
+                gainedRoom(node.name());
                 subtract(usage, node.name(), entry.charged);
                 if (entry.chargedGuaranteed) {
                     subtract(guaranteedUsage, node.name(), entry.charged);
