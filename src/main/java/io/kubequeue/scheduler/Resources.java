@@ -164,7 +164,8 @@ public final class Resources {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Resources r && amounts.equals(r.amounts);
+        // the hash is cached: two different ones settle it without walking the maps
+        return this == o || o instanceof Resources r && hashCode() == r.hashCode() && amounts.equals(r.amounts);
     }
 
     @Override

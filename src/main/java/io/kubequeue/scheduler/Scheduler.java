@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import io.kubequeue.collections.BoundedMaps;
 
@@ -1713,6 +1714,26 @@ public final class Scheduler {
         return null;
     }
 
+    /** At most this many distinct requests are shared (see {@link #shared}); past it, each job keeps its own. */
+    private static final int SHARED_REQUESTS_LIMIT = 4096;
+    private static final Map<Resources, Resources> SHARED_REQUESTS = new ConcurrentHashMap<>();
+
+    /**
+     * One instance per distinct request: the fit memos and the backed-off sets are keyed by requests, and equal
+     * instances compare at once, where equal copies walk both maps (a cluster asks for few distinct amounts).
+     */
+    private static Resources shared(Resources request) {
+        Resources known = SHARED_REQUESTS.get(request);
+        if (known != null) {
+            return known;
+        }
+        if (SHARED_REQUESTS.size() >= SHARED_REQUESTS_LIMIT) {
+            return request;
+        }
+        known = SHARED_REQUESTS.putIfAbsent(request, request);
+        return known != null ? known : request;
+    }
+
     private static final class Entry {
         JobObservation job;
         /** The resolved priority, cached for queue order; changed only while out of every sorted set. */
@@ -1751,13 +1772,13 @@ public final class Scheduler {
             this.job = job;
             this.queuedAt = queuedAt;
             this.priority = priority;
-            this.effectiveRequest = job.request().with(Resources.MAX_JOBS, 1);
+            this.effectiveRequest = shared(job.request().with(Resources.MAX_JOBS, 1));
         }
 
         /** Only while the entry is in no sorted set: its priority may change. */
         void setJob(JobObservation next, PriorityClasses classes) {
             if (!next.request().equals(job.request())) {
-                effectiveRequest = next.request().with(Resources.MAX_JOBS, 1);
+                effectiveRequest = shared(next.request().with(Resources.MAX_JOBS, 1));
             }
             this.job = next;
             this.priority = classes.resolve(next.priority());
