@@ -57,10 +57,10 @@ import io.kubequeue.testing.StrictApiServer;
 
 /**
  * The informer caches keep {@link JobKind#pruned} copies: every read kube-queue and JOSDK make of a job answers the
- * same on the copy (and on JOSDK's clone of it, which is what a reconciler gets) as on the job, for every job the
- * tests' fixtures hold (the YAML under src/test/resources, the manifests written in the tests' text blocks, and
- * ../shared/examples where present), each also as a real API server stores it and in the states its controller moves
- * it through; and the copy of a realistic job is a small fraction of it.
+ * same on the copy (and on a JSON round trip of it, JOSDK's default copy, should it be turned back on) as on the
+ * job, for every job the tests' fixtures hold (the YAML under src/test/resources, the manifests written in the
+ * tests' text blocks, and ../shared/examples where present), each also as a real API server stores it and in the
+ * states its controller moves it through; and the copy of a realistic job is a small fraction of it.
  */
 class PruningTest {
 
@@ -416,7 +416,7 @@ class PruningTest {
             assertEquals(before, JSON.asJson(job), state + ": pruning changed the job it was given");
             Map<String, Object> expected = reads(kind, job);
             assertEquals(expected, reads(kind, copy), state + ": the cached copy reads differently");
-            // JOSDK hands a reconciler a clone of the cached object, made by a JSON round trip
+            // JOSDK's default copy before a reconcile is a JSON round trip (kube-queue turns it off: NoCopyOperatorProducer)
             assertEquals(expected, reads(kind, JSON.clone(copy)), state + ": the clone of the copy reads differently");
             assertEquals(expected, reads(kind, kind.pruned(copy)), state + ": pruning a copy again changes it");
         });
