@@ -75,6 +75,11 @@ public abstract class JobReconciler<R extends HasMetadata> implements Configurab
         return watchedNamespaces.size() <= 1;
     }
 
+    /**
+     * Hands the job to the feed. {@code job} is the informer's cached copy itself, not JOSDK's copy of it
+     * ({@code NoCopyOperatorProducer}): never change it, and return {@code noUpdate} only. A status patch, a
+     * resource patch or a finalizer (a {@code Cleaner}) would have JOSDK write into the shared, pruned cache object.
+     */
     @Override
     public UpdateControl<R> reconcile(R job, Context<R> context) {
         feed.observe(kind, job);
