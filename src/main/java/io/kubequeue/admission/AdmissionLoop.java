@@ -217,6 +217,15 @@ public class AdmissionLoop {
 
         /** An admission the API server applied. */
         void admitted(Admission admission);
+
+        /**
+         * The API server's answer to one admission patch, however it ended.
+         *
+         * @param kind         how it ended ({@link Admitter.Settlement.Kind})
+         * @param answerNanos  from sending the patch to its answer (a read-back included, if one was needed)
+         */
+        default void answered(Admitter.Settlement.Kind kind, long answerNanos) {
+        }
     }
 
     private volatile Listener listener = new Listener() {
@@ -276,7 +285,15 @@ public class AdmissionLoop {
             return java.util.concurrent.CompletableFuture.completedFuture(null);
         }
         try {
-            return admitter.admit(admission).thenAcceptAsync(settlement -> finish(admission, settlement), outcomes)
+            long sentAt = System.nanoTime();
+            return admitter.admit(admission).thenAcceptAsync(settlement -> {
+                        try {
+                            listener.answered(settlement.kind(), System.nanoTime() - sentAt);
+                        } catch (RuntimeException e) {
+                            LOG.debug("metrics listener failed", e); // metrics never hold up an admission
+                        }
+                        finish(admission, settlement);
+                    }, outcomes)
                     .exceptionally(e -> {
                         LOG.errorf(e, "reporting the admission of %s failed", admission.key());
                         return null;

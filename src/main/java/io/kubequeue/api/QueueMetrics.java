@@ -15,7 +15,10 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
 
+import org.eclipse.microprofile.config.ConfigProvider;
+
 import io.kubequeue.admission.AdmissionLoop;
+import io.kubequeue.admission.Admitter;
 import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.concurrent.Throttle;
 import io.kubequeue.job.JobFeed;
@@ -25,8 +28,8 @@ import io.kubequeue.scheduler.CycleResult;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
@@ -39,7 +42,9 @@ import io.quarkus.runtime.StartupEvent;
  * that stay read the new values, new ones are added, and the series of a group or resource that disappears are
  * removed rather than left stale. The snapshot walks every job under the scheduler's lock, so it is not taken per
  * cycle: at 15,000 jobs and tens of cycles a second that was half of kube-queue's CPU (docs/performance.md).
- * Units: cpu in cores, memory in bytes, other resources in their counts, times in seconds.
+ * Units: cpu in cores, memory in bytes, other resources in their counts, times in seconds. The per-group gauges come
+ * from the leader only, so that a sum over the replicas counts each group once; every replica exports its role,
+ * its build and the quota groups it has in force.
  */
 @Singleton
 public class QueueMetrics {
@@ -47,6 +52,13 @@ public class QueueMetrics {
     private static final Duration REFRESH = Duration.ofSeconds(5);
     /** The least time between two refreshes asked for by cycles: how far the group gauges may lag. */
     static final Duration REFRESH_AT_MOST_EVERY = Duration.ofSeconds(1);
+
+    /** Histogram buckets of the wait for admission, 10 ms to a day: a few per group, not Micrometer's ~70. */
+    private static final Duration[] WAIT_BUCKETS = durations(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300,
+            900, 1800, 3600, 7200, 14_400, 43_200, 86_400);
+    /** Histogram buckets of an admission patch's answer time, 5 ms to 2 min (a client timeout is longer). */
+    private static final Duration[] PATCH_BUCKETS = durations(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+            10, 30, 60, 120);
 
     private final MeterRegistry registry;
     private final Scheduler scheduler;
@@ -59,7 +71,9 @@ public class QueueMetrics {
     private final GaugeSet quotaMax;
     private final GaugeSet oldestPending;
     private final Timer cycleDuration;
-    private final DistributionSummary waitTime;
+    private final Leadership leadership;
+    /** The single-value gauges this instance registered, removed again when it stops (see {@link #stop}). */
+    private final List<Meter> gauges = new ArrayList<>();
     private final ScheduledExecutorService refresher =
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("kube-queue-metrics"));
     private final Throttle refreshes = new Throttle(
@@ -71,6 +85,7 @@ public class QueueMetrics {
         this.registry = registry;
         this.scheduler = scheduler;
         this.loop = loop;
+        this.leadership = leadership;
         pending = new GaugeSet(MultiGauge.builder("kube_queue_pending_jobs")
                 .description("Pending jobs per quota group, by state: active (tried next cycle), backoff, "
                         + "blocked (held: cannot fit under the current limits)").register(registry));
@@ -87,23 +102,29 @@ public class QueueMetrics {
                 .description("Age of the longest-waiting pending job of the quota group").register(registry));
         cycleDuration = Timer.builder("kube_queue_scheduling_cycle")
                 .description("Time one scheduling cycle spends deciding (in memory)").register(registry);
-        waitTime = DistributionSummary.builder("kube_queue_admission_wait").baseUnit("seconds")
-                .description("Time from a job's queueing to its written admission")
-                .publishPercentileHistogram().minimumExpectedValue(0.05).maximumExpectedValue(86_400.0)
-                .register(registry);
-        Gauge.builder("kube_queue_replica", leadership, l -> l.isLeader() ? 1 : 0).tag("replica_role", "leader")
-                .description("1 on the replica that leads (admits), per replica_role").register(registry);
-        Gauge.builder("kube_queue_replica", leadership, l -> l.isLeader() ? 0 : 1).tag("replica_role", "follower")
-                .description("1 on the replica that leads (admits), per replica_role").register(registry);
-        Gauge.builder("kube_queue_admissions_in_flight", loop, AdmissionLoop::admissionsInFlight)
+        own(Gauge.builder("kube_queue_quota_groups", scheduler, s -> s.tree().nodes().size())
+                .description("Quota groups in force on this replica; 0 holds every job").register(registry));
+        own(Gauge.builder("kube_queue_build_info", () -> 1)
+                .tag("version", ConfigProvider.getConfig().getOptionalValue("quarkus.application.version", String.class)
+                        .orElse("unknown"))
+                .description("1, labelled with the running version").register(registry));
+        own(Gauge.builder("kube_queue_replica", leadership, l -> l.isLeader() ? 1 : 0).tag("replica_role", "leader")
+                .description("1 on the replica that leads (admits), per replica_role").register(registry));
+        own(Gauge.builder("kube_queue_replica", leadership, l -> l.isLeader() ? 0 : 1).tag("replica_role", "follower")
+                .description("1 on the replica that leads (admits), per replica_role").register(registry));
+        own(Gauge.builder("kube_queue_admissions_in_flight", loop, AdmissionLoop::admissionsInFlight)
                 .description("Admission patches sent and not yet answered (at most kube-queue.admission.in-flight)")
-                .register(registry);
-        Gauge.builder("kube_queue_admissions_waiting_to_be_sent", loop, AdmissionLoop::admissionsWaitingToBeSent)
+                .register(registry));
+        own(Gauge.builder("kube_queue_admissions_waiting_to_be_sent", loop, AdmissionLoop::admissionsWaitingToBeSent)
                 .description("Admissions decided (already charged) and waiting for room in the pipeline")
-                .register(registry);
-        Gauge.builder("kube_queue_invalid_jobs", feed, JobFeed::invalidJobs)
+                .register(registry));
+        own(Gauge.builder("kube_queue_invalid_jobs", feed, JobFeed::invalidJobs)
                 .description("Suspended jobs left out of the queue because their request cannot be read")
-                .register(registry);
+                .register(registry));
+    }
+
+    private void own(Meter gauge) {
+        gauges.add(gauge);
     }
 
     void onStart(@Observes StartupEvent event) {
@@ -121,9 +142,26 @@ public class QueueMetrics {
             public void admitted(Admission admission) {
                 // registered (looked up) per admission, not cached: a Counter kept from an earlier lookup can stop
                 // being the one the registry serves (a cached one read 0.0 in a CI run while admissions went on)
+                String group = admission.record().group();
                 Counter.builder("kube_queue_admissions").description("Admissions written")
-                        .tag("quota_group", admission.record().group()).register(registry).increment();
-                waitTime.record(admission.waited() / 1000.0);
+                        .tag("quota_group", group).register(registry).increment();
+                Timer.builder("kube_queue_admission_wait")
+                        .description("Time from a job's queueing to its written admission")
+                        .tag("quota_group", group).serviceLevelObjectives(WAIT_BUCKETS)
+                        .register(registry).record(admission.waited(), TimeUnit.MILLISECONDS);
+            }
+
+            @Override
+            public void answered(Admitter.Settlement.Kind kind, long answerNanos) {
+                String outcome = kind.name().toLowerCase(java.util.Locale.ROOT);
+                Counter.builder("kube_queue_admission_patches")
+                        .description("Admission patches answered, by outcome: applied, refused, gone, taken_over, "
+                                + "started_by_hand, unconfirmed (answer lost, job read back later)")
+                        .tag("outcome", outcome).register(registry).increment();
+                Timer.builder("kube_queue_admission_patch")
+                        .description("From sending an admission patch to its answer")
+                        .serviceLevelObjectives(PATCH_BUCKETS)
+                        .register(registry).record(answerNanos, TimeUnit.NANOSECONDS);
             }
         });
         refresher.scheduleWithFixedDelay(this::refreshGuarded, REFRESH.toMillis(), REFRESH.toMillis(),
@@ -155,7 +193,10 @@ public class QueueMetrics {
         Map<Tags, Double> maxRows = new HashMap<>();
         Map<Tags, Double> oldestRows = new HashMap<>();
         Instant now = clock.instant();
-        for (Scheduler.GroupView g : scheduler.groups()) {
+        // per-group series come from the leader only: a follower's copy of the same state would make every sum
+        // over the replicas count each group twice (a follower's rows go as it stops leading)
+        List<Scheduler.GroupView> groups = leadership.isLeader() ? scheduler.groups() : List.of();
+        for (Scheduler.GroupView g : groups) {
             Tags group = Tags.of("quota_group", g.name());
             pendingRows.put(group.and("state", "active"), (double) g.active());
             pendingRows.put(group.and("state", "backoff"), (double) g.backoff());
@@ -173,6 +214,14 @@ public class QueueMetrics {
         quotaMin.update(minRows);
         quotaMax.update(maxRows);
         oldestPending.update(oldestRows);
+    }
+
+    private static Duration[] durations(double... seconds) {
+        Duration[] d = new Duration[seconds.length];
+        for (int i = 0; i < seconds.length; i++) {
+            d[i] = Duration.ofNanos(Math.round(seconds[i] * 1e9));
+        }
+        return d;
     }
 
     private static void resourceRows(Map<Tags, Double> rows, Tags group, Resources amounts) {
@@ -219,5 +268,7 @@ public class QueueMetrics {
         for (GaugeSet set : List.of(pending, admitted, quotaUsed, quotaMin, quotaMax, oldestPending)) {
             set.update(Map.of());
         }
+        // a gauge left registered would keep reading this stopped instance, and shadow the next one's
+        gauges.forEach(registry::remove);
     }
 }

@@ -57,7 +57,8 @@ public class NoCopyOperatorProducer {
      */
     @Produces
     @ApplicationScoped
-    Operator operator(QuarkusConfigurationService configuration, Instance<Reconciler<? extends HasMetadata>> reconcilers) {
+    Operator operator(QuarkusConfigurationService configuration,
+                      Instance<Reconciler<? extends HasMetadata>> reconcilers) {
         QuarkusConfigurationService withoutCopies = withoutCopies(configuration);
         var crdInfo = configuration.getCRDGenerationInfo();
         if (crdInfo.isApplyCRDs()) {

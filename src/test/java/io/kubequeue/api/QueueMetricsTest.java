@@ -81,7 +81,14 @@ class QueueMetricsTest {
         assertTrue(m.contains("kube_queue_quota_max{quota_group=\"root\",resource=\"cpu\"} 4.0"), m);
         assertTrue(m.contains("kube_queue_admissions_total{" + GROUP + "} 2.0"), m);
         assertTrue(m.contains("kube_queue_schedule_attempts_total{result=\"admitted\"} 2.0"), m);
-        assertTrue(m.contains("kube_queue_admission_wait_seconds_count 2"), m);
+        assertTrue(m.contains("kube_queue_admission_wait_seconds_count{" + GROUP + "} 2"), m);
+        assertTrue(m.contains("kube_queue_admission_wait_seconds_bucket{" + GROUP + ",le=\"0.01\"}"),
+                "the wait's buckets start at 10 ms: " + m);
+        assertTrue(m.contains("kube_queue_admission_wait_seconds_bucket{" + GROUP + ",le=\"86400.0\"} 2"), m);
+        assertTrue(m.contains("kube_queue_admission_patches_total{outcome=\"applied\"} 2.0"), m);
+        assertTrue(m.contains("kube_queue_admission_patch_seconds_count 2"), m);
+        assertTrue(m.contains("kube_queue_quota_groups 2.0"), "root and root.defaultQuotaGroup: " + m);
+        assertTrue(m.lines().anyMatch(l -> l.startsWith("kube_queue_build_info{version=\"") && l.endsWith("} 1.0")), m);
         assertTrue(m.contains("kube_queue_scheduling_cycle_seconds_count"), m);
         assertTrue(m.contains("kube_queue_admissions_waiting_to_be_sent 0.0"), m);
         await().atMost(Duration.ofSeconds(5)).until(() -> has("kube_queue_admissions_in_flight 0.0"));
@@ -105,6 +112,7 @@ class QueueMetricsTest {
         client.resources(ElasticQuotaTree.class).inAnyNamespace().delete();
         await().atMost(Duration.ofSeconds(15)).until(() -> !metrics().contains("kube_queue_quota_max{" + GROUP));
         m = metrics();
+        assertTrue(m.contains("kube_queue_quota_groups 0.0"), "no quota groups in force: " + m);
         assertFalse(m.contains("kube_queue_pending_jobs{" + GROUP), m);
         assertFalse(m.contains("kube_queue_admitted_jobs{" + GROUP), m);
     }

@@ -4,6 +4,7 @@ import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -94,7 +95,12 @@ class LeaderElectionTest {
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
                 .until(() -> !cluster.admitted("a-small") && !cluster.admitted("b-big"));
         given().when().get("/api/v1/jobs/default/a-small").then().statusCode(200).body("position", equalTo(1));
-        assertTrue(given().get("/q/metrics").asString().contains("kube_queue_replica{replica_role=\"follower\"} 1.0"));
+        String followerMetrics = given().get("/q/metrics").asString();
+        assertTrue(followerMetrics.contains("kube_queue_replica{replica_role=\"follower\"} 1.0"));
+        // per-group series come from the leader only, so a sum over both replicas counts each group once
+        assertFalse(followerMetrics.contains("kube_queue_pending_jobs{"), followerMetrics);
+        assertFalse(followerMetrics.contains("kube_queue_quota_used{"), followerMetrics);
+        assertTrue(followerMetrics.contains("kube_queue_quota_groups 2.0"), followerMetrics);
         given().when().get("/q/health/ready").then().statusCode(200);
 
         // the other replica stops: its Lease runs out
@@ -105,6 +111,8 @@ class LeaderElectionTest {
 
         await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("a-small"));
         assertTrue(given().get("/q/metrics").asString().contains("kube_queue_replica{replica_role=\"leader\"} 1.0"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> given().get("/q/metrics").asString()
+                .contains("kube_queue_quota_used{quota_group=\"" + GROUP + "\",resource=\"cpu\"} 4.0"));
         // 3 (the other's) + 1 (small) = 4: big (3) must wait; the new leader knew about the other's admission
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !cluster.admitted("b-big"));
         assertEquals(4000, scheduler.usage(GROUP).get("cpu"));
@@ -126,6 +134,8 @@ class LeaderElectionTest {
         client.leases().inNamespace("kube-queue").resource(taken).update();
         await().atMost(Duration.ofSeconds(10)).until(() -> given().get("/q/metrics").asString()
                 .contains("kube_queue_replica{replica_role=\"follower\"} 1.0"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !given().get("/q/metrics").asString()
+                .contains("kube_queue_pending_jobs{"));
         client.batch().v1().jobs().inNamespace("default").withName("a-small").delete(); // room for c-tiny
         cluster.submitJob("c-tiny", "100m", Map.of(), null);
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !cluster.admitted("c-tiny"));
