@@ -18,6 +18,7 @@ import com.marcnuri.helm.TemplateCommand;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -127,6 +128,29 @@ class HelmChartIT {
     }
 
     @Test
+    void thePrometheusRuleIsOffByDefaultAndCarriesTheAlertsWithTheirThresholds() {
+        assertEquals(List.of(), template(Map.of()).ofKind("PrometheusRule"));
+        List<HasMetadata> rules = template(Map.of("prometheusRule.enabled", "true",
+                "prometheusRule.oldestPendingSeconds", "600", "prometheusRule.labels.release", "prom"))
+                .ofKind("PrometheusRule");
+        assertEquals(1, rules.size());
+        assertEquals("prom", rules.get(0).getMetadata().getLabels().get("release"), "the labels Prometheus selects on");
+        com.fasterxml.jackson.databind.JsonNode alerts = new com.fasterxml.jackson.databind.ObjectMapper()
+                .valueToTree(rules.get(0)).path("spec").path("groups").path(0).path("rules");
+        Map<String, String> exprByAlert = new java.util.TreeMap<>();
+        alerts.forEach(r -> exprByAlert.put(r.path("alert").asText(), r.path("expr").asText()));
+        assertEquals(List.of("KubeQueueAdmissionPatchesFailing", "KubeQueueAdmissionsStuck", "KubeQueueInvalidJobs",
+                "KubeQueueNoLeader", "KubeQueueNoQuotaGroups", "KubeQueueOldestPendingJob", "KubeQueueTwoLeaders"),
+                List.copyOf(exprByAlert.keySet()));
+        assertTrue(exprByAlert.get("KubeQueueOldestPendingJob").endsWith("> 600"), exprByAlert.toString());
+        assertTrue(exprByAlert.get("KubeQueueAdmissionPatchesFailing").trim().endsWith("> 0.1"), exprByAlert.toString());
+        alerts.forEach(r -> assertTrue(r.path("annotations").path("summary").asText().length() > 10,
+                r.path("alert").asText() + " has a summary"));
+        assertTrue(alerts.findValuesAsText("summary").toString().contains("{{ $labels.quota_group }}"),
+                "Prometheus' template, not Helm's, fills in the group");
+    }
+
+    @Test
     void badValuesAreRefusedWithTheValidOnes() {
         Exception plugin = assertThrows(Exception.class, () -> template(Map.of("queueGroupPlugin", "quota")));
         assertTrue(plugin.getMessage().contains("elasticquota") && plugin.getMessage().contains("resourcequota"),
@@ -137,6 +161,9 @@ class HelmChartIT {
         Exception replicas = assertThrows(Exception.class,
                 () -> template(Map.of("replicas", "2", "leaderElection.enabled", "false")));
         assertTrue(replicas.getMessage().contains("leaderElection.enabled"), replicas.getMessage());
+        Exception ratio = assertThrows(Exception.class,
+                () -> template(Map.of("prometheusRule.enabled", "true", "prometheusRule.failedPatchRatio", "2")));
+        assertTrue(ratio.getMessage().contains("failedPatchRatio"), ratio.getMessage());
     }
 
     @Test
