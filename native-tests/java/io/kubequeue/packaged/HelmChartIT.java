@@ -128,6 +128,35 @@ class HelmChartIT {
     }
 
     @Test
+    void priorityClassSecurityContextsSpreadDisruptionBudgetAndOneScrapePath() {
+        Rendered defaults = template(Map.of());
+        var pod = defaults.get(Deployment.class, "kube-queue-controller").getSpec().getTemplate();
+        assertEquals(null, pod.getSpec().getPriorityClassName());
+        assertEquals(List.of(), defaults.ofKind("PodDisruptionBudget"), "one replica: no budget to block a drain");
+        assertEquals("true", pod.getMetadata().getAnnotations().get("prometheus.io/scrape"));
+
+        Rendered ha = template(Map.ofEntries(Map.entry("replicas", "2"),
+                Map.entry("priorityClassName", "system-cluster-critical"),
+                Map.entry("securityContext.readOnlyRootFilesystem", "false"),
+                Map.entry("podSecurityContext.runAsUser", "1001"),
+                Map.entry("topologySpreadConstraints[0].topologyKey", "kubernetes.io/hostname"),
+                Map.entry("topologySpreadConstraints[0].maxSkew", "1"),
+                Map.entry("topologySpreadConstraints[0].whenUnsatisfiable", "ScheduleAnyway"),
+                Map.entry("serviceMonitor.enabled", "true")));
+        var haPod = ha.get(Deployment.class, "kube-queue-controller").getSpec().getTemplate();
+        assertEquals("system-cluster-critical", haPod.getSpec().getPriorityClassName());
+        assertEquals(Boolean.FALSE, ha.controller().getSecurityContext().getReadOnlyRootFilesystem());
+        assertEquals("RuntimeDefault", ha.controller().getSecurityContext().getSeccompProfile().getType(),
+                "an override of one field keeps the others");
+        assertEquals(1001L, haPod.getSpec().getSecurityContext().getRunAsUser());
+        assertEquals(Boolean.TRUE, haPod.getSpec().getSecurityContext().getRunAsNonRoot());
+        assertEquals("kubernetes.io/hostname", haPod.getSpec().getTopologySpreadConstraints().get(0).getTopologyKey());
+        assertEquals(1, ha.ofKind("PodDisruptionBudget").size(), "two replicas: one stays up through a drain");
+        assertFalse(haPod.getMetadata().getAnnotations().containsKey("prometheus.io/scrape"),
+                "with the ServiceMonitor on, the pods are not also scraped by annotation");
+    }
+
+    @Test
     void thePrometheusRuleIsOffByDefaultAndCarriesTheAlertsWithTheirThresholds() {
         assertEquals(List.of(), template(Map.of()).ofKind("PrometheusRule"));
         List<HasMetadata> rules = template(Map.of("prometheusRule.enabled", "true",
