@@ -99,6 +99,16 @@ class KubectlQueuePluginTest {
     }
 
     @Test
+    void helpPrintsTheUsageAndSucceeds() throws Exception {
+        for (String flag : List.of("-h", "--help", "help")) {
+            Run run = run(Map.of(), flag);
+            assertEquals(0, run.exit(), flag + " is a question, not a mistake");
+            assertTrue(run.out().contains("kubectl queue job NAMESPACE/NAME"), run.out());
+            assertTrue(run.kubectlArgs().isEmpty(), "kubectl was not called");
+        }
+    }
+
+    @Test
     void aWrongCallPrintsTheUsageAndFails() throws Exception {
         Run run = run(Map.of(), "job", "no-slash");
         assertEquals(2, run.exit());
