@@ -238,6 +238,15 @@ public class AdmissionLoop {
         }
     };
 
+    /** Tells the listener (metrics); one that fails is logged at DEBUG: metrics never hold up an admission. */
+    private void tell(java.util.function.Consumer<Listener> call) {
+        try {
+            call.accept(listener);
+        } catch (RuntimeException e) {
+            LOG.debug("metrics listener failed", e);
+        }
+    }
+
     /** Sets the one listener (metrics). */
     public void listener(Listener listener) {
         this.listener = listener;
@@ -263,11 +272,7 @@ public class AdmissionLoop {
                         hold.reason() + "; the job stays suspended"));
             }
             scheduler.nextRetry().ifPresent(this::wakeUpAt);
-            try {
-                listener.cycle(result, decided); // last, and guarded: metrics never hold up an admission
-            } catch (RuntimeException e) {
-                LOG.debug("metrics listener failed", e);
-            }
+            tell(l -> l.cycle(result, decided)); // last
         } catch (RuntimeException e) {
             LOG.error("scheduling cycle failed; retrying in 1 s", e);
             wakeUpAt(Instant.now().plusSeconds(1));
@@ -287,11 +292,7 @@ public class AdmissionLoop {
         try {
             long sentAt = System.nanoTime();
             return admitter.admit(admission).thenAcceptAsync(settlement -> {
-                        try {
-                            listener.answered(settlement.kind(), System.nanoTime() - sentAt);
-                        } catch (RuntimeException e) {
-                            LOG.debug("metrics listener failed", e); // metrics never hold up an admission
-                        }
+                        tell(l -> l.answered(settlement.kind(), System.nanoTime() - sentAt));
                         finish(admission, settlement);
                     }, outcomes)
                     .exceptionally(e -> {

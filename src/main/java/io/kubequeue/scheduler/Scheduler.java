@@ -451,7 +451,7 @@ public final class Scheduler {
         // this lock), so they cannot fit later in it either; the other jobs of the same shape skip the fit check,
         // which keeps a retry-on-release cycle over thousands of backed-off jobs cheap
         Set<FitShape> notFittingNow = new HashSet<>();
-        int stillShort = endBackoffs(now, notFittingNow, firstFailures);
+        int stillShort = endBackoffs(now, notFittingNow);
         int tried = stillShort;
         int notFitting = stillShort;
         int heldInCycle = 0;
@@ -465,9 +465,6 @@ public final class Scheduler {
                 // a cycle), so a release costs a few checks per group, not one per backed-off job
                 for (Shape shape : List.copyOf(queue.backedOff.shapes())) {
                     FitShape fitShape = new FitShape(queue.group, shape.request(), shape.preemptible());
-                    if (notFittingNow.contains(fitShape)) {
-                        continue;
-                    }
                     if (shortNow(fitShape, notFittingNow)) {
                         continue;
                     }
@@ -497,7 +494,7 @@ public final class Scheduler {
                 FitShape shape = new FitShape(queue.group, entry.effectiveRequest(), entry.job.preemptible());
                 String neverFits = notFittingNow.contains(shape) ? null : neverFits(shape);
                 boolean walkOn = true;
-                if (neverFits != null || !notFittingNow.contains(shape) && fitsOrRemember(shape, notFittingNow)) {
+                if (neverFits != null || !shortNow(shape, notFittingNow)) {
                     candidate.cursor.remove();
                     backoff.remove(entry);
                     entry.retryAt = null;
@@ -523,7 +520,7 @@ public final class Scheduler {
                 if (neverFits != null) {
                     hold(entry, Hold.Reason.NEVER_FITS, neverFits);
                     heldInCycle++;
-                } else if (!notFittingNow.contains(shape) && fitsOrRemember(shape, notFittingNow)) {
+                } else if (!shortNow(shape, notFittingNow)) {
                     admissions.add(admit(queue.group, entry, now));
                 } else {
                     entry.attempts++;
@@ -565,21 +562,20 @@ public final class Scheduler {
      *
      * @return how many jobs were tried here
      */
-    private int endBackoffs(Instant now, Set<FitShape> notFittingNow, List<CycleResult.Unschedulable> firstFailures) {
+    private int endBackoffs(Instant now, Set<FitShape> notFittingNow) {
         List<Entry> waitAgain = new ArrayList<>();
         Set<FitShape> mayFit = new HashSet<>();
         while (!backoff.isEmpty() && !backoff.first().retryAt.isAfter(now)) {
             Entry entry = backoff.pollFirst();
-            GroupQueue queue = queues.get(entry.group);
             entry.refused = false;
             if (settings.policy() != SchedulingPolicy.BLOCKING_QUEUE && shortAtStart(entry, notFittingNow, mayFit)) {
+                // a backed-off job has failed before (every way into backoff counts an attempt), so this is never
+                // its first failure: no Pending event
                 entry.attempts++;
-                if (entry.attempts == 1) {
-                    firstFailures.add(new CycleResult.Unschedulable(entry.job.key(), queue.group, blocker(entry)));
-                }
                 waitAgain.add(entry);
                 continue;
             }
+            GroupQueue queue = queues.get(entry.group);
             queue.backedOff.remove(entry);
             entry.retryAt = null;
             entry.state = State.ACTIVE;
@@ -594,13 +590,11 @@ public final class Scheduler {
 
     /**
      * Whether the job's shape does not fit now (and can fit some day: a shape that never fits is left to the cycle,
-     * which holds the job). Remembers the answer per shape for the cycle.
+     * which holds the job), as {@link #shortNow}, which remembers only the shapes that are short: {@code mayFit}
+     * keeps the others for the rest of this pass, so each expired job of such a shape is not checked again.
      */
     private boolean shortAtStart(Entry entry, Set<FitShape> notFittingNow, Set<FitShape> mayFit) {
         FitShape shape = new FitShape(entry.group, entry.effectiveRequest(), entry.job.preemptible());
-        if (notFittingNow.contains(shape)) {
-            return true;
-        }
         if (mayFit.contains(shape)) {
             return false;
         }
@@ -637,12 +631,6 @@ public final class Scheduler {
         return true;
     }
 
-    /** One group's jobs per {@link State}, and its oldest pending job's queue time, for {@link #groups}. */
-    private static final class GroupCounts {
-        final int[] byState = new int[State.values().length];
-        Instant oldest;
-    }
-
     /** Where a shape was found short, and the {@link #roomClock} then. */
     private record ShortAt(String node, long roomClock) {
     }
@@ -654,14 +642,6 @@ public final class Scheduler {
 
     /** A job's shape as far as fitting goes: its group, its request (with the job count), its preemptibility. */
     private record FitShape(String group, Resources request, boolean preemptible) {
-    }
-
-    /**
-     * Whether a job of this shape, which can fit some day, fits now; if not, its shape is remembered as short (see
-     * {@link #shortNow}).
-     */
-    private boolean fitsOrRemember(FitShape shape, Set<FitShape> notFittingNow) {
-        return !shortNow(shape, notFittingNow);
     }
 
     private Admission admit(String group, Entry entry, Instant now) {
@@ -1162,6 +1142,12 @@ public final class Scheduler {
                     active + backedOff + held, n.byState[State.ADMITTED.ordinal()], active, backedOff, held, n.oldest));
         }
         return views;
+    }
+
+    /** One group's jobs per {@link State}, and its oldest pending job's queue time, for {@link #groups}. */
+    private static final class GroupCounts {
+        final int[] byState = new int[State.values().length];
+        Instant oldest;
     }
 
     /**
