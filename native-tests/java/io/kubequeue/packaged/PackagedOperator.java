@@ -236,14 +236,41 @@ public final class PackagedOperator implements AutoCloseable {
         return metric("kube_queue_admissions_total", "");
     }
 
+    /** The status of a GET on this replica's HTTP port sent without a bearer token; 0 if it did not answer. */
+    public int statusWithoutToken(String path) {
+        return get(path, false).statusCode();
+    }
+
+    /**
+     * Lets the mock API server accept every token as user {@code it-reader}, allowed to list every kind in every
+     * namespace: the read API's TokenReview and SubjectAccessReviews then pass, as for a cluster admin.
+     */
+    public static void acceptEveryReader(KubernetesMockServer server) {
+        server.expect().post().withPath("/apis/authentication.k8s.io/v1/tokenreviews").andReturn(201,
+                "{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"TokenReview\",\"status\":"
+                        + "{\"authenticated\":true,\"user\":{\"username\":\"it-reader\"}}}").always();
+        server.expect().post().withPath("/apis/authorization.k8s.io/v1/subjectaccessreviews").andReturn(201,
+                "{\"apiVersion\":\"authorization.k8s.io/v1\",\"kind\":\"SubjectAccessReview\",\"status\":"
+                        + "{\"allowed\":true}}").always();
+    }
+
     /** One answer of the replica's HTTP server; status 0 when it did not answer. */
     private record Answer(int statusCode, String body) {
     }
 
     private Answer get(String path) {
+        return get(path, true);
+    }
+
+    /** A GET, with a bearer token (the read API as shipped wants one; see {@link #acceptEveryReader}) or without. */
+    private Answer get(String path, boolean withToken) {
         try {
-            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .timeout(Duration.ofSeconds(5));
+            if (withToken) {
+                request.header("Authorization", "Bearer packaged-it");
+            }
+            HttpResponse<String> r = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
             return new Answer(r.statusCode(), r.body());
         } catch (IOException e) {
             return new Answer(0, "");

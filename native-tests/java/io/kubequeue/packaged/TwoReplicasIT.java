@@ -56,6 +56,7 @@ class TwoReplicasIT {
         client = server.createClient();
         cluster = new Cluster(client);
         cluster.apply("/seed/elasticquotatree.yaml"); // root.defaultQuotaGroup: namespace default, max 4 cpu
+        PackagedOperator.acceptEveryReader(server);
     }
 
     @AfterEach
@@ -97,7 +98,9 @@ class TwoReplicasIT {
                 && a.metric("kube_queue_pending_jobs", group) + b.metric("kube_queue_pending_jobs", group) == 2.0
                 && !b.body("/q/metrics").contains("kube_queue_quota_used{"));
         // the follower's view is current all the same: its read API places the waiting jobs
-        // and its read API answers in JSON (records serialized by Jackson, also in the native binary)
+        // and its read API answers in JSON (records serialized by Jackson, also in the native binary); as shipped,
+        // only to a caller with a token the API server accepts
+        assertEquals(401, b.statusWithoutToken("/api/v1/jobs/default/job-4"));
         assertTrue(b.body("/api/v1/jobs/default/job-4").matches("(?s).*\"group\":\"root.defaultQuotaGroup\".*\"position\":[12].*"),
                 b.body("/api/v1/jobs/default/job-4"));
 

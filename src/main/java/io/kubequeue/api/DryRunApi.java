@@ -14,6 +14,8 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
@@ -43,12 +45,15 @@ public class DryRunApi {
     private final Scheduler scheduler;
     private final JobFeed feed;
     private final Instance<JobKind<?>> kinds;
+    private final ReadApiAccess access;
 
-    public DryRunApi(KubernetesClient client, Scheduler scheduler, JobFeed feed, Instance<JobKind<?>> kinds) {
+    public DryRunApi(KubernetesClient client, Scheduler scheduler, JobFeed feed, Instance<JobKind<?>> kinds,
+                     ReadApiAccess access) {
         this.client = client;
         this.scheduler = scheduler;
         this.feed = feed;
         this.kinds = kinds;
+        this.access = access;
     }
 
     /**
@@ -75,13 +80,16 @@ public class DryRunApi {
      * @throws BadRequestException (400) if the body is not a manifest
      * @throws WebApplicationException 422 if it holds no job of a kind kube-queue knows, or its request cannot be
      *                                 read (the message names the field and value)
+     * @throws jakarta.ws.rs.NotAuthorizedException (401) without a token the API server accepts
+     * @throws jakarta.ws.rs.ForbiddenException (403) when the caller may not list the job's kind in its namespace
      */
     @POST
     @Consumes({"application/yaml", "application/x-yaml", "text/yaml", MediaType.APPLICATION_JSON, MediaType.TEXT_PLAIN})
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Would this job (YAML or JSON manifest) be managed, in which group, with which request; "
             + "does it fit now, and if not, which resource at which node stops it and where it would stand")
-    public Verdict dryRun(String manifest) {
+    public Verdict dryRun(String manifest, @Context HttpHeaders headers) {
+        ReadApiAccess.Viewer viewer = access.viewer(headers); // before parsing: no work for an unknown caller
         List<HasMetadata> objects;
         try {
             objects = Manifests.read(client, new ByteArrayInputStream(manifest.getBytes(StandardCharsets.UTF_8)));
@@ -91,6 +99,9 @@ public class DryRunApi {
         for (HasMetadata object : objects) {
             Optional<JobKind<?>> kind = kinds.stream().filter(k -> k.type().isInstance(object)).findFirst();
             if (kind.isPresent()) {
+                String namespace = object.getMetadata() == null || object.getMetadata().getNamespace() == null
+                        ? "default" : object.getMetadata().getNamespace();
+                viewer.requireList(kind.get().kind(), namespace); // the answer shows that namespace's group
                 return verdict(kind.get(), object);
             }
         }

@@ -1,8 +1,11 @@
 package io.kubequeue.api;
 
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import jakarta.ws.rs.GET;
@@ -11,6 +14,8 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 
 import org.eclipse.microprofile.openapi.annotations.Operation;
@@ -25,6 +30,9 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
  * The queues as the scheduler holds them: every quota group with its limits and usage, each group's pending jobs
  * in order with the reason each waits, and one job by namespace and name. Amounts are Kubernetes quantities
  * ({@code "1500m"}, {@code "3Gi"}); {@code kube-queue/max-jobs} is a count.
+ * <p>A caller sees only what the API server lets them list ({@link ReadApiAccess}): the jobs of namespaces where
+ * they may list that kind, and the quota groups that hold such a namespace (or have a descendant that does).
+ * Positions are a job's place among every job of its group, seen or not.
  */
 @Path("/api/v1")
 @Produces(MediaType.APPLICATION_JSON)
@@ -32,9 +40,11 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 public class QueueApi {
 
     private final Scheduler scheduler;
+    private final ReadApiAccess access;
 
-    public QueueApi(Scheduler scheduler) {
+    public QueueApi(Scheduler scheduler, ReadApiAccess access) {
         this.scheduler = scheduler;
+        this.access = access;
     }
 
     /**
@@ -74,38 +84,80 @@ public class QueueApi {
                       int priority, Map<String, String> request, Instant retryAt, String reason) {
     }
 
+    /**
+     * @throws jakarta.ws.rs.NotAuthorizedException (401) without a token the API server accepts
+     */
     @GET
     @Path("/queues")
     @Operation(summary = "Every quota group: limits, usage, pending and admitted counts, policy")
-    public List<Queue> queues() {
+    public List<Queue> queues(@Context HttpHeaders headers) {
+        ReadApiAccess.Viewer viewer = access.viewer(headers);
         String policy = scheduler.settings().policy().name();
-        return scheduler.groups().stream().map(g -> new Queue(g.name(), g.parent(), policy, quantities(g.min()),
-                quantities(g.max()), quantities(g.used()), quantities(g.outside()), g.pending(), g.admitted()))
+        List<Scheduler.GroupView> groups = scheduler.groups();
+        Set<String> visible = visible(viewer, groups);
+        return groups.stream().filter(g -> visible.contains(g.name()))
+                .map(g -> new Queue(g.name(), g.parent(), policy, quantities(g.min()), quantities(g.max()),
+                        quantities(g.used()), quantities(g.outside()), g.pending(), g.admitted()))
                 .toList();
     }
 
-    /** @throws NotFoundException (404) when no such group exists and no job queues in it */
+    /**
+     * @throws NotFoundException (404) when no such group exists and no job queues in it, or the caller may see no
+     *                           namespace in it
+     * @throws jakarta.ws.rs.NotAuthorizedException (401) without a token the API server accepts
+     */
     @GET
     @Path("/queues/{group}/jobs")
     @Operation(summary = "A group's pending jobs in queue order, each with its position and why it waits")
-    public List<Job> pending(@Parameter(description = "quota group name") @PathParam("group") String group) {
-        if (scheduler.groups().stream().noneMatch(g -> g.name().equals(group))) {
+    public List<Job> pending(@Parameter(description = "quota group name") @PathParam("group") String group,
+                             @Context HttpHeaders headers) {
+        ReadApiAccess.Viewer viewer = access.viewer(headers);
+        if (!visible(viewer, scheduler.groups()).contains(group)) {
             throw new NotFoundException("no quota group " + group);
         }
-        return scheduler.pending(group).stream().map(QueueApi::job).toList();
+        return scheduler.pending(group).stream()
+                .filter(v -> viewer.mayList(v.status().key().kind(), v.status().key().namespace()))
+                .map(QueueApi::job).toList();
     }
 
-    /** @throws NotFoundException (404) when kube-queue holds no such job (never managed, or finished) */
+    /**
+     * @throws NotFoundException (404) when kube-queue holds no such job the caller may see (never managed, or
+     *                           finished)
+     * @throws jakarta.ws.rs.ForbiddenException (403) when the caller may list no managed kind in the namespace
+     * @throws jakarta.ws.rs.NotAuthorizedException (401) without a token the API server accepts
+     */
     @GET
     @Path("/jobs/{namespace}/{name}")
     @Operation(summary = "One job: its group, position and why it waits")
     public Job job(@PathParam("namespace") String namespace, @PathParam("name") String name,
                    @Parameter(description = "the kind, when jobs of several kinds share the name")
-                   @QueryParam("kind") String kind) {
+                   @QueryParam("kind") String kind, @Context HttpHeaders headers) {
+        ReadApiAccess.Viewer viewer = access.viewer(headers);
+        if (kind != null) {
+            viewer.requireList(kind, namespace);
+        } else {
+            viewer.requireListAnyKind(namespace);
+        }
         return scheduler.find(namespace, name).stream()
                 .filter(v -> kind == null || v.status().key().kind().equalsIgnoreCase(kind))
+                .filter(v -> viewer.mayList(v.status().key().kind(), namespace))
                 .findFirst().map(QueueApi::job)
                 .orElseThrow(() -> new NotFoundException("kube-queue holds no job " + namespace + "/" + name));
+    }
+
+    /** The groups holding a namespace the viewer may list some job kind in, and every ancestor of such a group. */
+    private static Set<String> visible(ReadApiAccess.Viewer viewer, List<Scheduler.GroupView> groups) {
+        Map<String, String> parents = new HashMap<>();
+        groups.forEach(g -> parents.put(g.name(), g.parent()));
+        Set<String> visible = new HashSet<>();
+        for (Scheduler.GroupView g : groups) {
+            if (g.namespaces().stream().anyMatch(viewer::mayListAnyKind)) {
+                for (String at = g.name(); at != null && visible.add(at); at = parents.get(at)) {
+                    // marks the group and climbs to its root; stops at a group already marked
+                }
+            }
+        }
+        return visible;
     }
 
     private static Job job(Scheduler.PendingView v) {

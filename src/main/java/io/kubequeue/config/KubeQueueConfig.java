@@ -91,6 +91,36 @@ public interface KubeQueueConfig {
     /** Leader election between replicas. */
     LeaderElection leaderElection();
 
+    /** Who may read the queues through the read API ({@code /api/v1}). */
+    ReadApi readApi();
+
+    /**
+     * The read API's access control (docs/security.md). With {@code kubernetes} (the default) every call carries
+     * a Kubernetes bearer token, checked by the API server (TokenReview), and a caller sees a job only if the API
+     * server lets them {@code list} that job's kind in its namespace (SubjectAccessReview). The answers are
+     * remembered for {@link #cacheFor()}, so a revoked right or token still reads for at most that long.
+     */
+    interface ReadApi {
+        /**
+         * {@code kubernetes} (default) or {@code none}; {@code none} opens the read API to anyone who reaches the
+         * port, for a cluster where nothing but the API server's proxy can (docs/security.md).
+         */
+        @WithDefault("kubernetes")
+        Authentication authentication();
+
+        /** How long a token's review and an access review are reused: positive, at most 10 minutes. */
+        @WithDefault("30s")
+        Duration cacheFor();
+
+        /** The read API's access-control modes. */
+        enum Authentication {
+            /** TokenReview, then SubjectAccessReview per namespace and kind. */
+            KUBERNETES,
+            /** No check: anyone who reaches the port reads every queue. */
+            NONE
+        }
+    }
+
     /**
      * Leader election on a Lease ({@code coordination.k8s.io/v1}): with several replicas only the leader admits
      * and writes; the others keep their view of the queues current and serve the read API and metrics.

@@ -1095,9 +1095,12 @@ public final class Scheduler {
      * @param backoff  pending jobs backing off
      * @param held     pending jobs held until the quota changes (they can never fit now)
      * @param oldestPendingSince when the longest-waiting pending job was first seen queued; null if none waits
+     * @param namespaces the namespaces whose jobs queue in this group itself (not its descendants); for a group no
+     *                   quota object declares (ResourceQuota plugin: a namespace without one), its own name
      */
     public record GroupView(String name, String parent, Resources min, Resources max, Resources used, Resources outside,
-                            int pending, int admitted, int active, int backoff, int held, Instant oldestPendingSince) {
+                            int pending, int admitted, int active, int backoff, int held, Instant oldestPendingSince,
+                            List<String> namespaces) {
     }
 
     /**
@@ -1137,9 +1140,10 @@ public final class Scheduler {
             int active = n.byState[State.ACTIVE.ordinal()];
             int backedOff = n.byState[State.BACKOFF.ordinal()];
             int held = n.byState[State.HELD.ordinal()];
-            QuotaNode node = tree.node(name).orElse(new QuotaNode(name, null, List.of(), null, null));
+            QuotaNode node = tree.node(name).orElse(new QuotaNode(name, null, List.of(name), null, null));
             views.add(new GroupView(name, node.parentName(), node.min(), node.max(), usage(name), externalUsage(name),
-                    active + backedOff + held, n.byState[State.ADMITTED.ordinal()], active, backedOff, held, n.oldest));
+                    active + backedOff + held, n.byState[State.ADMITTED.ordinal()], active, backedOff, held, n.oldest,
+                    node.namespaces()));
         }
         return views;
     }

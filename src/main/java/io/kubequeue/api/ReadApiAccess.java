@@ -1,0 +1,278 @@
+package io.kubequeue.api;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+import jakarta.ws.rs.ForbiddenException;
+import jakarta.ws.rs.NotAuthorizedException;
+import jakarta.ws.rs.ServiceUnavailableException;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+import org.jboss.logging.Logger;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.authentication.TokenReview;
+import io.fabric8.kubernetes.api.model.authentication.TokenReviewBuilder;
+import io.fabric8.kubernetes.api.model.authentication.UserInfo;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kubequeue.collections.BoundedMaps;
+import io.kubequeue.config.KubeQueueConfig;
+import io.kubequeue.job.JobKind;
+import io.quarkus.runtime.Startup;
+
+/**
+ * Who may read what through the read API ({@code /api/v1}), decided by the API server (docs/security.md).
+ * <p>With {@code kube-queue.read-api.authentication=kubernetes} (the default) a caller presents a Kubernetes bearer
+ * token in {@code Authorization: Bearer …}, or in {@code X-Kube-Queue-Authorization: Bearer …} when it comes through
+ * the API server's service proxy (which drops {@code Authorization}). kube-queue asks the API server who that is
+ * (a TokenReview) and then, per namespace and job kind, whether that user may {@code list} that kind there (a
+ * SubjectAccessReview for, e.g., {@code list tfjobs.kubeflow.org} in {@code team-a}): the same right
+ * {@code kubectl get tfjobs -n team-a} needs. A user allowed cluster-wide sees everything after one review.
+ * Both answers are remembered for {@code kube-queue.read-api.cache-for} (default 30 s) so that a page of jobs costs
+ * one review per namespace and kind, not one per job; at most 4,096 tokens and 16,384 review answers are kept.
+ * <p>With {@code none}, every caller sees everything.
+ */
+@Singleton
+@Startup // built at start-up, so a bad kube-queue.read-api.cache-for stops it with its message
+public class ReadApiAccess {
+
+    /** The header a caller uses when the API server's service proxy drops {@code Authorization}. */
+    public static final String PROXIED_AUTHORIZATION = "X-Kube-Queue-Authorization";
+
+    private static final Logger LOG = Logger.getLogger(ReadApiAccess.class);
+    private static final Duration LONGEST_CACHE = Duration.ofMinutes(10);
+
+    private final KubernetesClient client;
+    private final Instance<JobKind<?>> kinds;
+    private final boolean open;
+    private final Duration cacheFor;
+    private final Clock clock;
+    private final Map<String, Expiring<UserInfo>> users = BoundedMaps.keepingRecentlyUsed(4096);
+    private final Map<Review, Expiring<Boolean>> reviews = BoundedMaps.keepingRecentlyUsed(16_384);
+
+    /** @throws IllegalArgumentException if {@code kube-queue.read-api.cache-for} is not in (0, 10m] */
+    @Inject
+    public ReadApiAccess(KubernetesClient client, Instance<JobKind<?>> kinds, KubeQueueConfig config) {
+        this(client, kinds, config.readApi().authentication(), config.readApi().cacheFor(), Clock.systemUTC());
+    }
+
+    ReadApiAccess(KubernetesClient client, Instance<JobKind<?>> kinds, KubeQueueConfig.ReadApi.Authentication mode,
+                  Duration cacheFor, Clock clock) {
+        if (cacheFor.isNegative() || cacheFor.isZero() || cacheFor.compareTo(LONGEST_CACHE) > 0) {
+            throw new IllegalArgumentException("kube-queue.read-api.cache-for: must be more than 0 and at most 10m,"
+                    + " got " + cacheFor);
+        }
+        this.client = client;
+        this.kinds = kinds;
+        this.open = mode == KubeQueueConfig.ReadApi.Authentication.NONE;
+        this.cacheFor = cacheFor;
+        this.clock = clock;
+    }
+
+    /**
+     * The caller of one request.
+     *
+     * @param headers the request's headers
+     * @return who calls; with authentication off, a viewer who sees everything
+     * @throws NotAuthorizedException (401) without a bearer token, or with one the API server does not accept
+     * @throws ServiceUnavailableException (503) when the API server cannot be asked
+     */
+    public Viewer viewer(HttpHeaders headers) {
+        if (open) {
+            return new Viewer(null);
+        }
+        String token = bearer(headers.getHeaderString(HttpHeaders.AUTHORIZATION))
+                .or(() -> bearer(headers.getHeaderString(PROXIED_AUTHORIZATION)))
+                .orElseThrow(() -> unauthorized("a Kubernetes bearer token is needed: send it in 'Authorization: Bearer"
+                        + " …', or in '" + PROXIED_AUTHORIZATION + ": Bearer …' through the API server's service proxy"));
+        String key = sha256(token);
+        UserInfo user = cached(users, key, () -> review(token));
+        if (user == null) {
+            throw unauthorized("the API server does not accept this token (TokenReview: not authenticated)");
+        }
+        return new Viewer(user);
+    }
+
+    /**
+     * One caller, as the API server knows them.
+     */
+    public final class Viewer {
+        private final UserInfo user; // null: authentication is off
+
+        private Viewer(UserInfo user) {
+            this.user = user;
+        }
+
+        /** The caller's user name, or {@code null} with authentication off. */
+        public String name() {
+            return user == null ? null : user.getUsername();
+        }
+
+        /**
+         * Whether this caller may {@code list} jobs of this kind in this namespace (or in every namespace).
+         *
+         * @param kind      a managed job kind's {@link JobKind#kind()}, e.g. {@code TFJob}; an unknown kind is
+         *                  checked as batch Jobs
+         * @param namespace a namespace
+         * @throws ServiceUnavailableException (503) when the API server cannot be asked
+         */
+        public boolean mayList(String kind, String namespace) {
+            if (user == null) {
+                return true;
+            }
+            Class<? extends HasMetadata> type = typeOf(kind);
+            return allowed(type, "") || allowed(type, namespace);
+        }
+
+        /** Whether this caller may list some managed job kind in this namespace. */
+        public boolean mayListAnyKind(String namespace) {
+            return user == null || kinds.stream().anyMatch(k -> mayList(k.kind(), namespace));
+        }
+
+        /**
+         * Like {@link #mayList}, for a request about one job kind in one namespace.
+         *
+         * @throws ForbiddenException (403) naming the right that is missing
+         */
+        public void requireList(String kind, String namespace) {
+            if (!mayList(kind, namespace)) {
+                throw forbidden(resource(typeOf(kind)), namespace);
+            }
+        }
+
+        /**
+         * Like {@link #mayListAnyKind}, for a request about one namespace's jobs of any kind.
+         *
+         * @throws ForbiddenException (403) naming the namespace
+         */
+        public void requireListAnyKind(String namespace) {
+            if (!mayListAnyKind(namespace)) {
+                throw forbidden("any kind of job kube-queue manages", namespace);
+            }
+        }
+
+        private ForbiddenException forbidden(String what, String namespace) {
+            String message = "user " + name() + " may not list " + what + " in namespace " + namespace;
+            return new ForbiddenException(message, Response.status(Response.Status.FORBIDDEN)
+                    .entity(Map.of("error", message)).type(MediaType.APPLICATION_JSON).build());
+        }
+
+        private boolean allowed(Class<? extends HasMetadata> type, String namespace) {
+            Review review = new Review(user.getUsername(), user.getUid(), user.getGroups(), HasMetadata.getGroup(type),
+                    HasMetadata.getPlural(type), namespace);
+            return Boolean.TRUE.equals(cached(reviews, review, () -> access(review, user)));
+        }
+    }
+
+    private Class<? extends HasMetadata> typeOf(String kind) {
+        return kinds.stream().filter(k -> k.kind().equalsIgnoreCase(kind)).findFirst()
+                .<Class<? extends HasMetadata>>map(JobKind::type)
+                .orElse(io.fabric8.kubernetes.api.model.batch.v1.Job.class);
+    }
+
+    private static String resource(Class<? extends HasMetadata> type) {
+        String group = HasMetadata.getGroup(type);
+        return HasMetadata.getPlural(type) + (group == null || group.isEmpty() ? "" : "." + group);
+    }
+
+    /** The user behind a token, or null if the API server does not accept it. */
+    private UserInfo review(String token) {
+        TokenReview answer = ask("TokenReview", () -> client.authentication().v1().tokenReviews()
+                .create(new TokenReviewBuilder().withNewSpec().withToken(token).endSpec().build()));
+        if (answer.getStatus() == null || !Boolean.TRUE.equals(answer.getStatus().getAuthenticated())
+                || answer.getStatus().getUser() == null) {
+            return null;
+        }
+        return answer.getStatus().getUser();
+    }
+
+    private boolean access(Review review, UserInfo user) {
+        SubjectAccessReview answer = ask("SubjectAccessReview", () -> client.authorization().v1().subjectAccessReview()
+                .create(new SubjectAccessReviewBuilder().withNewSpec()
+                        .withUser(review.user()).withUid(review.uid()).withGroups(review.groups())
+                        .withExtra(user.getExtra())
+                        .withNewResourceAttributes().withVerb("list").withGroup(review.apiGroup())
+                        .withResource(review.resource()).withNamespace(review.namespace()).endResourceAttributes()
+                        .endSpec().build()));
+        return answer.getStatus() != null && Boolean.TRUE.equals(answer.getStatus().getAllowed());
+    }
+
+    private static <T> T ask(String what, Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (KubernetesClientException e) {
+            LOG.warnf("read API: the API server did not answer a %s (%d %s); the caller gets 503", what, e.getCode(),
+                    e.getMessage());
+            throw new ServiceUnavailableException("the API server did not answer a " + what + "; try again");
+        }
+    }
+
+    /** A remembered answer; {@code null} values are remembered too (a rejected token). */
+    private <K, V> V cached(Map<K, Expiring<V>> cache, K key, Supplier<V> compute) {
+        Instant now = clock.instant();
+        synchronized (cache) {
+            Expiring<V> hit = cache.get(key);
+            if (hit != null && now.isBefore(hit.until())) {
+                return hit.value();
+            }
+        }
+        V value = compute.get(); // outside the lock: a slow API server must not hold other callers
+        synchronized (cache) {
+            cache.put(key, new Expiring<>(value, now.plus(cacheFor)));
+        }
+        return value;
+    }
+
+    private static Optional<String> bearer(String header) {
+        if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return Optional.empty();
+        }
+        String token = header.substring(7).trim();
+        return token.isEmpty() ? Optional.empty() : Optional.of(token);
+    }
+
+    private static NotAuthorizedException unauthorized(String message) {
+        return new NotAuthorizedException(message, Response.status(Response.Status.UNAUTHORIZED)
+                .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer").entity(Map.of("error", message))
+                .type(MediaType.APPLICATION_JSON).build());
+    }
+
+    /** Tokens are kept only as their hash, so a heap dump does not hand them out. */
+    private static String sha256(String token) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(token.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-256", e);
+        }
+    }
+
+    private record Expiring<V>(V value, Instant until) {
+    }
+
+    private record Review(String user, String uid, List<String> groups, String apiGroup, String resource,
+                          String namespace) {
+        Review {
+            groups = groups == null ? List.of() : List.copyOf(groups);
+            Objects.requireNonNull(namespace);
+        }
+    }
+}
