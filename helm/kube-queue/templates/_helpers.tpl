@@ -21,3 +21,12 @@ app.kubernetes.io/part-of: kube-queue
 {{- end -}}
 {{- join "," (sortAlpha $off) -}}
 {{- end -}}
+
+{{/* The controller's image: by digest when one is given, else by tag (default: the chart's appVersion). */}}
+{{- define "kube-queue.image" -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
+{{- end -}}
+{{- end -}}

@@ -22,7 +22,10 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 
 /**
@@ -195,20 +198,103 @@ class HelmChartIT {
         assertTrue(ratio.getMessage().contains("failedPatchRatio"), ratio.getMessage());
     }
 
+    /**
+     * The chart grants the generated manifests' rules less what its quota plugin does not read (the manifests keep
+     * both: their plugin is switched by editing the Deployment) and, with the read API open, the two reviews.
+     */
     @Test
-    void rbacIsTheGeneratedRbac() {
-        Rendered chart = template(Map.of());
+    void rbacIsTheGeneratedRbacLessWhatThePluginAndReadApiDoNotUse() {
         Rendered generated = Rendered.generatedManifests();
-        assertEquals(generated.get(ClusterRole.class, "kube-queue-controller").getRules(),
-                chart.get(ClusterRole.class, "kube-queue-controller").getRules());
-        for (String role : List.of("kube-queue-controller-leader-election", "kube-queue-controller-quota-tree")) {
-            assertEquals(generated.get(Role.class, role).getRules(), chart.get(Role.class, role).getRules(), role);
+        List<PolicyRule> all = generated.get(ClusterRole.class, "kube-queue-controller").getRules();
+        java.util.function.Predicate<PolicyRule> resourceQuotaPlugin = r -> r.getApiGroups().equals(List.of(""))
+                && (r.getResources().contains("pods") || r.getResources().contains("resourcequotas"));
+        java.util.function.Predicate<PolicyRule> reviews = r -> r.getApiGroups().contains("authentication.k8s.io")
+                || r.getApiGroups().contains("authorization.k8s.io");
+
+        Rendered elastic = template(Map.of());
+        assertEquals(all.stream().filter(resourceQuotaPlugin.negate()).toList(),
+                elastic.get(ClusterRole.class, "kube-queue-controller").getRules());
+        Rendered quotas = template(Map.of("queueGroupPlugin", "resourcequota"));
+        assertEquals(all, quotas.get(ClusterRole.class, "kube-queue-controller").getRules());
+        assertTrue(quotas.objects().stream().noneMatch(o -> o.getMetadata().getName()
+                .equals("kube-queue-controller-quota-tree")), "no ElasticQuotaTree rights under resourcequota");
+        assertEquals(all.stream().filter(resourceQuotaPlugin.negate().and(reviews.negate())).toList(),
+                template(Map.of("readApi.authentication", "none")).get(ClusterRole.class, "kube-queue-controller")
+                        .getRules());
+        assertEquals(2, all.stream().filter(reviews).count(), "tokenreviews and subjectaccessreviews, create");
+
+        for (String role : List.of("kube-queue-controller-leader-election", "kube-queue-controller-quota-tree",
+                "kube-queue-reader")) {
+            assertEquals(generated.get(Role.class, role).getRules(), elastic.get(Role.class, role).getRules(), role);
             assertEquals(generated.get(Role.class, role).getMetadata().getNamespace(),
-                    chart.get(Role.class, role).getMetadata().getNamespace(), role);
+                    elastic.get(Role.class, role).getMetadata().getNamespace(), role);
         }
-        assertTrue(chart.get(ClusterRole.class, "kube-queue-controller").getRules().stream()
+        assertEquals(List.of("get", "create", "patch"), elastic.get(Role.class, "kube-queue-controller-leader-election")
+                .getRules().get(0).getVerbs(), "fabric8's Lease lock renews with a patch, never an update");
+        assertTrue(elastic.get(ClusterRole.class, "kube-queue-controller").getRules().stream()
                 .noneMatch(r -> r.getVerbs().contains("*") || r.getResources().contains("*")
                         || r.getApiGroups().contains("*")), "no wildcards");
+    }
+
+    @Test
+    void theReaderRoleGrantsOnlyTheServiceProxyAndIsBoundOnlyWhenAskedFor() {
+        Rendered defaults = template(Map.of());
+        PolicyRule proxy = defaults.get(Role.class, "kube-queue-reader").getRules().get(0);
+        assertEquals(List.of("services/proxy"), proxy.getResources());
+        assertTrue(proxy.getResourceNames().contains("kube-queue-controller:http"), proxy.getResourceNames().toString());
+        assertTrue(defaults.ofKind("RoleBinding").stream().noneMatch(b -> b.getMetadata().getName()
+                .equals("kube-queue-reader")), "not bound by default");
+        RoleBinding everyone = template(Map.of("readerRole.bindAllAuthenticated", "true"))
+                .get(RoleBinding.class, "kube-queue-reader");
+        assertEquals("system:authenticated", everyone.getSubjects().get(0).getName());
+        assertEquals("kubernetes", Rendered.literalEnv(defaults.controller()).get("KUBE_QUEUE_READ_API_AUTHENTICATION"));
+        assertEquals("none", Rendered.literalEnv(template(Map.of("readApi.authentication", "none")).controller())
+                .get("KUBE_QUEUE_READ_API_AUTHENTICATION"));
+        assertThrows(Exception.class, () -> template(Map.of("readApi.authentication", "open")));
+    }
+
+    /**
+     * A second release in another namespace renders cluster-wide objects of the same names, which the first
+     * release owns: Helm refuses it (ownership metadata) instead of starting a second leader.
+     */
+    @Test
+    void twoReleasesCollideOnEveryClusterWideName() {
+        Rendered first = template(Map.of());
+        Rendered second = Rendered.of(new Helm(CHART).template().withName("other").withNamespace("team-queue")
+                .withKubeVersion("1.31.0").call());
+        java.util.function.Function<Rendered, List<String>> clusterWide = r -> r.objects().stream()
+                .filter(o -> o.getMetadata().getNamespace() == null)
+                .map(o -> o.getKind() + "/" + o.getMetadata().getName()).sorted().toList();
+        assertEquals(List.of("ClusterRole/kube-queue-controller", "ClusterRoleBinding/kube-queue-controller"),
+                clusterWide.apply(first));
+        assertEquals(clusterWide.apply(first), clusterWide.apply(second));
+    }
+
+    @Test
+    void theNetworkPolicyLetsInOnlyTheListedPeersAndTheApiServer() {
+        assertEquals(List.of(), template(Map.of()).ofKind("NetworkPolicy"), "off by default");
+        NetworkPolicy open = template(Map.of("networkPolicy.enabled", "true")).get(NetworkPolicy.class,
+                "kube-queue-controller");
+        assertEquals(List.of(), open.getSpec().getIngress().get(0).getFrom(), "nothing listed: no pod peer");
+        NetworkPolicy policy = template(Map.of("networkPolicy.enabled", "true",
+                "networkPolicy.from[0].namespaceSelector.matchLabels.team", "monitoring",
+                "networkPolicy.apiServerCIDRs[0]", "10.0.0.1/32")).get(NetworkPolicy.class, "kube-queue-controller");
+        var rule = policy.getSpec().getIngress().get(0);
+        assertEquals(8080, rule.getPorts().get(0).getPort().getIntVal());
+        assertEquals("monitoring", rule.getFrom().get(0).getNamespaceSelector().getMatchLabels().get("team"));
+        assertEquals("10.0.0.1/32", rule.getFrom().get(1).getIpBlock().getCidr());
+        assertEquals("kube-queue-controller", policy.getSpec().getPodSelector().getMatchLabels()
+                .get("app.kubernetes.io/name"), "selects the controller's pods");
+        assertThrows(Exception.class, () -> template(Map.of("networkPolicy.apiServerCIDRs[0]", "apiserver")));
+    }
+
+    @Test
+    void theImageIsPulledByDigestWhenOneIsGiven() {
+        String digest = "sha256:" + "0123456789abcdef".repeat(4);
+        assertEquals("ghcr.io/kube-queue/kube-queue@" + digest,
+                template(Map.of("image.digest", digest, "image.tag", "1.2.3")).controller().getImage());
+        assertEquals("ghcr.io/kube-queue/kube-queue:1.2.3", template(Map.of("image.tag", "1.2.3")).controller().getImage());
+        assertThrows(Exception.class, () -> template(Map.of("image.digest", "latest")));
     }
 
     @Test

@@ -106,19 +106,32 @@ class ManifestsIT {
                 Map.entry("core/pods", List.of("list", "watch")),
                 Map.entry("core/resourcequotas", List.of("list", "watch")),
                 Map.entry("scheduling.k8s.io/priorityclasses", List.of("list", "watch")),
-                Map.entry("events.k8s.io/events", List.of("create")))),
+                Map.entry("events.k8s.io/events", List.of("create")),
+                Map.entry("authentication.k8s.io/tokenreviews", List.of("create")),
+                Map.entry("authorization.k8s.io/subjectaccessreviews", List.of("create")))),
                 grants(manifests.get(ClusterRole.class, "kube-queue-controller").getRules()));
         Role lease = manifests.get(Role.class, "kube-queue-controller-leader-election");
         assertEquals("kube-queue", lease.getMetadata().getNamespace());
         // fabric8's LeaseLock creates the Lease, then renews, takes over and hands it back with a merge PATCH
-        assertEquals(Map.of("coordination.k8s.io/leases", List.of("get", "create", "update", "patch")),
+        assertEquals(Map.of("coordination.k8s.io/leases", List.of("get", "create", "patch")),
                 grants(lease.getRules()));
         Role tree = manifests.get(Role.class, "kube-queue-controller-quota-tree");
         assertEquals("kube-system", tree.getMetadata().getNamespace());
         assertEquals(Map.of("scheduling.sigs.k8s.io/elasticquotatrees", List.of("list", "watch")), grants(tree.getRules()));
-        // nothing else grants anything: one ClusterRole, two Roles, each bound to the controller's account only
+        // the readers' Role: the service proxy to kube-queue's own Service, bound by no one until an admin does
+        Role reader = manifests.get(Role.class, "kube-queue-reader");
+        assertEquals("kube-queue", reader.getMetadata().getNamespace());
+        assertEquals(Map.of("core/services/proxy", List.of("get", "create")), grants(reader.getRules()));
+        assertEquals(List.of("kube-queue-controller", "kube-queue-controller:http"),
+                reader.getRules().get(0).getResourceNames());
+        // nothing else grants anything: one ClusterRole, two Roles bound to the controller's account only
         assertEquals(List.of("kube-queue-controller"), names("ClusterRole"));
         assertEquals(3, manifests.ofKind("ClusterRoleBinding").size() + manifests.ofKind("RoleBinding").size());
+        assertTrue(manifests.ofKind("RoleBinding").stream().noneMatch(b -> b.getMetadata().getName()
+                .equals("kube-queue-reader")));
+        // the namespace enforces the Pod Security Standard the pod meets
+        assertEquals("restricted", manifests.get(io.fabric8.kubernetes.api.model.Namespace.class, "kube-queue")
+                .getMetadata().getLabels().get("pod-security.kubernetes.io/enforce"));
     }
 
     private List<String> names(String kind) {
