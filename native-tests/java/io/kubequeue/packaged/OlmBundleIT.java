@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -31,10 +32,13 @@ import io.fabric8.openshift.api.model.operatorhub.v1alpha1.StrategyDeploymentSpe
  * The OLM bundle written at package ({@code target/bundle/kube-queue}, registry+v1): the fields OLM requires
  * (operator-framework's bundle format and ClusterServiceVersion docs), and no drift from the generated
  * manifests: the CSV's deployment, RBAC and owned CRD are those of {@code target/kubernetes}.
+ * {@code bundle.Dockerfile} labels the image as {@code metadata/annotations.yaml} annotates the bundle.
  */
 class OlmBundleIT {
 
     private static final Path BUNDLE = Path.of("target", "bundle", "kube-queue");
+    private static final String CHANNELS = "operators.operatorframework.io.bundle.channels.v1";
+    private static final String DEFAULT_CHANNEL = "operators.operatorframework.io.bundle.channel.default.v1";
     private static final Set<String> BUNDLE_KINDS = Set.of("ClusterServiceVersion", "CustomResourceDefinition",
             "Service", "ConfigMap", "Secret", "ServiceMonitor", "PrometheusRule", "Role", "ClusterRole",
             "RoleBinding", "ClusterRoleBinding", "ServiceAccount", "PodDisruptionBudget", "PriorityClass");
@@ -54,19 +58,57 @@ class OlmBundleIT {
         return (ClusterServiceVersion) csvs.get(0);
     }
 
-    @Test
-    void metadataNamesTheFormatThePackageAndADefaultChannelItServes() throws IOException {
-        @SuppressWarnings("unchecked")
-        Map<String, String> annotations = (Map<String, String>) parser.getKubernetesSerialization()
+    @SuppressWarnings("unchecked")
+    private Map<String, String> bundleAnnotations() throws IOException {
+        return (Map<String, String>) parser.getKubernetesSerialization()
                 .unmarshal(Files.readString(BUNDLE.resolve("metadata").resolve("annotations.yaml")), Map.class)
                 .get("annotations");
+    }
+
+    @Test
+    void metadataNamesTheFormatThePackageAndADefaultChannelItServes() throws IOException {
+        Map<String, String> annotations = bundleAnnotations();
         assertEquals("registry+v1", annotations.get("operators.operatorframework.io.bundle.mediatype.v1"));
         assertEquals("manifests/", annotations.get("operators.operatorframework.io.bundle.manifests.v1"));
         assertEquals("metadata/", annotations.get("operators.operatorframework.io.bundle.metadata.v1"));
         assertEquals("kube-queue", annotations.get("operators.operatorframework.io.bundle.package.v1"));
         List<String> channels = List.of(annotations.get("operators.operatorframework.io.bundle.channels.v1").split(","));
-        assertTrue(channels.contains(annotations.get("operators.operatorframework.io.bundle.channel.default.v1")),
+        assertTrue(channels.contains(annotations.get(DEFAULT_CHANNEL)),
                 "the default channel is one of the bundle's channels");
+        assertEquals("stable", annotations.get(CHANNELS));
+        assertEquals("stable", annotations.get(DEFAULT_CHANNEL));
+    }
+
+    /**
+     * bundle.Dockerfile builds the bundle image from the bundle's folder: an empty base, the labels OLM reads
+     * from the image (the same as annotations.yaml: opm and OLM refuse a bundle where they differ), and the two
+     * folders copied to where the labels say they are.
+     */
+    @Test
+    void theBundleDockerfileLabelsTheImageAsAnnotationsYamlSaysAndCopiesBothFolders() throws IOException {
+        List<String> lines = Files.readAllLines(BUNDLE.resolve("bundle.Dockerfile")).stream()
+                .map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+        assertEquals("FROM scratch", lines.get(0));
+        Map<String, String> labels = new LinkedHashMap<>();
+        for (String label : lines.stream().filter(l -> l.startsWith("LABEL ")).toList()) {
+            String[] keyValue = label.substring("LABEL ".length()).split("=", 2);
+            assertEquals(2, keyValue.length, label);
+            assertEquals(null, labels.put(keyValue[0], keyValue[1]), "one label per key: " + label);
+        }
+        Map<String, String> annotations = bundleAnnotations();
+        assertEquals(annotations, labels);
+        assertEquals("stable", labels.get(CHANNELS));
+        assertEquals("stable", labels.get(DEFAULT_CHANNEL));
+        List<String> copies = lines.stream().filter(l -> l.startsWith("COPY ")).toList();
+        assertEquals(List.of("COPY manifests /manifests/", "COPY metadata /metadata/"), copies);
+        assertEquals("/" + annotations.get("operators.operatorframework.io.bundle.manifests.v1"),
+                copies.get(0).split(" ")[2]);
+        assertEquals("/" + annotations.get("operators.operatorframework.io.bundle.metadata.v1"),
+                copies.get(1).split(" ")[2]);
+        for (String copy : copies) {
+            assertTrue(Files.isDirectory(BUNDLE.resolve(copy.split(" ")[1])), copy + ": the source is in the bundle");
+        }
+        assertEquals(1 + labels.size() + copies.size(), lines.size(), "nothing else: " + lines);
     }
 
     @Test

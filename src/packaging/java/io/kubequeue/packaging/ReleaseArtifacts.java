@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -29,7 +30,8 @@ import io.fabric8.openshift.api.model.operatorhub.v1alpha1.InstallMode;
  * <ul>
  * <li>{@code target/bundle/kube-queue/}: the OLM bundle (registry+v1): {@code manifests/} holds the
  * ClusterServiceVersion (the generated Deployment, its RBAC as cluster and namespace permissions, the owned
- * ElasticQuotaTree CRD), the CRD and the Service; {@code metadata/annotations.yaml} the package and channel.</li>
+ * ElasticQuotaTree CRD), the CRD and the Service; {@code metadata/annotations.yaml} the package and channel;
+ * {@code bundle.Dockerfile} builds the bundle image, with the same annotations as labels.</li>
  * <li>{@code target/helm/kube-queue-<version>.tgz}: the chart in {@code helm/kube-queue}, packaged.</li>
  * </ul>
  * Usage: {@code ReleaseArtifacts <project dir> <version>}; exits 1 with a message if an input is missing.
@@ -37,7 +39,13 @@ import io.fabric8.openshift.api.model.operatorhub.v1alpha1.InstallMode;
 public final class ReleaseArtifacts {
 
     static final String PACKAGE = "kube-queue";
-    static final String CHANNEL = "alpha";
+    /** The one channel the bundle is in, and so its default channel. */
+    static final String CHANNEL = "stable";
+    /** The CSV's {@code spec.maturity}: how mature the operator is, which is not the channel it is published in. */
+    static final String MATURITY = "alpha";
+    static final String MANIFESTS = "manifests";
+    static final String METADATA = "metadata";
+    private static final String BUNDLE_ANNOTATION = "operators.operatorframework.io.bundle.";
 
     private ReleaseArtifacts() {
     }
@@ -74,9 +82,36 @@ public final class ReleaseArtifacts {
                         + " in target/kubernetes/kubernetes.yml"));
     }
 
+    /**
+     * The bundle's annotations, in this order: {@code metadata/annotations.yaml} holds them and
+     * {@code bundle.Dockerfile} sets them as the image's labels, which OLM requires to agree.
+     */
+    static Map<String, String> bundleAnnotations() {
+        Map<String, String> annotations = new LinkedHashMap<>();
+        annotations.put(BUNDLE_ANNOTATION + "mediatype.v1", "registry+v1");
+        annotations.put(BUNDLE_ANNOTATION + "manifests.v1", MANIFESTS + "/");
+        annotations.put(BUNDLE_ANNOTATION + "metadata.v1", METADATA + "/");
+        annotations.put(BUNDLE_ANNOTATION + "package.v1", PACKAGE);
+        annotations.put(BUNDLE_ANNOTATION + "channels.v1", CHANNEL);
+        annotations.put(BUNDLE_ANNOTATION + "channel.default.v1", CHANNEL);
+        return annotations;
+    }
+
+    /** {@code bundle.Dockerfile}, built from the bundle's folder: the annotations as labels, then both folders. */
+    static String bundleDockerfile(Map<String, String> annotations) {
+        StringBuilder dockerfile = new StringBuilder("FROM scratch\n\n");
+        annotations.forEach((key, value) -> dockerfile.append("LABEL ").append(key).append('=').append(value)
+                .append('\n'));
+        dockerfile.append('\n');
+        for (String dir : List.of(MANIFESTS, METADATA)) {
+            dockerfile.append("COPY ").append(dir).append(" /").append(dir).append("/\n");
+        }
+        return dockerfile.toString();
+    }
+
     static void writeBundle(KubernetesClient parser, Path bundle, List<HasMetadata> manifests,
                             CustomResourceDefinition crd, String version) throws IOException {
-        Path dir = Files.createDirectories(bundle.resolve("manifests"));
+        Path dir = Files.createDirectories(bundle.resolve(MANIFESTS));
         Deployment deployment = one(manifests, Deployment.class, "kube-queue-controller");
         String account = deployment.getSpec().getTemplate().getSpec().getServiceAccountName();
         List<PolicyRule> clusterRules = new java.util.ArrayList<>(
@@ -100,7 +135,7 @@ public final class ReleaseArtifacts {
                         + "only when the group, and every parent group, has room for its whole request.")
                 .withVersion(csvVersion)
                 .withMinKubeVersion("1.22.0")
-                .withMaturity(CHANNEL)
+                .withMaturity(MATURITY)
                 .withKeywords("queue", "quota", "batch", "kubeflow", "argo")
                 .withNewProvider().withName("kube-queue").endProvider()
                 .addNewMaintainer().withName("kube-queue").withEmail("kube-queue@users.noreply.github.com").endMaintainer()
@@ -126,15 +161,10 @@ public final class ReleaseArtifacts {
         write(parser, dir.resolve(crd.getMetadata().getName() + ".crd.yaml"), crd);
         write(parser, dir.resolve("kube-queue-controller.service.yaml"), service);
 
-        Path metadata = Files.createDirectories(bundle.resolve("metadata"));
-        Files.writeString(metadata.resolve("annotations.yaml"), parser.getKubernetesSerialization().asYaml(Map.of(
-                "annotations", new java.util.TreeMap<>(Map.of(
-                        "operators.operatorframework.io.bundle.mediatype.v1", "registry+v1",
-                        "operators.operatorframework.io.bundle.manifests.v1", "manifests/",
-                        "operators.operatorframework.io.bundle.metadata.v1", "metadata/",
-                        "operators.operatorframework.io.bundle.package.v1", PACKAGE,
-                        "operators.operatorframework.io.bundle.channels.v1", CHANNEL,
-                        "operators.operatorframework.io.bundle.channel.default.v1", CHANNEL)))));
+        Map<String, String> annotations = bundleAnnotations();
+        Path metadata = Files.createDirectories(bundle.resolve(METADATA));
+        write(parser, metadata.resolve("annotations.yaml"), Map.of("annotations", annotations));
+        Files.writeString(bundle.resolve("bundle.Dockerfile"), bundleDockerfile(annotations));
     }
 
     private static InstallMode installMode(String type, boolean supported) {
