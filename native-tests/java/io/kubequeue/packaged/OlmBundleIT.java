@@ -15,6 +15,10 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -27,18 +31,25 @@ import io.fabric8.openshift.api.model.operatorhub.v1alpha1.ClusterServiceVersion
 import io.fabric8.openshift.api.model.operatorhub.v1alpha1.CRDDescription;
 import io.fabric8.openshift.api.model.operatorhub.v1alpha1.InstallMode;
 import io.fabric8.openshift.api.model.operatorhub.v1alpha1.StrategyDeploymentSpec;
+import io.kubequeue.quota.ElasticQuotaTree;
+import io.kubequeue.testing.ApiServerRules;
 
 /**
  * The OLM bundle written at package ({@code target/bundle/kube-queue}, registry+v1): the fields OLM requires
  * (operator-framework's bundle format and ClusterServiceVersion docs), and no drift from the generated
- * manifests: the CSV's deployment, RBAC and owned CRD are those of {@code target/kubernetes}.
- * {@code bundle.Dockerfile} labels the image as {@code metadata/annotations.yaml} annotates the bundle.
+ * manifests: the CSV's deployment, RBAC and owned CRD are those of {@code target/kubernetes}; its example
+ * and suggested namespace agree with them too. {@code bundle.Dockerfile} labels the image as
+ * {@code metadata/annotations.yaml} annotates the bundle.
  */
 class OlmBundleIT {
 
     private static final Path BUNDLE = Path.of("target", "bundle", "kube-queue");
+    private static final String SEED_TREE = "src/test/resources/seed/elasticquotatree.yaml";
     private static final String CHANNELS = "operators.operatorframework.io.bundle.channels.v1";
     private static final String DEFAULT_CHANNEL = "operators.operatorframework.io.bundle.channel.default.v1";
+    /** The values OLM's {@code capabilities} annotation may take (operator capability levels). */
+    private static final Set<String> CAPABILITIES = Set.of("Basic Install", "Seamless Upgrades", "Full Lifecycle",
+            "Deep Insights", "Auto Pilot");
     private static final Set<String> BUNDLE_KINDS = Set.of("ClusterServiceVersion", "CustomResourceDefinition",
             "Service", "ConfigMap", "Secret", "ServiceMonitor", "PrometheusRule", "Role", "ClusterRole",
             "RoleBinding", "ClusterRoleBinding", "ServiceAccount", "PodDisruptionBudget", "PriorityClass");
@@ -63,6 +74,11 @@ class OlmBundleIT {
         return (Map<String, String>) parser.getKubernetesSerialization()
                 .unmarshal(Files.readString(BUNDLE.resolve("metadata").resolve("annotations.yaml")), Map.class)
                 .get("annotations");
+    }
+
+    /** The owned CRD as the bundle ships it. */
+    private CustomResourceDefinition ownedCrd(CRDDescription owned) throws IOException {
+        return manifests().get(CustomResourceDefinition.class, owned.getName());
     }
 
     @Test
@@ -128,6 +144,10 @@ class OlmBundleIT {
         assertTrue(spec.getVersion().matches("\\d+\\.\\d+\\.\\d+(-[0-9a-z.-]+)?"), "semver: " + spec.getVersion());
         assertTrue(spec.getDisplayName() != null && spec.getDescription() != null && spec.getProvider() != null
                 && spec.getMinKubeVersion() != null && !spec.getMaintainers().isEmpty());
+        assertTrue(!spec.getKeywords().isEmpty() && !spec.getLinks().isEmpty(), "keywords and links");
+        Map<String, String> annotations = csv.getMetadata().getAnnotations();
+        assertTrue(CAPABILITIES.contains(annotations.get("capabilities")), "capabilities: " + annotations);
+        assertTrue(annotations.get("categories") != null && annotations.get("description") != null, "" + annotations);
         assertEquals(Set.of("OwnNamespace", "SingleNamespace", "MultiNamespace", "AllNamespaces"),
                 spec.getInstallModes().stream().map(InstallMode::getType).collect(Collectors.toSet()));
         assertEquals(List.of("AllNamespaces"), spec.getInstallModes().stream().filter(InstallMode::getSupported)
@@ -166,5 +186,45 @@ class OlmBundleIT {
         assertTrue(crd.getSpec().getVersions().stream().anyMatch(v -> v.getName().equals(owned.get(0).getVersion())));
         assertEquals(Rendered.of(Rendered.generatedCrd()).get(CustomResourceDefinition.class, crd.getMetadata().getName()),
                 crd);
+    }
+
+    /**
+     * alm-examples: the console's "create" form starts from it. It must be a JSON array of objects of an owned
+     * CRD's kind and version, each one valid for kube-queue's model (unknown fields refused), placed where
+     * kube-queue reads the tree (the namespace of its quota-tree Role). It is the seed's example, unchanged.
+     */
+    @Test
+    void theCsvsExampleIsTheSeedsElasticQuotaTreeOfTheOwnedCrd() throws IOException {
+        ClusterServiceVersion csv = csv();
+        String json = csv.getMetadata().getAnnotations().get("alm-examples");
+        assertTrue(json != null, "alm-examples: " + csv.getMetadata().getAnnotations().keySet());
+        JsonNode examples = new ObjectMapper().readTree(json);
+        assertTrue(examples.isArray(), json);
+        assertEquals(1, examples.size(), json);
+        JsonNode example = examples.get(0);
+        CRDDescription owned = csv.getSpec().getCustomresourcedefinitions().getOwned().get(0);
+        CustomResourceDefinition crd = ownedCrd(owned);
+        assertEquals(owned.getKind(), example.path("kind").asText());
+        assertEquals(crd.getSpec().getGroup() + "/" + owned.getVersion(), example.path("apiVersion").asText());
+
+        ElasticQuotaTree tree = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .treeToValue(example, ElasticQuotaTree.class);
+        assertEquals(HasMetadata.getKind(ElasticQuotaTree.class), tree.getKind());
+        assertEquals(HasMetadata.getApiVersion(ElasticQuotaTree.class), tree.getApiVersion());
+        assertTrue(tree.getMetadata().getName() != null && !tree.getMetadata().getName().isBlank(), json);
+        assertTrue(tree.getSpec().getRoot().getName() != null && !tree.getSpec().getRoot().getName().isBlank(), json);
+        assertEquals(generated.get(Role.class, "kube-queue-controller-quota-tree").getMetadata().getNamespace(),
+                tree.getMetadata().getNamespace(), "kube-queue reads the tree from there only");
+
+        JsonNode seed = ApiServerRules.readAll(Path.of(SEED_TREE)).get(0).path("items").get(0);
+        assertEquals(seed, example, "the seed's ElasticQuotaTree, unchanged");
+    }
+
+    @Test
+    void theSuggestedNamespaceIsTheOneTheManifestsInstallInto() throws IOException {
+        String namespace = generated.get(Deployment.class, "kube-queue-controller").getMetadata().getNamespace();
+        assertTrue(namespace != null && !namespace.isBlank());
+        assertEquals(namespace,
+                csv().getMetadata().getAnnotations().get("operatorframework.io/suggested-namespace"));
     }
 }

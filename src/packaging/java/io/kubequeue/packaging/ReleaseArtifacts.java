@@ -4,10 +4,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 import com.marcnuri.helm.Helm;
 
@@ -23,6 +25,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.openshift.api.model.operatorhub.v1alpha1.ClusterServiceVersion;
 import io.fabric8.openshift.api.model.operatorhub.v1alpha1.ClusterServiceVersionBuilder;
 import io.fabric8.openshift.api.model.operatorhub.v1alpha1.InstallMode;
+import io.fabric8.openshift.api.model.operatorhub.v1alpha1.InstallModeBuilder;
 
 /**
  * Build step run at {@code package}, after Quarkus generated {@code target/kubernetes/}: writes the release
@@ -30,8 +33,9 @@ import io.fabric8.openshift.api.model.operatorhub.v1alpha1.InstallMode;
  * <ul>
  * <li>{@code target/bundle/kube-queue/}: the OLM bundle (registry+v1): {@code manifests/} holds the
  * ClusterServiceVersion (the generated Deployment, its RBAC as cluster and namespace permissions, the owned
- * ElasticQuotaTree CRD), the CRD and the Service; {@code metadata/annotations.yaml} the package and channel;
- * {@code bundle.Dockerfile} builds the bundle image, with the same annotations as labels.</li>
+ * ElasticQuotaTree CRD, the seed's ElasticQuotaTree as {@code alm-examples}), the CRD and the Service;
+ * {@code metadata/annotations.yaml} the package and channel; {@code bundle.Dockerfile} builds the bundle image,
+ * with the same annotations as labels.</li>
  * <li>{@code target/helm/kube-queue-<version>.tgz}: the chart in {@code helm/kube-queue}, packaged.</li>
  * </ul>
  * Usage: {@code ReleaseArtifacts <project dir> <version>}; exits 1 with a message if an input is missing.
@@ -43,6 +47,8 @@ public final class ReleaseArtifacts {
     static final String CHANNEL = "stable";
     /** The CSV's {@code spec.maturity}: how mature the operator is, which is not the channel it is published in. */
     static final String MATURITY = "alpha";
+    /** The ElasticQuotaTree shown as the CSV's example: the seed's own, which the README's demo applies too. */
+    static final String EXAMPLE = "src/test/resources/seed/elasticquotatree.yaml";
     static final String MANIFESTS = "manifests";
     static final String METADATA = "metadata";
     private static final String BUNDLE_ANNOTATION = "operators.operatorframework.io.bundle.";
@@ -50,6 +56,12 @@ public final class ReleaseArtifacts {
     private ReleaseArtifacts() {
     }
 
+    /**
+     * Writes the bundle and packages the chart.
+     *
+     * @param args the project directory and the project version
+     * @throws IOException if an input cannot be read or an output written
+     */
     public static void main(String[] args) throws IOException {
         Path project = Path.of(args[0]);
         String version = args[1];
@@ -59,8 +71,9 @@ public final class ReleaseArtifacts {
             List<HasMetadata> manifests = read(parser, generated.resolve("kubernetes.yml"));
             CustomResourceDefinition crd = (CustomResourceDefinition) read(parser,
                     generated.resolve("elasticquotatrees.scheduling.sigs.k8s.io-v1.yml")).get(0);
+            HasMetadata example = read(parser, project.resolve(EXAMPLE)).get(0);
             Path bundle = target.resolve("bundle").resolve(PACKAGE);
-            writeBundle(parser, bundle, manifests, crd, version);
+            writeBundle(parser, bundle, manifests, crd, example, version);
             System.out.println("[kube-queue] OLM bundle written to " + bundle);
         }
         Path helm = Files.createDirectories(target.resolve("helm"));
@@ -109,12 +122,43 @@ public final class ReleaseArtifacts {
         return dockerfile.toString();
     }
 
+    /** The CRD version the CSV names as owned. */
+    private static String ownedVersion(CustomResourceDefinition crd) {
+        return crd.getSpec().getVersions().get(0).getName();
+    }
+
+    /**
+     * The CSV's {@code alm-examples}: a JSON array of the one example, after checking that it has the kind and
+     * version of the owned CRD, so that the console's "create" form offers it.
+     */
+    static String almExamples(KubernetesClient parser, CustomResourceDefinition crd, HasMetadata example) {
+        String kind = crd.getSpec().getNames().getKind();
+        String apiVersion = crd.getSpec().getGroup() + "/" + ownedVersion(crd);
+        if (!kind.equals(example.getKind()) || !apiVersion.equals(example.getApiVersion())) {
+            throw new IllegalStateException(EXAMPLE + " is a " + example.getApiVersion() + " " + example.getKind()
+                    + ", not a " + apiVersion + " " + kind);
+        }
+        return parser.getKubernetesSerialization().asJson(List.of(example));
+    }
+
+    /**
+     * Writes the bundle into {@code bundle}: the CSV, the CRD and the Service under {@code manifests/},
+     * {@code metadata/annotations.yaml} and {@code bundle.Dockerfile}.
+     *
+     * @param manifests what Quarkus generated ({@code target/kubernetes/kubernetes.yml})
+     * @param crd       the generated ElasticQuotaTree CRD
+     * @param example   the ElasticQuotaTree shown as the CSV's example
+     * @param version   the project version
+     * @throws IOException if a file cannot be written
+     */
     static void writeBundle(KubernetesClient parser, Path bundle, List<HasMetadata> manifests,
-                            CustomResourceDefinition crd, String version) throws IOException {
+                            CustomResourceDefinition crd, HasMetadata example, String version)
+            throws IOException {
         Path dir = Files.createDirectories(bundle.resolve(MANIFESTS));
         Deployment deployment = one(manifests, Deployment.class, "kube-queue-controller");
         String account = deployment.getSpec().getTemplate().getSpec().getServiceAccountName();
-        List<PolicyRule> clusterRules = new java.util.ArrayList<>(
+        String image = deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getImage();
+        List<PolicyRule> clusterRules = new ArrayList<>(
                 one(manifests, ClusterRole.class, "kube-queue-controller").getRules());
         // OLM grants namespaced permissions in the operator's namespace only: the quota tree's Role (kube-system)
         // becomes a cluster permission here, still list/watch on elasticquotatrees alone
@@ -122,11 +166,17 @@ public final class ReleaseArtifacts {
         List<PolicyRule> leaseRules = one(manifests, Role.class, "kube-queue-controller-leader-election").getRules();
         String csvVersion = version.toLowerCase(Locale.ROOT);
 
+        Map<String, String> csvAnnotations = new TreeMap<>(Map.of(
+                "capabilities", "Basic Install",
+                "categories", "AI/Machine Learning",
+                "containerImage", image,
+                "description", "Queues suspended jobs per quota group and admits them when the group has room",
+                "alm-examples", almExamples(parser, crd, example),
+                // where the plain manifests and the chart install it: its Lease and Service are looked up there
+                "operatorframework.io/suggested-namespace", deployment.getMetadata().getNamespace()));
+
         ClusterServiceVersion csv = new ClusterServiceVersionBuilder()
-                .withNewMetadata().withName(PACKAGE + ".v" + csvVersion)
-                .withAnnotations(Map.of("capabilities", "Basic Install", "categories", "AI/Machine Learning",
-                        "containerImage", deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getImage(),
-                        "description", "Queues suspended jobs per quota group and admits them when the group has room"))
+                .withNewMetadata().withName(PACKAGE + ".v" + csvVersion).withAnnotations(csvAnnotations)
                 .endMetadata()
                 .withNewSpec()
                 .withDisplayName("kube-queue")
@@ -149,7 +199,7 @@ public final class ReleaseArtifacts {
                 .addNewPermission().withServiceAccountName(account).withRules(leaseRules).endPermission()
                 .endSpec().endInstall()
                 .withNewCustomresourcedefinitions().addNewOwned()
-                .withName(crd.getMetadata().getName()).withVersion(crd.getSpec().getVersions().get(0).getName())
+                .withName(crd.getMetadata().getName()).withVersion(ownedVersion(crd))
                 .withKind(crd.getSpec().getNames().getKind()).withDisplayName("Elastic Quota Tree")
                 .withDescription("The quota groups: a tree of nodes with min/max resources and the namespaces in each")
                 .endOwned().endCustomresourcedefinitions()
@@ -168,7 +218,7 @@ public final class ReleaseArtifacts {
     }
 
     private static InstallMode installMode(String type, boolean supported) {
-        return new io.fabric8.openshift.api.model.operatorhub.v1alpha1.InstallModeBuilder().withType(type)
+        return new InstallModeBuilder().withType(type)
                 .withSupported(supported).build();
     }
 
