@@ -3,9 +3,12 @@ package io.kubequeue.packaged;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,12 +16,19 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import javax.xml.XMLConstants;
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.parsers.ParserConfigurationException;
+
 import org.junit.jupiter.api.Test;
+import org.w3c.dom.Element;
+import org.xml.sax.SAXException;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -29,7 +39,9 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.openshift.api.model.operatorhub.v1alpha1.ClusterServiceVersion;
 import io.fabric8.openshift.api.model.operatorhub.v1alpha1.ClusterServiceVersionSpec;
 import io.fabric8.openshift.api.model.operatorhub.v1alpha1.CRDDescription;
+import io.fabric8.openshift.api.model.operatorhub.v1alpha1.Icon;
 import io.fabric8.openshift.api.model.operatorhub.v1alpha1.InstallMode;
+import io.fabric8.openshift.api.model.operatorhub.v1alpha1.RelatedImage;
 import io.fabric8.openshift.api.model.operatorhub.v1alpha1.StrategyDeploymentSpec;
 import io.kubequeue.quota.ElasticQuotaTree;
 import io.kubequeue.testing.ApiServerRules;
@@ -37,14 +49,15 @@ import io.kubequeue.testing.ApiServerRules;
 /**
  * The OLM bundle written at package ({@code target/bundle/kube-queue}, registry+v1): the fields OLM requires
  * (operator-framework's bundle format and ClusterServiceVersion docs), and no drift from the generated
- * manifests: the CSV's deployment, RBAC and owned CRD are those of {@code target/kubernetes}; its example
- * and suggested namespace agree with them too. {@code bundle.Dockerfile} labels the image as
+ * manifests: the CSV's deployment, RBAC and owned CRD are those of {@code target/kubernetes}; its example,
+ * related images and suggested namespace agree with them too. {@code bundle.Dockerfile} labels the image as
  * {@code metadata/annotations.yaml} annotates the bundle.
  */
 class OlmBundleIT {
 
     private static final Path BUNDLE = Path.of("target", "bundle", "kube-queue");
     private static final String SEED_TREE = "src/test/resources/seed/elasticquotatree.yaml";
+    private static final Path ICON = Path.of("src", "packaging", "resources", "kube-queue.icon.svg");
     private static final String CHANNELS = "operators.operatorframework.io.bundle.channels.v1";
     private static final String DEFAULT_CHANNEL = "operators.operatorframework.io.bundle.channel.default.v1";
     /** The values OLM's {@code capabilities} annotation may take (operator capability levels). */
@@ -218,6 +231,36 @@ class OlmBundleIT {
 
         JsonNode seed = ApiServerRules.readAll(Path.of(SEED_TREE)).get(0).path("items").get(0);
         assertEquals(seed, example, "the seed's ElasticQuotaTree, unchanged");
+    }
+
+    @Test
+    void theCsvsIconIsTheProjectsSvg() throws IOException, ParserConfigurationException, SAXException {
+        List<Icon> icons = csv().getSpec().getIcon();
+        assertEquals(1, icons.size());
+        assertEquals("image/svg+xml", icons.get(0).getMediatype());
+        byte[] svg = Base64.getDecoder().decode(icons.get(0).getBase64data());
+        DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+        factory.setNamespaceAware(true);
+        factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+        factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
+        Element root = factory.newDocumentBuilder().parse(new ByteArrayInputStream(svg)).getDocumentElement();
+        assertEquals("svg", root.getLocalName());
+        assertEquals("http://www.w3.org/2000/svg", root.getNamespaceURI());
+        assertEquals(Files.readString(ICON), new String(svg, StandardCharsets.UTF_8));
+    }
+
+    /** relatedImages: what a disconnected install must mirror, i.e. every image the Deployment runs. */
+    @Test
+    void theCsvsRelatedImagesAreTheDeploymentsImages() throws IOException {
+        ClusterServiceVersion csv = csv();
+        var podSpec = generated.get(Deployment.class, "kube-queue-controller").getSpec().getTemplate().getSpec();
+        Set<String> images = Stream.concat(podSpec.getContainers().stream(),
+                podSpec.getInitContainers() == null ? Stream.empty() : podSpec.getInitContainers().stream())
+                .map(Container::getImage).collect(Collectors.toSet());
+        List<RelatedImage> related = csv.getSpec().getRelatedImages();
+        assertEquals(images, related.stream().map(RelatedImage::getImage).collect(Collectors.toSet()));
+        assertTrue(related.stream().allMatch(r -> r.getName() != null && !r.getName().isBlank()), "" + related);
+        assertEquals(generated.controller().getImage(), csv.getMetadata().getAnnotations().get("containerImage"));
     }
 
     @Test

@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -33,7 +34,8 @@ import io.fabric8.openshift.api.model.operatorhub.v1alpha1.InstallModeBuilder;
  * <ul>
  * <li>{@code target/bundle/kube-queue/}: the OLM bundle (registry+v1): {@code manifests/} holds the
  * ClusterServiceVersion (the generated Deployment, its RBAC as cluster and namespace permissions, the owned
- * ElasticQuotaTree CRD, the seed's ElasticQuotaTree as {@code alm-examples}), the CRD and the Service;
+ * ElasticQuotaTree CRD, the seed's ElasticQuotaTree as {@code alm-examples}, the icon
+ * {@value #ICON}, the operator image as related image), the CRD and the Service;
  * {@code metadata/annotations.yaml} the package and channel; {@code bundle.Dockerfile} builds the bundle image,
  * with the same annotations as labels.</li>
  * <li>{@code target/helm/kube-queue-<version>.tgz}: the chart in {@code helm/kube-queue}, packaged.</li>
@@ -49,6 +51,9 @@ public final class ReleaseArtifacts {
     static final String MATURITY = "alpha";
     /** The ElasticQuotaTree shown as the CSV's example: the seed's own, which the README's demo applies too. */
     static final String EXAMPLE = "src/test/resources/seed/elasticquotatree.yaml";
+    /** The CSV's icon, embedded base64-encoded. */
+    static final String ICON = "src/packaging/resources/kube-queue.icon.svg";
+    static final String ICON_MEDIATYPE = "image/svg+xml";
     static final String MANIFESTS = "manifests";
     static final String METADATA = "metadata";
     private static final String BUNDLE_ANNOTATION = "operators.operatorframework.io.bundle.";
@@ -72,8 +77,9 @@ public final class ReleaseArtifacts {
             CustomResourceDefinition crd = (CustomResourceDefinition) read(parser,
                     generated.resolve("elasticquotatrees.scheduling.sigs.k8s.io-v1.yml")).get(0);
             HasMetadata example = read(parser, project.resolve(EXAMPLE)).get(0);
+            byte[] icon = Files.readAllBytes(project.resolve(ICON));
             Path bundle = target.resolve("bundle").resolve(PACKAGE);
-            writeBundle(parser, bundle, manifests, crd, example, version);
+            writeBundle(parser, bundle, manifests, crd, example, icon, version);
             System.out.println("[kube-queue] OLM bundle written to " + bundle);
         }
         Path helm = Files.createDirectories(target.resolve("helm"));
@@ -148,11 +154,12 @@ public final class ReleaseArtifacts {
      * @param manifests what Quarkus generated ({@code target/kubernetes/kubernetes.yml})
      * @param crd       the generated ElasticQuotaTree CRD
      * @param example   the ElasticQuotaTree shown as the CSV's example
+     * @param icon      the icon, an SVG image
      * @param version   the project version
      * @throws IOException if a file cannot be written
      */
     static void writeBundle(KubernetesClient parser, Path bundle, List<HasMetadata> manifests,
-                            CustomResourceDefinition crd, HasMetadata example, String version)
+                            CustomResourceDefinition crd, HasMetadata example, byte[] icon, String version)
             throws IOException {
         Path dir = Files.createDirectories(bundle.resolve(MANIFESTS));
         Deployment deployment = one(manifests, Deployment.class, "kube-queue-controller");
@@ -190,6 +197,9 @@ public final class ReleaseArtifacts {
                 .withNewProvider().withName("kube-queue").endProvider()
                 .addNewMaintainer().withName("kube-queue").withEmail("kube-queue@users.noreply.github.com").endMaintainer()
                 .addNewLink().withName("Documentation").withUrl("https://github.com/kube-queue/kube-queue/tree/main/docs").endLink()
+                .addNewIcon().withBase64data(Base64.getEncoder().encodeToString(icon)).withMediatype(ICON_MEDIATYPE)
+                .endIcon()
+                .addNewRelatedImage().withName(PACKAGE).withImage(image).endRelatedImage()
                 .withInstallModes(installMode("OwnNamespace", false), installMode("SingleNamespace", false),
                         installMode("MultiNamespace", false), installMode("AllNamespaces", true))
                 .withNewInstall().withStrategy("deployment").withNewSpec()
