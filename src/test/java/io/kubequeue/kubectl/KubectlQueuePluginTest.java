@@ -1,6 +1,7 @@
 package io.kubequeue.kubectl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -8,17 +9,22 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 /**
- * The {@code kubectl-queue} plugin (src/main/kubectl), run against a stand-in {@code kubectl} that records its
- * arguments and answers as kube-queue's API would through the service proxy.
+ * The {@code kubectl-queue} plugin (src/main/kubectl), run against a stand-in {@code kubectl} on PATH that records
+ * every call and answers as kube-queue's API would through the service proxy.
  */
 class KubectlQueuePluginTest {
 
@@ -27,32 +33,87 @@ class KubectlQueuePluginTest {
     private static final String QUEUES = """
             [{"name":"root.defaultQuotaGroup","parent":"root","policy":"DEFAULT","min":{},"max":{"cpu":"4","memory":"4Gi"},\
             "used":{"cpu":"4","memory":"512Mi"},"outside":{},"pending":1,"admitted":2}]""";
-
+    private static final String JOBS = """
+            [{"kind":"Job","namespace":"team-a","name":"batch-a","group":"root.defaultQuotaGroup","state":"HELD",\
+            "position":1,"priority":5,"request":{"cpu":"2"},"retryAt":null,"reason":"cpu: request 2, in use 4 of max 4"},\
+            {"kind":"TFJob","namespace":"team-b","name":"train-b","group":"root.defaultQuotaGroup","state":"BACKOFF",\
+            "position":2,"priority":0,"request":{"cpu":"1","memory":"1Gi"},"retryAt":"2030-01-01T00:00:00Z",\
+            "reason":"waits behind batch-a"}]""";
     @TempDir
     Path dir;
 
-    record Run(int exit, String out, List<String> kubectlArgs) {
+    /**
+     * One run of the plugin.
+     *
+     * @param exit        its exit code
+     * @param out         its stdout and stderr
+     * @param kubectlArgs the arguments of its {@code kubectl get --raw} or {@code create --raw} call; empty if none
+     * @param calls       the arguments of every kubectl call, in order
+     */
+    record Run(int exit, String out, List<String> kubectlArgs, List<List<String>> calls) {
+    }
+
+    @BeforeEach
+    void standIns() throws IOException {
+        answer(QUEUES);
+        script("kubectl", """
+                #!/usr/bin/env bash
+                d='%s'
+                (IFS=$'\\t'; printf '%%s\\n' "$*") >> "$d/kubectl.calls"
+                [ "$1" != --context ] || shift 2
+                case "$1" in
+                  get|create)
+                    if [ -f "$d/kubectl-error" ]; then cat "$d/kubectl-error" >&2; exit 1; fi
+                    cat "$d/answer.json" ;;
+                esac
+                """.formatted(dir));
+    }
+
+    private void script(String name, String text) throws IOException {
+        Path file = dir.resolve(name);
+        Files.writeString(file, text);
+        assertTrue(file.toFile().setExecutable(true));
+    }
+
+    private void answer(String json) throws IOException {
+        Files.writeString(dir.resolve("answer.json"), json);
     }
 
     private Run run(Map<String, String> env, String... args) throws IOException, InterruptedException {
+        return run(env, null, args);
+    }
+
+    private Run run(Map<String, String> env, Path stdin, String... args) throws IOException, InterruptedException {
         Assumptions.assumeTrue(Files.isExecutable(Path.of("/bin/bash")) || Files.isExecutable(Path.of("/usr/bin/bash")),
                 "the plugin is a bash script");
-        Path answer = dir.resolve("answer.json");
-        Files.writeString(answer, QUEUES);
-        Path fake = dir.resolve("kubectl");
-        Files.writeString(fake, "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\" > \"" + dir.resolve("args") + "\"\n"
-                + "cat \"" + answer + "\"\n");
-        assertTrue(fake.toFile().setExecutable(true));
+        Files.deleteIfExists(dir.resolve("kubectl.calls"));
         List<String> command = new ArrayList<>(List.of("bash", PLUGIN.toString()));
         command.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
+        for (String name : List.of("KUBE_QUEUE_TOKEN", "KUBECTL_QUEUE_OUTPUT", "KUBE_QUEUE_NAMESPACE", "KUBE_QUEUE_SERVICE")) {
+            pb.environment().remove(name);
+        }
         pb.environment().put("PATH", dir + ":" + System.getenv("PATH"));
         pb.environment().putAll(env);
+        if (stdin != null) {
+            pb.redirectInput(stdin.toFile());
+        }
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(20, TimeUnit.SECONDS));
-        Path recorded = dir.resolve("args");
-        return new Run(p.exitValue(), out, Files.exists(recorded) ? Files.readAllLines(recorded) : List.of());
+        Path recorded = dir.resolve("kubectl.calls");
+        List<List<String>> calls = Files.exists(recorded)
+                ? Files.readAllLines(recorded).stream().map(l -> List.of(l.split("\t"))).toList()
+                : List.of();
+        List<String> raw = calls.stream().filter(c -> {
+            List<String> a = withoutContext(c);
+            return !a.isEmpty() && (a.get(0).equals("get") || a.get(0).equals("create"));
+        }).reduce((first, second) -> second).orElse(List.of());
+        return new Run(p.exitValue(), out, raw, calls);
+    }
+
+    private static List<String> withoutContext(List<String> call) {
+        return call.size() >= 2 && call.get(0).equals("--context") ? call.subList(2, call.size()) : call;
     }
 
     private static boolean jq() {
@@ -64,8 +125,14 @@ class KubectlQueuePluginTest {
         return false;
     }
 
+    /** A table's cells: column pads with two spaces or more, and without column the cells are tab-separated. */
+    private static List<String> cells(String line) {
+        return List.of(line.trim().split("\t|\\s{2,}"));
+    }
+
     @Test
     void eachCommandAsksTheServiceProxyForItsPath() throws Exception {
+        Files.writeString(dir.resolve("job.yaml"), "kind: Job\n");
         Map<String, String> raw = Map.of("KUBECTL_QUEUE_OUTPUT", "json");
         assertEquals(List.of("get", "--raw", PROXY + "/queues"), run(raw).kubectlArgs());
         assertEquals(List.of("get", "--raw", PROXY + "/queues/root.defaultQuotaGroup/jobs"),
@@ -84,6 +151,12 @@ class KubectlQueuePluginTest {
         Run run = run(Map.of("KUBECTL_QUEUE_OUTPUT", "json"), "queues");
         assertEquals(0, run.exit());
         assertEquals(QUEUES, run.out().strip());
+        for (List<String> flags : List.of(List.of("-o", "json"), List.of("-ojson"), List.of("--output", "json"),
+                List.of("--output=json"), List.of("queues", "-o", "json"), List.of("-o", "json", "queues"))) {
+            run = run(Map.of(), flags.toArray(String[]::new));
+            assertEquals(0, run.exit(), flags + ": " + run.out());
+            assertEquals(QUEUES, run.out().strip(), flags.toString());
+        }
     }
 
     @Test
@@ -99,20 +172,119 @@ class KubectlQueuePluginTest {
     }
 
     @Test
+    void wideOutputAddsColumns() throws Exception {
+        Assumptions.assumeTrue(jq(), "tables need jq");
+        answer("""
+                [{"name":"root.gpu","parent":"root","policy":"DEFAULT","min":{"cpu":"2"},"max":{"cpu":"8",\
+                "memory":"8Gi","nvidia.com/gpu":"4"},"used":{"cpu":"4","memory":"1Gi","nvidia.com/gpu":"1"},\
+                "outside":{"cpu":"500m"},"pending":0,"admitted":1}]""");
+        Run run = run(Map.of(), "-o", "wide");
+        assertEquals(0, run.exit(), run.out());
+        List<String> lines = run.out().lines().toList();
+        assertEquals(List.of("GROUP", "PENDING", "ADMITTED", "CPU USED/MAX", "MEMORY USED/MAX", "POLICY", "PARENT", "MIN",
+                "OUTSIDE", "OTHER USED/MAX"), cells(lines.get(0)));
+        assertEquals(List.of("root.gpu", "0", "1", "4/8", "1Gi/8Gi", "DEFAULT", "root", "cpu=2", "cpu=500m",
+                "nvidia.com/gpu=1/4"), cells(lines.get(1)));
+
+        answer(JOBS);
+        run = run(Map.of(), "jobs", "root.defaultQuotaGroup", "--output=wide");
+        assertEquals(0, run.exit(), run.out());
+        lines = run.out().lines().toList();
+        assertEquals(List.of("POS", "KIND", "NAMESPACE", "NAME", "PRIORITY", "STATE", "GROUP", "REQUEST", "RETRY AT",
+                "REASON"), cells(lines.get(0)));
+        assertEquals(List.of("2", "TFJob", "team-b", "train-b", "0", "BACKOFF", "root.defaultQuotaGroup",
+                "cpu=1,memory=1Gi", "2030-01-01T00:00:00Z", "waits behind batch-a"), cells(lines.get(2)));
+
+        answer("""
+                {"kind":"Job","namespace":"team-a","name":"batch-a","group":"root.defaultQuotaGroup","state":"HELD",\
+                "position":1,"priority":5,"request":{"cpu":"2"},"retryAt":null,"reason":"full"}""");
+        run = run(Map.of(), "job", "team-a/batch-a", "-owide");
+        assertEquals(0, run.exit(), run.out());
+        lines = run.out().lines().toList();
+        assertEquals(List.of("KIND", "NAMESPACE", "NAME", "GROUP", "POS", "STATE", "PRIORITY", "REQUEST", "RETRY AT",
+                "REASON"), cells(lines.get(0)));
+        assertEquals(List.of("Job", "team-a", "batch-a", "root.defaultQuotaGroup", "1", "HELD", "5", "cpu=2", "-",
+                "full"), cells(lines.get(1)));
+    }
+
+    @Test
+    void contextReachesEveryKubectlCall() throws Exception {
+        Files.writeString(dir.resolve("job.yaml"), "kind: Job\n");
+        for (String[] args : List.of(new String[] {"--context", "prod", "-o", "json"},
+                new String[] {"dry-run", "job.yaml", "--context=prod", "-o", "json"})) {
+            Run run = run(Map.of(), args);
+            assertEquals(0, run.exit(), run.out());
+            assertFalse(run.kubectlArgs().isEmpty(), "the API was called through kubectl");
+            for (List<String> call : run.calls()) {
+                assertEquals(List.of("--context", "prod"), call.subList(0, 2), call.toString());
+            }
+        }
+    }
+
+    @Test
+    void namespaceFlagNamesTheJobsNamespace() throws Exception {
+        Map<String, String> raw = Map.of("KUBECTL_QUEUE_OUTPUT", "json");
+        for (String[] args : List.of(new String[] {"job", "batch-c", "-n", "default"},
+                new String[] {"-n", "default", "job", "batch-c"}, new String[] {"job", "batch-c", "-ndefault"},
+                new String[] {"job", "--namespace", "default", "batch-c"},
+                new String[] {"job", "batch-c", "--namespace=default"},
+                new String[] {"job", "default/batch-c", "-n", "default"})) {
+            Run run = run(raw, args);
+            assertEquals(0, run.exit(), Arrays.toString(args) + ": " + run.out());
+            assertEquals(List.of("get", "--raw", PROXY + "/jobs/default/batch-c"), run.kubectlArgs(),
+                    Arrays.toString(args));
+        }
+        for (String[] args : List.of(new String[] {"job", "default/batch-c", "-n", "other"},
+                new String[] {"job", "batch-c"}, new String[] {"job", "batch-c", "-n"},
+                new String[] {"queues", "-n", "default"})) {
+            Run run = run(raw, args);
+            assertEquals(2, run.exit(), Arrays.toString(args) + ": " + run.out());
+            assertTrue(run.calls().isEmpty(), "kubectl was not called: " + run.calls());
+        }
+    }
+
+    @Test
+    void namespaceFlagKeepsOnlyThatNamespacesJobs() throws Exception {
+        Assumptions.assumeTrue(jq(), "the filter needs jq");
+        answer(JOBS);
+        Run run = run(Map.of(), "jobs", "root.defaultQuotaGroup", "-n", "team-b", "-o", "json");
+        assertEquals(0, run.exit(), run.out());
+        assertEquals(List.of("get", "--raw", PROXY + "/queues/root.defaultQuotaGroup/jobs"), run.kubectlArgs());
+        JsonNode jobs = new ObjectMapper().readTree(run.out());
+        assertEquals(1, jobs.size(), run.out());
+        assertEquals("train-b", jobs.get(0).get("name").asText());
+
+        run = run(Map.of(), "jobs", "root.defaultQuotaGroup", "--namespace", "team-a");
+        assertEquals(0, run.exit(), run.out());
+        List<String> lines = run.out().lines().toList();
+        assertEquals(2, lines.size(), run.out());
+        assertEquals(List.of("1", "Job", "team-a", "batch-a", "5", "HELD", "cpu: request 2, in use 4 of max 4"),
+                cells(lines.get(1)));
+    }
+
+    @Test
     void helpPrintsTheUsageAndSucceeds() throws Exception {
         for (String flag : List.of("-h", "--help", "help")) {
             Run run = run(Map.of(), flag);
             assertEquals(0, run.exit(), flag + " is a question, not a mistake");
-            assertTrue(run.out().contains("kubectl queue job NAMESPACE/NAME"), run.out());
-            assertTrue(run.kubectlArgs().isEmpty(), "kubectl was not called");
+            for (String text : List.of("kubectl queue job NAMESPACE/NAME", "--context NAME", "-n, --namespace NS",
+                    "-o, --output json|wide")) {
+                assertTrue(run.out().contains(text), text + " in " + run.out());
+            }
+            assertTrue(run.calls().isEmpty(), "kubectl was not called");
         }
     }
 
     @Test
     void aWrongCallPrintsTheUsageAndFails() throws Exception {
-        Run run = run(Map.of(), "job", "no-slash");
-        assertEquals(2, run.exit());
-        assertTrue(run.out().contains("kubectl queue job NAMESPACE/NAME"), run.out());
-        assertTrue(run.kubectlArgs().isEmpty(), "kubectl was not called");
+        for (String[] args : List.of(new String[] {"job", "no-slash"}, new String[] {"-o", "yaml"},
+                new String[] {"--output=name"}, new String[] {"--bogus"}, new String[] {"--context"},
+                new String[] {"jobs"}, new String[] {"queues", "extra"}, new String[] {"nonsense"})) {
+            Run run = run(Map.of(), args);
+            assertEquals(2, run.exit(), Arrays.toString(args));
+            assertTrue(run.out().contains("kubectl queue job NAMESPACE/NAME"), run.out());
+            assertTrue(run.calls().isEmpty(), "kubectl was not called: " + run.calls());
+        }
     }
+
 }
