@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -23,13 +24,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
- * The {@code kubectl-queue} plugin (src/main/kubectl), run against a stand-in {@code kubectl} on PATH that records
- * every call and answers as kube-queue's API would through the service proxy.
+ * The {@code kubectl-queue} plugin (src/main/kubectl), run against stand-ins on PATH: a {@code kubectl} that records
+ * every call and answers as kube-queue's API would through the service proxy (for {@code kubectl proxy --port=0} it
+ * prints the port and stays up until killed), and a {@code curl} that records the URL, method, headers and what it
+ * read on stdin and answers a canned JSON or an HTTP error.
  */
 class KubectlQueuePluginTest {
 
     private static final Path PLUGIN = Path.of("src/main/kubectl/kubectl-queue").toAbsolutePath();
     private static final String PROXY = "/api/v1/namespaces/kube-queue/services/kube-queue-controller:http/proxy/api/v1";
+    /** What the stand-in kubectl proxy says it serves on: the plugin must read the port from there. */
+    private static final String PROXY_URL = "http://127.0.0.1:38271";
     private static final String QUEUES = """
             [{"name":"root.defaultQuotaGroup","parent":"root","policy":"DEFAULT","min":{},"max":{"cpu":"4","memory":"4Gi"},\
             "used":{"cpu":"4","memory":"512Mi"},"outside":{},"pending":1,"admitted":2}]""";
@@ -39,6 +44,8 @@ class KubectlQueuePluginTest {
             {"kind":"TFJob","namespace":"team-b","name":"train-b","group":"root.defaultQuotaGroup","state":"BACKOFF",\
             "position":2,"priority":0,"request":{"cpu":"1","memory":"1Gi"},"retryAt":"2030-01-01T00:00:00Z",\
             "reason":"waits behind batch-a"}]""";
+    private static final String TOKEN_HINT = "set KUBE_QUEUE_TOKEN, e.g. KUBE_QUEUE_TOKEN=$(kubectl create token NAME -n NS)";
+
     @TempDir
     Path dir;
 
@@ -62,11 +69,52 @@ class KubectlQueuePluginTest {
                 (IFS=$'\\t'; printf '%%s\\n' "$*") >> "$d/kubectl.calls"
                 [ "$1" != --context ] || shift 2
                 case "$1" in
+                  config)
+                    case "$*" in
+                      *user.token*) cat "$d/kubeconfig-token" 2>/dev/null ;;
+                      *exec.command*) jq -r .command "$d/exec.json" 2>/dev/null ;;
+                      *'-o json'*) printf '{"users":[{"name":"u","user":{"exec":%%s}}]}\\n' "$(cat "$d/exec.json")" ;;
+                    esac ;;
+                  proxy)
+                    echo $$ > "$d/proxy.pid"
+                    echo "Starting to serve on 127.0.0.1:38271"
+                    exec sleep 600 ;;
                   get|create)
                     if [ -f "$d/kubectl-error" ]; then cat "$d/kubectl-error" >&2; exit 1; fi
                     cat "$d/answer.json" ;;
                 esac
                 """.formatted(dir));
+        script("curl", """
+                #!/usr/bin/env bash
+                d='%s'
+                (IFS=$'\\t'; printf '%%s\\n' "$*") > "$d/curl.argv"
+                out=/dev/stdout; format=""; method=GET
+                while [ $# -gt 0 ]; do
+                  case "$1" in
+                    --config) [ "$2" != - ] || cat > "$d/curl.stdin"; shift 2 ;;
+                    -o) out=$2; shift 2 ;;
+                    -w) format=$2; shift 2 ;;
+                    -H) printf '%%s\\n' "$2" >> "$d/curl.headers"; shift 2 ;;
+                    --data-binary) method=POST; cat "${2#@}" > "$d/curl.body"; shift 2 ;;
+                    -*) shift ;;
+                    *) printf '%%s' "$1" > "$d/curl.url"; shift ;;
+                  esac
+                done
+                printf '%%s' "$method" > "$d/curl.method"
+                status=$(cat "$d/curl.status" 2>/dev/null || echo 200)
+                if [ "$status" = 200 ]; then cat "$d/answer.json" > "$out"; else echo '{"error":"no"}' > "$out"; fi
+                [ -z "$format" ] || printf '%%s' "$status"
+                [ "$status" -lt 400 ] || exit 22
+                """.formatted(dir));
+    }
+
+    /** A stand-in kubectl proxy the plugin failed to stop must not outlive the test. */
+    @AfterEach
+    void stopLeftovers() throws IOException {
+        Path pid = dir.resolve("proxy.pid");
+        if (Files.exists(pid)) {
+            ProcessHandle.of(Long.parseLong(Files.readString(pid).strip())).ifPresent(ProcessHandle::destroyForcibly);
+        }
     }
 
     private void script(String name, String text) throws IOException {
@@ -114,6 +162,27 @@ class KubectlQueuePluginTest {
 
     private static List<String> withoutContext(List<String> call) {
         return call.size() >= 2 && call.get(0).equals("--context") ? call.subList(2, call.size()) : call;
+    }
+
+    private String recorded(String name) throws IOException {
+        Path file = dir.resolve(name);
+        return Files.exists(file) ? Files.readString(file) : "";
+    }
+
+    /** The stand-in kubectl proxy was started, and is gone now that the plugin has exited. */
+    private void assertProxyStopped() throws IOException {
+        Path pid = dir.resolve("proxy.pid");
+        assertTrue(Files.exists(pid), "kubectl proxy was started");
+        long id = Long.parseLong(Files.readString(pid).strip());
+        assertFalse(ProcessHandle.of(id).map(ProcessHandle::isAlive).orElse(false), "kubectl proxy is stopped");
+    }
+
+    /** Neither kubectl nor curl had the token on its command line. */
+    private void assertTokenOnNoCommandLine(Run run, String token) throws IOException {
+        for (List<String> call : run.calls()) {
+            assertFalse(String.join(" ", call).contains(token), "kubectl " + call);
+        }
+        assertFalse(recorded("curl.argv").contains(token), "curl " + recorded("curl.argv"));
     }
 
     private static boolean jq() {
@@ -210,15 +279,24 @@ class KubectlQueuePluginTest {
     @Test
     void contextReachesEveryKubectlCall() throws Exception {
         Files.writeString(dir.resolve("job.yaml"), "kind: Job\n");
+        // without a token: config view (looking for one), then get --raw / create --raw
         for (String[] args : List.of(new String[] {"--context", "prod", "-o", "json"},
                 new String[] {"dry-run", "job.yaml", "--context=prod", "-o", "json"})) {
             Run run = run(Map.of(), args);
             assertEquals(0, run.exit(), run.out());
             assertFalse(run.kubectlArgs().isEmpty(), "the API was called through kubectl");
+            assertTrue(run.calls().size() >= 2, run.calls().toString());
             for (List<String> call : run.calls()) {
                 assertEquals(List.of("--context", "prod"), call.subList(0, 2), call.toString());
             }
         }
+        // with the kubeconfig's token: config view, then kubectl proxy
+        Files.writeString(dir.resolve("kubeconfig-token"), "kubeconfig-token-1");
+        Run run = run(Map.of(), "queues", "--context", "prod", "-o", "json");
+        assertEquals(0, run.exit(), run.out());
+        assertEquals(List.of(List.of("--context", "prod", "config", "view", "--raw", "--minify", "-o",
+                        "jsonpath={.users[0].user.token}"), List.of("--context", "prod", "proxy", "--port=0")),
+                run.calls());
     }
 
     @Test
@@ -268,7 +346,7 @@ class KubectlQueuePluginTest {
             Run run = run(Map.of(), flag);
             assertEquals(0, run.exit(), flag + " is a question, not a mistake");
             for (String text : List.of("kubectl queue job NAMESPACE/NAME", "--context NAME", "-n, --namespace NS",
-                    "-o, --output json|wide")) {
+                    "-o, --output json|wide", "KUBE_QUEUE_TOKEN")) {
                 assertTrue(run.out().contains(text), text + " in " + run.out());
             }
             assertTrue(run.calls().isEmpty(), "kubectl was not called");
@@ -285,6 +363,121 @@ class KubectlQueuePluginTest {
             assertTrue(run.out().contains("kubectl queue job NAMESPACE/NAME"), run.out());
             assertTrue(run.calls().isEmpty(), "kubectl was not called: " + run.calls());
         }
+    }
+
+    @Test
+    void tokenFromTheEnvironmentTravelsInTheHeaderThroughKubectlProxy() throws Exception {
+        String token = "env-token-4f8a2c";
+        Run run = run(Map.of("KUBE_QUEUE_TOKEN", token), "-o", "json");
+        assertEquals(0, run.exit(), run.out());
+        assertEquals(QUEUES, run.out().strip());
+        // KUBE_QUEUE_TOKEN comes first: no kubeconfig lookup, no kubectl get --raw
+        assertEquals(List.of(List.of("proxy", "--port=0")), run.calls());
+        assertEquals(PROXY_URL + PROXY + "/queues", recorded("curl.url"));
+        assertEquals("GET", recorded("curl.method"));
+        assertEquals("header = \"X-Kube-Queue-Authorization: Bearer " + token + "\"", recorded("curl.stdin").strip());
+        assertTrue(recorded("curl.argv").contains("--fail-with-body"), recorded("curl.argv"));
+        assertTokenOnNoCommandLine(run, token);
+        assertProxyStopped();
+    }
+
+    @Test
+    void tokenFromTheKubeconfigTravelsInTheHeader() throws Exception {
+        String token = "kubeconfig-token-91d3";
+        Files.writeString(dir.resolve("kubeconfig-token"), token);
+        answer(JOBS);
+        Run run = run(Map.of(), "jobs", "root.defaultQuotaGroup", "-o", "json");
+        assertEquals(0, run.exit(), run.out());
+        assertEquals(JOBS, run.out().strip());
+        assertEquals(List.of(List.of("config", "view", "--raw", "--minify", "-o", "jsonpath={.users[0].user.token}"),
+                List.of("proxy", "--port=0")), run.calls());
+        assertEquals(PROXY_URL + PROXY + "/queues/root.defaultQuotaGroup/jobs", recorded("curl.url"));
+        assertEquals("header = \"X-Kube-Queue-Authorization: Bearer " + token + "\"", recorded("curl.stdin").strip());
+        assertTokenOnNoCommandLine(run, token);
+        assertProxyStopped();
+    }
+
+    @Test
+    void tokenFromTheKubeconfigsExecPluginTravelsInTheHeader() throws Exception {
+        Assumptions.assumeTrue(jq(), "running an exec credential plugin needs jq");
+        String token = "exec-token-77b0";
+        script("credential", """
+                #!/usr/bin/env bash
+                d='%s'
+                printf '%%s\\n' "$@" > "$d/credential.args"
+                printf '%%s' "$CREDENTIAL_REGION" > "$d/credential.env"
+                printf '%%s' "$KUBERNETES_EXEC_INFO" > "$d/credential.info"
+                echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s"}}'
+                """.formatted(dir, token));
+        Files.writeString(dir.resolve("exec.json"), """
+                {"apiVersion":"client.authentication.k8s.io/v1","command":"%s","args":["--cluster","c 1"],\
+                "env":[{"name":"CREDENTIAL_REGION","value":"eu west"}],"interactiveMode":"IfAvailable"}"""
+                .formatted(dir.resolve("credential")));
+        Run run = run(Map.of(), "--context", "prod", "-o", "json");
+        assertEquals(0, run.exit(), run.out());
+        assertEquals(QUEUES, run.out().strip());
+        assertEquals("header = \"X-Kube-Queue-Authorization: Bearer " + token + "\"", recorded("curl.stdin").strip());
+        // run as kubectl runs it: its args, its env, and the ExecCredential request
+        assertEquals(List.of("--cluster", "c 1"), Files.readAllLines(dir.resolve("credential.args")));
+        assertEquals("eu west", recorded("credential.env"));
+        JsonNode info = new ObjectMapper().readTree(recorded("credential.info"));
+        assertEquals("ExecCredential", info.get("kind").asText());
+        assertEquals("client.authentication.k8s.io/v1", info.get("apiVersion").asText());
+        assertFalse(info.get("spec").get("interactive").asBoolean(), "no terminal here");
+        for (List<String> call : run.calls()) {
+            assertEquals(List.of("--context", "prod"), call.subList(0, 2), call.toString());
+        }
+        assertTokenOnNoCommandLine(run, token);
+        assertProxyStopped();
+    }
+
+    @Test
+    void dryRunPostsTheManifestWithTheToken() throws Exception {
+        String manifest = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: big\n";
+        Files.writeString(dir.resolve("job.yaml"), manifest);
+        answer("""
+                {"managed":true,"kind":"Job","namespace":"default","name":"big","group":"root.defaultQuotaGroup",\
+                "request":{"cpu":"6"},"priority":0,"fitsNow":false,"position":0,"reason":"never fits"}""");
+        Run run = run(Map.of("KUBE_QUEUE_TOKEN", "dry-run-token"), "dry-run", "job.yaml", "-o", "json");
+        assertEquals(0, run.exit(), run.out());
+        assertEquals(PROXY_URL + PROXY + "/dry-run", recorded("curl.url"));
+        assertEquals("POST", recorded("curl.method"));
+        assertEquals(manifest, recorded("curl.body"));
+        assertTrue(recorded("curl.headers").contains("Content-Type: application/yaml"), recorded("curl.headers"));
+        assertTrue(recorded("curl.stdin").contains("Bearer dry-run-token"));
+        assertProxyStopped();
+
+        // the manifest on stdin: curl's stdin carries the header, so the plugin hands it the manifest as a file
+        Files.delete(dir.resolve("curl.body"));
+        run = run(Map.of("KUBE_QUEUE_TOKEN", "dry-run-token"), dir.resolve("job.yaml"), "dry-run", "-", "-o", "json");
+        assertEquals(0, run.exit(), run.out());
+        assertEquals(manifest, recorded("curl.body"));
+    }
+
+    @Test
+    void unauthorizedSaysWhereTheTokenComesFromAndFails() throws Exception {
+        Files.writeString(dir.resolve("curl.status"), "401");
+        Run run = run(Map.of("KUBE_QUEUE_TOKEN", "expired-token"));
+        assertEquals(1, run.exit(), run.out());
+        assertTrue(run.out().contains(TOKEN_HINT), run.out());
+        assertEquals(1, run.out().strip().lines().count(), "one line: " + run.out());
+        assertProxyStopped();
+
+        // no token anywhere: kubectl get --raw, and kube-queue's 401 as kubectl reports it
+        Files.writeString(dir.resolve("kubectl-error"), "error: You must be logged in to the server (Unauthorized)\n");
+        run = run(Map.of());
+        assertEquals(1, run.exit(), run.out());
+        assertTrue(run.out().contains(TOKEN_HINT), run.out());
+        assertEquals(1, run.out().strip().lines().count(), "one line: " + run.out());
+    }
+
+    @Test
+    void forbiddenSaysWhichRightIsMissingAndFails() throws Exception {
+        Files.writeString(dir.resolve("curl.status"), "403");
+        Run run = run(Map.of("KUBE_QUEUE_TOKEN", "some-token"), "job", "secret/job-x");
+        assertEquals(1, run.exit(), run.out());
+        assertTrue(run.out().contains("forbidden (403)"), run.out());
+        assertProxyStopped();
     }
 
 }
