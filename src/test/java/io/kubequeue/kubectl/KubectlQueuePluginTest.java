@@ -2,17 +2,23 @@ package io.kubequeue.kubectl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -22,16 +28,19 @@ import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * The {@code kubectl-queue} plugin (src/main/kubectl), run against stand-ins on PATH: a {@code kubectl} that records
  * every call and answers as kube-queue's API would through the service proxy (for {@code kubectl proxy --port=0} it
  * prints the port and stays up until killed), and a {@code curl} that records the URL, method, headers and what it
- * read on stdin and answers a canned JSON or an HTTP error.
+ * read on stdin and answers a canned JSON or an HTTP error. Also its krew manifest (src/main/kubectl/krew/queue.yaml),
+ * rendered as the krew-release-bot renders it.
  */
 class KubectlQueuePluginTest {
 
     private static final Path PLUGIN = Path.of("src/main/kubectl/kubectl-queue").toAbsolutePath();
+    private static final Path KREW_MANIFEST = Path.of("src/main/kubectl/krew/queue.yaml");
     private static final String PROXY = "/api/v1/namespaces/kube-queue/services/kube-queue-controller:http/proxy/api/v1";
     /** What the stand-in kubectl proxy says it serves on: the plugin must read the port from there. */
     private static final String PROXY_URL = "http://127.0.0.1:38271";
@@ -480,4 +489,62 @@ class KubectlQueuePluginTest {
         assertProxyStopped();
     }
 
+    @Test
+    void theKrewManifestRendersToAPluginForEveryPlatform() throws Exception {
+        String template = Files.readString(KREW_MANIFEST);
+        String tag = "v1.2.3";
+        String sha256 = "0123456789abcdef".repeat(4);
+        // as the krew-release-bot renders it: addURIAndSha writes "uri: ..." where it stands and "sha256: ..." on the
+        // next line at 4 spaces; then .TagName
+        Matcher calls = Pattern.compile("^( *)\\{\\{ *addURIAndSha \"([^\"]+)\" \\.TagName *}}$", Pattern.MULTILINE)
+                .matcher(template);
+        StringBuilder rendered = new StringBuilder();
+        int uris = 0;
+        while (calls.find()) {
+            String uri = calls.group(2).replaceAll("\\{\\{ *\\.TagName *}}", tag);
+            calls.appendReplacement(rendered, Matcher.quoteReplacement(
+                    calls.group(1) + "uri: " + uri + "\n    sha256: " + sha256));
+            uris++;
+        }
+        calls.appendTail(rendered);
+        String manifest = rendered.toString().replaceAll("\\{\\{ *\\.TagName *}}", tag);
+        assertFalse(manifest.contains("{{"), "no template action but the bot's two: " + manifest);
+
+        JsonNode plugin = new YAMLMapper().readTree(manifest);
+        assertEquals("krew.googlecontainertools.github.com/v1alpha2", plugin.path("apiVersion").asText());
+        assertEquals("Plugin", plugin.path("kind").asText());
+        String name = plugin.path("metadata").path("name").asText();
+        assertEquals(KREW_MANIFEST.getFileName().toString(), name + ".yaml", "krew names the manifest after the plugin");
+        assertEquals(PLUGIN.getFileName().toString(), "kubectl-" + name, "kubectl finds kubectl-" + name);
+        JsonNode spec = plugin.path("spec");
+        assertEquals(tag, spec.path("version").asText());
+        for (String field : List.of("homepage", "shortDescription", "description")) {
+            assertFalse(spec.path(field).asText().isBlank(), field);
+        }
+
+        // the plugin as it lies in GitHub's source archive of the tag (kube-queue-1.2.3/...)
+        Path inArchive = Path.of("kube-queue-1.2.3").resolve(Path.of("").toAbsolutePath().relativize(PLUGIN));
+        Set<String> platforms = new HashSet<>();
+        JsonNode list = spec.path("platforms");
+        assertEquals(uris, list.size(), "one addURIAndSha per platform");
+        for (JsonNode platform : list) {
+            JsonNode labels = platform.path("selector").path("matchLabels");
+            assertTrue(labels.isObject(), "a selector: " + platform);
+            platforms.add(labels.path("os").asText() + "/" + labels.path("arch").asText());
+            assertTrue(platform.path("uri").asText().startsWith("https://"), "a uri: " + platform);
+            assertTrue(platform.path("uri").asText().contains(tag), "the tag's archive: " + platform);
+            assertTrue(platform.path("sha256").asText().matches("[0-9a-f]{64}"), "a sha256: " + platform);
+            assertEquals(PLUGIN.getFileName().toString(), platform.path("bin").asText());
+            JsonNode files = platform.path("files");
+            assertTrue(files.isArray() && !files.isEmpty(), "files: " + platform);
+            boolean found = false;
+            for (JsonNode file : files) {
+                assertNotNull(file.get("to"), "files need a to: " + file);
+                found |= FileSystems.getDefault().getPathMatcher("glob:" + file.path("from").asText()).matches(inArchive)
+                        && file.path("to").asText().equals(".");
+            }
+            assertTrue(found, "the plugin is copied from " + inArchive + " to the plugin's root: " + files);
+        }
+        assertEquals(Set.of("linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64"), platforms);
+    }
 }
