@@ -441,6 +441,32 @@ class KubectlQueuePluginTest {
     }
 
     @Test
+    void withoutJqKubectlRunsTheExecPluginAndItsPromptShows() throws Exception {
+        // a PATH with the tools the plugin uses, the stand-ins, and no jq
+        Path bin = Files.createDirectory(dir.resolve("bin-without-jq"));
+        for (String tool : List.of("bash", "cat", "head", "tail", "grep", "awk", "mktemp", "rm", "sleep", "column")) {
+            for (String d : System.getenv("PATH").split(":")) {
+                if (Files.isExecutable(Path.of(d, tool))) {
+                    Files.createSymbolicLink(bin.resolve(tool), Path.of(d, tool));
+                    break;
+                }
+            }
+        }
+        Files.createSymbolicLink(bin.resolve("kubectl"), dir.resolve("kubectl"));
+        Files.createSymbolicLink(bin.resolve("curl"), dir.resolve("curl"));
+        // the fake answers the exec plugin's command through jq, which is missing: give it its own answer
+        script("kubectl", recorded("kubectl").replace("jq -r .command \"$d/exec.json\" 2>/dev/null",
+                "echo kubelogin").replace("  get|create)\n",
+                "  get|create)\n    echo 'To sign in, open https://login.example and enter the code ABCD' >&2\n"));
+        Run run = run(Map.of("PATH", bin.toString()), "-o", "json");
+        assertEquals(0, run.exit(), run.out());
+        assertTrue(run.out().contains("(kubelogin) needs jq; without it, no token is sent"), run.out());
+        assertTrue(run.out().contains("enter the code ABCD"), "kubectl's login prompt reaches the user: " + run.out());
+        assertTrue(run.out().contains(QUEUES), run.out());
+        assertEquals(List.of("get", "--raw", PROXY + "/queues"), run.kubectlArgs());
+    }
+
+    @Test
     void dryRunPostsTheManifestWithTheToken() throws Exception {
         String manifest = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: big\n";
         Files.writeString(dir.resolve("job.yaml"), manifest);
