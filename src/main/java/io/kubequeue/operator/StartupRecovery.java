@@ -39,6 +39,7 @@ import io.kubequeue.leader.LeaseProblem;
 import io.kubequeue.leader.Leadership;
 import io.kubequeue.quota.ElasticQuotaTreeSource;
 import io.kubequeue.quota.QuotaGroupSource;
+import io.kubequeue.quota.QuotaTreeStatusWriter;
 import io.kubequeue.quota.ResourceQuotaSource;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.runtime.ShutdownEvent;
@@ -74,13 +75,14 @@ public class StartupRecovery implements HealthCheck {
     private final PriorityClassWatch priorityClasses;
     private final AdmittedPods admittedPods;
     private final Leadership leadership;
+    private final QuotaTreeStatusWriter treeStatus;
     private QuotaGroupSource source;
     private volatile boolean recovered;
 
     public StartupRecovery(KubernetesClient client, KubeQueueConfig config, Scheduler scheduler, JobFeed feed,
                            AdmissionLoop loop, EventRecorder events, Instance<JobKind<?>> kinds,
                            QueuingConditions queuing, PriorityClassWatch priorityClasses, AdmittedPods admittedPods,
-                           Leadership leadership) {
+                           Leadership leadership, QuotaTreeStatusWriter treeStatus) {
         this.client = client;
         this.config = config;
         this.scheduler = scheduler;
@@ -92,6 +94,7 @@ public class StartupRecovery implements HealthCheck {
         this.priorityClasses = priorityClasses;
         this.admittedPods = admittedPods;
         this.leadership = leadership;
+        this.treeStatus = treeStatus;
     }
 
     /**
@@ -134,7 +137,10 @@ public class StartupRecovery implements HealthCheck {
             admittedPods.start(quotas::recompute); // before the quotas: a pod seen first counts from the quota's list
             source = resourceQuotas;
         } else {
-            source = new ElasticQuotaTreeSource(client, config.elasticQuota().namespace(), events, config.firstListTimeout());
+            ElasticQuotaTreeSource trees = new ElasticQuotaTreeSource(client, config.elasticQuota().namespace(), events,
+                    config.firstListTimeout());
+            treeStatus.follow(trees, leadership::isLeader); // the leader writes the tree's status: kubectl get eqt
+            source = trees;
         }
         source.start(tree -> {
             scheduler.replaceTree(tree);
@@ -242,6 +248,7 @@ public class StartupRecovery implements HealthCheck {
     void onStop(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) ShutdownEvent event) {
         loop.drain(Duration.ofSeconds(5));
         leadership.stop();
+        treeStatus.stop();
         if (source != null) {
             source.stop();
         }

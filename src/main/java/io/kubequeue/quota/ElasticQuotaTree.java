@@ -5,6 +5,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.crd.generator.annotation.SchemaSwap;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
@@ -14,6 +15,7 @@ import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
 import io.fabric8.kubernetes.model.annotation.Kind;
 import io.fabric8.kubernetes.model.annotation.Plural;
+import io.fabric8.kubernetes.model.annotation.ShortNames;
 import io.fabric8.kubernetes.model.annotation.Version;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
@@ -27,6 +29,10 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
  * {@code children} is spelled out {@value #SCHEMA_DEPTH} levels below the root; nodes deeper than that are kept
  * as written (not pruned) and checked by kube-queue when it reads the tree, which answers a bad one with a
  * Warning event.
+ *
+ * <p>{@code status} is written by kube-queue's leader (see {@link QuotaTreeStatusWriter}): per quota group what
+ * kube-queue's admitted jobs use against {@code min}/{@code max}, and how many jobs wait and run, so that
+ * {@code kubectl get eqt -n kube-system -o wide} answers "how full is my group". The tree's owner never writes it.
  */
 @SchemaSwap(originalType = ElasticQuotaTree.Node.class, fieldName = "children", targetType = JsonNode.class,
         depth = ElasticQuotaTree.SCHEMA_DEPTH)
@@ -34,7 +40,20 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 @Version("v1beta1")
 @Kind("ElasticQuotaTree")
 @Plural("elasticquotatrees")
-public class ElasticQuotaTree extends CustomResource<ElasticQuotaTree.Spec, Void> implements Namespaced {
+@ShortNames("eqt")
+@AdditionalPrinterColumn(name = "Groups", jsonPath = ".status.groups", type = AdditionalPrinterColumn.Type.INTEGER,
+        getDescription = "quota groups in the tree")
+@AdditionalPrinterColumn(name = "Pending", jsonPath = ".status.pending", type = AdditionalPrinterColumn.Type.INTEGER,
+        getDescription = "jobs waiting in the tree's groups")
+@AdditionalPrinterColumn(name = "Admitted", jsonPath = ".status.admitted", type = AdditionalPrinterColumn.Type.INTEGER,
+        getDescription = "admitted, unfinished jobs charged to the tree's groups")
+@AdditionalPrinterColumn(name = "Fullest", jsonPath = ".status.fullest", type = AdditionalPrinterColumn.Type.STRING,
+        getDescription = "the group and resource nearest its max, in percent of max")
+@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@AdditionalPrinterColumn(name = "Usage", jsonPath = ".status.usage", type = AdditionalPrinterColumn.Type.STRING,
+        priority = 1, getDescription = "per group: used/max per resource, pending and admitted jobs")
+public class ElasticQuotaTree extends CustomResource<ElasticQuotaTree.Spec, ElasticQuotaTree.Status>
+        implements Namespaced {
 
     /** Levels of {@code children} below the root that the CRD's schema validates. */
     public static final int SCHEMA_DEPTH = 6;
@@ -110,5 +129,103 @@ public class ElasticQuotaTree extends CustomResource<ElasticQuotaTree.Spec, Void
         public void setChildren(List<Node> children) {
             this.children = children;
         }
+    }
+
+    /**
+     * What kube-queue's leader last saw of the tree in force: totals for the printer columns, and one entry per
+     * quota group. Amounts are Kubernetes quantities ({@code "1500m"}, {@code "3Gi"}); {@code used} counts the jobs
+     * kube-queue admitted (descendants included), not other pods.
+     */
+    @RegisterForReflection
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+    public static class Status {
+        private Integer groups;
+        private Integer pending;
+        private Integer admitted;
+        private String fullest;
+        private String usage;
+        private List<GroupStatus> nodes;
+
+        /** Quota groups in the tree. */
+        public Integer getGroups() {
+            return groups;
+        }
+
+        public void setGroups(Integer groups) {
+            this.groups = groups;
+        }
+
+        /** Jobs waiting in the tree's groups. */
+        public Integer getPending() {
+            return pending;
+        }
+
+        public void setPending(Integer pending) {
+            this.pending = pending;
+        }
+
+        /** Admitted, unfinished jobs charged to the tree's groups. */
+        public Integer getAdmitted() {
+            return admitted;
+        }
+
+        public void setAdmitted(Integer admitted) {
+            this.admitted = admitted;
+        }
+
+        /** The group and resource nearest its max, e.g. {@code root.team-a cpu 75%}; absent when nothing is used. */
+        public String getFullest() {
+            return fullest;
+        }
+
+        public void setFullest(String fullest) {
+            this.fullest = fullest;
+        }
+
+        /** Per group, e.g. {@code root.team-a cpu 3/4 memory 1Gi/4Gi, 1 pending, 2 admitted; …}. */
+        public String getUsage() {
+            return usage;
+        }
+
+        public void setUsage(String usage) {
+            this.usage = usage;
+        }
+
+        /** One entry per quota group, in name order. */
+        public List<GroupStatus> getNodes() {
+            return nodes;
+        }
+
+        public void setNodes(List<GroupStatus> nodes) {
+            this.nodes = nodes;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Status other && java.util.Objects.equals(groups, other.groups)
+                    && java.util.Objects.equals(pending, other.pending) && java.util.Objects.equals(admitted, other.admitted)
+                    && java.util.Objects.equals(fullest, other.fullest) && java.util.Objects.equals(usage, other.usage)
+                    && java.util.Objects.equals(nodes, other.nodes);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(groups, pending, admitted, fullest, usage, nodes);
+        }
+    }
+
+    /**
+     * One quota group in {@link Status}.
+     *
+     * @param name     the node's name
+     * @param min      declared min (quantities by resource)
+     * @param max      declared max; a resource absent is not limited here
+     * @param used     used by kube-queue's admitted jobs, descendants included
+     * @param pending  jobs waiting in this group
+     * @param admitted admitted jobs charged to this group itself
+     */
+    @RegisterForReflection
+    public record GroupStatus(String name, Map<String, String> min, Map<String, String> max, Map<String, String> used,
+                              Integer pending, Integer admitted) {
     }
 }

@@ -53,6 +53,22 @@ public class ElasticQuotaTreeSource extends InformedQuotaSource<ElasticQuotaTree
         return "ElasticQuotaTree in namespace " + namespace;
     }
 
+    /**
+     * A tree by namespace and name.
+     *
+     * @param namespace its namespace
+     * @param name      its name
+     */
+    public record TreeRef(String namespace, String name) {
+    }
+
+    private volatile TreeRef inForce;
+
+    /** The tree whose quota groups are in force: the oldest valid one; empty while none is. */
+    public Optional<TreeRef> inForce() {
+        return Optional.ofNullable(inForce);
+    }
+
     @Override
     protected QuotaTree build(List<ElasticQuotaTree> trees, QuotaTree current) {
         Optional<ElasticQuotaTree> inForce = trees.stream()
@@ -63,9 +79,11 @@ public class ElasticQuotaTreeSource extends InformedQuotaSource<ElasticQuotaTree
         if (inForce.isEmpty()) {
             LOG.warnf("no ElasticQuotaTree in namespace %s: every job is held until one is created", namespace);
             next = QuotaTree.EMPTY;
+            this.inForce = null;
         } else {
             try {
                 next = toQuotaTree(inForce.get());
+                this.inForce = new TreeRef(namespace, inForce.get().getMetadata().getName());
             } catch (IllegalArgumentException e) {
                 boolean noneYet = current == null || current.equals(QuotaTree.EMPTY);
                 events.warning(inForce.get(), "InvalidQuotaTree", e.getMessage()

@@ -58,7 +58,8 @@ public final class StrictApiServer {
             kind("kubeflow.org", "v1", "tfjobs", "TFJob"),
             kind("kubeflow.org", "v1", "pytorchjobs", "PyTorchJob"),
             kind("kubeflow.org", "v1", "mpijobs", "MPIJob"),
-            kind("kubeflow.org", "v2beta1", "mpijobs", "MPIJob"));
+            kind("kubeflow.org", "v2beta1", "mpijobs", "MPIJob"),
+            kind("scheduling.sigs.k8s.io", "v1beta1", "elasticquotatrees", "ElasticQuotaTree"));
 
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -1,0 +1,169 @@
+package io.kubequeue.quota;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubequeue.concurrent.DaemonThreads;
+import io.kubequeue.scheduler.QuotaNode;
+import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.Scheduler;
+
+/**
+ * Writes the ElasticQuotaTree's {@code status} ({@link ElasticQuotaTree.Status}) from the scheduler's view, so that
+ * plain {@code kubectl get eqt -o wide} shows how full each quota group is. Only the leader writes; it looks every
+ * {@value #PERIOD_SECONDS} s and writes only when something changed, one JSON Patch of the status subresource of
+ * the tree in force. A write that fails is logged once per kind of failure and retried at the next look; it never
+ * affects admissions.
+ */
+@Singleton
+public class QuotaTreeStatusWriter {
+
+    /** Seconds between two looks at the scheduler. */
+    public static final int PERIOD_SECONDS = 5;
+
+    private static final Logger LOG = Logger.getLogger(QuotaTreeStatusWriter.class);
+
+    private final KubernetesClient client;
+    private final Scheduler scheduler;
+    private ScheduledExecutorService timer;
+    private ElasticQuotaTree.Status written;
+    private String writtenTo;
+    private Integer lastFailure;
+
+    public QuotaTreeStatusWriter(KubernetesClient client, Scheduler scheduler) {
+        this.client = client;
+        this.scheduler = scheduler;
+    }
+
+    /**
+     * Starts writing the status of the tree {@code source} has in force, while {@code leads} says this replica leads.
+     * Called once, by start-up; {@link #stop} ends it.
+     */
+    public synchronized void follow(ElasticQuotaTreeSource source, BooleanSupplier leads) {
+        if (timer != null) {
+            throw new IllegalStateException("already following a quota tree");
+        }
+        timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("kube-queue-tree-status"));
+        timer.scheduleWithFixedDelay(() -> {
+            try {
+                if (leads.getAsBoolean()) {
+                    source.inForce().ifPresent(this::writeIfChanged);
+                } else {
+                    forget(); // a replica that leads again writes at once, whatever it wrote before
+                }
+            } catch (RuntimeException e) {
+                LOG.warnf(e, "ElasticQuotaTree status: not written this time");
+            }
+        }, PERIOD_SECONDS, PERIOD_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /** Stops writing. */
+    public synchronized void stop() {
+        if (timer != null) {
+            timer.shutdownNow();
+            timer = null;
+        }
+    }
+
+    private synchronized void forget() {
+        written = null;
+        writtenTo = null;
+    }
+
+    private synchronized void writeIfChanged(ElasticQuotaTreeSource.TreeRef tree) {
+        ElasticQuotaTree.Status status = status(scheduler.groups(), scheduler.tree().nodes());
+        String target = tree.namespace() + "/" + tree.name();
+        if (status.equals(written) && target.equals(writtenTo)) {
+            return;
+        }
+        KubernetesSerialization json = client.getKubernetesSerialization();
+        try {
+            // a JSON Patch that sets the whole status: a merge patch would keep map keys the new status no longer has
+            // (a resource a group stopped using would stay "used")
+            client.resources(ElasticQuotaTree.class).inNamespace(tree.namespace()).withName(tree.name())
+                    .subresource("status").patch(PatchContext.of(PatchType.JSON),
+                            json.asJson(List.of(Map.of("op", "add", "path", "/status", "value", status))));
+            written = status;
+            writtenTo = target;
+            lastFailure = null;
+        } catch (KubernetesClientException e) {
+            if (!Integer.valueOf(e.getCode()).equals(lastFailure)) {
+                LOG.warnf("ElasticQuotaTree %s: status not written (%d %s); retried every %d s", target, e.getCode(),
+                        e.getMessage(), PERIOD_SECONDS);
+            }
+            lastFailure = e.getCode();
+        }
+    }
+
+    /**
+     * The status for these groups: those of the tree ({@code nodes}) and any other group jobs are charged to.
+     *
+     * @param groups the scheduler's groups ({@link Scheduler#groups()})
+     * @param nodes  the tree's nodes in force
+     */
+    static ElasticQuotaTree.Status status(List<Scheduler.GroupView> groups, java.util.Collection<QuotaNode> nodes) {
+        java.util.Set<String> inTree = new java.util.HashSet<>();
+        nodes.forEach(n -> inTree.add(n.name()));
+        List<ElasticQuotaTree.GroupStatus> entries = new ArrayList<>();
+        List<String> usage = new ArrayList<>();
+        int pending = 0;
+        int admitted = 0;
+        String fullest = null;
+        double fullestShare = -1;
+        for (Scheduler.GroupView g : groups) {
+            if (!inTree.contains(g.name())) {
+                continue; // a group no longer in the tree, still charged by running jobs: not this tree's
+            }
+            entries.add(new ElasticQuotaTree.GroupStatus(g.name(), quantities(g.min()), quantities(g.max()),
+                    quantities(g.used()), g.pending(), g.admitted()));
+            pending += g.pending();
+            admitted += g.admitted();
+            StringBuilder line = new StringBuilder(g.name());
+            for (Map.Entry<String, Long> max : new TreeMap<>(g.max().asMap()).entrySet()) {
+                long used = g.used().get(max.getKey());
+                line.append(' ').append(max.getKey()).append(' ').append(Resources.format(max.getKey(), used))
+                        .append('/').append(Resources.format(max.getKey(), max.getValue()));
+                double share = max.getValue() == 0 ? (used > 0 ? Double.POSITIVE_INFINITY : 0)
+                        : (double) used / max.getValue();
+                if (used > 0 && share > fullestShare) {
+                    fullestShare = share;
+                    fullest = g.name() + " " + max.getKey() + " " + Math.round(share * 100) + "%";
+                }
+            }
+            line.append(", ").append(g.pending()).append(" pending, ").append(g.admitted()).append(" admitted");
+            usage.add(line.toString());
+        }
+        ElasticQuotaTree.Status status = new ElasticQuotaTree.Status();
+        status.setGroups(entries.size());
+        status.setPending(pending);
+        status.setAdmitted(admitted);
+        status.setFullest(Optional.ofNullable(fullest).orElse(null));
+        status.setUsage(String.join("; ", usage));
+        status.setNodes(entries);
+        return status;
+    }
+
+    private static Map<String, String> quantities(Resources resources) {
+        Map<String, String> out = new TreeMap<>();
+        if (resources != null) {
+            resources.asMap().forEach((name, amount) -> out.put(name, Resources.format(name, amount)));
+        }
+        return out;
+    }
+}
