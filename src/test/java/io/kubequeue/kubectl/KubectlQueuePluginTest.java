@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -32,9 +33,10 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * The {@code kubectl-queue} plugin (src/main/kubectl), run against stand-ins on PATH: a {@code kubectl} that records
- * every call and answers as kube-queue's API would through the service proxy (for {@code kubectl proxy --port=0} it
- * prints the port and stays up until killed), and a {@code curl} that records the URL, method, headers and what it
- * read on stdin and answers a canned JSON or an HTTP error. Also its krew manifest (src/main/kubectl/krew/queue.yaml),
+ * every call and answers as kube-queue's API would through the service proxy (for {@code kubectl proxy
+ * --unix-socket=PATH} it records PATH and its directory's mode, listens on a real unix socket there, with python3, and
+ * stays up until killed), and a {@code curl} that records the URL, method, headers, unix socket and what it read on
+ * stdin and answers a canned JSON or an HTTP error. Also its krew manifest (src/main/kubectl/krew/queue.yaml),
  * rendered as the krew-release-bot renders it.
  */
 class KubectlQueuePluginTest {
@@ -42,8 +44,8 @@ class KubectlQueuePluginTest {
     private static final Path PLUGIN = Path.of("src/main/kubectl/kubectl-queue").toAbsolutePath();
     private static final Path KREW_MANIFEST = Path.of("src/main/kubectl/krew/queue.yaml");
     private static final String PROXY = "/api/v1/namespaces/kube-queue/services/kube-queue-controller:http/proxy/api/v1";
-    /** What the stand-in kubectl proxy says it serves on: the plugin must read the port from there. */
-    private static final String PROXY_URL = "http://127.0.0.1:38271";
+    /** curl's URL through kubectl proxy's unix socket: kubectl proxy accepts Host localhost. */
+    private static final String PROXY_URL = "http://localhost";
     private static final String QUEUES = """
             [{"name":"root.defaultQuotaGroup","parent":"root","policy":"DEFAULT","min":{},"max":{"cpu":"4","memory":"4Gi"},\
             "used":{"cpu":"4","memory":"512Mi"},"outside":{},"pending":1,"admitted":2}]""";
@@ -86,8 +88,11 @@ class KubectlQueuePluginTest {
                     esac ;;
                   proxy)
                     echo $$ > "$d/proxy.pid"
-                    echo "Starting to serve on 127.0.0.1:38271"
-                    exec sleep 600 ;;
+                    if [ -f "$d/proxy-fails" ]; then cat "$d/proxy-fails" >&2; exit 1; fi
+                    socket=""
+                    for a in "$@"; do case "$a" in --unix-socket=*) socket=${a#*=} ;; esac; done
+                    [ -n "$socket" ] || { echo "stand-in: no --unix-socket=PATH" >&2; exit 1; }
+                    exec python3 "$d/proxy.py" "$socket" "$d" ;;
                   get|create)
                     if [ -f "$d/kubectl-error" ]; then cat "$d/kubectl-error" >&2; exit 1; fi
                     cat "$d/answer.json" ;;
@@ -104,6 +109,10 @@ class KubectlQueuePluginTest {
                     -o) out=$2; shift 2 ;;
                     -w) format=$2; shift 2 ;;
                     -H) printf '%%s\\n' "$2" >> "$d/curl.headers"; shift 2 ;;
+                    --unix-socket)
+                      printf '%%s' "$2" > "$d/curl.socket"
+                      [ ! -S "$2" ] || printf 'listening' > "$d/curl.socket-state"
+                      shift 2 ;;
                     --data-binary) method=POST; cat "${2#@}" > "$d/curl.body"; shift 2 ;;
                     -*) shift ;;
                     *) printf '%%s' "$1" > "$d/curl.url"; shift ;;
@@ -115,6 +124,22 @@ class KubectlQueuePluginTest {
                 [ -z "$format" ] || printf '%%s' "$status"
                 [ "$status" -lt 400 ] || exit 22
                 """.formatted(dir));
+        // kubectl proxy --unix-socket=PATH: a moment late (the plugin must wait for the socket), then a real socket,
+        // its path and its directory's mode recorded first
+        Files.writeString(dir.resolve("proxy.py"), """
+                import os, socket, sys, time
+                path, d = sys.argv[1], sys.argv[2]
+                with open(os.path.join(d, "proxy.socket"), "w") as f:
+                    f.write(path)
+                with open(os.path.join(d, "proxy.socket-dir-mode"), "w") as f:
+                    f.write("%o" % (os.stat(os.path.dirname(path)).st_mode & 0o7777))
+                time.sleep(0.3)
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.bind(path)
+                s.listen(1)
+                print("Starting to serve on " + path, flush=True)
+                time.sleep(600)
+                """);
     }
 
     /** A stand-in kubectl proxy the plugin failed to stop must not outlive the test. */
@@ -143,7 +168,10 @@ class KubectlQueuePluginTest {
     private Run run(Map<String, String> env, Path stdin, String... args) throws IOException, InterruptedException {
         Assumptions.assumeTrue(Files.isExecutable(Path.of("/bin/bash")) || Files.isExecutable(Path.of("/usr/bin/bash")),
                 "the plugin is a bash script");
-        Files.deleteIfExists(dir.resolve("kubectl.calls"));
+        for (String record : List.of("kubectl.calls", "proxy.socket", "proxy.socket-dir-mode", "curl.socket",
+                "curl.socket-state")) {
+            Files.deleteIfExists(dir.resolve(record));
+        }
         List<String> command = new ArrayList<>(List.of("bash", PLUGIN.toString()));
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
@@ -178,12 +206,63 @@ class KubectlQueuePluginTest {
         return Files.exists(file) ? Files.readString(file) : "";
     }
 
-    /** The stand-in kubectl proxy was started, and is gone now that the plugin has exited. */
-    private void assertProxyStopped() throws IOException {
+    /**
+     * The plugin's kubectl proxy call: {@code proxy --unix-socket=PATH} and nothing else (after {@code --context}), so
+     * no {@code --port}; PATH is absolute. Returns PATH.
+     */
+    private static Path proxySocket(List<String> call) {
+        List<String> args = withoutContext(call);
+        assertEquals(2, args.size(), "kubectl proxy --unix-socket=PATH: " + call);
+        assertEquals("proxy", args.get(0), call.toString());
+        assertTrue(args.get(1).startsWith("--unix-socket="), "a unix socket: " + call);
+        for (String arg : call) {
+            assertFalse(arg.startsWith("--port") || arg.startsWith("-p") || arg.startsWith("--address"),
+                    "no port: " + call);
+        }
+        Path socket = Path.of(args.get(1).substring("--unix-socket=".length()));
+        assertTrue(socket.isAbsolute(), socket.toString());
+        return socket;
+    }
+
+    /** The plugin's one kubectl proxy call, after whatever kubectl config calls came first. */
+    private static Path proxySocket(Run run) {
+        List<List<String>> proxies = run.calls().stream().filter(c -> withoutContext(c).get(0).equals("proxy")).toList();
+        assertEquals(1, proxies.size(), "one kubectl proxy: " + run.calls());
+        assertEquals(proxies.get(0), run.calls().get(run.calls().size() - 1), "kubectl proxy comes last");
+        return proxySocket(proxies.get(0));
+    }
+
+    /**
+     * The stand-in kubectl proxy was started on a unix socket in a directory of the plugin's own that no one else could
+     * enter, and both the proxy and that directory are gone now that the plugin has exited.
+     */
+    private void assertProxyStopped(Run run) throws IOException {
         Path pid = dir.resolve("proxy.pid");
         assertTrue(Files.exists(pid), "kubectl proxy was started");
         long id = Long.parseLong(Files.readString(pid).strip());
         assertFalse(ProcessHandle.of(id).map(ProcessHandle::isAlive).orElse(false), "kubectl proxy is stopped");
+        Path socket = proxySocket(run);
+        assertEquals(socket.toString(), recorded("proxy.socket"), "the stand-in proxy listened where it was told");
+        assertTrue(socket.getParent().getFileName().toString().startsWith("kubectl-queue."),
+                "in the plugin's own temporary directory: " + socket);
+        int mode = Integer.parseInt(recorded("proxy.socket-dir-mode"), 8);
+        assertEquals(0, mode & 0077, "no one but its owner may enter " + socket.getParent() + ": "
+                + Integer.toOctalString(mode));
+        assertFalse(Files.exists(socket.getParent(), LinkOption.NOFOLLOW_LINKS),
+                socket.getParent() + " is removed");
+    }
+
+    /** curl went to kubectl proxy's unix socket, once it listened, and to no TCP address. */
+    private void assertCurlUsedTheSocket(Run run) throws IOException {
+        assertEquals(proxySocket(run).toString(), recorded("curl.socket"), "curl --unix-socket " + recorded("curl.argv"));
+        assertEquals("listening", recorded("curl.socket-state"), "curl ran once the proxy's socket was there");
+        assertTrue(recorded("curl.url").startsWith(PROXY_URL + "/"), recorded("curl.url"));
+        assertFalse(recorded("curl.argv").contains("127.0.0.1"), recorded("curl.argv"));
+    }
+
+    /** The stand-in kubectl proxy listens on its unix socket with python3. */
+    private static void assumeProxyStandIn() {
+        Assumptions.assumeTrue(onPath("python3"), "the stand-in kubectl proxy needs python3 for its unix socket");
     }
 
     /** Neither kubectl nor curl had the token on its command line. */
@@ -195,8 +274,12 @@ class KubectlQueuePluginTest {
     }
 
     private static boolean jq() {
+        return onPath("jq");
+    }
+
+    private static boolean onPath(String tool) {
         for (String d : System.getenv("PATH").split(":")) {
-            if (Files.isExecutable(Path.of(d, "jq"))) {
+            if (Files.isExecutable(Path.of(d, tool))) {
                 return true;
             }
         }
@@ -300,12 +383,15 @@ class KubectlQueuePluginTest {
             }
         }
         // with the kubeconfig's token: config view, then kubectl proxy
+        assumeProxyStandIn();
         Files.writeString(dir.resolve("kubeconfig-token"), "kubeconfig-token-1");
         Run run = run(Map.of(), "queues", "--context", "prod", "-o", "json");
         assertEquals(0, run.exit(), run.out());
-        assertEquals(List.of(List.of("--context", "prod", "config", "view", "--raw", "--minify", "-o",
-                        "jsonpath={.users[0].user.token}"), List.of("--context", "prod", "proxy", "--port=0")),
-                run.calls());
+        assertEquals(2, run.calls().size(), run.calls().toString());
+        assertEquals(List.of("--context", "prod", "config", "view", "--raw", "--minify", "-o",
+                "jsonpath={.users[0].user.token}"), run.calls().get(0));
+        assertEquals(List.of("--context", "prod", "proxy", "--unix-socket=" + proxySocket(run)), run.calls().get(1));
+        assertProxyStopped(run);
     }
 
     @Test
@@ -376,22 +462,25 @@ class KubectlQueuePluginTest {
 
     @Test
     void tokenFromTheEnvironmentTravelsInTheHeaderThroughKubectlProxy() throws Exception {
+        assumeProxyStandIn();
         String token = "env-token-4f8a2c";
         Run run = run(Map.of("KUBE_QUEUE_TOKEN", token), "-o", "json");
         assertEquals(0, run.exit(), run.out());
         assertEquals(QUEUES, run.out().strip());
-        // KUBE_QUEUE_TOKEN comes first: no kubeconfig lookup, no kubectl get --raw
-        assertEquals(List.of(List.of("proxy", "--port=0")), run.calls());
+        // KUBE_QUEUE_TOKEN comes first: no kubeconfig lookup, no kubectl get --raw; the proxy on a unix socket
+        assertEquals(List.of(List.of("proxy", "--unix-socket=" + proxySocket(run))), run.calls());
+        assertCurlUsedTheSocket(run);
         assertEquals(PROXY_URL + PROXY + "/queues", recorded("curl.url"));
         assertEquals("GET", recorded("curl.method"));
         assertEquals("header = \"X-Kube-Queue-Authorization: Bearer " + token + "\"", recorded("curl.stdin").strip());
         assertTrue(recorded("curl.argv").contains("--fail-with-body"), recorded("curl.argv"));
         assertTokenOnNoCommandLine(run, token);
-        assertProxyStopped();
+        assertProxyStopped(run);
     }
 
     @Test
     void tokenFromTheKubeconfigTravelsInTheHeader() throws Exception {
+        assumeProxyStandIn();
         String token = "kubeconfig-token-91d3";
         Files.writeString(dir.resolve("kubeconfig-token"), token);
         answer(JOBS);
@@ -399,16 +488,18 @@ class KubectlQueuePluginTest {
         assertEquals(0, run.exit(), run.out());
         assertEquals(JOBS, run.out().strip());
         assertEquals(List.of(List.of("config", "view", "--raw", "--minify", "-o", "jsonpath={.users[0].user.token}"),
-                List.of("proxy", "--port=0")), run.calls());
+                List.of("proxy", "--unix-socket=" + proxySocket(run))), run.calls());
         assertEquals(PROXY_URL + PROXY + "/queues/root.defaultQuotaGroup/jobs", recorded("curl.url"));
+        assertCurlUsedTheSocket(run);
         assertEquals("header = \"X-Kube-Queue-Authorization: Bearer " + token + "\"", recorded("curl.stdin").strip());
         assertTokenOnNoCommandLine(run, token);
-        assertProxyStopped();
+        assertProxyStopped(run);
     }
 
     @Test
     void tokenFromTheKubeconfigsExecPluginTravelsInTheHeader() throws Exception {
         Assumptions.assumeTrue(jq(), "running an exec credential plugin needs jq");
+        assumeProxyStandIn();
         String token = "exec-token-77b0";
         script("credential", """
                 #!/usr/bin/env bash
@@ -436,8 +527,9 @@ class KubectlQueuePluginTest {
         for (List<String> call : run.calls()) {
             assertEquals(List.of("--context", "prod"), call.subList(0, 2), call.toString());
         }
+        assertCurlUsedTheSocket(run);
         assertTokenOnNoCommandLine(run, token);
-        assertProxyStopped();
+        assertProxyStopped(run);
     }
 
     @Test
@@ -468,6 +560,7 @@ class KubectlQueuePluginTest {
 
     @Test
     void dryRunPostsTheManifestWithTheToken() throws Exception {
+        assumeProxyStandIn();
         String manifest = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: big\n";
         Files.writeString(dir.resolve("job.yaml"), manifest);
         answer("""
@@ -480,23 +573,26 @@ class KubectlQueuePluginTest {
         assertEquals(manifest, recorded("curl.body"));
         assertTrue(recorded("curl.headers").contains("Content-Type: application/yaml"), recorded("curl.headers"));
         assertTrue(recorded("curl.stdin").contains("Bearer dry-run-token"));
-        assertProxyStopped();
+        assertCurlUsedTheSocket(run);
+        assertProxyStopped(run);
 
         // the manifest on stdin: curl's stdin carries the header, so the plugin hands it the manifest as a file
         Files.delete(dir.resolve("curl.body"));
         run = run(Map.of("KUBE_QUEUE_TOKEN", "dry-run-token"), dir.resolve("job.yaml"), "dry-run", "-", "-o", "json");
         assertEquals(0, run.exit(), run.out());
         assertEquals(manifest, recorded("curl.body"));
+        assertProxyStopped(run);
     }
 
     @Test
     void unauthorizedSaysWhereTheTokenComesFromAndFails() throws Exception {
+        assumeProxyStandIn();
         Files.writeString(dir.resolve("curl.status"), "401");
         Run run = run(Map.of("KUBE_QUEUE_TOKEN", "expired-token"));
         assertEquals(1, run.exit(), run.out());
         assertTrue(run.out().contains(TOKEN_HINT), run.out());
         assertEquals(1, run.out().strip().lines().count(), "one line: " + run.out());
-        assertProxyStopped();
+        assertProxyStopped(run);
 
         // no token anywhere: kubectl get --raw, and kube-queue's 401 as kubectl reports it
         Files.writeString(dir.resolve("kubectl-error"), "error: You must be logged in to the server (Unauthorized)\n");
@@ -508,11 +604,26 @@ class KubectlQueuePluginTest {
 
     @Test
     void forbiddenSaysWhichRightIsMissingAndFails() throws Exception {
+        assumeProxyStandIn();
         Files.writeString(dir.resolve("curl.status"), "403");
         Run run = run(Map.of("KUBE_QUEUE_TOKEN", "some-token"), "job", "secret/job-x");
         assertEquals(1, run.exit(), run.out());
         assertTrue(run.out().contains("forbidden (403)"), run.out());
-        assertProxyStopped();
+        assertProxyStopped(run);
+    }
+
+    @Test
+    void aProxyThatStopsAtOnceFailsWithItsErrorOnOneLine() throws Exception {
+        // no python3 needed: this stand-in proxy never listens
+        Files.writeString(dir.resolve("proxy-fails"),
+                "error: listen unix /somewhere/proxy.sock: bind: address already in use\nsecond line\n");
+        Run run = run(Map.of("KUBE_QUEUE_TOKEN", "some-token"), "-o", "json");
+        assertEquals(1, run.exit(), run.out());
+        assertEquals("kubectl-queue: kubectl proxy stopped before it served: error: listen unix /somewhere/proxy.sock: "
+                + "bind: address already in use; second line", run.out().strip(), "one line, with the proxy's error");
+        assertFalse(Files.exists(dir.resolve("curl.argv")), "curl was not called");
+        Path socket = proxySocket(run);
+        assertFalse(Files.exists(socket.getParent(), LinkOption.NOFOLLOW_LINKS), socket.getParent() + " is removed");
     }
 
     @Test
