@@ -70,6 +70,7 @@ public class QueueMetrics {
     private final GaugeSet quotaMin;
     private final GaugeSet quotaMax;
     private final GaugeSet oldestPending;
+    private final GaugeSet headFits;
     private final Timer cycleDuration;
     private final Leadership leadership;
     /** The single-value gauges this instance registered, removed again when it stops (see {@link #stop}). */
@@ -100,6 +101,9 @@ public class QueueMetrics {
                 .description("Declared max (cpu in cores, memory in bytes)").register(registry));
         oldestPending = new GaugeSet(MultiGauge.builder("kube_queue_oldest_pending_job_age").baseUnit("seconds")
                 .description("Age of the longest-waiting pending job of the quota group").register(registry));
+        headFits = new GaugeSet(MultiGauge.builder("kube_queue_head_fits")
+                .description("1 while the quota group's first pending job fits now: it should be admitted within a"
+                        + " cycle or its backoff; 1 for minutes means admissions are not happening").register(registry));
         cycleDuration = Timer.builder("kube_queue_scheduling_cycle")
                 .description("Time one scheduling cycle spends deciding (in memory)").register(registry);
         own(Gauge.builder("kube_queue_quota_groups", scheduler, s -> s.tree().nodes().size())
@@ -192,10 +196,13 @@ public class QueueMetrics {
         Map<Tags, Double> minRows = new HashMap<>();
         Map<Tags, Double> maxRows = new HashMap<>();
         Map<Tags, Double> oldestRows = new HashMap<>();
+        Map<Tags, Double> headFitsRows = new HashMap<>();
         Instant now = clock.instant();
         // per-group series come from the leader only: a follower's copy of the same state would make every sum
         // over the replicas count each group twice (a follower's rows go as it stops leading)
-        List<Scheduler.GroupView> groups = leadership.isLeader() ? scheduler.groups() : List.of();
+        boolean leads = leadership.isLeader();
+        List<Scheduler.GroupView> groups = leads ? scheduler.groups() : List.of();
+        java.util.Set<String> headsThatFit = leads ? scheduler.groupsWhoseHeadFits() : java.util.Set.of();
         for (Scheduler.GroupView g : groups) {
             Tags group = Tags.of("quota_group", g.name());
             pendingRows.put(group.and("state", "active"), (double) g.active());
@@ -207,6 +214,7 @@ public class QueueMetrics {
             resourceRows(maxRows, group, g.max());
             oldestRows.put(group, g.oldestPendingSince() == null ? 0
                     : Duration.between(g.oldestPendingSince(), now).toMillis() / 1000.0);
+            headFitsRows.put(group, headsThatFit.contains(g.name()) ? 1.0 : 0.0);
         }
         pending.update(pendingRows);
         admitted.update(admittedRows);
@@ -214,6 +222,7 @@ public class QueueMetrics {
         quotaMin.update(minRows);
         quotaMax.update(maxRows);
         oldestPending.update(oldestRows);
+        headFits.update(headFitsRows);
     }
 
     private static Duration[] durations(double... seconds) {

@@ -1155,6 +1155,27 @@ public final class Scheduler {
     }
 
     /**
+     * The quota groups whose head — the first pending job in queue order, held jobs aside, backed-off ones
+     * included — fits now. Such a head is admitted by the next cycle or, backed off, when its backoff ends (at most
+     * {@code kube-queue.backoff.max}); a group that stays in this set for minutes shows admissions that do not happen
+     * (metric {@code kube_queue_head_fits}). O(groups × path).
+     */
+    public synchronized Set<String> groupsWhoseHeadFits() {
+        Set<String> fitting = new TreeSet<>();
+        for (GroupQueue queue : queues.values()) {
+            Entry head = queue.active.isEmpty() ? null : queue.active.first();
+            if (!queue.backedOff.isEmpty()
+                    && (head == null || QUEUE_ORDER.compare(queue.backedOff.first(), head) < 0)) {
+                head = queue.backedOff.first();
+            }
+            if (head != null && fits(queue.group, head)) {
+                fitting.add(queue.group);
+            }
+        }
+        return fitting;
+    }
+
+    /**
      * The pending jobs of one group in queue order, each with its position and the reason it waits; jobs held as
      * never fitting come last. O(jobs of the group × path): for an API call, not for the decision path.
      */

@@ -50,6 +50,20 @@ class SchedulerTest {
         assertEquals(Scheduler.State.BACKOFF, scheduler.status(new JobKey("Job", "a", "j2")).orElseThrow().state());
     }
 
+    /** The metric kube_queue_head_fits: a group is listed while its first pending job fits, and only then. */
+    @Test
+    void aGroupIsListedWhileItsHeadFitsAndNotOnceItIsAdmitted() {
+        scheduler.observe(queued("a", "j1", 3000, 0, 1));
+        scheduler.observe(queued("a", "j2", 3000, 0, 2));
+        assertEquals(java.util.Set.of("team-a"), scheduler.groupsWhoseHeadFits(), "j1 fits and is not admitted yet");
+        assertEquals(List.of("j1"), admittedNames());
+        assertEquals(java.util.Set.of(), scheduler.groupsWhoseHeadFits(), "j2, now the head, does not fit");
+
+        scheduler.observe(JobObservation.finished(new JobKey("Job", "a", "j1")));
+        assertEquals(java.util.Set.of("team-a"), scheduler.groupsWhoseHeadFits(),
+                "j2 fits again; backed off, it waits for its backoff to end");
+    }
+
     @Test
     void anAncestorsMaxLimitsAdmissionEvenWhenTheLeafHasRoom() {
         scheduler.observe(queued("b", "b1", 5000, 0, 1));
