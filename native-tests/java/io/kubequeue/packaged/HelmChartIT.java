@@ -73,6 +73,15 @@ class HelmChartIT {
         assertNotNull(c.getResources().getLimits().get("memory"));
         assertEquals("http", rendered.get(Service.class, "kube-queue-controller").getSpec().getPorts().get(0).getName(),
                 "kubectl queue proxies to services/kube-queue-controller:http");
+        // health and metrics on the management interface, as in the manifests
+        Rendered generated = Rendered.generatedManifests();
+        assertEquals(new java.util.HashSet<>(generated.controller().getPorts()), new java.util.HashSet<>(c.getPorts()));
+        assertEquals(generated.controller().getReadinessProbe().getHttpGet().getPort(),
+                c.getReadinessProbe().getHttpGet().getPort());
+        assertEquals(generated.get(Service.class, "kube-queue-controller-management").getSpec().getPorts(),
+                rendered.get(Service.class, "kube-queue-controller-management").getSpec().getPorts());
+        assertEquals(List.of(80), rendered.get(Service.class, "kube-queue-controller").getSpec().getPorts().stream()
+                .map(p -> p.getPort()).toList());
         assertTrue(rendered.ofKind("ServiceMonitor").isEmpty(), "the ServiceMonitor only when asked for");
     }
 
@@ -171,9 +180,10 @@ class HelmChartIT {
                 .valueToTree(rules.get(0)).path("spec").path("groups").path(0).path("rules");
         Map<String, String> exprByAlert = new java.util.TreeMap<>();
         alerts.forEach(r -> exprByAlert.put(r.path("alert").asText(), r.path("expr").asText()));
-        assertEquals(List.of("KubeQueueAdmissionPatchesFailing", "KubeQueueAdmissionsStuck", "KubeQueueInvalidJobs",
-                "KubeQueueNoLeader", "KubeQueueNoQuotaGroups", "KubeQueueOldestPendingJob", "KubeQueueTwoLeaders"),
-                List.copyOf(exprByAlert.keySet()));
+        assertEquals(List.of("KubeQueueAdmissionPatchesFailing", "KubeQueueAdmissionsStuck", "KubeQueueHeadFitsButWaits",
+                "KubeQueueInvalidJobs", "KubeQueueNoLeader", "KubeQueueNoQuotaGroups", "KubeQueueOldestPendingJob",
+                "KubeQueueTwoLeaders"), List.copyOf(exprByAlert.keySet()));
+        assertEquals("max by (quota_group) (kube_queue_head_fits) == 1", exprByAlert.get("KubeQueueHeadFitsButWaits"));
         assertTrue(exprByAlert.get("KubeQueueOldestPendingJob").endsWith("> 600"), exprByAlert.toString());
         assertTrue(exprByAlert.get("KubeQueueAdmissionPatchesFailing").trim().endsWith("> 0.1"), exprByAlert.toString());
         alerts.forEach(r -> assertTrue(r.path("annotations").path("summary").asText().length() > 10,
@@ -281,6 +291,15 @@ class HelmChartIT {
                 "networkPolicy.apiServerCIDRs[0]", "10.0.0.1/32")).get(NetworkPolicy.class, "kube-queue-controller");
         var rule = policy.getSpec().getIngress().get(0);
         assertEquals(8080, rule.getPorts().get(0).getPort().getIntVal());
+        var metrics = policy.getSpec().getIngress().get(1);
+        assertEquals(9000, metrics.getPorts().get(0).getPort().getIntVal());
+        assertEquals(List.of(), metrics.getFrom(), "metricsFrom empty: no pod peer on the management port");
+        NetworkPolicy prometheus = template(Map.of("networkPolicy.enabled", "true",
+                "networkPolicy.metricsFrom[0].namespaceSelector.matchLabels.team", "monitoring"))
+                .get(NetworkPolicy.class, "kube-queue-controller");
+        assertEquals("monitoring", prometheus.getSpec().getIngress().get(1).getFrom().get(0).getNamespaceSelector()
+                .getMatchLabels().get("team"));
+        assertEquals(List.of(), prometheus.getSpec().getIngress().get(0).getFrom(), "and not on the read API's");
         assertEquals("monitoring", rule.getFrom().get(0).getNamespaceSelector().getMatchLabels().get("team"));
         assertEquals("10.0.0.1/32", rule.getFrom().get(1).getIpBlock().getCidr());
         assertEquals("kube-queue-controller", policy.getSpec().getPodSelector().getMatchLabels()

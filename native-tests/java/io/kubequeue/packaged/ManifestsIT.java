@@ -68,6 +68,16 @@ class ManifestsIT {
                 "a writable /tmp under a read-only root");
         assertEquals("http", manifests.get(Service.class, "kube-queue-controller").getSpec().getPorts().get(0).getName());
         assertTrue(manifests.ofKind("ServiceMonitor").isEmpty(), "the ServiceMonitor only when asked for");
+        // health and metrics on the management interface, apart from the read API (port 8080 only)
+        assertEquals(List.of(9000, 9000), List.of(c.getReadinessProbe().getHttpGet().getPort().getIntVal(),
+                c.getLivenessProbe().getHttpGet().getPort().getIntVal()));
+        assertEquals(List.of(80), manifests.get(Service.class, "kube-queue-controller").getSpec().getPorts().stream()
+                .map(p -> p.getPort()).toList(), "the read API's Service carries no health or metrics port");
+        var management = manifests.get(Service.class, "kube-queue-controller-management").getSpec();
+        assertEquals("management", management.getPorts().get(0).getName());
+        assertEquals(9000, management.getPorts().get(0).getTargetPort().getIntVal());
+        assertEquals(deployment.getSpec().getSelector().getMatchLabels(), management.getSelector());
+        assertEquals("9000", deployment.getSpec().getTemplate().getMetadata().getAnnotations().get("prometheus.io/port"));
         for (HasMetadata o : manifests.objects()) {
             Map<String, String> annotations = o.getMetadata().getAnnotations();
             assertTrue(annotations == null || !annotations.containsKey("app.quarkus.io/vcs-uri"),

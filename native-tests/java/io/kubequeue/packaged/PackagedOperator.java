@@ -39,6 +39,7 @@ public final class PackagedOperator implements AutoCloseable {
 
     private final String name;
     private final int port;
+    private final int managementPort;
     private final Path log;
     private final Process process;
 
@@ -110,6 +111,7 @@ public final class PackagedOperator implements AutoCloseable {
                              Path workingDirectory, String maxHeap) {
         this.name = name;
         this.port = freePort();
+        this.managementPort = freePort();
         try {
             Path dir = Path.of("target", "packaged-tests");
             Files.createDirectories(dir);
@@ -127,6 +129,7 @@ public final class PackagedOperator implements AutoCloseable {
             e.put("HOSTNAME", name);
             e.put("POD_NAMESPACE", "kube-queue");
             e.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+            e.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(managementPort)); // health and metrics
             e.putAll(env);
             this.process = builder.start();
         } catch (IOException ex) {
@@ -265,7 +268,10 @@ public final class PackagedOperator implements AutoCloseable {
     /** A GET, with a bearer token (the read API as shipped wants one; see {@link #acceptEveryReader}) or without. */
     private Answer get(String path, boolean withToken) {
         try {
-            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            // health and metrics are on the management port, the read API on the HTTP port (as in the Deployment)
+            boolean management = path.startsWith("/q/health") || path.startsWith("/q/metrics");
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                            + (management ? managementPort : port) + path))
                     .timeout(Duration.ofSeconds(5));
             if (withToken) {
                 request.header("Authorization", "Bearer packaged-it");
@@ -334,6 +340,6 @@ public final class PackagedOperator implements AutoCloseable {
 
     @Override
     public String toString() {
-        return name + " (port " + port + ", log " + log + ")";
+        return name + " (port " + port + ", management port " + managementPort + ", log " + log + ")";
     }
 }

@@ -43,6 +43,7 @@ public class DemoMain {
         System.setProperty("kubernetes.namespace", "default");
         System.setProperty("QueueGroupPlugin", options.plugin());
         setDefault("quarkus.http.port", "0");
+        setDefault("quarkus.management.port", "0");
         // the demo asks its read API in-process, as the only caller: no token to check against the mock server
         setDefault("kube-queue.read-api.authentication", "none");
         setDefault("quarkus.log.level", "WARN");

@@ -148,7 +148,7 @@ public final class ReleaseArtifacts {
     }
 
     /**
-     * Writes the bundle into {@code bundle}: the CSV, the CRD and the Service under {@code manifests/},
+     * Writes the bundle into {@code bundle}: the CSV, the CRD and the two Services under {@code manifests/},
      * {@code metadata/annotations.yaml} and {@code bundle.Dockerfile}.
      *
      * @param manifests what Quarkus generated ({@code target/kubernetes/kubernetes.yml})
@@ -215,11 +215,14 @@ public final class ReleaseArtifacts {
                 .endOwned().endCustomresourcedefinitions()
                 .endSpec().build();
 
-        Service service = one(manifests, Service.class, "kube-queue-controller");
-        service.getMetadata().setNamespace(null); // OLM creates it in the operator's namespace
         write(parser, dir.resolve(PACKAGE + ".clusterserviceversion.yaml"), csv);
         write(parser, dir.resolve(crd.getMetadata().getName() + ".crd.yaml"), crd);
-        write(parser, dir.resolve("kube-queue-controller.service.yaml"), service);
+        // the read API's Service and the management one (health, metrics)
+        for (String name : List.of("kube-queue-controller", "kube-queue-controller-management")) {
+            Service service = one(manifests, Service.class, name);
+            service.getMetadata().setNamespace(null); // OLM creates it in the operator's namespace
+            write(parser, dir.resolve(name + ".service.yaml"), service);
+        }
 
         Map<String, String> annotations = bundleAnnotations();
         Path metadata = Files.createDirectories(bundle.resolve(METADATA));

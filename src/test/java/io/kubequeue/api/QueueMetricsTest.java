@@ -11,6 +11,7 @@ import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
+import io.kubequeue.testing.ManagementPort;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
@@ -38,7 +39,7 @@ class QueueMetricsTest {
     Scheduler scheduler;
 
     private static String metrics() {
-        return given().when().get("/q/metrics").then().statusCode(200).extract().asString();
+        return ManagementPort.given().when().get("/q/metrics").then().statusCode(200).extract().asString();
     }
 
     private static boolean has(String line) {

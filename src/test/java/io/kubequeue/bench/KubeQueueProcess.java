@@ -127,7 +127,9 @@ final class KubeQueueProcess implements AutoCloseable {
         bench.put("KUBERNETES_NAMESPACE", "kube-queue");
         bench.put("HOSTNAME", name);
         bench.put("POD_NAMESPACE", "kube-queue");
-        bench.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+        // the benchmark reads only health and metrics: port is the management port; the read API's is unused
+        bench.put("QUARKUS_HTTP_PORT", Integer.toString(freePort()));
+        bench.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(port));
         bench.put("KUBE_QUEUE_LEADER_ELECTION_ENABLED", "false");
         bench.put("KUBE_QUEUE_DISABLED_KINDS", "TFJob,PyTorchJob,MPIJob,Workflow");
         bench.putAll(policy.env());

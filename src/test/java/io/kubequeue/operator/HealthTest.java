@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.junit.jupiter.api.Test;
 
+import io.kubequeue.testing.ManagementPort;
 import io.quarkus.test.junit.QuarkusTest;
 import io.kubequeue.testing.WithStrictApiServer;
 
@@ -18,10 +19,10 @@ class HealthTest {
 
     @Test
     void readyAndLiveOnceRecoveryIsDone() {
-        given().when().get("/q/health/ready").then().statusCode(200)
+        ManagementPort.given().when().get("/q/health/ready").then().statusCode(200)
                 .body("status", equalTo("UP"))
                 .body("checks.name", hasItem("kube-queue-recovery"));
-        given().when().get("/q/health/live").then().statusCode(200).body("status", equalTo("UP"));
+        ManagementPort.given().when().get("/q/health/live").then().statusCode(200).body("status", equalTo("UP"));
     }
 
     @Test

@@ -15,6 +15,7 @@ import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
+import io.kubequeue.testing.ManagementPort;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
@@ -94,16 +95,16 @@ class LeaderElectionTest {
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
                 .until(() -> !cluster.admitted("a-small") && !cluster.admitted("b-big"));
         given().when().get("/api/v1/jobs/default/a-small").then().statusCode(200).body("position", equalTo(1));
-        String followerMetrics = given().get("/q/metrics").asString();
+        String followerMetrics = ManagementPort.given().get("/q/metrics").asString();
         assertTrue(followerMetrics.contains("kube_queue_replica{replica_role=\"follower\"} 1.0"));
         assertTrue(followerMetrics.contains("kube_queue_quota_groups 2.0"), followerMetrics);
         // per-group series come from the leader only, so a sum over both replicas counts each group once: none
         // here for longer than the 5 s between two refreshes of the gauges
         await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(8)).until(() -> {
-            String now = given().get("/q/metrics").asString();
+            String now = ManagementPort.given().get("/q/metrics").asString();
             return !now.contains("kube_queue_pending_jobs{") && !now.contains("kube_queue_quota_used{");
         });
-        given().when().get("/q/health/ready").then().statusCode(200);
+        ManagementPort.given().when().get("/q/health/ready").then().statusCode(200);
 
         // the other replica stops: its Lease runs out
         Lease lease = client.leases().inNamespace("kube-queue").withName("kube-queue-leader").get();
@@ -112,8 +113,8 @@ class LeaderElectionTest {
         client.leases().inNamespace("kube-queue").resource(lease).update();
 
         await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("a-small"));
-        assertTrue(given().get("/q/metrics").asString().contains("kube_queue_replica{replica_role=\"leader\"} 1.0"));
-        await().atMost(Duration.ofSeconds(10)).until(() -> given().get("/q/metrics").asString()
+        assertTrue(ManagementPort.given().get("/q/metrics").asString().contains("kube_queue_replica{replica_role=\"leader\"} 1.0"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> ManagementPort.given().get("/q/metrics").asString()
                 .contains("kube_queue_quota_used{quota_group=\"" + GROUP + "\",resource=\"cpu\"} 4.0"));
         // 3 (the other's) + 1 (small) = 4: big (3) must wait; the new leader knew about the other's admission
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !cluster.admitted("b-big"));
@@ -134,9 +135,9 @@ class LeaderElectionTest {
         taken.getSpec().setLeaseDurationSeconds(600);
         taken.getSpec().setRenewTime(ZonedDateTime.now());
         client.leases().inNamespace("kube-queue").resource(taken).update();
-        await().atMost(Duration.ofSeconds(10)).until(() -> given().get("/q/metrics").asString()
+        await().atMost(Duration.ofSeconds(10)).until(() -> ManagementPort.given().get("/q/metrics").asString()
                 .contains("kube_queue_replica{replica_role=\"follower\"} 1.0"));
-        await().atMost(Duration.ofSeconds(10)).until(() -> !given().get("/q/metrics").asString()
+        await().atMost(Duration.ofSeconds(10)).until(() -> !ManagementPort.given().get("/q/metrics").asString()
                 .contains("kube_queue_pending_jobs{"));
         client.batch().v1().jobs().inNamespace("default").withName("a-small").delete(); // room for c-tiny
         cluster.submitJob("c-tiny", "100m", Map.of(), null);

@@ -19,6 +19,7 @@ import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
+import io.kubequeue.testing.ManagementPort;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.testing.WithStrictApiServer;
@@ -75,13 +76,13 @@ class LeaseNamespaceMissingTest {
         cluster.apply("/seed/elasticquotatree.yaml");
         cluster.submitJob("waits", "1", Map.of(), null);
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> given().get("/q/health/ready").statusCode() == 503);
-        String readiness = given().get("/q/health/ready").asString();
+        await().atMost(Duration.ofSeconds(10)).until(() -> ManagementPort.given().get("/q/health/ready").statusCode() == 503);
+        String readiness = ManagementPort.given().get("/q/health/ready").asString();
         assertTrue(readiness.contains("namespace \\\"kube-queue\\\" of the Lease kube-queue/kube-queue-leader does"
                 + " not exist") && readiness.contains("KUBE_QUEUE_LEADER_ELECTION_ENABLED=false"), readiness);
         // many retries later: still one line, no stack trace from fabric8, nothing admitted
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
-                .until(() -> given().get("/q/health/ready").statusCode() == 503);
+                .until(() -> ManagementPort.given().get("/q/health/ready").statusCode() == 503);
         assertFalse(cluster.admitted("waits"));
         List<String> lines = Files.readAllLines(LOG);
         List<String> said = lines.stream().filter(l -> l.contains("ERROR") && l.contains("leader election cannot run"))
@@ -92,7 +93,7 @@ class LeaseNamespaceMissingTest {
                 "fabric8's retry warning is not repeated");
 
         server.clearExpectations(); // the namespace is created
-        await().atMost(Duration.ofSeconds(15)).until(() -> given().get("/q/health/ready").statusCode() == 200);
+        await().atMost(Duration.ofSeconds(15)).until(() -> ManagementPort.given().get("/q/health/ready").statusCode() == 200);
         await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("waits"));
         assertTrue(Files.readString(LOG).contains("leader election runs: the Lease is written"));
     }

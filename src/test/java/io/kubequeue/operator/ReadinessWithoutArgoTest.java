@@ -8,6 +8,7 @@ import java.util.function.Consumer;
 
 import org.junit.jupiter.api.Test;
 
+import io.kubequeue.testing.ManagementPort;
 import io.quarkus.test.junit.QuarkusTest;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.testing.WithStrictApiServer;
@@ -35,9 +36,9 @@ class ReadinessWithoutArgoTest {
     @Test
     void readyAlthoughOneKindIsNotServed() {
         await().atMost(Duration.ofSeconds(20))
-                .until(() -> given().get("/q/health/ready").statusCode() == 200);
+                .until(() -> ManagementPort.given().get("/q/health/ready").statusCode() == 200);
         // and stays ready while the informer keeps retrying
         await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
-                .until(() -> given().get("/q/health/ready").statusCode() == 200);
+                .until(() -> ManagementPort.given().get("/q/health/ready").statusCode() == 200);
     }
 }

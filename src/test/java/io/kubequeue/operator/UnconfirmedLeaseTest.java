@@ -13,6 +13,7 @@ import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
+import io.kubequeue.testing.ManagementPort;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.scheduler.Scheduler;
@@ -74,6 +75,6 @@ class UnconfirmedLeaseTest {
         cluster.submitJob("waits", "1", Map.of(), null);
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.pending("root.defaultQuotaGroup").size() == 1);
         await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5)).until(() -> !cluster.admitted("waits"));
-        assertTrue(given().get("/q/metrics").asString().contains("kube_queue_replica{replica_role=\"follower\"} 1.0"));
+        assertTrue(ManagementPort.given().get("/q/metrics").asString().contains("kube_queue_replica{replica_role=\"follower\"} 1.0"));
     }
 }
