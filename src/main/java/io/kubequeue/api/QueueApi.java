@@ -6,7 +6,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.NotFoundException;
@@ -168,8 +167,6 @@ public class QueueApi {
 
     /** Amounts as Kubernetes quantities ({@code "1500m"}, {@code "3Gi"}), by resource name. */
     static Map<String, String> quantities(Resources resources) {
-        Map<String, String> out = new TreeMap<>();
-        resources.asMap().forEach((name, amount) -> out.put(name, Resources.format(name, amount)));
-        return out;
+        return resources.asQuantities();
     }
 }

@@ -3,8 +3,6 @@ package io.kubequeue.quota;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -135,7 +133,7 @@ public class QuotaTreeStatusWriter {
             pending += g.pending();
             admitted += g.admitted();
             StringBuilder line = new StringBuilder(g.name());
-            for (Map.Entry<String, Long> max : new TreeMap<>(g.max().asMap()).entrySet()) {
+            for (Map.Entry<String, Long> max : g.max().asMap().entrySet()) { // sorted by name
                 long used = g.used().get(max.getKey());
                 line.append(' ').append(max.getKey()).append(' ').append(Resources.format(max.getKey(), used))
                         .append('/').append(Resources.format(max.getKey(), max.getValue()));
@@ -153,17 +151,13 @@ public class QuotaTreeStatusWriter {
         status.setGroups(entries.size());
         status.setPending(pending);
         status.setAdmitted(admitted);
-        status.setFullest(Optional.ofNullable(fullest).orElse(null));
+        status.setFullest(fullest);
         status.setUsage(String.join("; ", usage));
         status.setNodes(entries);
         return status;
     }
 
     private static Map<String, String> quantities(Resources resources) {
-        Map<String, String> out = new TreeMap<>();
-        if (resources != null) {
-            resources.asMap().forEach((name, amount) -> out.put(name, Resources.format(name, amount)));
-        }
-        return out;
+        return resources == null ? Map.of() : resources.asQuantities();
     }
 }

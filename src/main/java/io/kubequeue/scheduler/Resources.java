@@ -80,6 +80,16 @@ public final class Resources {
         return Collections.unmodifiableMap(amounts);
     }
 
+    /**
+     * The amounts as Kubernetes quantities by resource name, sorted ({@code "1500m"}, {@code "3Gi"}; see
+     * {@link #format}), as the read API and the quota tree's status show them.
+     */
+    public Map<String, String> asQuantities() {
+        TreeMap<String, String> out = new TreeMap<>();
+        amounts.forEach((name, amount) -> out.put(name, format(name, amount)));
+        return out;
+    }
+
     /** Whether every amount is zero. */
     public boolean isEmpty() {
         return amounts.values().stream().allMatch(a -> a == 0);

@@ -38,7 +38,6 @@ import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.quarkus.test.kubernetes.client.KubernetesTestServer;
 
 /**
  * Issue 14, item 2: the read API behind the API server's authentication and authorization. The mock API server
@@ -135,9 +134,6 @@ class ReadApiAccessTest {
         public void setHeaders(Headers headers) {
         }
     }
-
-    @KubernetesTestServer
-    KubernetesMockServer server;
 
     @Inject
     KubernetesClient client;
