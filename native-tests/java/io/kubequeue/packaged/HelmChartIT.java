@@ -283,28 +283,33 @@ class HelmChartIT {
     @Test
     void theNetworkPolicyLetsInOnlyTheListedPeersAndTheApiServer() {
         assertEquals(List.of(), template(Map.of()).ofKind("NetworkPolicy"), "off by default");
-        NetworkPolicy open = template(Map.of("networkPolicy.enabled", "true")).get(NetworkPolicy.class,
+        NetworkPolicy closed = template(Map.of("networkPolicy.enabled", "true")).get(NetworkPolicy.class,
                 "kube-queue-controller");
-        assertEquals(List.of(), open.getSpec().getIngress().get(0).getFrom(), "nothing listed: no pod peer");
+        // an empty `from` would let every source in: no peers listed means no rule, i.e. closed to every pod
+        assertEquals(List.of(), closed.getSpec().getIngress(), "nothing listed: no ingress rule");
+        assertEquals(List.of("Ingress"), closed.getSpec().getPolicyTypes());
         NetworkPolicy policy = template(Map.of("networkPolicy.enabled", "true",
                 "networkPolicy.from[0].namespaceSelector.matchLabels.team", "monitoring",
                 "networkPolicy.apiServerCIDRs[0]", "10.0.0.1/32")).get(NetworkPolicy.class, "kube-queue-controller");
+        assertEquals(1, policy.getSpec().getIngress().size(), "no metricsFrom: the management port stays closed");
         var rule = policy.getSpec().getIngress().get(0);
         assertEquals(8080, rule.getPorts().get(0).getPort().getIntVal());
-        var metrics = policy.getSpec().getIngress().get(1);
-        assertEquals(9000, metrics.getPorts().get(0).getPort().getIntVal());
-        assertEquals(List.of(), metrics.getFrom(), "metricsFrom empty: no pod peer on the management port");
-        NetworkPolicy prometheus = template(Map.of("networkPolicy.enabled", "true",
-                "networkPolicy.metricsFrom[0].namespaceSelector.matchLabels.team", "monitoring"))
-                .get(NetworkPolicy.class, "kube-queue-controller");
-        assertEquals("monitoring", prometheus.getSpec().getIngress().get(1).getFrom().get(0).getNamespaceSelector()
-                .getMatchLabels().get("team"));
-        assertEquals(List.of(), prometheus.getSpec().getIngress().get(0).getFrom(), "and not on the read API's");
         assertEquals("monitoring", rule.getFrom().get(0).getNamespaceSelector().getMatchLabels().get("team"));
         assertEquals("10.0.0.1/32", rule.getFrom().get(1).getIpBlock().getCidr());
         assertEquals("kube-queue-controller", policy.getSpec().getPodSelector().getMatchLabels()
                 .get("app.kubernetes.io/name"), "selects the controller's pods");
+        NetworkPolicy prometheus = template(Map.of("networkPolicy.enabled", "true",
+                "networkPolicy.metricsFrom[0].namespaceSelector.matchLabels.team", "monitoring"))
+                .get(NetworkPolicy.class, "kube-queue-controller");
+        assertEquals(1, prometheus.getSpec().getIngress().size(), "the read API's port stays closed");
+        var metrics = prometheus.getSpec().getIngress().get(0);
+        assertEquals(9000, metrics.getPorts().get(0).getPort().getIntVal());
+        assertEquals("monitoring", metrics.getFrom().get(0).getNamespaceSelector().getMatchLabels().get("team"));
         assertThrows(Exception.class, () -> template(Map.of("networkPolicy.apiServerCIDRs[0]", "apiserver")));
+        for (NetworkPolicy p : List.of(closed, policy, prometheus)) {
+            p.getSpec().getIngress().forEach(r -> assertFalse(r.getFrom() == null || r.getFrom().isEmpty(),
+                    "a rule without peers would open its port to every source"));
+        }
     }
 
     @Test

@@ -127,7 +127,7 @@ class ManifestsIT {
                 grants(lease.getRules()));
         Role tree = manifests.get(Role.class, "kube-queue-controller-quota-tree");
         assertEquals("kube-system", tree.getMetadata().getNamespace());
-        assertEquals(Map.of("scheduling.sigs.k8s.io/elasticquotatrees", List.of("list", "watch"),
+        assertEquals(Map.of("scheduling.sigs.k8s.io/elasticquotatrees", List.of("get", "list", "watch"),
                 "scheduling.sigs.k8s.io/elasticquotatrees/status", List.of("patch")), grants(tree.getRules()));
         // the readers' Role: the service proxy to kube-queue's own Service, bound by no one until an admin does
         Role reader = manifests.get(Role.class, "kube-queue-reader");

@@ -142,9 +142,16 @@ class OlmBundleIT {
 
     @Test
     void everyManifestIsAKindOlmInstallsFromABundle() throws IOException {
-        for (HasMetadata o : manifests().objects()) {
+        Rendered bundled = manifests();
+        for (HasMetadata o : bundled.objects()) {
             assertTrue(BUNDLE_KINDS.contains(o.getKind()), o.getKind() + " " + o.getMetadata().getName());
         }
+        // as every install path: both Services, and the readers' Role (people's, not in the CSV's permissions)
+        assertEquals(generated.get(io.fabric8.kubernetes.api.model.Service.class, "kube-queue-controller-management")
+                .getSpec().getPorts(), bundled.get(io.fabric8.kubernetes.api.model.Service.class,
+                "kube-queue-controller-management").getSpec().getPorts());
+        assertEquals(generated.get(io.fabric8.kubernetes.api.model.rbac.Role.class, "kube-queue-reader").getRules(),
+                bundled.get(io.fabric8.kubernetes.api.model.rbac.Role.class, "kube-queue-reader").getRules());
     }
 
     @Test

@@ -81,7 +81,8 @@ public class DryRunApi {
      * @throws WebApplicationException 422 if it holds no job of a kind kube-queue knows, or its request cannot be
      *                                 read (the message names the field and value)
      * @throws jakarta.ws.rs.NotAuthorizedException (401) without a token the API server accepts
-     * @throws jakarta.ws.rs.ForbiddenException (403) when the caller may not list the job's kind in its namespace
+     * @throws jakarta.ws.rs.ForbiddenException (403) when the caller may not list the job's kind in its namespace,
+     *                                           or may see no namespace of the quota group it would queue in
      */
     @POST
     @Consumes({"application/yaml", "application/x-yaml", "text/yaml", MediaType.APPLICATION_JSON, MediaType.TEXT_PLAIN})
@@ -101,8 +102,16 @@ public class DryRunApi {
             if (kind.isPresent()) {
                 String namespace = object.getMetadata() == null || object.getMetadata().getNamespace() == null
                         ? "default" : object.getMetadata().getNamespace();
-                viewer.requireList(kind.get().kind(), namespace); // the answer shows that namespace's group
-                return verdict(kind.get(), object);
+                viewer.requireList(kind.get().kind(), namespace);
+                Verdict verdict = verdict(kind.get(), object);
+                // a label can route a job to another team's group: the answer would show that group's numbers
+                if (verdict.group() != null
+                        && !QueueApi.visible(viewer, scheduler.groups()).contains(verdict.group())) {
+                    throw new jakarta.ws.rs.ForbiddenException(Response.status(Response.Status.FORBIDDEN)
+                            .entity(Map.of("error", "user " + viewer.name() + " may see no namespace of quota group "
+                                    + verdict.group())).type(MediaType.APPLICATION_JSON).build());
+                }
+                return verdict;
             }
         }
         throw unprocessable("no job of a kind kube-queue manages (Job, TFJob, PyTorchJob, MPIJob, Workflow) in the"

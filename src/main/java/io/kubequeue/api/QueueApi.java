@@ -145,7 +145,7 @@ public class QueueApi {
     }
 
     /** The groups holding a namespace the viewer may list some job kind in, and every ancestor of such a group. */
-    private static Set<String> visible(ReadApiAccess.Viewer viewer, List<Scheduler.GroupView> groups) {
+    static Set<String> visible(ReadApiAccess.Viewer viewer, List<Scheduler.GroupView> groups) {
         Map<String, String> parents = new HashMap<>();
         groups.forEach(g -> parents.put(g.name(), g.parent()));
         Set<String> visible = new HashSet<>();

@@ -176,8 +176,10 @@ public class ReadApiAccess {
         }
 
         private boolean allowed(Class<? extends HasMetadata> type, String namespace) {
-            Review review = new Review(user.getUsername(), user.getUid(), user.getGroups(), HasMetadata.getGroup(type),
-                    HasMetadata.getPlural(type), namespace);
+            // extra is part of who asks (e.g. a token's scopes): two tokens of one user may not share an answer
+            Review review = new Review(user.getUsername(), user.getUid(), user.getGroups(),
+                    user.getExtra() == null ? Map.of() : new java.util.TreeMap<>(user.getExtra()),
+                    HasMetadata.getGroup(type), HasMetadata.getPlural(type), namespace);
             return Boolean.TRUE.equals(cached(reviews, review, () -> access(review, user)));
         }
     }
@@ -199,6 +201,11 @@ public class ReadApiAccess {
                 .create(new TokenReviewBuilder().withNewSpec().withToken(token).endSpec().build()));
         if (answer.getStatus() == null || !Boolean.TRUE.equals(answer.getStatus().getAuthenticated())
                 || answer.getStatus().getUser() == null) {
+            String error = answer.getStatus() == null ? null : answer.getStatus().getError();
+            if (error != null && !error.isBlank()) {
+                // the API server could not decide (e.g. its token webhook timed out): not a "no", and not kept
+                throw unanswered("TokenReview", error);
+            }
             return null;
         }
         return answer.getStatus().getUser();
@@ -208,11 +215,23 @@ public class ReadApiAccess {
         SubjectAccessReview answer = ask("SubjectAccessReview", () -> client.authorization().v1().subjectAccessReview()
                 .create(new SubjectAccessReviewBuilder().withNewSpec()
                         .withUser(review.user()).withUid(review.uid()).withGroups(review.groups())
-                        .withExtra(user.getExtra())
+                        .withExtra(review.extra())
                         .withNewResourceAttributes().withVerb("list").withGroup(review.apiGroup())
                         .withResource(review.resource()).withNamespace(review.namespace()).endResourceAttributes()
                         .endSpec().build()));
-        return answer.getStatus() != null && Boolean.TRUE.equals(answer.getStatus().getAllowed());
+        boolean allowed = answer.getStatus() != null && Boolean.TRUE.equals(answer.getStatus().getAllowed());
+        String error = answer.getStatus() == null ? null : answer.getStatus().getEvaluationError();
+        if (!allowed && error != null && !error.isBlank()
+                && !Boolean.TRUE.equals(answer.getStatus().getDenied())) {
+            // an authorizer failed to evaluate: not a "no", and not kept
+            throw unanswered("SubjectAccessReview", error);
+        }
+        return allowed;
+    }
+
+    private static ServiceUnavailableException unanswered(String what, String error) {
+        LOG.warnf("read API: the API server could not evaluate a %s (%s); the caller gets 503", what, error);
+        return new ServiceUnavailableException("the API server could not evaluate a " + what + "; try again");
     }
 
     private static <T> T ask(String what, Supplier<T> call) {
@@ -234,7 +253,7 @@ public class ReadApiAccess {
                 return hit.value();
             }
         }
-        V value = compute.get(); // outside the lock: a slow API server must not hold other callers
+        V value = compute.get(); // outside the lock: a slow API server must not hold other callers; throws (503) uncached
         synchronized (cache) {
             cache.put(key, new Expiring<>(value, now.plus(cacheFor)));
         }
@@ -268,10 +287,11 @@ public class ReadApiAccess {
     private record Expiring<V>(V value, Instant until) {
     }
 
-    private record Review(String user, String uid, List<String> groups, String apiGroup, String resource,
-                          String namespace) {
+    private record Review(String user, String uid, List<String> groups, Map<String, List<String>> extra,
+                          String apiGroup, String resource, String namespace) {
         Review {
             groups = groups == null ? List.of() : List.copyOf(groups);
+            extra = Map.copyOf(extra);
             Objects.requireNonNull(namespace);
         }
     }

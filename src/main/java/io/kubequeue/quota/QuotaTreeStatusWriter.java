@@ -39,8 +39,8 @@ public class QuotaTreeStatusWriter {
 
     private final KubernetesClient client;
     private final Scheduler scheduler;
-    private ScheduledExecutorService timer;
-    private ElasticQuotaTree.Status written;
+    private volatile ScheduledExecutorService timer;
+    private ElasticQuotaTree.Status written; // touched only by the timer's one thread
     private String writtenTo;
     private Integer lastFailure;
 
@@ -65,26 +65,27 @@ public class QuotaTreeStatusWriter {
                 } else {
                     forget(); // a replica that leads again writes at once, whatever it wrote before
                 }
-            } catch (RuntimeException e) {
+            } catch (Throwable e) { // anything thrown out of a scheduled task would end it for good, silently
                 LOG.warnf(e, "ElasticQuotaTree status: not written this time");
             }
         }, PERIOD_SECONDS, PERIOD_SECONDS, TimeUnit.SECONDS);
     }
 
-    /** Stops writing. */
-    public synchronized void stop() {
-        if (timer != null) {
-            timer.shutdownNow();
-            timer = null;
+    /** Stops writing; does not wait for a write on the wire (it is abandoned). */
+    public void stop() {
+        ScheduledExecutorService running = timer;
+        timer = null;
+        if (running != null) {
+            running.shutdownNow();
         }
     }
 
-    private synchronized void forget() {
+    private void forget() {
         written = null;
         writtenTo = null;
     }
 
-    private synchronized void writeIfChanged(ElasticQuotaTreeSource.TreeRef tree) {
+    private void writeIfChanged(ElasticQuotaTreeSource.TreeRef tree) {
         ElasticQuotaTree.Status status = status(scheduler.groups(), scheduler.tree().nodes());
         String target = tree.namespace() + "/" + tree.name();
         if (status.equals(written) && target.equals(writtenTo)) {

@@ -168,7 +168,7 @@ public final class ReleaseArtifacts {
         List<PolicyRule> clusterRules = new ArrayList<>(
                 one(manifests, ClusterRole.class, "kube-queue-controller").getRules());
         // OLM grants namespaced permissions in the operator's namespace only: the quota tree's Role (kube-system)
-        // becomes a cluster permission here, still list/watch on elasticquotatrees alone
+        // becomes a cluster permission here (get/list/watch on elasticquotatrees, patch on their status)
         clusterRules.addAll(one(manifests, Role.class, "kube-queue-controller-quota-tree").getRules());
         List<PolicyRule> leaseRules = one(manifests, Role.class, "kube-queue-controller-leader-election").getRules();
         String csvVersion = version.toLowerCase(Locale.ROOT);
@@ -223,6 +223,10 @@ public final class ReleaseArtifacts {
             service.getMetadata().setNamespace(null); // OLM creates it in the operator's namespace
             write(parser, dir.resolve(name + ".service.yaml"), service);
         }
+        // for people, not for the operator: the service proxy to the read API, bound to no one (docs/security.md)
+        Role reader = one(manifests, Role.class, "kube-queue-reader");
+        reader.getMetadata().setNamespace(null);
+        write(parser, dir.resolve("kube-queue-reader.role.yaml"), reader);
 
         Map<String, String> annotations = bundleAnnotations();
         Path metadata = Files.createDirectories(bundle.resolve(METADATA));

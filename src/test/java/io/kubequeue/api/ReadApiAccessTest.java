@@ -75,6 +75,7 @@ class ReadApiAccessTest {
                         String user = switch (token) {
                             case "alice-token" -> "alice";
                             case "admin-token" -> "admin";
+                            case "flaky-token" -> "flaky";
                             default -> null;
                         };
                         review.setStatus(user == null ? new TokenReviewStatusBuilder().withAuthenticated(false).build()
@@ -88,6 +89,11 @@ class ReadApiAccessTest {
                         ResourceAttributes asked = review.getSpec().getResourceAttributes();
                         boolean listBatchJobs = "list".equals(asked.getVerb()) && "batch".equals(asked.getGroup())
                                 && "jobs".equals(asked.getResource());
+                        if ("flaky".equals(review.getSpec().getUser())) {
+                            review.setStatus(new SubjectAccessReviewStatusBuilder().withAllowed(false)
+                                    .withEvaluationError("webhook authorizer timed out").build());
+                            return review;
+                        }
                         boolean allowed = listBatchJobs && switch (review.getSpec().getUser()) {
                             case "admin" -> asked.getNamespace() == null || asked.getNamespace().isEmpty();
                             case "alice" -> "team-a".equals(asked.getNamespace());
@@ -203,6 +209,13 @@ class ReadApiAccessTest {
         given().auth().oauth2("alice-token").contentType("application/yaml").body(Serialization.asYaml(
                 new JobBuilder(job("probe")).editMetadata().withNamespace("team-a").endMetadata().build()).getBytes(java.nio.charset.StandardCharsets.UTF_8))
                 .when().post("/api/v1/dry-run").then().statusCode(200).body("group", equalTo("root.team-a"));
+        // her own namespace, routed by label into team-b's group: the answer would show team-b's numbers
+        given().auth().oauth2("alice-token").contentType("application/yaml").body(Serialization.asYaml(
+                new JobBuilder(job("probe")).editMetadata().withNamespace("team-a")
+                        .addToLabels("quota.scheduling.alibabacloud.com/name", "root.team-b").endMetadata().build())
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                .when().post("/api/v1/dry-run").then().statusCode(403)
+                .body("error", equalTo("user alice may see no namespace of quota group root.team-b"));
     }
 
     @Test
@@ -233,6 +246,15 @@ class ReadApiAccessTest {
         }
         assertEquals(tokens, TOKEN_REVIEWS.get(), "the token's review is remembered");
         assertEquals(access, ACCESS_REVIEWS.get(), "the access reviews are remembered");
+    }
+
+    /** An authorizer that fails to evaluate is not a "no": 503, and nothing is kept for the next call. */
+    @Test
+    void anAccessReviewThatCouldNotBeEvaluatedGives503NotADenial() {
+        int asked = ACCESS_REVIEWS.get();
+        given().auth().oauth2("flaky-token").when().get("/api/v1/jobs/team-a/a-waits").then().statusCode(503);
+        given().auth().oauth2("flaky-token").when().get("/api/v1/jobs/team-a/a-waits").then().statusCode(503);
+        assertEquals(asked + 2, ACCESS_REVIEWS.get(), "asked again: the failure was not cached");
     }
 
     @Test

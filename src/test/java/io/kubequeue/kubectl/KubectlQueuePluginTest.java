@@ -473,7 +473,7 @@ class KubectlQueuePluginTest {
         assertEquals(PROXY_URL + PROXY + "/queues", recorded("curl.url"));
         assertEquals("GET", recorded("curl.method"));
         assertEquals("header = \"X-Kube-Queue-Authorization: Bearer " + token + "\"", recorded("curl.stdin").strip());
-        assertTrue(recorded("curl.argv").contains("--fail-with-body"), recorded("curl.argv"));
+        assertFalse(recorded("curl.argv").contains("--fail-with-body"), "needs curl 7.76+: " + recorded("curl.argv"));
         assertTokenOnNoCommandLine(run, token);
         assertProxyStopped(run);
     }

@@ -107,10 +107,10 @@ class LeaderElectionTest {
         ManagementPort.given().when().get("/q/health/ready").then().statusCode(200);
 
         // the other replica stops: its Lease runs out
-        Lease lease = client.leases().inNamespace("kube-queue").withName("kube-queue-leader").get();
-        lease.getSpec().setLeaseDurationSeconds(1);
-        lease.getSpec().setRenewTime(ZonedDateTime.now().minusMinutes(1));
-        client.leases().inNamespace("kube-queue").resource(lease).update();
+        overwriteLease(spec -> {
+            spec.setLeaseDurationSeconds(1);
+            spec.setRenewTime(ZonedDateTime.now().minusMinutes(1));
+        });
 
         await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("a-small"));
         assertTrue(ManagementPort.given().get("/q/metrics").asString().contains("kube_queue_replica{replica_role=\"leader\"} 1.0"));
@@ -130,11 +130,11 @@ class LeaderElectionTest {
                 .get().getSpec().getHolderIdentity(), "this replica holds the Lease now");
 
         // the other replica takes the Lease back (this one could not renew in time): this one stops admitting
-        Lease taken = client.leases().inNamespace("kube-queue").withName("kube-queue-leader").get();
-        taken.getSpec().setHolderIdentity("other-replica");
-        taken.getSpec().setLeaseDurationSeconds(600);
-        taken.getSpec().setRenewTime(ZonedDateTime.now());
-        client.leases().inNamespace("kube-queue").resource(taken).update();
+        overwriteLease(spec -> {
+            spec.setHolderIdentity("other-replica");
+            spec.setLeaseDurationSeconds(600);
+            spec.setRenewTime(ZonedDateTime.now());
+        });
         await().atMost(Duration.ofSeconds(10)).until(() -> ManagementPort.given().get("/q/metrics").asString()
                 .contains("kube_queue_replica{replica_role=\"follower\"} 1.0"));
         await().atMost(Duration.ofSeconds(10)).until(() -> !ManagementPort.given().get("/q/metrics").asString()
@@ -144,12 +144,32 @@ class LeaderElectionTest {
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !cluster.admitted("c-tiny"));
 
         // it keeps competing: when the other's Lease runs out again, it leads again and admits c-tiny
-        Lease again = client.leases().inNamespace("kube-queue").withName("kube-queue-leader").get();
-        again.getSpec().setLeaseDurationSeconds(1);
-        again.getSpec().setRenewTime(ZonedDateTime.now().minusMinutes(1));
-        client.leases().inNamespace("kube-queue").resource(again).update();
+        overwriteLease(spec -> {
+            spec.setLeaseDurationSeconds(1);
+            spec.setRenewTime(ZonedDateTime.now().minusMinutes(1));
+        });
         await().atMost(Duration.ofSeconds(15)).until(() -> cluster.admitted("c-tiny"));
         assertEquals(leadership.identity(), client.leases().inNamespace("kube-queue").withName("kube-queue-leader")
                 .get().getSpec().getHolderIdentity());
+    }
+
+    /**
+     * Plays the other replica writing the Lease: read, change, write; again on a 409, since this replica renews
+     * the same Lease every retry period and a write between the read and ours makes ours stale.
+     */
+    private void overwriteLease(java.util.function.Consumer<io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec> change) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            Lease lease = client.leases().inNamespace("kube-queue").withName("kube-queue-leader").get();
+            change.accept(lease.getSpec());
+            try {
+                client.leases().inNamespace("kube-queue").resource(lease).update();
+                return true;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                if (e.getCode() == 409) {
+                    return false;
+                }
+                throw e;
+            }
+        });
     }
 }
