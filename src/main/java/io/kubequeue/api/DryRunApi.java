@@ -137,13 +137,13 @@ public class DryRunApi {
         if (notManaged == null && o.phase() == JobObservation.Phase.STARTED_DESPITE_MARK) {
             // managed, but not queued: its controller runs it at once, and kube-queue charges it
             return new Verdict(true, kind.kind(), o.key().namespace(), o.key().name(), d.group(),
-                    QueueApi.quantities(o.request()), d.priority(), d.fitsNow(), 0,
+                    o.request().asQuantities(), d.priority(), d.fitsNow(), 0,
                     JobFeed.ignoredMarkReason(kind, kind.suspendMarks(job)) + " at once; kube-queue would charge it to"
                             + " quota group " + d.group() + " as started outside the queue (set spec.suspend: true to"
                             + " queue it)");
         }
         return new Verdict(notManaged == null, kind.kind(), o.key().namespace(), o.key().name(), d.group(),
-                QueueApi.quantities(o.request()), d.priority(), d.fitsNow(), d.position(), notManaged != null ? notManaged : d.reason());
+                o.request().asQuantities(), d.priority(), d.fitsNow(), d.position(), notManaged != null ? notManaged : d.reason());
     }
 
     private static WebApplicationException unprocessable(String message) {

@@ -21,7 +21,6 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
-import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
@@ -95,8 +94,8 @@ public class QueueApi {
         List<Scheduler.GroupView> groups = scheduler.groups();
         Set<String> visible = visible(viewer, groups);
         return groups.stream().filter(g -> visible.contains(g.name()))
-                .map(g -> new Queue(g.name(), g.parent(), policy, quantities(g.min()), quantities(g.max()),
-                        quantities(g.used()), quantities(g.outside()), g.pending(), g.admitted()))
+                .map(g -> new Queue(g.name(), g.parent(), policy, g.min().asQuantities(), g.max().asQuantities(),
+                        g.used().asQuantities(), g.outside().asQuantities(), g.pending(), g.admitted()))
                 .toList();
     }
 
@@ -162,11 +161,6 @@ public class QueueApi {
     private static Job job(Scheduler.PendingView v) {
         Scheduler.JobStatus s = v.status();
         return new Job(s.key().kind(), s.key().namespace(), s.key().name(), s.group(), s.state().name(), v.position(),
-                s.priority(), quantities(s.request()), s.retryAt(), v.reason());
-    }
-
-    /** Amounts as Kubernetes quantities ({@code "1500m"}, {@code "3Gi"}), by resource name. */
-    static Map<String, String> quantities(Resources resources) {
-        return resources.asQuantities();
+                s.priority(), s.request().asQuantities(), s.retryAt(), v.reason());
     }
 }

@@ -116,9 +116,11 @@ public class ReadApiAccess {
      */
     public final class Viewer {
         private final UserInfo user; // null: authentication is off
+        private final Subject subject; // who asks, as every access review of this caller names them
 
         private Viewer(UserInfo user) {
             this.user = user;
+            this.subject = user == null ? null : Subject.of(user);
         }
 
         /** The caller's user name, or {@code null} with authentication off. */
@@ -176,11 +178,8 @@ public class ReadApiAccess {
         }
 
         private boolean allowed(Class<? extends HasMetadata> type, String namespace) {
-            // extra is part of who asks (e.g. a token's scopes): two tokens of one user may not share an answer
-            Review review = new Review(user.getUsername(), user.getUid(), user.getGroups(),
-                    user.getExtra() == null ? Map.of() : new java.util.TreeMap<>(user.getExtra()),
-                    HasMetadata.getGroup(type), HasMetadata.getPlural(type), namespace);
-            return Boolean.TRUE.equals(cached(reviews, review, () -> access(review, user)));
+            Review review = new Review(subject, HasMetadata.getGroup(type), HasMetadata.getPlural(type), namespace);
+            return Boolean.TRUE.equals(cached(reviews, review, () -> access(review)));
         }
     }
 
@@ -211,11 +210,11 @@ public class ReadApiAccess {
         return answer.getStatus().getUser();
     }
 
-    private boolean access(Review review, UserInfo user) {
+    private boolean access(Review review) {
+        Subject who = review.subject();
         SubjectAccessReview answer = ask("SubjectAccessReview", () -> client.authorization().v1().subjectAccessReview()
                 .create(new SubjectAccessReviewBuilder().withNewSpec()
-                        .withUser(review.user()).withUid(review.uid()).withGroups(review.groups())
-                        .withExtra(review.extra())
+                        .withUser(who.user()).withUid(who.uid()).withGroups(who.groups()).withExtra(who.extra())
                         .withNewResourceAttributes().withVerb("list").withGroup(review.apiGroup())
                         .withResource(review.resource()).withNamespace(review.namespace()).endResourceAttributes()
                         .endSpec().build()));
@@ -287,11 +286,21 @@ public class ReadApiAccess {
     private record Expiring<V>(V value, Instant until) {
     }
 
-    private record Review(String user, String uid, List<String> groups, Map<String, List<String>> extra,
-                          String apiGroup, String resource, String namespace) {
+    /**
+     * A caller as the API server named them. Extra is part of it (e.g. a token's scopes): two tokens of one user
+     * must not share an answer.
+     */
+    private record Subject(String user, String uid, List<String> groups, Map<String, List<String>> extra) {
+        static Subject of(UserInfo user) {
+            return new Subject(user.getUsername(), user.getUid(),
+                    user.getGroups() == null ? List.of() : List.copyOf(user.getGroups()),
+                    user.getExtra() == null ? Map.of() : Map.copyOf(user.getExtra()));
+        }
+    }
+
+    /** One access review: may the subject list this resource in this namespace ("" for every namespace). */
+    private record Review(Subject subject, String apiGroup, String resource, String namespace) {
         Review {
-            groups = groups == null ? List.of() : List.copyOf(groups);
-            extra = Map.copyOf(extra);
             Objects.requireNonNull(namespace);
         }
     }

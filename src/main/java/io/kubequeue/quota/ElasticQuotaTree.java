@@ -199,19 +199,6 @@ public class ElasticQuotaTree extends CustomResource<ElasticQuotaTree.Spec, Elas
         public void setNodes(List<GroupStatus> nodes) {
             this.nodes = nodes;
         }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Status other && java.util.Objects.equals(groups, other.groups)
-                    && java.util.Objects.equals(pending, other.pending) && java.util.Objects.equals(admitted, other.admitted)
-                    && java.util.Objects.equals(fullest, other.fullest) && java.util.Objects.equals(usage, other.usage)
-                    && java.util.Objects.equals(nodes, other.nodes);
-        }
-
-        @Override
-        public int hashCode() {
-            return java.util.Objects.hash(groups, pending, admitted, fullest, usage, nodes);
-        }
     }
 
     /**

@@ -16,7 +16,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.scheduler.QuotaNode;
 import io.kubequeue.scheduler.Resources;
@@ -40,8 +39,8 @@ public class QuotaTreeStatusWriter {
     private final KubernetesClient client;
     private final Scheduler scheduler;
     private volatile ScheduledExecutorService timer;
-    private ElasticQuotaTree.Status written; // touched only by the timer's one thread
-    private String writtenTo;
+    /** The tree and the patch last written there; touched only by the timer's one thread. */
+    private String written;
     private Integer lastFailure;
 
     public QuotaTreeStatusWriter(KubernetesClient client, Scheduler scheduler) {
@@ -82,24 +81,22 @@ public class QuotaTreeStatusWriter {
 
     private void forget() {
         written = null;
-        writtenTo = null;
     }
 
     private void writeIfChanged(ElasticQuotaTreeSource.TreeRef tree) {
         ElasticQuotaTree.Status status = status(scheduler.groups(), scheduler.tree().nodes());
         String target = tree.namespace() + "/" + tree.name();
-        if (status.equals(written) && target.equals(writtenTo)) {
+        // a JSON Patch that sets the whole status: a merge patch would keep map keys the new status no longer has
+        // (a resource a group stopped using would stay "used")
+        String patch = client.getKubernetesSerialization()
+                .asJson(List.of(Map.of("op", "add", "path", "/status", "value", status)));
+        if ((target + " " + patch).equals(written)) {
             return;
         }
-        KubernetesSerialization json = client.getKubernetesSerialization();
         try {
-            // a JSON Patch that sets the whole status: a merge patch would keep map keys the new status no longer has
-            // (a resource a group stopped using would stay "used")
             client.resources(ElasticQuotaTree.class).inNamespace(tree.namespace()).withName(tree.name())
-                    .subresource("status").patch(PatchContext.of(PatchType.JSON),
-                            json.asJson(List.of(Map.of("op", "add", "path", "/status", "value", status))));
-            written = status;
-            writtenTo = target;
+                    .subresource("status").patch(PatchContext.of(PatchType.JSON), patch);
+            written = target + " " + patch;
             lastFailure = null;
         } catch (KubernetesClientException e) {
             if (!Integer.valueOf(e.getCode()).equals(lastFailure)) {
@@ -129,8 +126,8 @@ public class QuotaTreeStatusWriter {
             if (!inTree.contains(g.name())) {
                 continue; // a group no longer in the tree, still charged by running jobs: not this tree's
             }
-            entries.add(new ElasticQuotaTree.GroupStatus(g.name(), quantities(g.min()), quantities(g.max()),
-                    quantities(g.used()), g.pending(), g.admitted()));
+            entries.add(new ElasticQuotaTree.GroupStatus(g.name(), g.min().asQuantities(), g.max().asQuantities(),
+                    g.used().asQuantities(), g.pending(), g.admitted()));
             pending += g.pending();
             admitted += g.admitted();
             StringBuilder line = new StringBuilder(g.name());
@@ -156,9 +153,5 @@ public class QuotaTreeStatusWriter {
         status.setUsage(String.join("; ", usage));
         status.setNodes(entries);
         return status;
-    }
-
-    private static Map<String, String> quantities(Resources resources) {
-        return resources == null ? Map.of() : resources.asQuantities();
     }
 }
