@@ -24,6 +24,7 @@ import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.scheduler.Admission;
+import io.kubequeue.scheduler.AdmissionOutcome;
 import io.kubequeue.scheduler.CycleResult;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Hold;
@@ -122,7 +123,7 @@ public class AdmissionLoop {
         List<Admission> unsent = pipeline.withdrawBacklog();
         for (Admission admission : unsent) {
             // leadership lost since the decision: hand it back, the next leader decides
-            scheduler.admissionFailed(admission.key(), admission.record());
+            scheduler.settle(admission.key(), admission.record(), AdmissionOutcome.REFUSED);
         }
         LOG.infof("admission loop closed (%d decided admissions handed back unsent)", unsent.size());
     }
@@ -286,7 +287,7 @@ public class AdmissionLoop {
     private java.util.concurrent.CompletionStage<?> send(Admission admission) {
         if (!open) {
             // leadership lost since the decision: hand it back, the next leader decides
-            scheduler.admissionFailed(admission.key(), admission.record());
+            scheduler.settle(admission.key(), admission.record(), AdmissionOutcome.REFUSED);
             return java.util.concurrent.CompletableFuture.completedFuture(null);
         }
         try {
@@ -301,7 +302,7 @@ public class AdmissionLoop {
                     });
         } catch (RuntimeException e) {
             LOG.errorf(e, "sending the admission of %s failed; handed back", admission.key());
-            scheduler.admissionFailed(admission.key(), admission.record());
+            scheduler.settle(admission.key(), admission.record(), AdmissionOutcome.REFUSED);
             return java.util.concurrent.CompletableFuture.completedFuture(null);
         }
     }

@@ -26,6 +26,7 @@ import io.kubequeue.job.JobKind;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.job.kubeflow.KubeflowJobKind;
 import io.kubequeue.scheduler.Admission;
+import io.kubequeue.scheduler.AdmissionOutcome;
 import io.kubequeue.scheduler.AdmissionRecord;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Resources;
@@ -122,6 +123,18 @@ public class Admitter {
         static Settlement of(Kind kind) {
             return new Settlement(kind, null, null, null);
         }
+
+        /** The same, as the scheduler settles it. */
+        public AdmissionOutcome outcome() {
+            return switch (kind) {
+                case APPLIED -> new AdmissionOutcome.Applied(resourceVersion);
+                case REFUSED -> AdmissionOutcome.REFUSED;
+                case GONE -> AdmissionOutcome.GONE;
+                case TAKEN_OVER -> new AdmissionOutcome.TakenOver(found, resourceVersion);
+                case STARTED_BY_HAND -> new AdmissionOutcome.StartedByHand(resourceVersion);
+                case UNCONFIRMED -> AdmissionOutcome.UNKNOWN;
+            };
+        }
     }
 
     /**
@@ -189,10 +202,10 @@ public class Admitter {
                           java.util.function.Consumer<JobFeed.StartedOutside> recordStartedOutside) {
         JobKey key = admission.key();
         AdmissionRecord record = admission.record();
+        Optional<AdmissionRecord> startedOutside = scheduler.settle(key, record, settlement.outcome());
         switch (settlement.kind()) {
             case APPLIED -> {
                 endRefusalStreak(key);
-                scheduler.admissionConfirmed(key, record, settlement.resourceVersion());
                 if (settlement.job() == null) {
                     LOG.infof("admission of %s confirmed by reading it back", key);
                 } else {
@@ -207,24 +220,19 @@ public class Admitter {
                 }
                 return Outcome.ADMITTED;
             }
-            case REFUSED -> scheduler.admissionFailed(key, record);
-            case GONE -> {
-                endRefusalStreak(key);
-                scheduler.admissionTargetGone(key, record);
+            case REFUSED -> {
+                // handed back: counted and logged where the refusal was read (countRefusal)
             }
-            case TAKEN_OVER -> {
-                LOG.infof("%s was admitted meanwhile elsewhere (%s): charged as recorded", key, settlement.found());
-                scheduler.admissionTakenOver(key, record, settlement.found(), settlement.resourceVersion());
-            }
+            case GONE -> endRefusalStreak(key);
+            case TAKEN_OVER -> LOG.infof("%s was admitted meanwhile elsewhere (%s): charged as recorded", key,
+                    settlement.found());
             case STARTED_BY_HAND -> {
                 LOG.debugf("%s was started by hand meanwhile: its charge stays", key);
-                scheduler.admissionOverridden(key, record, settlement.resourceVersion())
-                        .ifPresent(kept -> recordStartedOutside.accept(new JobFeed.StartedOutside(
-                                new Admission(key, admission.uid(), kept, Resources.NONE, 0),
-                                "its suspend mark was removed by hand")));
+                startedOutside.ifPresent(kept -> recordStartedOutside.accept(new JobFeed.StartedOutside(
+                        new Admission(key, admission.uid(), kept, Resources.NONE, 0),
+                        "its suspend mark was removed by hand")));
             }
             case UNCONFIRMED -> {
-                scheduler.admissionUnconfirmed(key, record);
                 return Outcome.UNKNOWN;
             }
         }

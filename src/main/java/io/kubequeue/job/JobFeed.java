@@ -23,6 +23,7 @@ import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.AdmissionRecord;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.JobObservation;
+import io.kubequeue.scheduler.Observed;
 import io.kubequeue.scheduler.JobObservation.Phase;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
@@ -169,7 +170,6 @@ public class JobFeed {
         List<SuspendMark> marks = kind.suspendMarks(job);
         AdmissionRecord record = admissionRecord(job);
         Phase phase = phaseOf(kind, job, marks, record);
-        Optional<Scheduler.JobStatus> before = scheduler.status(key);
         if (record == null && !scheduler.manages(key)) {
             if (phase == Phase.UNSUSPENDED_WITHOUT_RECORD) {
                 return; // never suspended: not managed by kube-queue
@@ -190,28 +190,27 @@ public class JobFeed {
         invalid.remove(key);
         directory.put(key, JobDirectory.Entry.of(kind, job, marks));
         directory.putPodLabels(key, kind.podLabels(job));
-        AdmissionRecord chargeBefore = before.map(Scheduler.JobStatus::record).orElse(null);
-        scheduler.observe(observation(kind, job, key, phase, request, record));
-        if (phase == Phase.QUEUED) {
-            boolean wasWaiting = before.map(s -> s.state() != Scheduler.State.ADMITTED).orElse(false);
-            scheduler.status(key).filter(s -> !wasWaiting && s.state() != Scheduler.State.ADMITTED && s.group() != null)
-                    .ifPresent(s -> events.normal(job, "Queued", (before.isPresent() ? "suspended again: " : "")
-                            + "queued in quota group " + s.group()));
-        }
-        LOG.debugf("observed %s: %s, request %s", key, phase, request);
-        if (phase == Phase.UNSUSPENDED_WITHOUT_RECORD || phase == Phase.STARTED_DESPITE_MARK) {
-            // a queued job started by hand (or one whose controller ignores its mark) has just been charged:
-            // have the charge written on it
-            String uid = job.getMetadata().getUid();
-            scheduler.status(key).map(Scheduler.JobStatus::record)
-                    .filter(r -> r.startedOutside() && r.group() != null && !r.equals(chargeBefore))
-                    .ifPresent(r -> onStartedOutside.accept(new StartedOutside(new Admission(key, uid, r,
-                            Resources.NONE, 0), phase == Phase.STARTED_DESPITE_MARK ? ignoredMarkReason(kind, marks)
-                            : "its suspend mark was removed by hand")));
+        Observed observed = scheduler.observe(observation(kind, job, key, phase, request, record));
+        LOG.debugf("observed %s: %s, request %s: %s", key, phase, request, observed.change());
+        switch (observed.change()) {
+            case QUEUED, REQUEUED -> {
+                if (observed.group() != null) {
+                    events.normal(job, "Queued", (observed.change() == Observed.Change.REQUEUED
+                            ? "suspended again: " : "") + "queued in quota group " + observed.group());
+                }
+            }
+            case CHARGED_STARTED_OUTSIDE -> // have the charge written on it, so that a restart keeps it
+                    onStartedOutside.accept(new StartedOutside(new Admission(key, job.getMetadata().getUid(),
+                            observed.record(), Resources.NONE, 0), phase == Phase.STARTED_DESPITE_MARK
+                            ? ignoredMarkReason(kind, marks) : "its suspend mark was removed by hand"));
+            default -> {
+            }
         }
         if (phase == Phase.QUEUED) {
             queuedCondition(kind, job);
-            scheduler.unconfirmedAdmission(key).ifPresent(onUnconfirmedCopy);
+        }
+        if (observed.unconfirmed() != null) {
+            onUnconfirmedCopy.accept(observed.unconfirmed());
         }
         onChange.run();
     }
@@ -311,13 +310,12 @@ public class JobFeed {
 
     private void finish(JobKey key, HasMetadata job) {
         invalid.remove(key);
-        boolean charged = scheduler.status(key).map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false);
-        scheduler.observe(JobObservation.finished(key, job.getMetadata().getUid()));
-        if (scheduler.status(key).isEmpty()) {
+        Observed observed = scheduler.observe(JobObservation.finished(key, job.getMetadata().getUid()));
+        if (!observed.held()) {
             directory.remove(key);
         }
         // only a charged job frees room worth a cycle at once (a resync reconciles every finished job)
-        (charged ? onRelease : onChange).run();
+        (observed.released() ? onRelease : onChange).run();
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})

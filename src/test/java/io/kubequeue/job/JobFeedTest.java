@@ -1,5 +1,6 @@
 package io.kubequeue.job;
 
+import io.kubequeue.scheduler.AdmissionOutcome;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Clock;
@@ -62,7 +63,7 @@ class JobFeedTest {
         feed.observe(kind, job("2"));
         assertEquals(List.of(), asked, "on its way, not lost: nothing to read");
 
-        scheduler.admissionUnconfirmed(admission.key(), admission.record());
+        scheduler.settle(admission.key(), admission.record(), AdmissionOutcome.UNKNOWN);
         feed.observe(kind, job("3"));
         assertEquals(List.of(admission.record()), asked.stream().map(Admission::record).toList());
         assertEquals("u", asked.get(0).uid());

@@ -30,7 +30,7 @@ class AdversarialRoundTwoTest extends InFlightScenario {
         Admission a = admitOnly("j");
         assertEquals(Scheduler.Unreadable.KEPT, scheduler.observeUnreadable(
                 unreadable("j", "u", JobObservation.Phase.QUEUED, null, "12")));
-        scheduler.admissionConfirmed(a.key(), a.record(), "11");
+        scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied("11"));
         assertEquals(0, cpu("team-a"), "re-suspended: no charge");
         clock.advance(Duration.ofMinutes(1));
         List<Admission> again = scheduler.schedule().admissions();
@@ -50,7 +50,7 @@ class AdversarialRoundTwoTest extends InFlightScenario {
         // the user unsuspended j by hand (rv 11, skipped by the coalescing reconciler), our patch is refused, the
         // read-back shows rv 12 running; meanwhile the user puts the mark back (rv 14), delivered first
         scheduler.observe(queued("j", "u", 3000, "14"));
-        scheduler.admissionOverridden(a.key(), a.record(), "12");
+        scheduler.settle(a.key(), a.record(), new AdmissionOutcome.StartedByHand("12"));
         assertNotEquals(Scheduler.State.ADMITTED, scheduler.status(key("j")).orElseThrow().state(),
                 "rv 14 > 12 carries the mark again: a re-suspension");
         assertEquals(0, cpu("team-a"));
@@ -65,7 +65,7 @@ class AdversarialRoundTwoTest extends InFlightScenario {
         // another replica admitted j (rv 11); the read-back is at rv 12; the job is re-suspended at rv 14 by a
         // replace that drops the record, delivered before the read's answer is handled
         scheduler.observe(queued("j", "u", 3000, "14"));
-        scheduler.admissionTakenOver(a.key(), a.record(), other, "12");
+        scheduler.settle(a.key(), a.record(), new AdmissionOutcome.TakenOver(other, "12"));
         assertNotEquals(Scheduler.State.ADMITTED, scheduler.status(key("j")).orElseThrow().state(),
                 "rv 14 > 12 carries the mark again: a re-suspension");
         assertEquals(0, cpu("team-a"));

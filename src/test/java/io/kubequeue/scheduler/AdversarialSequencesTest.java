@@ -29,7 +29,7 @@ class AdversarialSequencesTest extends InFlightScenario {
         // the user breaks the request (e.g. min-resources unparsable) before our patch lands
         assertEquals(Scheduler.Unreadable.KEPT, scheduler.observeUnreadable(
                 unreadable("j", "u", JobObservation.Phase.QUEUED, null, "11")));
-        scheduler.admissionFailed(a.key(), a.record()); // refused (e.g. resourceVersion test), handed back
+        scheduler.settle(a.key(), a.record(), AdmissionOutcome.REFUSED); // refused (e.g. resourceVersion test), handed back
         clock.advance(Duration.ofMinutes(1));
         List<Admission> again = scheduler.schedule().admissions();
         assertTrue(again.isEmpty(), "a suspended job whose request cannot be read must not be admitted, got " + again);
@@ -78,7 +78,7 @@ class AdversarialSequencesTest extends InFlightScenario {
         scheduler.observeUnreadable(unreadable("j", "u", JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD, null, "11"));
         // the writer finds no mark in the directory (JobFeed.unreadable stored the job's marks: none) and hands the
         // admission back at once (Admitter.admit); likewise a refusal whose read-back fails, or a lost leadership
-        scheduler.admissionFailed(a.key(), a.record());
+        scheduler.settle(a.key(), a.record(), AdmissionOutcome.REFUSED);
         assertEquals(Scheduler.State.ADMITTED, scheduler.status(key("j")).orElseThrow().state(), "the job runs");
         assertTrue(scheduler.usage("team-a").get(Resources.MAX_JOBS) >= 1, "and stays charged");
         scheduler.observe(queued("k", "v", 4000, "12"));
@@ -125,7 +125,7 @@ class AdversarialSequencesTest extends InFlightScenario {
         // patch applied at rv 11; the job is re-suspended at rv 12 (a replace, without our record), and the
         // informer delivers rv 12 before the writer thread handles the patch's answer
         scheduler.observe(queued("j", "u", 3000, "12"));
-        scheduler.admissionConfirmed(a.key(), a.record(), "11");
+        scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied("11"));
         assertNotEquals(Scheduler.State.ADMITTED, scheduler.status(key("j")).orElseThrow().state(),
                 "rv 12 > 11 carries the mark again: a re-suspension");
         assertEquals(0, cpu("team-a"), "a suspended job holds no quota");
@@ -140,7 +140,7 @@ class AdversarialSequencesTest extends InFlightScenario {
     void anUnreadableResuspensionAfterAConfirmedPatchReleasesTheCharge() {
         scheduler.observe(queued("j", "u", 3000, "10"));
         Admission a = admitOnly("j");
-        scheduler.admissionConfirmed(a.key(), a.record(), "11");
+        scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied("11"));
         Scheduler.Unreadable outcome = scheduler.observeUnreadable(
                 unreadable("j", "u", JobObservation.Phase.QUEUED, null, "12"));
         assertEquals(Scheduler.Unreadable.WITHDRAWN, outcome);
@@ -157,7 +157,7 @@ class AdversarialSequencesTest extends InFlightScenario {
         scheduler.observe(queued("j", "u", 3000, "10"));
         Admission a = admitOnly("j");
         // refused: the read-back at rv 12 shows no mark and no record (started by hand)
-        scheduler.admissionOverridden(a.key(), a.record(), "12").orElseThrow();
+        scheduler.settle(a.key(), a.record(), new AdmissionOutcome.StartedByHand("12")).orElseThrow();
         // the user puts the mark back (rv 14) before the started-outside record is written; the informer relists
         scheduler.observe(queued("j", "u", 3000, "14"));
         assertNotEquals(Scheduler.State.ADMITTED, scheduler.status(key("j")).orElseThrow().state());
@@ -186,10 +186,10 @@ class AdversarialSequencesTest extends InFlightScenario {
         clock.advance(Duration.ofMillis(5));
         List<Admission> more = next.schedule().admissions();
         // our patch applies, and the job runs
-        next.admissionConfirmed(a.key(), a.record(), "23");
+        next.settle(a.key(), a.record(), new AdmissionOutcome.Applied("23"));
         next.observe(job("j", "u", JobObservation.Phase.ADMITTED, 3000, a.record(), "23"));
         for (Admission m : more) {
-            next.admissionConfirmed(m.key(), m.record(), "24");
+            next.settle(m.key(), m.record(), new AdmissionOutcome.Applied("24"));
         }
         assertTrue(next.usage("team-a").get("cpu") <= 4000, "over-admitted: " + next.usage("team-a")
                 + ", admitted " + more + ", j's record " + a.record() + " == old " + old);
@@ -214,7 +214,7 @@ class AdversarialSequencesTest extends InFlightScenario {
         scheduler.observe(JobObservation.finished(key("x"), "u2"));
         scheduler.replaceTree(TREE);
         Admission a = admitOnly("j");
-        scheduler.admissionTakenOver(a.key(), a.record(), new AdmissionRecord("root", "x"), "9");
+        scheduler.settle(a.key(), a.record(), new AdmissionOutcome.TakenOver(new AdmissionRecord("root", "x"), "9"));
         scheduler.observe(JobObservation.finished(key("j"), "u3"));
         for (String g : List.of("root", "team-a", "a")) {
             assertEquals(Resources.NONE, scheduler.usage(g), g);

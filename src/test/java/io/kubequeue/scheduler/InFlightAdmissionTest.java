@@ -36,8 +36,8 @@ class InFlightAdmissionTest extends InFlightScenario {
         List<Admission> next = scheduler.schedule().admissions();
         assertEquals(List.of("j"), next.stream().map(a -> a.key().name()).toList(), "the new j (4) first; k waits");
         // the old patch is refused by its uid test and handed back: nothing changes for the new j
-        scheduler.admissionFailed(old.key(), old.record());
-        scheduler.admissionTargetGone(old.key(), old.record());
+        scheduler.settle(old.key(), old.record(), AdmissionOutcome.REFUSED);
+        scheduler.settle(old.key(), old.record(), AdmissionOutcome.GONE);
         assertEquals(Scheduler.State.ADMITTED, status("j").state());
         assertEquals(next.get(0).record(), status("j").record());
         assertEquals(4000, scheduler.usage("team-a").get("cpu"));
@@ -48,7 +48,7 @@ class InFlightAdmissionTest extends InFlightScenario {
         scheduler.observe(queued("j", "u", 3000, "10"));
         Admission a = admitOnly("j");
         assertTrue(scheduler.unconfirmedAdmission(a.key()).isEmpty(), "on its way, not lost");
-        scheduler.admissionUnconfirmed(a.key(), a.record()); // 5xx, and the read-back failed too
+        scheduler.settle(a.key(), a.record(), AdmissionOutcome.UNKNOWN); // 5xx, and the read-back failed too
         assertTrue(scheduler.admissionUnsettled(a.key(), a.record()));
         assertEquals(a, scheduler.unconfirmedAdmission(a.key()).orElseThrow());
         // a newer suspended copy: it may predate our patch (which tests marks, not versions), so the room stays
@@ -57,7 +57,7 @@ class InFlightAdmissionTest extends InFlightScenario {
         assertEquals(Scheduler.State.ADMITTED, status("j").state());
         assertEquals(3000, scheduler.usage("team-a").get("cpu"));
         assertEquals(a, scheduler.unconfirmedAdmission(a.key()).orElseThrow());
-        scheduler.admissionFailed(a.key(), a.record()); // the read shows it suspended without our record
+        scheduler.settle(a.key(), a.record(), AdmissionOutcome.REFUSED); // the read shows it suspended without our record
         assertFalse(scheduler.admissionUnsettled(a.key(), a.record()));
         assertTrue(scheduler.unconfirmedAdmission(a.key()).isEmpty());
         assertEquals(0, scheduler.usage("team-a").get("cpu"));
@@ -76,7 +76,7 @@ class InFlightAdmissionTest extends InFlightScenario {
     void anUnconfirmedAdmissionThatDidApplyIsConfirmedByItsRunningCopy() {
         scheduler.observe(queued("j", "u", 3000, "10"));
         Admission a = admitOnly("j");
-        scheduler.admissionUnconfirmed(a.key(), a.record());
+        scheduler.settle(a.key(), a.record(), AdmissionOutcome.UNKNOWN);
         scheduler.observe(job("j", "u", JobObservation.Phase.ADMITTED, 3000, a.record(), "11"));
         assertFalse(scheduler.admissionUnsettled(a.key(), a.record()));
         assertEquals(3000, scheduler.usage("team-a").get("cpu"));
@@ -89,7 +89,7 @@ class InFlightAdmissionTest extends InFlightScenario {
         JobObservation edited = new JobObservation(new JobKey("Job", "a", "j"), "u", JobObservation.Phase.QUEUED,
                 Resources.of("cpu", 2000L), JobPriority.of(7), T0, "team-a", true, null, "11");
         scheduler.observe(edited);
-        scheduler.admissionFailed(a.key(), a.record()); // refused: its test found the job changed
+        scheduler.settle(a.key(), a.record(), AdmissionOutcome.REFUSED); // refused: its test found the job changed
         Scheduler.JobStatus s = status("j");
         assertEquals(Resources.of("cpu", 2000L), s.request(), "the newest copy seen wins");
         assertEquals(7, s.priority());
@@ -106,7 +106,7 @@ class InFlightAdmissionTest extends InFlightScenario {
         // the informer is faster than the patch's answer: the job, admitted at 11, was suspended again at 12
         scheduler.observe(queued("j", "u", 3000, "12"));
         assertEquals(Scheduler.State.ADMITTED, status("j").state(), "not known yet to be newer than our patch");
-        scheduler.admissionConfirmed(a.key(), a.record(), "11");
+        scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied("11"));
         assertEquals(Scheduler.State.ACTIVE, status("j").state(), "suspended again: queued, its room released");
         assertEquals(0, scheduler.usage("team-a").get("cpu"));
     }
@@ -120,7 +120,7 @@ class InFlightAdmissionTest extends InFlightScenario {
         scheduler.observe(queued("j", "u", 3000, "10"));
         Admission ours = admitOnly("j");
         AdmissionRecord theirs = new AdmissionRecord("team-x", "2026-01-01T00:00:00.500Z");
-        scheduler.admissionTakenOver(ours.key(), ours.record(), theirs, "12");
+        scheduler.settle(ours.key(), ours.record(), new AdmissionOutcome.TakenOver(theirs, "12"));
         assertEquals(theirs, status("j").record());
         assertEquals(Scheduler.State.ADMITTED, status("j").state());
         assertEquals(0, scheduler.usage("team-a").get("cpu"));

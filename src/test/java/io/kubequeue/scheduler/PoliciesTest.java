@@ -197,7 +197,7 @@ class PoliciesTest {
         Scheduler s = scheduler(SchedulingPolicy.BLOCKING_QUEUE, node("team", null, "a", 4000));
         s.observe(job("a", "first", 3000, 1));
         Admission first = s.schedule().admissions().get(0);
-        s.admissionFailed(first.key(), first.record());
+        s.settle(first.key(), first.record(), AdmissionOutcome.REFUSED);
         s.observe(job("a", "second", 1000, 2));
         assertEquals(List.of(), names(s.schedule()), "second is behind first, which backs off after the refusal");
         clock.advance(Duration.ofSeconds(1));
@@ -251,7 +251,7 @@ class PoliciesTest {
         s.observe(job("a", "big", 4000, 1)); // backs off
         s.observe(job("a", "small", 1000, 2));
         Admission small = s.schedule().admissions().get(0);
-        s.admissionFailed(small.key(), small.record()); // e.g. a 422 from a validating policy
+        s.settle(small.key(), small.record(), AdmissionOutcome.REFUSED); // e.g. a 422 from a validating policy
         assertEquals(List.of(), names(s.schedule()), "no retry at the same instant");
         s.observe(JobObservation.finished(key("a", "running"))); // even a release does not retry it early
         assertEquals(List.of("big"), names(s.schedule()));
@@ -267,7 +267,7 @@ class PoliciesTest {
         s.observe(job("a", "second", 1000, 2));
         CycleResult cycle = s.schedule(); // first admitted, second backs off
         assertEquals(List.of("first"), names(cycle));
-        s.admissionFailed(cycle.admissions().get(0).key(), cycle.admissions().get(0).record());
+        s.settle(cycle.admissions().get(0).key(), cycle.admissions().get(0).record(), AdmissionOutcome.REFUSED);
         assertEquals(List.of("second"), names(s.schedule()));
     }
 
@@ -278,7 +278,7 @@ class PoliciesTest {
         Admission admission = s.schedule().admissions().get(0);
         s.observe(new JobObservation(key("a", "j"), null, JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD,
                 Resources.of("cpu", 4000L), JobPriority.NONE, T0, null, true, null)); // kubectl patch, meanwhile
-        s.admissionFailed(admission.key(), admission.record()); // our patch finds no mark left
+        s.settle(admission.key(), admission.record(), AdmissionOutcome.REFUSED); // our patch finds no mark left
         s.observe(job("a", "k", 4000, 1));
         assertEquals(List.of(), names(s.schedule()), "j runs: k must wait");
         assertEquals(AdmissionRecord.STARTED_OUTSIDE, s.status(key("a", "j")).orElseThrow().record().admittedAt());
@@ -291,7 +291,7 @@ class PoliciesTest {
         Admission admission = s.schedule().admissions().get(0);
         s.observe(job("a", "j", 4000, 0).withResourceVersion("10")); // a reconcile of the copy before the patch
         assertEquals(Scheduler.State.ADMITTED, s.status(key("a", "j")).orElseThrow().state());
-        s.admissionConfirmed(admission.key(), admission.record(), "11"); // the patch's answer
+        s.settle(admission.key(), admission.record(), new AdmissionOutcome.Applied("11")); // the patch's answer
         s.observe(job("a", "j", 4000, 0).withResourceVersion("10")); // still that old copy: ignored
         assertEquals(Scheduler.State.ADMITTED, s.status(key("a", "j")).orElseThrow().state());
         s.observe(job("a", "j", 4000, 0).withResourceVersion("12")); // kubectl replace: suspended, record gone
@@ -320,13 +320,13 @@ class PoliciesTest {
         Scheduler s = scheduler(SchedulingPolicy.DEFAULT, node("team", null, "a", 4000));
         s.observe(job("a", "j", 1000, 1));
         Admission first = s.schedule().admissions().get(0);
-        s.admissionTargetGone(first.key(), first.record());
+        s.settle(first.key(), first.record(), AdmissionOutcome.GONE);
         assertTrue(s.status(key("a", "j")).isEmpty());
         assertEquals(Resources.NONE, s.usage("team"));
         s.observe(job("a", "j", 1000, 2)); // created again
         clock.advance(Duration.ofMillis(5));
         Admission second = s.schedule().admissions().get(0);
-        s.admissionTargetGone(first.key(), first.record()); // a late answer about the first one
+        s.settle(first.key(), first.record(), AdmissionOutcome.GONE); // a late answer about the first one
         assertEquals(second.record(), s.status(key("a", "j")).orElseThrow().record());
     }
 
@@ -349,9 +349,9 @@ class PoliciesTest {
         Scheduler s = scheduler(SchedulingPolicy.DEFAULT, node("team", null, "a", 4000));
         s.observe(job("a", "j", 4000, 0));
         Admission admission = s.schedule().admissions().get(0);
-        AdmissionRecord kept = s.admissionOverridden(admission.key(), admission.record(), null).orElseThrow();
+        AdmissionRecord kept = s.settle(admission.key(), admission.record(), new AdmissionOutcome.StartedByHand(null)).orElseThrow();
         assertTrue(kept.startedOutside());
-        s.admissionFailed(admission.key(), admission.record()); // a late refusal of the same admission: ignored
+        s.settle(admission.key(), admission.record(), AdmissionOutcome.REFUSED); // a late refusal of the same admission: ignored
         assertEquals(4000, s.usage("team").get("cpu"));
     }
 
@@ -364,7 +364,7 @@ class PoliciesTest {
         s.observe(job("a", "j", 1000, 1));
         Admission admission = s.schedule().admissions().get(0);
         long ticket = s.externalRecountTicket("a");
-        s.admissionFailed(admission.key(), admission.record());
+        s.settle(admission.key(), admission.record(), AdmissionOutcome.REFUSED);
         s.setExternalUsage("a", Resources.of("cpu", 500L), ticket); // read j as admitted: stale
         assertEquals(Resources.NONE, s.externalUsage("a"));
     }

@@ -425,7 +425,7 @@ class SchedulerPropertiesTest {
                 assertEquals(job.uid, admission.uid(), "the admission names the object it was decided for");
                 decidedSpec.put(admission.record(), job.spec);
                 if (refused) {
-                    scheduler.admissionFailed(admission.key(), admission.record()); // the job stays suspended
+                    scheduler.settle(admission.key(), admission.record(), AdmissionOutcome.REFUSED); // the job stays suspended
                     this.refused.add(admission.key());
                 } else if (leftInFlight) {
                     inFlight.add(admission);
@@ -462,11 +462,11 @@ class SchedulerPropertiesTest {
             if (applied) {
                 refused.remove(a.key());
                 if (!outage) {
-                    scheduler.admissionConfirmed(a.key(), a.record(), String.valueOf(job.version));
+                    scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied(String.valueOf(job.version)));
                 }
                 scheduler.observe(job.observation()); // the informer brings the running copy
             } else if (outage) {
-                scheduler.admissionUnconfirmed(a.key(), a.record());
+                scheduler.settle(a.key(), a.record(), AdmissionOutcome.UNKNOWN);
                 unconfirmed.add(a);
             } else {
                 readBack(a);
@@ -477,15 +477,15 @@ class SchedulerPropertiesTest {
         void readBack(Admission a) {
             ClusterJob job = cluster.get(a.key());
             if (job == null || !job.uid.equals(a.uid())) {
-                scheduler.admissionTargetGone(a.key(), a.record());
+                scheduler.settle(a.key(), a.record(), AdmissionOutcome.GONE);
             } else if (job.phase == Phase.RUNNING && a.record().equals(job.record)) {
-                scheduler.admissionConfirmed(a.key(), a.record(), String.valueOf(job.version));
+                scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied(String.valueOf(job.version)));
             } else if (job.phase == Phase.RUNNING && job.record != null) {
-                scheduler.admissionTakenOver(a.key(), a.record(), job.record, String.valueOf(job.version));
+                scheduler.settle(a.key(), a.record(), new AdmissionOutcome.TakenOver(job.record, String.valueOf(job.version)));
             } else if (job.phase == Phase.RUNNING) {
-                scheduler.admissionOverridden(a.key(), a.record(), String.valueOf(job.version));
+                scheduler.settle(a.key(), a.record(), new AdmissionOutcome.StartedByHand(String.valueOf(job.version)));
             } else {
-                scheduler.admissionFailed(a.key(), a.record());
+                scheduler.settle(a.key(), a.record(), AdmissionOutcome.REFUSED);
                 refused.add(a.key());
             }
         }

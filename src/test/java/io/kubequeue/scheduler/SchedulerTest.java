@@ -308,7 +308,7 @@ class SchedulerTest {
         JobObservation job = queued("a", "j", 3000, 0, 1);
         scheduler.observe(job);
         Admission admission = scheduler.schedule().admissions().get(0);
-        scheduler.admissionFailed(job.key(), admission.record());
+        scheduler.settle(job.key(), admission.record(), AdmissionOutcome.REFUSED);
         assertEquals(0, scheduler.usage("team-a").get("cpu"));
         assertEquals(Scheduler.State.BACKOFF, scheduler.status(job.key()).orElseThrow().state());
         clock.advance(Duration.ofSeconds(1));
@@ -320,7 +320,7 @@ class SchedulerTest {
         JobObservation job = queued("a", "by-hand", 3000, 0, 1);
         scheduler.observe(job);
         Admission admission = scheduler.schedule().admissions().get(0);
-        scheduler.admissionFailed(job.key(), admission.record()); // the test op failed: the mark was gone
+        scheduler.settle(job.key(), admission.record(), AdmissionOutcome.REFUSED); // the test op failed: the mark was gone
         scheduler.observe(new JobObservation(job.key(), null, JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD,
                 job.request(), JobPriority.NONE, job.createdAt(), null, true, null)); // read back: running without our record
         assertEquals(Scheduler.State.ADMITTED, scheduler.status(job.key()).orElseThrow().state());

@@ -1,0 +1,116 @@
+package io.kubequeue.scheduler;
+
+import java.time.Clock;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Settles an admission the core decided, once the admission side knows what became of it ({@link AdmissionOutcome}):
+ * "what happens when a patch is refused", and every other end, in one place. An answer about an admission the job
+ * has moved on from (another record) changes nothing. Only {@link Scheduler} calls it, under its lock.
+ */
+final class AdmissionSettlements {
+
+    private final Clock clock;
+    private final QueueManager queues;
+    private final QuotaLedger ledger;
+    private final QueuePolicy policy;
+    private final Observations observations;
+
+    AdmissionSettlements(Clock clock, QueueManager queues, QuotaLedger ledger, QueuePolicy policy,
+                         Observations observations) {
+        this.clock = clock;
+        this.queues = queues;
+        this.ledger = ledger;
+        this.policy = policy;
+        this.observations = observations;
+    }
+
+    /** See {@link Scheduler#settle}. */
+    Optional<AdmissionRecord> settle(JobKey key, AdmissionRecord record, AdmissionOutcome outcome) {
+        JobEntry entry = queues.admittedAs(key, record);
+        if (entry == null) {
+            return Optional.empty();
+        }
+        if (outcome instanceof AdmissionOutcome.Applied applied) {
+            // a later version carrying a suspend mark again is a re-suspension, even if the running state in between
+            // was never observed, and even if that version reached the core before this answer did
+            entry.confirmedVersion = applied.resourceVersion();
+            entry.unconfirmed = false;
+            observations.settleNewest(entry, applied.resourceVersion());
+        } else if (outcome instanceof AdmissionOutcome.Refused) {
+            refused(entry);
+        } else if (outcome instanceof AdmissionOutcome.Gone) {
+            queues.forget(entry);
+        } else if (outcome instanceof AdmissionOutcome.StartedByHand started) {
+            // the charge is kept, re-labelled as started outside kube-queue: the refusal frees no room the job uses
+            entry.record = new AdmissionRecord(record.group(), AdmissionRecord.STARTED_OUTSIDE);
+            entry.confirmedVersion = started.resourceVersion();
+            entry.unconfirmed = false;
+            AdmissionRecord kept = entry.record;
+            observations.settleNewest(entry, started.resourceVersion());
+            return entry.state == Scheduler.State.ADMITTED ? Optional.of(kept) : Optional.empty();
+        } else if (outcome instanceof AdmissionOutcome.TakenOver taken) {
+            takenOver(entry, taken);
+        } else if (outcome instanceof AdmissionOutcome.Unknown && !entry.seenRunning
+                && entry.confirmedVersion == null) {
+            entry.unconfirmed = true;
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Refused: the charge is undone and the job goes to backoff, and is not retried before it expires, even by a
+     * release (else a refusal that repeats, say from a validating policy, would loop). Under the blocking queue it
+     * still blocks its group, since it stays ahead of the jobs behind it. The room it frees is a release for the
+     * others. An edit seen while the admission was on its way wins; one whose request cannot be read withdraws it.
+     */
+    private void refused(JobEntry entry) {
+        String chargedGroup = entry.chargedGroup;
+        JobObservation newest = entry.newest;
+        boolean newestUnreadable = entry.newestUnreadable;
+        ledger.uncharge(entry, false); // nothing ran: no pods to keep counting
+        policy.released(chargedGroup); // the room is free for the others; the refused job waits out its backoff
+        if (newestUnreadable) {
+            observations.withdraw(entry); // its newest copy cannot be read: out of the queue until it is fixed
+            return;
+        }
+        if (newest != null) {
+            entry.setJob(QueueManager.keepCreation(newest, entry.job), queues.priorityClasses());
+        }
+        entry.attempts++;
+        Optional<QuotaNode> group = ledger.tree().groupFor(entry.job.key().namespace(), entry.job.quotaName());
+        if (group.isEmpty()) {
+            queues.activate(entry); // holds it, saying why
+            return;
+        }
+        entry.group = group.get().name();
+        entry.refused = true;
+        queues.backOff(entry, clock.instant().plus(queues.backoffFor(entry.attempts)));
+    }
+
+    /**
+     * Another replica admitted it (a leader change mid-stream): the charge moves to the record found at once, rather
+     * than being handed back until the informer catches up (which would free room the job uses).
+     */
+    private void takenOver(JobEntry entry, AdmissionOutcome.TakenOver taken) {
+        String before = entry.chargedGroup;
+        JobObservation newest = entry.newest;
+        boolean newestUnreadable = entry.newestUnreadable;
+        ledger.uncharge(entry, false);
+        ledger.charge(entry, taken.found(), false);
+        entry.confirmedVersion = taken.resourceVersion();
+        if (!Objects.equals(before, entry.chargedGroup)) {
+            policy.released(before);
+        }
+        entry.newest = newest;
+        entry.newestUnreadable = newestUnreadable;
+        observations.settleNewest(entry, taken.resourceVersion());
+    }
+
+    /** Whether this admission's outcome is still unknown; see {@link Scheduler#admissionUnsettled}. */
+    boolean unsettled(JobKey key, AdmissionRecord record) {
+        JobEntry entry = queues.admittedAs(key, record);
+        return entry != null && entry.unconfirmed;
+    }
+}

@@ -1,0 +1,38 @@
+package io.kubequeue.scheduler;
+
+import java.util.TreeSet;
+
+/**
+ * One quota group's pending jobs that may be tried: the active ones (tried in the next cycle) and the backed-off
+ * ones (did not fit, or had their admission refused), each in {@link QueueOrder}. Held jobs are apart
+ * ({@link QueueManager}).
+ */
+final class GroupQueue {
+    final String group;
+    final TreeSet<JobEntry> active = new TreeSet<>(QueueOrder.JOBS);
+    final BackedOffJobs backedOff = new BackedOffJobs();
+
+    GroupQueue(String group) {
+        this.group = group;
+    }
+
+    boolean isEmpty() {
+        return active.isEmpty() && backedOff.isEmpty();
+    }
+
+    /** The first queued job, active or backing off, or null. */
+    JobEntry head() {
+        if (isEmpty()) {
+            return null;
+        }
+        if (active.isEmpty() || backedOff.isEmpty()) {
+            return active.isEmpty() ? backedOff.first() : active.first();
+        }
+        return QueueOrder.JOBS.compare(active.first(), backedOff.first()) < 0 ? active.first() : backedOff.first();
+    }
+
+    /** How many queued jobs (active or backing off) come before {@code entry} in queue order. */
+    int ahead(JobEntry entry) {
+        return active.headSet(entry).size() + backedOff.headSet(entry).size();
+    }
+}

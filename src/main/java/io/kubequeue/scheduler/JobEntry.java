@@ -1,0 +1,99 @@
+package io.kubequeue.scheduler;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One job as the core holds it, pending or admitted: the mutable record every part of the core shares. Only the core
+ * touches it, always under {@link Scheduler}'s lock.
+ *
+ * <p>The fields that place a job in a sorted set ({@link #priority}, its request and preemptibility) change only while
+ * it is in no sorted set (see {@link QueueOrder}).
+ */
+final class JobEntry {
+    JobObservation job;
+    /** The resolved priority, cached for queue order; changed only while out of every sorted set. */
+    int priority;
+    /** When the job was last queued (first seen, or suspended again). */
+    Instant queuedAt;
+    Scheduler.State state;
+    /** The group it queues in (pending); null if none. */
+    String group;
+    int attempts;
+    Instant retryAt;
+    Hold hold;
+    Hold lastHold;
+    AdmissionRecord record;
+    String chargedGroup;
+    Resources charged = Resources.NONE;
+    boolean chargedGuaranteed;
+    /** The job was seen running (unsuspended) since its charge: a suspend mark seen now is a re-suspension. */
+    boolean seenRunning;
+    /** The resourceVersion our admission patch produced, or null. */
+    String confirmedVersion;
+    /** The admission's answer was lost (5xx, timeout) and reading the job back failed: outcome unknown. */
+    boolean unconfirmed;
+    /** The newest suspended copy seen while the admission was on its way; applied if it is handed back. */
+    JobObservation newest;
+    /** That copy's request cannot be read: if the admission is handed back, the job is withdrawn. */
+    boolean newestUnreadable;
+    /** Runs with a request that cannot be read: charged one job, and holds its groups (see QuotaLedger). */
+    boolean chargeUnknown;
+    /** In backoff after a refused admission: only the backoff's expiry retries it. */
+    boolean refused;
+
+    /** The request plus one job of the {@link Resources#MAX_JOBS} pseudo-resource; kept, as fit checks are hot. */
+    private Resources effectiveRequest;
+
+    JobEntry(JobObservation job, Instant queuedAt, int priority) {
+        this.job = job;
+        this.queuedAt = queuedAt;
+        this.priority = priority;
+        this.effectiveRequest = shared(job.request().with(Resources.MAX_JOBS, 1));
+    }
+
+    /** Only while the entry is in no sorted set: its priority may change. */
+    void setJob(JobObservation next, PriorityClasses classes) {
+        if (!next.request().equals(job.request())) {
+            effectiveRequest = shared(next.request().with(Resources.MAX_JOBS, 1));
+        }
+        this.job = next;
+        this.priority = classes.resolve(next.priority());
+    }
+
+    Resources effectiveRequest() {
+        return effectiveRequest;
+    }
+
+    /** The group the job is counted in: where it is charged if admitted, else where it queues. */
+    String currentGroup() {
+        return state == Scheduler.State.ADMITTED ? chargedGroup : group;
+    }
+
+    /** A read-only copy of where it stands. */
+    Scheduler.JobStatus status() {
+        return new Scheduler.JobStatus(job.key(), state, currentGroup(), job.request(), priority, attempts, retryAt,
+                hold, record);
+    }
+
+    /** At most this many distinct requests are shared (see {@link #shared}); past it, each job keeps its own. */
+    private static final int SHARED_REQUESTS_LIMIT = 4096;
+    private static final Map<Resources, Resources> SHARED_REQUESTS = new ConcurrentHashMap<>();
+
+    /**
+     * One instance per distinct request: the fit memos and the backed-off sets are keyed by requests, and equal
+     * instances compare at once, where equal copies walk both maps (a cluster asks for few distinct amounts).
+     */
+    private static Resources shared(Resources request) {
+        Resources known = SHARED_REQUESTS.get(request);
+        if (known != null) {
+            return known;
+        }
+        if (SHARED_REQUESTS.size() >= SHARED_REQUESTS_LIMIT) {
+            return request;
+        }
+        known = SHARED_REQUESTS.putIfAbsent(request, request);
+        return known != null ? known : request;
+    }
+}

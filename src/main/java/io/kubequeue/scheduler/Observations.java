@@ -1,0 +1,347 @@
+package io.kubequeue.scheduler;
+
+import java.time.Clock;
+import java.util.Map;
+import io.kubequeue.collections.BoundedMaps;
+import io.kubequeue.scheduler.JobObservation.Phase;
+
+/**
+ * Takes in what the cluster shows of each job ({@link JobObservation}) and moves it between queued, admitted and
+ * forgotten: the rules of {@link Scheduler#observe} and {@link Scheduler#observeUnreadable}, and the re-suspension
+ * rules an admission's answer also needs ({@link #settleNewest}). Only {@link Scheduler} calls it, under its lock.
+ */
+final class Observations {
+
+    private static final int ENDED_REMEMBERED = 50_000;
+
+    private final Clock clock;
+    private final QueueManager queues;
+    private final QuotaLedger ledger;
+    private final AdmissionClock admissionClock;
+    /**
+     * uids of jobs seen finished or deleted, newest last, so that a reconcile still holding an older copy cannot
+     * bring one back (bounded: a uid is unique, and old copies are seconds old at most).
+     */
+    private final Map<String, Boolean> ended = BoundedMaps.keepingNewest(ENDED_REMEMBERED);
+    /**
+     * Jobs withdrawn from the queue because their request could not be read (key to uid, newest last, bounded):
+     * they were queued here, so one later seen running without our record is charged as started outside.
+     */
+    private final Map<JobKey, String> withdrawn = BoundedMaps.keepingNewest(ENDED_REMEMBERED);
+
+    Observations(Clock clock, QueueManager queues, QuotaLedger ledger, AdmissionClock admissionClock) {
+        this.clock = clock;
+        this.queues = queues;
+        this.ledger = ledger;
+        this.admissionClock = admissionClock;
+    }
+
+    /** See {@link Scheduler#observe}; reports what changed. */
+    Observed observe(JobObservation observation) {
+        JobKey key = observation.key();
+        JobEntry before = queues.get(key);
+        Scheduler.State stateBefore = before == null ? null : before.state;
+        AdmissionRecord recordBefore = before == null ? null : before.record;
+        boolean stale = !apply(observation);
+        JobEntry after = queues.get(key);
+        Scheduler.State state = after == null ? null : after.state;
+        boolean released = stateBefore == Scheduler.State.ADMITTED && state != Scheduler.State.ADMITTED;
+        boolean held = after != null;
+        Observed.Change change;
+        if (stale) {
+            change = Observed.Change.STALE;
+        } else if (after == null) {
+            change = before == null ? Observed.Change.IGNORED : Observed.Change.FORGOTTEN;
+        } else if (state != Scheduler.State.ADMITTED) {
+            change = stateBefore == null ? Observed.Change.QUEUED
+                    : stateBefore == Scheduler.State.ADMITTED ? Observed.Change.REQUEUED : Observed.Change.UPDATED;
+        } else if ((observation.phase() == Phase.UNSUSPENDED_WITHOUT_RECORD
+                || observation.phase() == Phase.STARTED_DESPITE_MARK) && after.record.startedOutside()
+                && after.record.group() != null && !after.record.equals(recordBefore)) {
+            change = Observed.Change.CHARGED_STARTED_OUTSIDE;
+        } else {
+            change = stateBefore == Scheduler.State.ADMITTED ? Observed.Change.UPDATED : Observed.Change.CHARGED;
+        }
+        Admission unconfirmed = observation.phase() == Phase.QUEUED ? unconfirmedAdmission(key) : null;
+        return new Observed(change, after == null ? null : after.currentGroup(),
+                state == Scheduler.State.ADMITTED ? after.record : null, held, released, unconfirmed);
+    }
+
+    /** The admission of this job whose answer was lost, if any; see {@link Scheduler#unconfirmedAdmission}. */
+    Admission unconfirmedAdmission(JobKey key) {
+        JobEntry entry = queues.get(key);
+        if (entry == null || entry.state != Scheduler.State.ADMITTED || !entry.unconfirmed) {
+            return null;
+        }
+        return new Admission(key, entry.job.uid(), entry.record, entry.job.request(), 0);
+    }
+
+    /** Applies one observation; false if it was stale and ignored. */
+    private boolean apply(JobObservation observation) {
+        admissionClock.noteRecord(observation.record());
+        if (observation.uid() != null) {
+            if (observation.phase() == Phase.FINISHED) {
+                ended.put(observation.uid(), Boolean.TRUE);
+            } else if (ended.containsKey(observation.uid())) {
+                return false; // an older copy of a job already seen finished or deleted
+            }
+        }
+        if (observation.phase() == Phase.FINISHED && anotherJob(queues.get(observation.key()), observation)) {
+            return false; // an older job of the same name ended; the one we hold is another
+        }
+        JobEntry entry = currentEntry(observation);
+        observation = asWithdrawnJob(entry, observation);
+        if (observation.phase() != Phase.UNSUSPENDED_WITHOUT_RECORD) {
+            forgetWithdrawn(observation);
+        }
+        PriorityClasses classes = queues.priorityClasses();
+        switch (observation.phase()) {
+            case FINISHED -> {
+                if (entry != null) {
+                    queues.forget(entry);
+                }
+            }
+            case QUEUED -> {
+                if (entry == null) {
+                    entry = queues.newEntry(observation);
+                    queues.activate(entry);
+                } else if (entry.state == Scheduler.State.ADMITTED) {
+                    if (suspendedAgain(entry, observation)) {
+                        queueAgain(entry, observation);
+                    } else {
+                        // older than our patch, or written while it was on its way (it may still apply on top of
+                        // this copy, since it tests the marks, not the version): kept, and applied if the
+                        // admission is handed back. A lost answer is settled by a read (unconfirmedAdmission)
+                        entry.newest = observation;
+                        entry.newestUnreadable = false;
+                    }
+                } else {
+                    queues.update(entry, observation);
+                }
+            }
+            case ADMITTED -> {
+                AdmissionRecord record = observation.record();
+                if (entry != null && entry.state == Scheduler.State.ADMITTED && entry.chargeUnknown) {
+                    ledger.uncharge(entry, false); // its request can be read again: charged what it asks from now on
+                }
+                if (entry == null) {
+                    entry = queues.newEntry(observation);
+                    ledger.charge(entry, record, false);
+                } else if (entry.state != Scheduler.State.ADMITTED) {
+                    queues.dequeue(entry);
+                    entry.setJob(observation, classes);
+                    ledger.charge(entry, record, false);
+                } else if (record.equals(entry.record) && sameCharge(observation, entry.job)) {
+                    entry.setJob(QueueManager.keepCreation(observation, entry.job), classes); // e.g. ours, seen
+                } else {
+                    // another admission, or the running job's request changed (e.g. parallelism raised):
+                    // charge what it uses now, even above max, so nothing else is admitted into that room
+                    ledger.uncharge(entry, true);
+                    entry.setJob(QueueManager.keepCreation(observation, entry.job), classes);
+                    ledger.charge(entry, record, false);
+                }
+                entry.seenRunning = true;
+                entry.unconfirmed = false; // it runs: whatever our patch did is settled
+            }
+            case UNSUSPENDED_WITHOUT_RECORD, STARTED_DESPITE_MARK -> startedOutside(entry, observation);
+        }
+        return true;
+    }
+
+    /** A job that runs without our record: charged as started outside if it was queued here (see observe). */
+    private void startedOutside(JobEntry entry, JobObservation observation) {
+        PriorityClasses classes = queues.priorityClasses();
+        if (entry != null && entry.state == Scheduler.State.ADMITTED && entry.chargeUnknown) {
+            ledger.uncharge(entry, false); // its request can be read again: charged as started outside, below
+        }
+        if (entry == null && observation.phase() == Phase.STARTED_DESPITE_MARK) {
+            entry = queues.newEntry(observation); // in no queue: the branch below charges it
+        }
+        if (entry != null && entry.state != Scheduler.State.ADMITTED) {
+            queues.dequeue(entry);
+            entry.setJob(observation, classes);
+            ledger.charge(entry, new AdmissionRecord(ledger.groupOf(observation), AdmissionRecord.STARTED_OUTSIDE),
+                    false);
+        } else if (entry != null) {
+            // started by hand while our admission was in flight: our patch will be refused (its test op finds no
+            // mark), and that refusal must not uncharge a running job, so the charge is re-labelled, at what the job
+            // asks now (it may have been edited since the decision); once seen running without our record, it is
+            // charged what it asks now (more or less)
+            boolean inFlight = !entry.seenRunning && !entry.record.startedOutside();
+            if (inFlight || entry.seenRunning && !sameCharge(observation, entry.job)) {
+                AdmissionRecord record = inFlight
+                        ? new AdmissionRecord(entry.record.group(), AdmissionRecord.STARTED_OUTSIDE) : entry.record;
+                ledger.uncharge(entry, false);
+                entry.setJob(QueueManager.keepCreation(observation, entry.job), classes);
+                ledger.charge(entry, record, false);
+            }
+        }
+        if (entry != null && entry.state == Scheduler.State.ADMITTED) {
+            entry.seenRunning = true;
+            entry.unconfirmed = false;
+        }
+    }
+
+    /** See {@link Scheduler#observeUnreadable}. */
+    Scheduler.Unreadable observeUnreadable(JobObservation observation) {
+        admissionClock.noteRecord(observation.record());
+        if (observation.uid() != null && ended.containsKey(observation.uid())) {
+            return Scheduler.Unreadable.IGNORED;
+        }
+        if (observation.phase() == Phase.FINISHED) {
+            throw new IllegalArgumentException("a finished job has no request to read: " + observation.key());
+        }
+        JobEntry entry = currentEntry(observation);
+        Phase phase = asWithdrawnJob(entry, observation).phase();
+        if (phase == Phase.QUEUED) {
+            if (entry != null && entry.state == Scheduler.State.ADMITTED && !suspendedAgain(entry, observation)) {
+                // our admission is on its way and settles this; if it is handed back, the job is withdrawn
+                entry.newest = observation;
+                entry.newestUnreadable = true;
+                return Scheduler.Unreadable.KEPT;
+            }
+            if (entry != null) {
+                withdraw(entry);
+            } else {
+                withdrawn.put(observation.key(), observation.uid() == null ? "" : observation.uid());
+            }
+            return Scheduler.Unreadable.WITHDRAWN;
+        }
+        forgetWithdrawn(observation);
+        if (entry != null && entry.state == Scheduler.State.ADMITTED) {
+            if (phase != Phase.ADMITTED && !entry.seenRunning && !entry.record.startedOutside()) {
+                // started by hand while our admission was on its way: a refusal must not uncharge it (see observe)
+                entry.record = new AdmissionRecord(entry.record.group(), AdmissionRecord.STARTED_OUTSIDE);
+            }
+            entry.seenRunning = true;
+            entry.unconfirmed = false;
+            return entry.chargeUnknown ? Scheduler.Unreadable.HOLDS_GROUP : Scheduler.Unreadable.KEPT;
+        }
+        if (entry == null && phase == Phase.UNSUSPENDED_WITHOUT_RECORD) {
+            return Scheduler.Unreadable.IGNORED;
+        }
+        if (entry == null) {
+            entry = queues.newEntry(observation);
+        } else {
+            queues.dequeue(entry);
+            entry.setJob(QueueManager.keepCreation(observation, entry.job), queues.priorityClasses());
+        }
+        AdmissionRecord record = phase == Phase.ADMITTED ? observation.record()
+                : new AdmissionRecord(ledger.groupOf(observation), AdmissionRecord.STARTED_OUTSIDE);
+        ledger.charge(entry, record, true);
+        entry.seenRunning = true;
+        return Scheduler.Unreadable.HOLDS_GROUP;
+    }
+
+    /** Whether the core manages the job: it holds it, or withdrew it as unreadable (see {@link Scheduler#manages}). */
+    boolean manages(JobKey key) {
+        return queues.get(key) != null || withdrawn.containsKey(key);
+    }
+
+    /**
+     * The job was seen running at {@code version} (our patch's answer, or a read): a suspended copy kept while the
+     * admission was on its way that is newer than that is a re-suspension, which arrived first. It releases the
+     * charge and queues the job again, or, if that copy's request cannot be read, withdraws it. An older copy is
+     * dropped: the running copy follows.
+     */
+    void settleNewest(JobEntry entry, String version) {
+        JobObservation newest = entry.newest;
+        boolean unreadable = entry.newestUnreadable;
+        entry.newest = null;
+        entry.newestUnreadable = false;
+        if (newest == null || !newer(newest.resourceVersion(), version)) {
+            return;
+        }
+        if (unreadable) {
+            ledger.uncharge(entry, true);
+            withdraw(entry);
+            return;
+        }
+        queueAgain(entry, newest);
+    }
+
+    /** An admitted job was suspended again, as {@code copy} shows: its quota goes back, and it queues again. */
+    private void queueAgain(JobEntry entry, JobObservation copy) {
+        ledger.uncharge(entry, true);
+        entry.setJob(QueueManager.keepCreation(copy, entry.job), queues.priorityClasses());
+        entry.attempts = 0;
+        entry.queuedAt = clock.instant(); // its wait starts again (metrics, events)
+        queues.activate(entry);
+    }
+
+    /** A job out of the queue until its request can be read; if it is then started by hand, it is charged. */
+    void withdraw(JobEntry entry) {
+        queues.forget(entry);
+        withdrawn.put(entry.job.key(), entry.job.uid() == null ? "" : entry.job.uid());
+    }
+
+    /**
+     * Whether {@code version} is newer than {@code than}. Kubernetes resourceVersions are opaque strings; they are
+     * compared only when both are decimal numbers (as etcd writes them), and otherwise never count as newer.
+     */
+    private static boolean newer(String version, String than) {
+        if (version == null || than == null) {
+            return false;
+        }
+        try {
+            return Long.parseLong(version) > Long.parseLong(than);
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    private boolean wasWithdrawn(JobObservation observation) {
+        String uid = withdrawn.get(observation.key());
+        return uid != null && (uid.isEmpty() || observation.uid() == null || uid.equals(observation.uid()));
+    }
+
+    /** Whether the entry held under this key is of another job (an older or newer object of the same name). */
+    private static boolean anotherJob(JobEntry entry, JobObservation observation) {
+        return entry != null && observation.uid() != null && entry.job.uid() != null
+                && !observation.uid().equals(entry.job.uid());
+    }
+
+    /**
+     * The entry of this very job, or null: one held for another object of the same name is forgotten (deleted and
+     * created again, whose delete may never be seen on its own), its quota released.
+     */
+    private JobEntry currentEntry(JobObservation observation) {
+        JobEntry entry = queues.get(observation.key());
+        if (anotherJob(entry, observation)) {
+            queues.forget(entry);
+            return null;
+        }
+        return entry;
+    }
+
+    /** A job not held but withdrawn earlier, now running without our record, was queued here: managed as such. */
+    private JobObservation asWithdrawnJob(JobEntry entry, JobObservation observation) {
+        return entry == null && observation.phase() == Phase.UNSUSPENDED_WITHOUT_RECORD
+                && wasWithdrawn(observation) ? observation.inPhase(Phase.STARTED_DESPITE_MARK) : observation;
+    }
+
+    /**
+     * Whether a suspended copy of an admitted job means it was suspended again: it was seen running since its
+     * charge, or the copy carries the very record we wrote, or is newer than what our patch produced. (Events of
+     * one object arrive in order, so nothing older can follow a running state.)
+     */
+    private static boolean suspendedAgain(JobEntry entry, JobObservation copy) {
+        return entry.seenRunning || copy.record() != null && copy.record().equals(entry.record)
+                || newer(copy.resourceVersion(), entry.confirmedVersion);
+    }
+
+    /** The job is seen otherwise than withdrawn; the end of an older namesake leaves a withdrawn job remembered. */
+    private void forgetWithdrawn(JobObservation observation) {
+        String uid = withdrawn.get(observation.key());
+        boolean olderNamesakeEnded = observation.phase() == Phase.FINISHED && uid != null
+                && !uid.isEmpty() && observation.uid() != null && !uid.equals(observation.uid());
+        if (uid != null && !olderNamesakeEnded) {
+            withdrawn.remove(observation.key());
+        }
+    }
+
+    /** Whether the two copies of a job would be charged alike: the same request, both (non-)preemptible. */
+    private static boolean sameCharge(JobObservation a, JobObservation b) {
+        return a.request().equals(b.request()) && a.preemptible() == b.preemptible();
+    }
+}

@@ -1,0 +1,318 @@
+package io.kubequeue.scheduler;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * The queue side of the core: every job the core holds, one {@link GroupQueue} per quota group, the global backoff
+ * set sorted by retry time, the held jobs, and the moves between them (activate, back off, hold, dequeue,
+ * re-prioritise). Queue order is {@link QueueOrder}; backoff doubles from {@code initialBackoff} to
+ * {@code maxBackoff} (kube-scheduler's unschedulable backoff: 1 s to 20 s by default).
+ *
+ * <p>Only {@link Scheduler} calls it, under its lock. It reads the quota groups in force from the
+ * {@link QuotaLedger}, to know which group a job queues in, and hands admitted jobs' charges back to it on
+ * {@link #forget}.
+ */
+final class QueueManager {
+
+    private final Scheduler.Settings settings;
+    private final Clock clock;
+    private final QuotaLedger ledger;
+    private PriorityClasses priorityClasses = PriorityClasses.NONE;
+    private final Map<JobKey, JobEntry> jobs = new HashMap<>();
+    private final Map<String, GroupQueue> queues = new HashMap<>();
+    private final TreeSet<JobEntry> backoff = new TreeSet<>(QueueOrder.RETRY);
+    private final Map<JobKey, JobEntry> held = new LinkedHashMap<>();
+    private final List<Hold> newHolds = new ArrayList<>();
+
+    QueueManager(Scheduler.Settings settings, Clock clock, QuotaLedger ledger) {
+        this.settings = settings;
+        this.clock = clock;
+        this.ledger = ledger;
+    }
+
+    JobEntry get(JobKey key) {
+        return jobs.get(key);
+    }
+
+    Collection<JobEntry> all() {
+        return jobs.values();
+    }
+
+    /** The job, if it is admitted under that very record (an answer about another admission finds none). */
+    JobEntry admittedAs(JobKey key, AdmissionRecord record) {
+        JobEntry entry = jobs.get(key);
+        return entry != null && entry.state == Scheduler.State.ADMITTED && record.equals(entry.record) ? entry : null;
+    }
+
+    /** A new entry for a job first seen now, in no queue yet. */
+    JobEntry newEntry(JobObservation observation) {
+        JobEntry entry = new JobEntry(observation, clock.instant(), priorityClasses.resolve(observation.priority()));
+        jobs.put(observation.key(), entry);
+        return entry;
+    }
+
+    /** A job's entry as if it were queued now, held nowhere (for a dry run). */
+    JobEntry detachedEntry(JobObservation observation) {
+        return new JobEntry(observation, clock.instant(), priorityClasses.resolve(observation.priority()));
+    }
+
+    PriorityClasses priorityClasses() {
+        return priorityClasses;
+    }
+
+    GroupQueue queue(String group) {
+        return queues.get(group);
+    }
+
+    Collection<GroupQueue> queues() {
+        return queues.values();
+    }
+
+    Collection<JobEntry> held() {
+        return held.values();
+    }
+
+    boolean anyBackedOff() {
+        return !backoff.isEmpty();
+    }
+
+    /** When the next backoff expires, if any job backs off. */
+    Optional<Instant> nextRetry() {
+        return backoff.isEmpty() ? Optional.empty() : Optional.of(backoff.first().retryAt);
+    }
+
+    /** The backed-off job whose backoff expired first by {@code now}, taken out of the global set; else null. */
+    JobEntry pollExpired(Instant now) {
+        return !backoff.isEmpty() && !backoff.first().retryAt.isAfter(now) ? backoff.pollFirst() : null;
+    }
+
+    /** A job taken by {@link #pollExpired} that waits again in place, in its group's backed-off set. */
+    void waitAgain(JobEntry entry, Instant retryAt) {
+        entry.retryAt = retryAt;
+        backoff.add(entry);
+    }
+
+    /** Moves a backed-off job to its group's active set; {@code inGlobalSet}: not yet polled from the global set. */
+    void endBackoff(JobEntry entry, boolean inGlobalSet) {
+        GroupQueue queue = queues.get(entry.group);
+        queue.backedOff.remove(entry);
+        if (inGlobalSet) {
+            backoff.remove(entry);
+        }
+        entry.retryAt = null;
+        entry.state = Scheduler.State.ACTIVE;
+        queue.active.add(entry);
+    }
+
+    /** A backed-off job a cycle takes out of its group's set through a cursor: out of the global set too. */
+    void leftBackoff(JobEntry entry) {
+        backoff.remove(entry);
+        entry.retryAt = null;
+    }
+
+    /** The backoff after {@code attempts} failed tries: initial, doubled per try, capped at max. */
+    Duration backoffFor(int attempts) {
+        Duration d = settings.initialBackoff();
+        for (int i = 1; i < attempts && d.compareTo(settings.maxBackoff()) < 0; i++) {
+            d = d.multipliedBy(2);
+        }
+        return d.compareTo(settings.maxBackoff()) > 0 ? settings.maxBackoff() : d;
+    }
+
+    /** Puts a pending job into its group's active queue, or holds it if it has no group. */
+    void activate(JobEntry entry) {
+        QuotaTree tree = ledger.tree();
+        Optional<QuotaNode> group = tree.groupFor(entry.job.key().namespace(), entry.job.quotaName());
+        if (group.isEmpty()) {
+            entry.group = null;
+            hold(entry, Hold.Reason.NO_QUOTA_GROUP, noGroupReason(entry.job));
+            return;
+        }
+        entry.group = group.get().name();
+        entry.state = Scheduler.State.ACTIVE;
+        entry.hold = null;
+        entry.refused = false;
+        queues.computeIfAbsent(entry.group, GroupQueue::new).active.add(entry);
+    }
+
+    /** Why a job has no quota group, in words a user can act on. */
+    String noGroupReason(JobObservation job) {
+        return ledger.tree().nodes().isEmpty()
+                ? "no quota groups are in force yet (quota objects unreadable, or no valid ElasticQuotaTree)"
+                : job.quotaName() != null && !job.quotaName().isEmpty()
+                ? "quota group " + job.quotaName() + " (label quota.scheduling.alibabacloud.com/name) does not exist"
+                : "namespace " + job.key().namespace() + " belongs to no quota group";
+    }
+
+    void backOff(JobEntry entry, Instant retryAt) {
+        entry.state = Scheduler.State.BACKOFF;
+        entry.retryAt = retryAt;
+        backoff.add(entry);
+        queues.computeIfAbsent(entry.group, GroupQueue::new).backedOff.add(entry);
+    }
+
+    /** Holds a pending job apart until the quota groups change; a hold whose reason is new is reported once. */
+    void hold(JobEntry entry, Hold.Reason kind, String reason) {
+        Hold hold = new Hold(entry.job.key(), kind, reason);
+        boolean changed = entry.lastHold == null || !entry.lastHold.equals(hold);
+        entry.state = Scheduler.State.HELD;
+        entry.hold = hold;
+        entry.lastHold = hold;
+        held.put(entry.job.key(), entry);
+        if (changed) {
+            newHolds.add(hold);
+        }
+    }
+
+    /** The holds made since the last call, each reported once. */
+    List<Hold> takeNewHolds() {
+        List<Hold> holds = List.copyOf(newHolds);
+        newHolds.clear();
+        return holds;
+    }
+
+    /** Takes a pending job out of wherever it waits. */
+    void dequeue(JobEntry entry) {
+        if (entry.state == Scheduler.State.ACTIVE || entry.state == Scheduler.State.BACKOFF) {
+            GroupQueue queue = queues.get(entry.group);
+            if (entry.state == Scheduler.State.BACKOFF) {
+                backoff.remove(entry);
+                entry.retryAt = null;
+            }
+            if (queue != null) {
+                queue.active.remove(entry);
+                queue.backedOff.remove(entry);
+                dropIfEmpty(queue);
+            }
+        } else if (entry.state == Scheduler.State.HELD) {
+            held.remove(entry.job.key());
+        }
+    }
+
+    void dropIfEmpty(GroupQueue queue) {
+        if (queue.isEmpty()) {
+            queues.remove(queue.group);
+        }
+    }
+
+    void dropEmptyQueues() {
+        queues.values().removeIf(GroupQueue::isEmpty);
+    }
+
+    /** Forgets a job: an admitted one's charge is released, a pending one leaves its queue. */
+    void forget(JobEntry entry) {
+        if (entry.state == Scheduler.State.ADMITTED) {
+            ledger.uncharge(entry, true);
+        } else {
+            dequeue(entry);
+        }
+        jobs.remove(entry.job.key());
+    }
+
+    /**
+     * A pending job seen again: placed anew if what places it changed (priority, request, group label,
+     * preemptibility); a backed-off job whose priority alone changed still does not fit, and keeps its backoff.
+     */
+    void update(JobEntry entry, JobObservation observation) {
+        JobObservation old = entry.job;
+        boolean placementChanged = !old.priority().equals(observation.priority())
+                || !old.request().equals(observation.request())
+                || !Objects.equals(old.quotaName(), observation.quotaName())
+                || old.preemptible() != observation.preemptible();
+        if (!placementChanged) {
+            entry.setJob(keepCreation(observation, old), priorityClasses);
+            return;
+        }
+        Scheduler.State previous = entry.state;
+        Instant retryAt = entry.retryAt;
+        dequeue(entry);
+        entry.setJob(keepCreation(observation, old), priorityClasses);
+        if (previous == Scheduler.State.BACKOFF && old.request().equals(observation.request())
+                && Objects.equals(old.quotaName(), observation.quotaName())
+                && old.preemptible() == observation.preemptible()) {
+            backOff(entry, retryAt); // only its priority changed: it still does not fit
+        } else {
+            activate(entry);
+        }
+    }
+
+    /** An update never moves a job back in its queue: the first creation time seen is kept. */
+    static JobObservation keepCreation(JobObservation next, JobObservation old) {
+        if (next.createdAt().equals(old.createdAt())) {
+            return next;
+        }
+        return new JobObservation(next.key(), next.uid(), next.phase(), next.request(), next.priority(), old.createdAt(),
+                next.quotaName(), next.preemptible(), next.record(), next.resourceVersion());
+    }
+
+    /** See {@link Scheduler#replacePriorityClasses}. */
+    void replacePriorityClasses(PriorityClasses classes) {
+        this.priorityClasses = Objects.requireNonNull(classes, "classes");
+        for (JobEntry entry : jobs.values()) {
+            int resolved = classes.resolve(entry.job.priority());
+            if (resolved != entry.priority) {
+                reprioritise(entry, resolved);
+            }
+        }
+    }
+
+    private void reprioritise(JobEntry entry, int priority) {
+        if (entry.state == Scheduler.State.ACTIVE || entry.state == Scheduler.State.BACKOFF) {
+            Scheduler.State state = entry.state;
+            Instant retryAt = entry.retryAt;
+            dequeue(entry);
+            entry.priority = priority;
+            if (state == Scheduler.State.BACKOFF) {
+                backOff(entry, retryAt);
+            } else {
+                entry.state = Scheduler.State.ACTIVE;
+                queues.computeIfAbsent(entry.group, GroupQueue::new).active.add(entry);
+            }
+        } else {
+            entry.priority = priority;
+        }
+    }
+
+    /**
+     * After the quota groups changed: every pending job is placed anew and made active, so held and backed-off
+     * jobs get a fresh chance at once.
+     */
+    void requeueAllPending() {
+        List<JobEntry> pending = new ArrayList<>();
+        for (JobEntry entry : jobs.values()) {
+            if (entry.state != Scheduler.State.ADMITTED) {
+                pending.add(entry);
+            }
+        }
+        queues.clear();
+        backoff.clear();
+        held.clear();
+        for (JobEntry entry : pending) {
+            entry.attempts = 0;
+            entry.retryAt = null;
+            activate(entry);
+        }
+    }
+
+    /** The admitted jobs. */
+    List<JobEntry> admitted() {
+        List<JobEntry> admitted = new ArrayList<>();
+        for (JobEntry entry : jobs.values()) {
+            if (entry.state == Scheduler.State.ADMITTED) {
+                admitted.add(entry);
+            }
+        }
+        return admitted;
+    }
+}

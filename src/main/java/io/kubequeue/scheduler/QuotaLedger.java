@@ -1,0 +1,386 @@
+package io.kubequeue.scheduler;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+import io.kubequeue.collections.BoundedMaps;
+
+/**
+ * The quota side of the core: the quota groups in force, what admitted jobs use at each node, what is used outside
+ * kube-queue, charging and releasing, and the fit check with the shortfall that explains a miss.
+ *
+ * <p><b>Fit</b> (docs/behaviour.md §3): for every resource a job requests, admitted usage (plus usage outside
+ * kube-queue at its own group) + request ≤ max at its group and every ancestor that declares the resource; a
+ * non-preemptible job must also keep non-preemptible usage + request ≤ min wherever min declares it. Amounts are
+ * millicores, bytes and counts ({@link Resources}).
+ *
+ * <p>Only {@link Scheduler} calls it, under its lock. A charge taken off a node, or a drop in outside usage there, is
+ * a release, told to the policy through {@code onRelease}.
+ */
+final class QuotaLedger {
+
+    /** A job's shape as far as fitting goes: its group, its request (with the job count), its preemptibility. */
+    record FitShape(String group, Resources request, boolean preemptible) {
+        static FitShape of(String group, JobEntry entry) {
+            return new FitShape(group, entry.effectiveRequest(), entry.job.preemptible());
+        }
+    }
+
+    /**
+     * The first resource, on the path from the group up, where a job does not fit now; or the reason its group admits
+     * nothing ({@code held}).
+     *
+     * @param ofMin whether it is a non-preemptible job's min that is short, not a max
+     */
+    record Shortfall(String node, String resource, long request, long inUse, long limit, boolean ofMin, String held) {
+        Shortfall(String node, String resource, long request, long inUse, long limit, boolean ofMin) {
+            this(node, resource, request, inUse, limit, ofMin, null);
+        }
+    }
+
+    /** Where a shape was found short, and the {@link #roomClock} then. */
+    private record ShortAt(String node, long roomClock) {
+    }
+
+    private QuotaTree tree = QuotaTree.EMPTY;
+    /**
+     * {@link #neverFits(FitShape)} per shape, for the tree in force (it reads nothing else): a retry-on-release
+     * cycle asks it for every shape of every group of the tree, and releases come by the hundred a second under
+     * load. Emptied whenever the tree changes, and bounded (jobs may ask for any amounts); empty: it may fit.
+     */
+    private final Map<FitShape, Optional<String>> neverFitsMemo = BoundedMaps.keepingRecentlyUsed(4096);
+    /**
+     * Where each shape was last found not to fit, and when ({@link #roomClock}): it cannot fit before that node gains
+     * room, since the tree, which sets the limits, is the same (this is emptied when it changes) and usage there has
+     * only grown. Saves a retry-on-release cycle the walk up the tree for every shape of every group under the
+     * released root, most of which are short at a node the release did not touch. Bounded like
+     * {@link #neverFitsMemo}.
+     */
+    private final Map<FitShape, ShortAt> shortAt = BoundedMaps.keepingRecentlyUsed(4096);
+    /** Counts the events that gave some node room: a job's charge taken off its path, or a drop in outside usage. */
+    private long roomClock;
+    /** Per node, the {@link #roomClock} of the last event that gave it room. */
+    private final Map<String, Long> roomGainedAt = new HashMap<>();
+    /** Admitted requests per node, each job counted at its group and every ancestor. */
+    private final Map<String, Resources> usage = new HashMap<>();
+    /** The part of {@link #usage} that non-preemptible jobs hold, checked against {@code min}. */
+    private final Map<String, Resources> guaranteedUsage = new HashMap<>();
+    /**
+     * Per node: the admitted jobs charged there whose request cannot be read; a node with any, that declares a
+     * limit, admits nothing until they end or can be read.
+     */
+    private final Map<String, TreeSet<JobKey>> unknownUsage = new HashMap<>();
+    /** Usage outside kube-queue, per group (ResourceQuota: pods kube-queue did not admit). */
+    private final Map<String, Resources> external = new HashMap<>();
+    /** Per group: how many charges moved to outside usage so far; a recount started before a move is stale. */
+    private final Map<String, Long> externalRecountTicket = new HashMap<>();
+    /** Set under the ResourceQuota plugin: see {@link #trackExternalUsage}. */
+    private Consumer<String> externalRecount;
+    private Consumer<String> onRelease = group -> { };
+
+    /** Tells {@code onRelease} the group whose tree something was released in (it may now fit more). */
+    void reportReleasesTo(Consumer<String> onRelease) {
+        this.onRelease = Objects.requireNonNull(onRelease, "onRelease");
+    }
+
+    QuotaTree tree() {
+        return tree;
+    }
+
+    /**
+     * Replaces the quota groups and recomputes usage from the admitted jobs: each stays charged to the group its
+     * record names or, if that group no longer exists, to the group it resolves to now.
+     */
+    void replaceTree(QuotaTree newTree, Collection<JobEntry> admitted) {
+        this.tree = Objects.requireNonNull(newTree, "tree");
+        neverFitsMemo.clear();
+        shortAt.clear();
+        roomGainedAt.clear();
+        usage.clear();
+        guaranteedUsage.clear();
+        unknownUsage.clear();
+        for (JobEntry entry : admitted) {
+            entry.chargedGroup = groupToCharge(entry, entry.record);
+            addUsage(entry);
+        }
+    }
+
+    Resources usage(String group) {
+        return usage.getOrDefault(group, Resources.NONE);
+    }
+
+    Resources guaranteedUsage(String group) {
+        return guaranteedUsage.getOrDefault(group, Resources.NONE);
+    }
+
+    Resources externalUsage(String group) {
+        return external.getOrDefault(group, Resources.NONE);
+    }
+
+    long externalRecountTicket(String group) {
+        return externalRecountTicket.getOrDefault(group, 0L);
+    }
+
+    /** See {@link Scheduler#setExternalUsage(String, Resources, long)}. */
+    void setExternalUsage(String group, Resources used, long ticket) {
+        if (ticket != externalRecountTicket(group)) {
+            return;
+        }
+        Resources old = external.getOrDefault(group, Resources.NONE);
+        gainedRoom(group);
+        if (used.isEmpty()) {
+            external.remove(group);
+        } else {
+            external.put(group, used);
+        }
+        for (Map.Entry<String, Long> r : old.asMap().entrySet()) {
+            if (used.get(r.getKey()) < r.getValue()) {
+                onRelease.accept(group);
+                return;
+            }
+        }
+    }
+
+    /** See {@link Scheduler#trackExternalUsage}. */
+    void trackExternalUsage(Consumer<String> recount) {
+        this.externalRecount = Objects.requireNonNull(recount, "recount");
+    }
+
+    /**
+     * Charges a job to the group its record names (see {@link #groupToCharge}) and every ancestor, and resets what
+     * the job knows about its admission's answer.
+     *
+     * @param unknown the job runs but its request cannot be read: it is charged one job and holds every group on
+     *                its path that declares a limit
+     */
+    void charge(JobEntry entry, AdmissionRecord record, boolean unknown) {
+        entry.state = Scheduler.State.ADMITTED;
+        entry.seenRunning = false;
+        entry.confirmedVersion = null;
+        entry.unconfirmed = false;
+        entry.newest = null;
+        entry.newestUnreadable = false;
+        entry.chargeUnknown = unknown;
+        entry.refused = false;
+        entry.record = record;
+        entry.hold = null;
+        entry.retryAt = null;
+        entry.charged = entry.effectiveRequest();
+        entry.chargedGuaranteed = !entry.job.preemptible();
+        entry.chargedGroup = groupToCharge(entry, record);
+        addUsage(entry);
+    }
+
+    /**
+     * Takes a job's charge off its path. The job is left in no state: the caller queues it, holds it, or forgets it.
+     *
+     * @param ran whether the job may have run: then its pods may still be counted outside (see
+     *            {@link #trackExternalUsage}) and its end is a release
+     */
+    void uncharge(JobEntry entry, boolean ran) {
+        if (entry.record != null && entry.chargedGroup != null) {
+            for (QuotaNode node : tree.pathToRoot(entry.chargedGroup)) {
+                gainedRoom(node.name());
+                subtract(usage, node.name(), entry.charged);
+                if (entry.chargedGuaranteed) {
+                    subtract(guaranteedUsage, node.name(), entry.charged);
+                }
+                if (entry.chargeUnknown) {
+                    unknownUsage.computeIfPresent(node.name(), (n, jobs) -> {
+                        jobs.remove(entry.job.key());
+                        return jobs.isEmpty() ? null : jobs;
+                    });
+                }
+            }
+            if (externalRecount != null) {
+                // a recount that read this job as admitted is stale now, whatever happens next
+                externalRecountTicket.merge(entry.chargedGroup, 1L, Long::sum);
+                if (ran) {
+                    // its pods may still run: count them outside kube-queue until the recount says otherwise
+                    external.merge(entry.chargedGroup, entry.charged.with(Resources.MAX_JOBS, 0), Resources::plus);
+                }
+                externalRecount.accept(entry.chargedGroup);
+            }
+            if (ran) {
+                onRelease.accept(entry.chargedGroup);
+            }
+        }
+        entry.record = null;
+        entry.chargedGroup = null;
+        entry.charged = Resources.NONE;
+        entry.chargedGuaranteed = false;
+        entry.chargeUnknown = false;
+        entry.unconfirmed = false;
+        entry.state = null;
+    }
+
+    private static void subtract(Map<String, Resources> usage, String node, Resources amount) {
+        usage.computeIfPresent(node, (name, used) -> {
+            Resources left = used.minus(amount);
+            return left.isEmpty() ? null : left;
+        });
+    }
+
+    private void addUsage(JobEntry entry) {
+        if (entry.chargedGroup == null) {
+            return;
+        }
+        for (QuotaNode node : tree.pathToRoot(entry.chargedGroup)) {
+            usage.merge(node.name(), entry.charged, Resources::plus);
+            if (entry.chargedGuaranteed) {
+                guaranteedUsage.merge(node.name(), entry.charged, Resources::plus);
+            }
+            if (entry.chargeUnknown) {
+                unknownUsage.computeIfAbsent(node.name(), n -> new TreeSet<>()).add(entry.job.key());
+            }
+        }
+    }
+
+    /**
+     * The group an admitted job uses: its record's group if that is a declared group, else where it would be
+     * queued now. Under the ResourceQuota plugin the group is always the namespace, whatever the record says (a
+     * record written under the ElasticQuotaTree plugin names a tree node, which is no namespace's quota).
+     */
+    private String groupToCharge(JobEntry entry, AdmissionRecord record) {
+        if (!tree.groupsAreNamespaces() && record.group() != null && tree.node(record.group()).isPresent()) {
+            return record.group();
+        }
+        return groupOf(entry.job);
+    }
+
+    /** Where the job would be queued now; null if it has no group. */
+    String groupOf(JobObservation job) {
+        return tree.groupFor(job.key().namespace(), job.quotaName()).map(QuotaNode::name).orElse(null);
+    }
+
+    /** Whether the job fits its group now (see the class comment). */
+    boolean fits(String group, JobEntry entry) {
+        return shortfall(group, entry.effectiveRequest(), entry.job.preemptible()) == null;
+    }
+
+    /**
+     * Whether the shape does not fit now and can fit some day (a shape that never fits is left to the caller,
+     * which holds its jobs). A shape found short is remembered for the cycle ({@code notFittingNow}) and, with the
+     * node it is short at, in {@link #shortAt}, which answers without a walk up the tree until that node gains room.
+     */
+    boolean shortNow(FitShape shape, Set<FitShape> notFittingNow) {
+        if (notFittingNow.contains(shape)) {
+            return true;
+        }
+        ShortAt known = shortAt.get(shape);
+        if (known != null && roomGainedAt.getOrDefault(known.node(), 0L) <= known.roomClock()) {
+            notFittingNow.add(shape);
+            return true;
+        }
+        if (neverFits(shape) != null) {
+            return false;
+        }
+        Shortfall s = shortfall(shape.group(), shape.request(), shape.preemptible());
+        if (s == null) {
+            return false;
+        }
+        shortAt.put(shape, new ShortAt(s.node(), roomClock));
+        notFittingNow.add(shape);
+        return true;
+    }
+
+    /** Records that the node may have room it did not have: the shapes short there are checked again. */
+    private void gainedRoom(String node) {
+        roomGainedAt.put(node, ++roomClock);
+    }
+
+    /** The first resource and node where the job does not fit now, with the numbers; null if it fits. */
+    String blocker(String group, JobEntry entry) {
+        Shortfall s = shortfall(group, entry.effectiveRequest(), entry.job.preemptible());
+        if (s == null) {
+            return null;
+        }
+        if (s.held() != null) {
+            return s.held();
+        }
+        String k = s.resource();
+        return k + ": request " + Resources.format(k, s.request()) + (s.ofMin() ? ", non-preemptible in use " : ", in use ")
+                + Resources.format(k, s.inUse()) + (s.ofMin() ? " of min " : " of max ")
+                + Resources.format(k, s.limit()) + " in quota group " + s.node();
+    }
+
+    /**
+     * The first resource, on the path from the group up, where the request does not fit now; null if it fits. Only a
+     * failing check allocates, so the decision path stays cheap.
+     */
+    Shortfall shortfall(String group, Resources request, boolean preemptible) {
+        for (QuotaNode node : tree.pathToRoot(group)) {
+            if (node.heldBecause() != null) {
+                return new Shortfall(node.name(), null, 0, 0, 0, false, "quota group " + node.name()
+                        + " admits nothing now: " + node.heldBecause());
+            }
+            TreeSet<JobKey> unknown = unknownUsage.get(node.name());
+            if (unknown != null && (!node.max().isEmpty() || !preemptible && !node.min().isEmpty())) {
+                return new Shortfall(node.name(), null, 0, 0, 0, false, "quota group " + node.name()
+                        + " admits nothing now: admitted job " + unknown.first()
+                        + " runs with a request kube-queue cannot read, so the group's use is unknown");
+            }
+            Resources used = usage.getOrDefault(node.name(), Resources.NONE);
+            Resources outside = external.get(node.name());
+            if (outside != null && node.name().equals(group)) {
+                used = used.plus(outside); // saturates, never wraps
+            }
+            Shortfall s = shortOf(node, request, used, node.max(), false);
+            if (s == null && !preemptible) {
+                s = shortOf(node, request, guaranteedUsage.getOrDefault(node.name(), Resources.NONE), node.min(), true);
+            }
+            if (s != null) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /** The first resource whose limit, where declared, used + request exceeds; null if none. */
+    private static Shortfall shortOf(QuotaNode node, Resources request, Resources used, Resources limit, boolean ofMin) {
+        for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
+            String k = r.getKey();
+            if (ofMin && k.equals(Resources.MAX_JOBS)) {
+                continue;
+            }
+            // written as request > limit - used so that it cannot overflow (both are ≥ 0, sums saturate)
+            if (limit.has(k) && r.getValue() > limit.get(k) - used.get(k)) {
+                return new Shortfall(node.name(), k, r.getValue(), used.get(k), limit.get(k), ofMin);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Why the shape's request exceeds some max (or, non-preemptible, some min) on the path even with nothing
+     * admitted; null if it can fit some day. Remembered per shape until the tree changes.
+     */
+    String neverFits(FitShape shape) {
+        return neverFitsMemo.computeIfAbsent(shape, s -> Optional.ofNullable(neverFitsUnderTree(s))).orElse(null);
+    }
+
+    private String neverFitsUnderTree(FitShape shape) {
+        Resources request = shape.request();
+        for (QuotaNode node : tree.pathToRoot(shape.group())) {
+            for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
+                String k = r.getKey();
+                if (node.max().has(k) && r.getValue() > node.max().get(k)) {
+                    return k + ": request " + Resources.format(k, r.getValue()) + " exceeds max "
+                            + Resources.format(k, node.max().get(k)) + " of quota group " + node.name();
+                }
+                if (!shape.preemptible() && !k.equals(Resources.MAX_JOBS) && node.min().has(k)
+                        && r.getValue() > node.min().get(k)) {
+                    return k + ": request " + Resources.format(k, r.getValue()) + " exceeds min "
+                            + Resources.format(k, node.min().get(k)) + " of quota group " + node.name()
+                            + " (a non-preemptible job must fit in min)";
+                }
+            }
+        }
+        return null;
+    }
+}

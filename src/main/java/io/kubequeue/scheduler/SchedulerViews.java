@@ -1,0 +1,170 @@
+package io.kubequeue.scheduler;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Read views of the core for the API, metrics and events: groups, queue positions, the reason a job waits, and
+ * dry runs. Changes nothing. O(jobs) at most: for an API call or a metrics refresh, not for the decision path. Only
+ * {@link Scheduler} calls it, under its lock.
+ */
+final class SchedulerViews {
+
+    private final QueueManager queues;
+    private final QuotaLedger ledger;
+    private final QueuePolicy policy;
+
+    SchedulerViews(QueueManager queues, QuotaLedger ledger, QueuePolicy policy) {
+        this.queues = queues;
+        this.ledger = ledger;
+        this.policy = policy;
+    }
+
+    /** One group's jobs per {@link Scheduler.State}, and its oldest pending job's queue time, for {@link #groups}. */
+    private static final class GroupCounts {
+        final int[] byState = new int[Scheduler.State.values().length];
+        Instant oldest;
+    }
+
+    /** See {@link Scheduler#groups}. */
+    List<Scheduler.GroupView> groups() {
+        // one pass over every job, refreshed each second for the metrics: a hash lookup per job, sorted at the end
+        QuotaTree tree = ledger.tree();
+        Map<String, GroupCounts> counts = new HashMap<>();
+        for (QuotaNode node : tree.nodes()) {
+            counts.put(node.name(), new GroupCounts());
+        }
+        for (JobEntry e : queues.all()) {
+            String group = e.currentGroup();
+            if (group == null || e.state == Scheduler.State.HELD && e.hold.kind() != Hold.Reason.NEVER_FITS) {
+                continue;
+            }
+            GroupCounts n = counts.computeIfAbsent(group, g -> new GroupCounts());
+            n.byState[e.state.ordinal()]++;
+            if (e.state != Scheduler.State.ADMITTED && (n.oldest == null || e.queuedAt.isBefore(n.oldest))) {
+                n.oldest = e.queuedAt;
+            }
+        }
+        List<Scheduler.GroupView> views = new ArrayList<>();
+        for (String name : new TreeSet<>(counts.keySet())) {
+            GroupCounts n = counts.get(name);
+            int active = n.byState[Scheduler.State.ACTIVE.ordinal()];
+            int backedOff = n.byState[Scheduler.State.BACKOFF.ordinal()];
+            int held = n.byState[Scheduler.State.HELD.ordinal()];
+            QuotaNode node = tree.node(name).orElse(new QuotaNode(name, null, List.of(name), null, null));
+            views.add(new Scheduler.GroupView(name, node.parentName(), node.min(), node.max(), ledger.usage(name),
+                    ledger.externalUsage(name), active + backedOff + held,
+                    n.byState[Scheduler.State.ADMITTED.ordinal()], active, backedOff, held, n.oldest,
+                    node.namespaces()));
+        }
+        return views;
+    }
+
+    /** See {@link Scheduler#groupsWhoseHeadFits}. */
+    Set<String> groupsWhoseHeadFits() {
+        Set<String> fitting = new TreeSet<>();
+        for (GroupQueue queue : queues.queues()) {
+            JobEntry head = queue.head();
+            if (head != null && ledger.fits(queue.group, head)) {
+                fitting.add(queue.group);
+            }
+        }
+        return fitting;
+    }
+
+    /** See {@link Scheduler#pending}. */
+    List<Scheduler.PendingView> pending(String group) {
+        List<JobEntry> waiting = new ArrayList<>();
+        GroupQueue queue = queues.queue(group);
+        if (queue != null) {
+            waiting.addAll(queue.active);
+            queue.backedOff.forEach(waiting::add);
+            waiting.sort(QueueOrder.JOBS);
+        }
+        queues.held().stream().filter(e -> group.equals(e.group) && e.hold.kind() == Hold.Reason.NEVER_FITS)
+                .sorted(QueueOrder.JOBS).forEach(waiting::add);
+        List<Scheduler.PendingView> views = new ArrayList<>(waiting.size());
+        JobEntry head = waiting.isEmpty() ? null : waiting.get(0);
+        for (int i = 0; i < waiting.size(); i++) {
+            JobEntry e = waiting.get(i);
+            views.add(new Scheduler.PendingView(e.status(), i + 1, reason(e, head)));
+        }
+        return views;
+    }
+
+    /** See {@link Scheduler#find}. */
+    List<Scheduler.PendingView> find(String namespace, String name) {
+        List<Scheduler.PendingView> found = new ArrayList<>();
+        for (JobEntry e : queues.all()) {
+            if (e.job.key().namespace().equals(namespace) && e.job.key().name().equals(name)) {
+                if (e.state == Scheduler.State.ADMITTED) {
+                    found.add(new Scheduler.PendingView(e.status(), 0, "admitted into quota group " + e.chargedGroup));
+                } else if (e.state == Scheduler.State.HELD && e.hold.kind() == Hold.Reason.NO_QUOTA_GROUP) {
+                    found.add(new Scheduler.PendingView(e.status(), 0, e.hold.reason()));
+                } else {
+                    GroupQueue queue = queues.queue(e.group);
+                    found.add(new Scheduler.PendingView(e.status(), positionOf(e),
+                            reason(e, queue == null ? null : queue.head())));
+                }
+            }
+        }
+        found.sort(Comparator.comparing(v -> v.status().key()));
+        return found;
+    }
+
+    /** A pending job's place in its group, as {@link #pending} numbers it, without listing the group. */
+    private int positionOf(JobEntry e) {
+        GroupQueue queue = queues.queue(e.group);
+        if (e.state == Scheduler.State.HELD) { // never fits: after every queued job, in queue order among the held
+            long heldBefore = queues.held().stream().filter(h -> e.group.equals(h.group)
+                    && h.hold.kind() == Hold.Reason.NEVER_FITS && QueueOrder.JOBS.compare(h, e) < 0).count();
+            return (queue == null ? 0 : queue.active.size() + queue.backedOff.size()) + (int) heldBefore + 1;
+        }
+        return queue.ahead(e) + 1;
+    }
+
+    /** See {@link Scheduler#dryRun}. */
+    Scheduler.DryRun dryRun(JobObservation job) {
+        JobEntry e = queues.detachedEntry(job);
+        Optional<QuotaNode> node = ledger.tree().groupFor(job.key().namespace(), job.quotaName());
+        if (node.isEmpty()) {
+            return new Scheduler.DryRun(null, e.priority, false, 0, queues.noGroupReason(job));
+        }
+        e.group = node.get().name();
+        String neverFits = ledger.neverFits(QuotaLedger.FitShape.of(e.group, e));
+        if (neverFits != null) {
+            return new Scheduler.DryRun(e.group, e.priority, false, 0, neverFits + "; it could never be admitted");
+        }
+        GroupQueue queue = queues.queue(e.group);
+        int ahead = queue == null ? 0 : queue.ahead(e);
+        boolean fits = ledger.fits(e.group, e);
+        String blocker = ledger.blocker(e.group, e);
+        String waits = policy.fitsButWaits(ahead);
+        String reason = blocker != null ? blocker : waits != null ? waits : "fits now";
+        return new Scheduler.DryRun(e.group, e.priority, fits, ahead + 1, reason);
+    }
+
+    /** Why a pending job is not admitted, with the numbers. */
+    private String reason(JobEntry e, JobEntry head) {
+        if (e.state == Scheduler.State.HELD) {
+            return e.hold.reason();
+        }
+        String when = e.state == Scheduler.State.BACKOFF ? "backing off until "
+                + e.retryAt.truncatedTo(ChronoUnit.MILLIS) + " (" + e.attempts + (e.attempts == 1 ? " try)" : " tries)")
+                : "tried in the next cycle";
+        String behind = head != null && e != head ? policy.waitsBehindHead(e, head, when) : null;
+        if (behind != null) {
+            return behind;
+        }
+        String blocker = ledger.blocker(e.group, e);
+        return (blocker == null ? "fits now; " : blocker + "; ") + when;
+    }
+}
