@@ -1,71 +1,166 @@
 package io.kubequeue.job;
 
-import io.kubequeue.scheduler.AdmissionOutcome;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import jakarta.inject.Inject;
-
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
-import io.kubequeue.config.KubeQueueConfig;
-import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.batch.BatchJobKind;
 import io.kubequeue.scheduler.Admission;
+import io.kubequeue.scheduler.AdmissionOutcome;
+import io.kubequeue.scheduler.AdmissionRecord;
+import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.QuotaNode;
 import io.kubequeue.scheduler.QuotaTree;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
-import io.kubequeue.testing.WithStrictApiServer;
-import io.quarkus.test.junit.QuarkusTest;
+import io.kubequeue.testing.RecordingEvents;
+import io.kubequeue.testing.TestConfig;
 
 /**
- * The feed in front of its own scheduler (the application's beans give it events and configuration): a new copy of
- * a job whose admission answer was lost asks for a read of the job at once (issue 12), and one whose admission is
- * merely on its way does not.
+ * The feed on its own (no Quarkus, no API server): a real scheduler behind it, events and callbacks recorded. It
+ * turns what {@link Scheduler#observe} reports into effects: events, records to write, read-backs, cycles.
  */
-@QuarkusTest
-@WithStrictApiServer
 class JobFeedTest {
 
-    @Inject
-    EventRecorder events;
+    private static final JobKey KEY = new JobKey("Job", "feed", "j");
 
-    @Inject
-    KubeQueueConfig config;
+    private final BatchJobKind kind = new BatchJobKind();
+    private final RecordingEvents events = new RecordingEvents();
+    private final JobDirectory directory = new JobDirectory();
+    private final List<Admission> askedToRead = new CopyOnWriteArrayList<>();
+    private final List<JobFeed.StartedOutside> startedOutside = new ArrayList<>();
+    private final List<String> cycles = new ArrayList<>();
+    private Scheduler scheduler;
+    private JobFeed feed;
 
-    private static Job job(String resourceVersion) {
+    @BeforeEach
+    void setUp() {
+        scheduler = new Scheduler(Scheduler.Settings.defaults(), Clock.systemUTC());
+        scheduler.replaceTree(new QuotaTree(List.of(
+                new QuotaNode("g", null, List.of("feed"), null, Resources.of("cpu", 4000L)))));
+        feed = new JobFeed(scheduler, directory, events, TestConfig.defaults());
+        feed.onUnconfirmedCopy(askedToRead::add);
+        feed.onStartedOutside(startedOutside::add);
+        feed.onChange(() -> cycles.add("change"));
+        feed.onRelease(() -> cycles.add("release"));
+    }
+
+    private static JobBuilder job(String resourceVersion, boolean suspended, String cpu) {
         return new JobBuilder().withNewMetadata().withName("j").withNamespace("feed").withUid("u")
                 .withResourceVersion(resourceVersion).withCreationTimestamp("2026-01-01T00:00:00Z").endMetadata()
-                .withNewSpec().withSuspend(true).withNewTemplate().withNewSpec().addNewContainer().withName("c")
-                .withNewResources().addToRequests("cpu", new Quantity("1")).endResources().endContainer().endSpec()
-                .endTemplate().endSpec().build();
+                .withNewSpec().withSuspend(suspended).withNewTemplate().withNewSpec().addNewContainer().withName("c")
+                .withNewResources().addToRequests("cpu", new Quantity(cpu)).endResources().endContainer().endSpec()
+                .endTemplate().endSpec();
+    }
+
+    private static Job job(String resourceVersion) {
+        return job(resourceVersion, true, "1").build();
+    }
+
+    private static Job withRecord(Job job, AdmissionRecord record) {
+        job.getMetadata().setAnnotations(Map.of(Annotations.QUOTA_GROUP, record.group(),
+                Annotations.ADMITTED_AT, record.admittedAt()));
+        return job;
     }
 
     @Test
     void aNewCopyOfAJobWhoseAdmissionAnswerWasLostAsksForARead() {
-        Scheduler scheduler = new Scheduler(Scheduler.Settings.defaults(), Clock.systemUTC());
-        scheduler.replaceTree(new QuotaTree(List.of(
-                new QuotaNode("g", null, List.of("feed"), null, Resources.of("cpu", 4000L)))));
-        JobFeed feed = new JobFeed(scheduler, new JobDirectory(), events, config);
-        List<Admission> asked = new CopyOnWriteArrayList<>();
-        feed.onUnconfirmedCopy(asked::add);
-        BatchJobKind kind = new BatchJobKind();
-
         feed.observe(kind, job("1"));
         Admission admission = scheduler.schedule().admissions().get(0);
         feed.observe(kind, job("2"));
-        assertEquals(List.of(), asked, "on its way, not lost: nothing to read");
+        assertEquals(List.of(), askedToRead, "on its way, not lost: nothing to read");
 
         scheduler.settle(admission.key(), admission.record(), AdmissionOutcome.UNKNOWN);
         feed.observe(kind, job("3"));
-        assertEquals(List.of(admission.record()), asked.stream().map(Admission::record).toList());
-        assertEquals("u", asked.get(0).uid());
+        assertEquals(List.of(admission.record()), askedToRead.stream().map(Admission::record).toList());
+        assertEquals("u", askedToRead.get(0).uid());
+    }
+
+    @Test
+    void aQueuedJobGetsOneQueuedEventAndAnotherWhenSuspendedAgain() {
+        feed.observe(kind, job("1"));
+        feed.observe(kind, job("2")); // seen again, still pending: no second event
+        assertEquals(List.of("queued in quota group g"),
+                events.withReason("Queued").stream().map(RecordingEvents.Event::message).toList());
+
+        Admission admission = scheduler.schedule().admissions().get(0);
+        scheduler.settle(KEY, admission.record(), new AdmissionOutcome.Applied("3"));
+        feed.observe(kind, withRecord(job("3", false, "1").build(), admission.record()));
+        feed.observe(kind, withRecord(job("4"), admission.record())); // suspended again by someone
+
+        assertEquals(List.of("queued in quota group g", "suspended again: queued in quota group g"),
+                events.withReason("Queued").stream().map(RecordingEvents.Event::message).toList());
+        assertEquals(Scheduler.State.ACTIVE, scheduler.status(KEY).orElseThrow().state());
+    }
+
+    @Test
+    void aJobStartedByHandIsChargedAndItsRecordAskedForOnce() {
+        feed.observe(kind, job("1"));
+        feed.observe(kind, job("2", false, "1").build()); // mark removed by hand
+        feed.observe(kind, job("3", false, "1").build()); // seen again: already asked
+
+        assertEquals(1, startedOutside.size());
+        JobFeed.StartedOutside started = startedOutside.get(0);
+        assertTrue(started.charge().record().startedOutside());
+        assertEquals("g", started.charge().record().group());
+        assertEquals("its suspend mark was removed by hand", started.how());
+        assertEquals(1000L, scheduler.usage("g").get("cpu"), "charged at its request, millicores");
+    }
+
+    @Test
+    void theEndOfAChargedJobAsksForARelease_theEndOfAPendingOneForACycle() {
+        feed.observe(kind, job("1"));
+        Admission admission = scheduler.schedule().admissions().get(0);
+        feed.observe(kind, withRecord(job("2", false, "1").build(), admission.record()));
+        cycles.clear();
+
+        feed.deleted("Job", job("3"));
+        assertEquals(List.of("release"), cycles);
+        assertTrue(directory.get(KEY).isEmpty(), "forgotten jobs leave the directory");
+        assertTrue(scheduler.status(KEY).isEmpty());
+
+        Job other = new JobBuilder(job("4")).editMetadata().withUid("u2").endMetadata().build();
+        feed.observe(kind, other);
+        cycles.clear();
+        feed.deleted("Job", other);
+        assertEquals(List.of("change"), cycles, "nothing was charged: no release");
+    }
+
+    @Test
+    void aJobWhoseRequestCannotBeReadGetsOneWarningAndLeavesTheQueue() {
+        feed.observe(kind, job("1", true, "-1").build());
+
+        List<RecordingEvents.Event> warnings = events.withReason("InvalidJob");
+        assertEquals(1, warnings.size());
+        assertTrue(warnings.get(0).message().endsWith("the job stays suspended until it is fixed"),
+                warnings.get(0).message());
+        assertEquals(1, feed.invalidJobs());
+        assertTrue(scheduler.status(KEY).isEmpty(), "not queued");
+        assertTrue(scheduler.manages(KEY), "but remembered, in case it is started by hand");
+
+        feed.observe(kind, job("2"));
+        assertEquals(0, feed.invalidJobs(), "fixed: back in the queue");
+        assertEquals(Scheduler.State.ACTIVE, scheduler.status(KEY).orElseThrow().state());
+    }
+
+    @Test
+    void aJobNeverSuspendedIsNotManaged() {
+        feed.observe(kind, job("1", false, "1").build());
+
+        assertFalse(scheduler.manages(KEY));
+        assertEquals(List.of(), events.events());
+        assertEquals(List.of(), cycles);
     }
 }
