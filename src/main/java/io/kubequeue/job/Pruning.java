@@ -2,7 +2,6 @@ package io.kubequeue.job;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -10,16 +9,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.TextNode;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodStatus;
-import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -66,12 +61,9 @@ public final class Pruning {
     /** The labels kube-queue reads on a job. */
     private static final Set<String> JOB_LABELS = Set.of(Annotations.QUOTA_NAME_LABEL, Annotations.PREEMPTIBLE_LABEL);
 
-    private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
-
     /** At most this many distinct quantities (or JSON quantity texts) are shared; more are copied, each its own. */
-    private static final int SHARED_LIMIT = 4096;
+    static final int SHARED_LIMIT = 4096;
     private static final Map<String, Quantity> QUANTITIES = new ConcurrentHashMap<>();
-    private static final Map<String, TextNode> TEXTS = new ConcurrentHashMap<>();
 
     private Pruning() {
     }
@@ -174,84 +166,13 @@ public final class Pruning {
     /**
      * A pod template written as JSON (a Kubeflow replica's {@code template}) reduced like {@link #podSpec}: only
      * {@code spec} is kept, and in it only the fields {@link PodRequests} and the priority read. A template that does
-     * not read as a {@link PodTemplateSpec} is kept whole, so that it fails on the copy with the same message.
+     * not read as a {@code PodTemplateSpec} is kept whole, so that it fails on the copy with the same message.
      *
      * @param template      the template node; null or not an object is returned as is
      * @param serialization the client's serialization, to check that the template reads as one
      */
     public static JsonNode podTemplate(JsonNode template, KubernetesSerialization serialization) {
-        if (template == null || !template.isObject()) {
-            return template;
-        }
-        try {
-            serialization.convertValue(template, PodTemplateSpec.class);
-        } catch (RuntimeException e) {
-            return template;
-        }
-        ObjectNode copy = JSON.objectNode();
-        JsonNode spec = template.get("spec");
-        if (spec != null) {
-            copy.set("spec", podSpec(spec));
-        }
-        return copy;
-    }
-
-    /** {@link #podSpec(PodSpec)} on JSON: keeps the read fields, in their order, of a spec known to read as one. */
-    private static JsonNode podSpec(JsonNode spec) {
-        if (!spec.isObject()) {
-            return spec;
-        }
-        ObjectNode copy = JSON.objectNode();
-        for (Iterator<Map.Entry<String, JsonNode>> it = spec.fields(); it.hasNext();) {
-            Map.Entry<String, JsonNode> field = it.next();
-            switch (field.getKey()) {
-                case "containers" -> copy.set(field.getKey(), containers(field.getValue(), false));
-                case "initContainers" -> copy.set(field.getKey(), containers(field.getValue(), true));
-                case "resources" -> copy.set(field.getKey(), requirements(field.getValue()));
-                case "overhead", "priorityClassName", "priority" -> copy.set(field.getKey(), field.getValue());
-                default -> {
-                    // not read
-                }
-            }
-        }
-        return copy;
-    }
-
-    private static JsonNode containers(JsonNode containers, boolean init) {
-        if (!containers.isArray()) {
-            return containers;
-        }
-        var copy = JSON.arrayNode(containers.size());
-        for (JsonNode container : containers) {
-            if (!container.isObject()) {
-                copy.add(container);
-                continue;
-            }
-            ObjectNode kept = copy.addObject();
-            JsonNode resources = container.get("resources");
-            if (resources != null) {
-                kept.set("resources", requirements(resources));
-            }
-            JsonNode restartPolicy = container.get("restartPolicy");
-            if (init && restartPolicy != null) {
-                kept.set("restartPolicy", restartPolicy);
-            }
-        }
-        return copy;
-    }
-
-    private static JsonNode requirements(JsonNode resources) {
-        if (!resources.isObject()) {
-            return resources;
-        }
-        ObjectNode copy = JSON.objectNode();
-        for (String name : List.of("requests", "limits")) {
-            JsonNode amounts = resources.get(name);
-            if (amounts != null) {
-                copy.set(name, quantities(amounts));
-            }
-        }
-        return copy;
+        return PrunedPodTemplates.podTemplate(template, serialization);
     }
 
     private static List<Container> containers(List<Container> containers, boolean init) {
@@ -385,29 +306,6 @@ public final class Pruning {
         if (QUANTITIES.size() < SHARED_LIMIT) {
             Quantity raced = QUANTITIES.putIfAbsent(key, copy);
             return raced == null ? copy : raced;
-        }
-        return copy;
-    }
-
-    /** JSON quantities as cached: an object of them with each text value shared; anything else as written. */
-    private static JsonNode quantities(JsonNode amounts) {
-        if (!amounts.isObject()) {
-            return amounts;
-        }
-        ObjectNode copy = JSON.objectNode();
-        for (Iterator<Map.Entry<String, JsonNode>> it = amounts.fields(); it.hasNext();) {
-            Map.Entry<String, JsonNode> amount = it.next();
-            JsonNode value = amount.getValue();
-            if (value.isTextual()) {
-                TextNode known = TEXTS.get(value.textValue());
-                if (known == null && TEXTS.size() < SHARED_LIMIT) {
-                    TextNode raced = TEXTS.putIfAbsent(value.textValue(), (TextNode) value);
-                    known = raced == null ? (TextNode) value : raced;
-                }
-                copy.set(amount.getKey(), known == null ? value : known);
-            } else {
-                copy.set(amount.getKey(), value);
-            }
         }
         return copy;
     }
