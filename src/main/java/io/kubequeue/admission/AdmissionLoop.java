@@ -3,7 +3,6 @@ package io.kubequeue.admission;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -17,7 +16,6 @@ import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
-import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.events.EventRecorder;
@@ -26,7 +24,6 @@ import io.kubequeue.job.JobFeed;
 import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.AdmissionOutcome;
 import io.kubequeue.scheduler.CycleResult;
-import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Hold;
 import io.kubequeue.scheduler.Scheduler;
 
@@ -51,8 +48,8 @@ public class AdmissionLoop {
     private final JobDirectory directory;
     private final EventRecorder events;
     private final ScheduledExecutorService cycles;
-    /** Writes off the admission path that may block: started-outside records. */
-    private final ExecutorService writers;
+    /** Started-outside records: written off the admission path, since they may block. */
+    private final StartedOutsideRecords startedOutside;
     /** The one thread that reports admissions' ends to the scheduler (never an HTTP client thread). */
     private final ExecutorService outcomes;
     private final AdmissionPipeline pipeline;
@@ -89,8 +86,7 @@ public class AdmissionLoop {
         }
         this.batchWindowMillis = config.admission().batchWindow().toMillis();
         this.cycles = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("kube-queue-scheduler"));
-        this.writers = Executors.newFixedThreadPool(config.admission().workers(),
-                DaemonThreads.named("kube-queue-records"));
+        this.startedOutside = new StartedOutsideRecords(scheduler, admitter, config.admission().workers());
         this.outcomes = Executors.newSingleThreadExecutor(DaemonThreads.named("kube-queue-admission"));
         this.pipeline = new AdmissionPipeline(config.admission().inFlight(), this::send);
     }
@@ -110,7 +106,7 @@ public class AdmissionLoop {
         }
         open = true;
         LOG.info("admission loop open");
-        writeDeferredRecords();
+        startedOutside.writeDeferred();
         trigger();
     }
 
@@ -136,8 +132,7 @@ public class AdmissionLoop {
             pipeline.awaitIdle(wait);
             outcomes.shutdown();
             outcomes.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            writers.shutdown();
-            writers.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            startedOutside.awaitWritten(Math.max(0, deadline - System.nanoTime()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -338,45 +333,15 @@ public class AdmissionLoop {
         open = false;
         cycles.shutdownNow();
         outcomes.shutdown();
-        writers.shutdown();
+        startedOutside.stop();
     }
 
     /**
-     * Writes, on the writer pool, the charge of a job started outside kube-queue (see
-     * {@link Admitter#recordStartedOutside}); returns at once.
+     * Has the charge of a job started outside kube-queue written on it ({@link StartedOutsideRecords}); returns at
+     * once. A follower keeps it until it leads.
      */
     public void recordStartedOutside(JobFeed.StartedOutside started) {
-        if (!open) {
-            // a follower writes nothing (the leader sees the same job and writes it); kept, in case this replica
-            // leads next: its scheduler already holds the charge, so nothing would ask for the record again
-            synchronized (deferredRecords) {
-                deferredRecords.put(started.charge().key(), started);
-            }
-            return;
-        }
-        writers.execute(() -> admitter.recordStartedOutside(started));
-    }
-
-    /** Started-outside records asked for while not leading, the latest per job (bounded: oldest dropped first). */
-    private final Map<JobKey, JobFeed.StartedOutside> deferredRecords =
-            BoundedMaps.keepingNewest(DEFERRED_RECORDS_KEPT);
-    private static final int DEFERRED_RECORDS_KEPT = 10_000;
-
-    /** Writes the started-outside records asked for while not leading, of jobs still charged that way. */
-    private void writeDeferredRecords() {
-        List<JobFeed.StartedOutside> pending;
-        synchronized (deferredRecords) {
-            pending = List.copyOf(deferredRecords.values());
-            deferredRecords.clear();
-        }
-        for (JobFeed.StartedOutside started : pending) {
-            Admission charge = started.charge();
-            boolean stillCharged = scheduler.status(charge.key()).map(s -> charge.record().equals(s.record()))
-                    .orElse(false);
-            if (stillCharged) {
-                writers.execute(() -> admitter.recordStartedOutside(started));
-            }
-        }
+        startedOutside.record(started, open);
     }
 
     /**

@@ -10,9 +10,6 @@ import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.CustomResource;
@@ -23,7 +20,6 @@ import io.kubequeue.job.Annotations;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
-import io.kubequeue.job.SuspendMark;
 import io.kubequeue.job.kubeflow.KubeflowJobKind;
 import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.AdmissionOutcome;
@@ -33,7 +29,8 @@ import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
 
 /**
- * The only code that writes jobs: it carries out one {@link Admission} as a single JSON Patch (RFC 6902).
+ * The only code that writes jobs: it carries out one {@link Admission} as a single JSON Patch (RFC 6902), built by
+ * {@link AdmissionPatch}.
  *
 
  * <p>The patch holds a {@code test} of the uid the decision was made for, then, for each suspend mark the job
@@ -55,7 +52,6 @@ import io.kubequeue.scheduler.Scheduler;
 public class Admitter {
 
     private static final Logger LOG = Logger.getLogger(Admitter.class);
-    private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
     /** Refusals of one job's admission in a row, with the same HTTP status, before its Warning event. */
     static final int REFUSALS_BEFORE_WARNING = 3;
     /** Jobs whose refusal streaks are remembered (the oldest forgotten first): bounded memory. */
@@ -153,7 +149,7 @@ public class Admitter {
             // deleted and created again since the decision: the decision was for an object that is gone
             return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.GONE));
         }
-        String patch = patchFor(entry, admission).toString();
+        String patch = AdmissionPatch.of(entry, admission).toString();
         return requests.patch(entry.kind().type(), admission.key(), patch).handle((admitted, failure) -> {
             if (failure == null) {
                 return CompletableFuture.completedFuture(new Settlement(Settlement.Kind.APPLIED,
@@ -349,7 +345,7 @@ public class Admitter {
                 seen.get().annotationsPresent(), seen.get().resourceVersion());
         for (int attempt = 1;; attempt++) {
             try {
-                awaitAnswer(requests.patch(kind.type(), charge.key(), patchFor(entry, charge).toString()));
+                awaitAnswer(requests.patch(kind.type(), charge.key(), AdmissionPatch.of(entry, charge).toString()));
                 events.warning(entry.ref(), "StartedOutsideQueue", "started without kube-queue (" + started.how()
                         + "); charged to quota group " + charge.record().group() + " until it ends");
                 return;
@@ -404,54 +400,5 @@ public class Admitter {
             }
             throw new KubernetesClientException("request failed: " + e.getCause(), e.getCause());
         }
-    }
-
-    /**
-     * The JSON Patch (RFC 6902) for one admission, as a real API server applies it to the job as stored (visible
-     * for tests): a {@code test} of the uid the decision was made for (a namesake created since refuses it), a
-     * {@code test} and a removal for each mark, then the admission record. A job with annotations
-     * gets the record's two keys added to its map; one without gets the map added whole, since an {@code add}
-     * whose parent is missing is refused (422). Adding the whole map would replace annotations written since the
-     * job was seen, so that patch first tests the job's {@code resourceVersion}: a job changed meanwhile refuses
-     * it (422) and is retried as it is now.
-     */
-    static ArrayNode patchFor(JobDirectory.Entry entry, Admission admission) {
-        ArrayNode ops = JSON.arrayNode();
-        if (admission.uid() != null) {
-            ops.add(op("test", "/metadata/uid").put("value", admission.uid()));
-        }
-        if (!entry.annotationsPresent() && entry.resourceVersion() != null) {
-            ops.add(op("test", "/metadata/resourceVersion").put("value", entry.resourceVersion()));
-        }
-        for (SuspendMark mark : entry.marks()) {
-            if (mark == SuspendMark.ANNOTATION) {
-                ops.add(op("test", mark.pointer()).put("value", "true"));
-                ops.add(op("remove", mark.pointer()));
-            } else {
-                ops.add(op("test", mark.pointer()).put("value", true));
-                ops.add(op("replace", mark.pointer()).put("value", false));
-            }
-        }
-        if (entry.annotationsPresent()) {
-            ops.add(op("add", "/metadata/annotations/" + escape(Annotations.QUOTA_GROUP))
-                    .put("value", admission.record().group()));
-            ops.add(op("add", "/metadata/annotations/" + escape(Annotations.ADMITTED_AT))
-                    .put("value", admission.record().admittedAt()));
-        } else {
-            ObjectNode annotations = JSON.objectNode()
-                    .put(Annotations.QUOTA_GROUP, admission.record().group())
-                    .put(Annotations.ADMITTED_AT, admission.record().admittedAt());
-            ops.add(op("add", "/metadata/annotations").set("value", annotations));
-        }
-        return ops;
-    }
-
-    private static ObjectNode op(String op, String path) {
-        return JSON.objectNode().put("op", op).put("path", path);
-    }
-
-    /** RFC 6901 escaping of one pointer segment. */
-    private static String escape(String segment) {
-        return segment.replace("~", "~0").replace("/", "~1");
     }
 }

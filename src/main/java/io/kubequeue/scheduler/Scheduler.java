@@ -181,26 +181,8 @@ public final class Scheduler {
     }
 
     /**
-     * Takes in the latest state of one job and says what changed. Idempotent: the same observation twice changes
-     * nothing.
-     *
-     * <ul>
-     *   <li>{@code QUEUED}: queued (or its request, priority and labels updated in place). If the job is
-     *       admitted here and was already seen running, or carries the very admission record we wrote, it was
-     *       suspended again: its quota is released and it is queued again. Otherwise (admitted by this cycle,
-     *       not seen running yet) the copy is older than our patch, or was written while the patch was on its
-     *       way; it is kept, and applied if the admission is handed back (so an edit made meanwhile is never
-     *       lost). If our admission's answer was lost, such a copy is the cue to read the job back at once
-     *       ({@link Observed#unconfirmed()}).</li>
-     *   <li>{@code ADMITTED}: charged to the group its record names (start-up recovery, or another
-     *       replica's admission).</li>
-     *   <li>{@code UNSUSPENDED_WITHOUT_RECORD}: ignored unless the job was queued here; then it was started
-     *       behind our back and is charged to its group, so quota is never over-admitted.</li>
-     *   <li>{@code STARTED_DESPITE_MARK}: as {@code UNSUSPENDED_WITHOUT_RECORD}, and charged even if the job was
-     *       never seen before: it carries our mark, yet runs.</li>
-     *   <li>{@code FINISHED}: forgotten, its quota released; a finished job is never charged again, and a later
-     *       observation of the same uid (a reconcile that read it before it ended) is ignored.</li>
-     * </ul>
+     * Takes in the latest state of one job and says what changed (the rules per phase: {@link Observations}).
+     * Idempotent: the same observation twice changes nothing.
      */
     public synchronized Observed observe(JobObservation observation) {
         return observations.observe(observation);

@@ -7,7 +7,8 @@ import io.restassured.specification.RequestSpecification;
 
 /**
  * Requests to Quarkus' management interface in a {@code @QuarkusTest}: health and metrics are served there
- * ({@code quarkus.management.enabled}), on {@code quarkus.management.test-port} while testing, not on the HTTP port
+ * ({@code quarkus.management.enabled}), on {@code quarkus.management.test-port} while testing (0 in application.properties: Quarkus picks a free port
+ * and writes it back there), not on the HTTP port
  * RestAssured points at by default.
  */
 public final class ManagementPort {

@@ -19,7 +19,7 @@ import io.kubequeue.scheduler.Resources;
  * annotations gets as a whole map (bound to the version seen). That the patches apply on a strict RFC 6902 server
  * is checked end to end in {@code operator.AdmissionPatchesTest}.
  */
-class AdmitterPatchTest {
+class AdmissionPatchTest {
 
     private static final Admission ADMISSION = new Admission(new JobKey("Job", "default", "j"), "u1",
             new AdmissionRecord("root.a", "2026-01-01T00:00:00.123Z"), Resources.of("cpu", 1000L), 0);
@@ -36,7 +36,7 @@ class AdmitterPatchTest {
                 + "{\"op\":\"replace\",\"path\":\"/spec/suspend\",\"value\":false},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1quota-group\",\"value\":\"root.a\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1admitted-at\",\"value\":\"2026-01-01T00:00:00.123Z\"}"
-                + "]", Admitter.patchFor(entry, ADMISSION).toString());
+                + "]", AdmissionPatch.of(entry, ADMISSION).toString());
     }
 
     @Test
@@ -50,6 +50,6 @@ class AdmitterPatchTest {
                 + "{\"op\":\"replace\",\"path\":\"/spec/runPolicy/suspend\",\"value\":false},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations\",\"value\":"
                 + "{\"kube-queue/quota-group\":\"root.a\",\"kube-queue/admitted-at\":\"2026-01-01T00:00:00.123Z\"}}"
-                + "]", Admitter.patchFor(entry, ADMISSION).toString());
+                + "]", AdmissionPatch.of(entry, ADMISSION).toString());
     }
 }
