@@ -1,0 +1,324 @@
+package io.kubequeue.admission;
+
+import static io.kubequeue.admission.FakeJobRequests.fails;
+import static io.kubequeue.admission.FakeJobRequests.ok;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.kubequeue.job.Annotations;
+import io.kubequeue.job.JobDirectory;
+import io.kubequeue.job.JobFeed;
+import io.kubequeue.job.batch.BatchJobKind;
+import io.kubequeue.scheduler.Admission;
+import io.kubequeue.scheduler.AdmissionRecord;
+import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.MutableClock;
+import io.kubequeue.scheduler.QuotaNode;
+import io.kubequeue.scheduler.QuotaTree;
+import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.testing.RecordingEvents;
+import io.kubequeue.testing.TestConfig;
+
+/**
+ * Each way an admission can end, one API-server answer at a time (no Quarkus, no API server): {@link Admitter#admit}
+ * over scripted answers ({@link FakeJobRequests}), then {@link Admitter#report} to a real scheduler, which a real
+ * {@link JobFeed} fed the job. Checks the settlement the answer leads to and what the scheduler holds after it.
+ */
+class AdmitterOutcomesTest {
+
+    private static final JobKey KEY = new JobKey("Job", "ns", "j");
+    private static final String UID = "u";
+    private static final long CPU = 1000L;
+
+    private final BatchJobKind kind = new BatchJobKind();
+    private final RecordingEvents events = new RecordingEvents();
+    private final JobDirectory directory = new JobDirectory();
+    private final FakeJobRequests requests = new FakeJobRequests();
+    private final List<JobFeed.StartedOutside> recordsAskedFor = new ArrayList<>();
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private Scheduler scheduler;
+    private JobFeed feed;
+    private Admitter admitter;
+
+    @BeforeEach
+    void setUp() {
+        scheduler = new Scheduler(Scheduler.Settings.defaults(), clock);
+        scheduler.replaceTree(new QuotaTree(List.of(
+                new QuotaNode("g", null, List.of("ns"), null, Resources.of("cpu", 4000L)),
+                new QuotaNode("h", null, List.of("other"), null, Resources.of("cpu", 4000L)))));
+        feed = new JobFeed(scheduler, directory, events, TestConfig.defaults());
+        // a batch Job is never a Kubeflow job: the Queuing condition writer is never reached
+        admitter = new Admitter(requests, scheduler, directory, events, null);
+    }
+
+    @AfterEach
+    void noUnscriptedRequests() {
+        assertEquals(List.of(), requests.unscripted());
+    }
+
+    /** The job as the feed sees it: suspended (spec.suspend), 1 cpu, no annotations. */
+    private static Job suspended(String resourceVersion) {
+        return new JobBuilder().withNewMetadata().withName(KEY.name()).withNamespace(KEY.namespace()).withUid(UID)
+                .withResourceVersion(resourceVersion).withCreationTimestamp("2026-01-01T00:00:00Z").endMetadata()
+                .withNewSpec().withSuspend(true).withNewTemplate().withNewSpec().addNewContainer().withName("c")
+                .withNewResources().addToRequests("cpu", new Quantity("1")).endResources().endContainer().endSpec()
+                .endTemplate().endSpec().build();
+    }
+
+    /** The same job running (spec.suspend false), with this admission record on it (none if null). */
+    private static Job running(String resourceVersion, AdmissionRecord record) {
+        Job job = new JobBuilder(suspended(resourceVersion)).editSpec().withSuspend(false).endSpec().build();
+        if (record != null) {
+            Map<String, String> annotations = new HashMap<>();
+            annotations.put(Annotations.QUOTA_GROUP, record.group());
+            annotations.put(Annotations.ADMITTED_AT, record.admittedAt());
+            job.getMetadata().setAnnotations(annotations);
+        }
+        return job;
+    }
+
+    /** Queues the job through the feed and has the scheduler decide its admission (already charged). */
+    private Admission decide() {
+        return decide("1");
+    }
+
+    /** The same, with the job seen at that version. */
+    private Admission decide(String resourceVersion) {
+        feed.observe(kind, suspended(resourceVersion));
+        List<Admission> admissions = scheduler.schedule().admissions();
+        assertEquals(1, admissions.size(), "the job fits: one admission");
+        assertEquals(CPU, scheduler.usage("g").get("cpu"), "charged as decided");
+        return admissions.get(0);
+    }
+
+    private Admitter.Settlement admit(Admission admission) {
+        return admitter.admit(admission).join();
+    }
+
+    private Admitter.Outcome report(Admission admission, Admitter.Settlement settlement) {
+        return admitter.report(admission, settlement, recordsAskedFor::add);
+    }
+
+    private Scheduler.JobStatus status() {
+        return scheduler.status(KEY).orElseThrow();
+    }
+
+    @Test
+    void anAppliedPatchAdmitsTheJobWithOneAdmittedEvent() {
+        Admission admission = decide();
+        requests.answerPatch(ok(running("2", admission.record())));
+
+        Admitter.Settlement settlement = admit(admission);
+        assertEquals(Admitter.Settlement.Kind.APPLIED, settlement.kind());
+        assertEquals("2", settlement.resourceVersion());
+        assertEquals(Admitter.Outcome.ADMITTED, report(admission, settlement));
+
+        assertEquals(Scheduler.State.ADMITTED, status().state());
+        assertEquals(admission.record(), status().record());
+        assertEquals(CPU, scheduler.usage("g").get("cpu"));
+        assertFalse(scheduler.admissionUnsettled(KEY, admission.record()));
+        List<RecordingEvents.Event> admitted = events.withReason("Admitted");
+        assertEquals(1, admitted.size());
+        assertEquals("Normal", admitted.get(0).type());
+        assertTrue(admitted.get(0).message().startsWith("admitted into quota group g"), admitted.get(0).message());
+        assertEquals(List.of(), requests.gets(), "a plain success needs no read-back");
+    }
+
+    @Test
+    void thePatchTestsTheUidAndTheMarkThenRemovesTheMarkAndWritesTheRecord() {
+        Admission admission = decide();
+        requests.answerPatch(ok(running("2", admission.record())));
+        admit(admission);
+
+        assertEquals(1, requests.patches().size());
+        FakeJobRequests.Patch patch = requests.patches().get(0);
+        assertEquals(KEY, patch.key());
+        assertEquals(Job.class, patch.type());
+        assertEquals(UID, patch.value("test", "/metadata/uid").asText());
+        assertTrue(patch.value("test", "/spec/suspend").asBoolean(), "tests the mark is still set");
+        assertTrue(patch.value("replace", "/spec/suspend").isBoolean());
+        assertFalse(patch.value("replace", "/spec/suspend").asBoolean(), "then lifts it");
+        assertEquals("1", patch.value("test", "/metadata/resourceVersion").asText(),
+                "no annotations seen: the whole map is added, bound to the version seen");
+        assertEquals(admission.record(), patch.record());
+        List<String> order = patch.ops().stream().map(op -> op.path("op").asText() + " " + op.path("path").asText())
+                .toList();
+        assertTrue(order.indexOf("test /spec/suspend") < order.indexOf("replace /spec/suspend"),
+                "the test comes before the change it guards: " + order);
+    }
+
+    @Test
+    void aRefusedPatchHandsTheChargeBackAndTheJobBacksOff() {
+        Admission admission = decide();
+        requests.answerPatch(fails(409)).answerGet(ok(suspended("2")));
+
+        Admitter.Settlement settlement = admit(admission);
+        assertEquals(Admitter.Settlement.Kind.REFUSED, settlement.kind());
+        assertEquals(Admitter.Outcome.SETTLED, report(admission, settlement));
+
+        assertEquals(0L, scheduler.usage("g").get("cpu"), "charge handed back");
+        assertEquals(Scheduler.State.BACKOFF, status().state());
+        assertEquals(1, status().attempts());
+        assertEquals(List.of(KEY), requests.gets(), "a refusal is read back once");
+        assertEquals(List.of(), events.withReason("Admitted"));
+        assertEquals(List.of(), recordsAskedFor);
+    }
+
+    @Test
+    void aJobGoneByThePatchIsForgottenWithoutAReadBack() {
+        Admission admission = decide();
+        requests.answerPatch(fails(404));
+
+        Admitter.Settlement settlement = admit(admission);
+        assertEquals(Admitter.Settlement.Kind.GONE, settlement.kind());
+        assertEquals(Admitter.Outcome.SETTLED, report(admission, settlement));
+
+        assertTrue(scheduler.status(KEY).isEmpty(), "forgotten");
+        assertEquals(0L, scheduler.usage("g").get("cpu"));
+        assertEquals(List.of(), requests.gets());
+    }
+
+    @Test
+    void aJobGoneByTheReadBackIsForgotten() {
+        Admission admission = decide();
+        requests.answerPatch(fails(409)).answerGet(ok(null)); // AsyncJobRequests reads a 404 as null
+
+        Admitter.Settlement settlement = admit(admission);
+        assertEquals(Admitter.Settlement.Kind.GONE, settlement.kind());
+        report(admission, settlement);
+
+        assertTrue(scheduler.status(KEY).isEmpty(), "forgotten");
+        assertEquals(0L, scheduler.usage("g").get("cpu"));
+    }
+
+    @Test
+    void aJobStartedByHandMeanwhileStaysChargedAsStartedOutsideAndItsRecordIsAskedForOnce() {
+        Admission admission = decide();
+        requests.answerPatch(fails(409)).answerGet(ok(running("3", null)));
+
+        Admitter.Settlement settlement = admit(admission);
+        assertEquals(Admitter.Settlement.Kind.STARTED_BY_HAND, settlement.kind());
+        assertEquals("3", settlement.resourceVersion());
+        assertEquals(Admitter.Outcome.SETTLED, report(admission, settlement));
+
+        assertEquals(Scheduler.State.ADMITTED, status().state());
+        assertTrue(status().record().startedOutside(), "re-labelled as started outside: " + status().record());
+        assertEquals("g", status().record().group());
+        assertEquals(CPU, scheduler.usage("g").get("cpu"), "the charge stays");
+        assertEquals(1, recordsAskedFor.size());
+        JobFeed.StartedOutside asked = recordsAskedFor.get(0);
+        assertEquals(KEY, asked.charge().key());
+        assertEquals(UID, asked.charge().uid());
+        assertEquals(status().record(), asked.charge().record());
+        assertEquals("its suspend mark was removed by hand", asked.how());
+        assertEquals(List.of(), events.withReason("Admitted"));
+    }
+
+    @Test
+    void aJobAdmittedByAnotherReplicaMeanwhileIsChargedToThatReplicasRecord() {
+        Admission admission = decide();
+        AdmissionRecord theirs = new AdmissionRecord("h", "2025-12-31T23:59:59.000Z");
+        requests.answerPatch(fails(409)).answerGet(ok(running("4", theirs)));
+
+        Admitter.Settlement settlement = admit(admission);
+        assertEquals(Admitter.Settlement.Kind.TAKEN_OVER, settlement.kind());
+        assertEquals(theirs, settlement.found());
+        assertEquals(Admitter.Outcome.SETTLED, report(admission, settlement));
+
+        assertEquals(Scheduler.State.ADMITTED, status().state());
+        assertEquals(theirs, status().record());
+        assertEquals(CPU, scheduler.usage("h").get("cpu"), "charged where the other replica's record says");
+        assertEquals(0L, scheduler.usage("g").get("cpu"), "and no longer where we decided");
+        assertEquals(List.of(), recordsAskedFor);
+    }
+
+    @Test
+    void anAnswerAndReadBackBothLostLeaveTheChargeUntilARecheckConfirmsIt() {
+        Admission admission = decide();
+        requests.answerPatch(fails(500)).answerGet(fails(500));
+
+        Admitter.Settlement settlement = admit(admission);
+        assertEquals(Admitter.Settlement.Kind.UNCONFIRMED, settlement.kind());
+        assertEquals(Admitter.Outcome.UNKNOWN, report(admission, settlement));
+
+        assertEquals(Scheduler.State.ADMITTED, status().state());
+        assertEquals(CPU, scheduler.usage("g").get("cpu"), "the charge stays while unknown");
+        assertTrue(scheduler.admissionUnsettled(KEY, admission.record()));
+
+        requests.answerGet(ok(running("5", admission.record())));
+        Admitter.Settlement rechecked = admitter.recheck(admission).join();
+        assertEquals(Admitter.Settlement.Kind.APPLIED, rechecked.kind());
+        assertEquals("5", rechecked.resourceVersion());
+        assertEquals(Admitter.Outcome.ADMITTED, report(admission, rechecked));
+
+        assertFalse(scheduler.admissionUnsettled(KEY, admission.record()), "settled");
+        assertEquals(Scheduler.State.ADMITTED, status().state());
+        assertEquals(admission.record(), status().record());
+        assertEquals(CPU, scheduler.usage("g").get("cpu"));
+        assertNull(admitter.recheck(admission).join(), "settled: nothing more to read");
+        assertEquals(2, requests.gets().size(), "no read once settled");
+        assertEquals(1, requests.patches().size(), "never patched again");
+    }
+
+    @Test
+    void theThirdRefusalInARowWithTheSameCodeGivesOneWarning() {
+        assertEquals(3, Admitter.REFUSALS_BEFORE_WARNING, "the codes below assume three");
+        requests.answerGets(key -> ok(suspended("2")));
+        // 409, 409, then 422: a new streak; 422 three times: the warning; a fourth: no second warning
+        List<Integer> codes = List.of(409, 409, 422, 422, 422, 422);
+        List<Integer> warningsAfter = new ArrayList<>();
+        for (int code : codes) {
+            Admission admission = decide();
+            requests.answerPatch(fails(code));
+            Admitter.Settlement settlement = admit(admission);
+            assertEquals(Admitter.Settlement.Kind.REFUSED, settlement.kind());
+            report(admission, settlement);
+            warningsAfter.add(events.withReason("AdmissionRefused").size());
+            clock.advance(Duration.ofMinutes(1)); // past any backoff: the next cycle admits it again
+        }
+
+        assertEquals(List.of(0, 0, 0, 0, 1, 1), warningsAfter);
+        RecordingEvents.Event warning = events.withReason("AdmissionRefused").get(0);
+        assertEquals("Warning", warning.type());
+        assertEquals(KEY.name(), warning.name());
+        assertTrue(warning.message().contains("3 times in a row (HTTP 422: scripted failure 422)"), warning.message());
+    }
+
+    @Test
+    void anAppliedAdmissionEndsTheRefusalStreak() {
+        requests.answerGets(key -> ok(suspended("2")));
+        for (int i = 0; i < Admitter.REFUSALS_BEFORE_WARNING - 1; i++) {
+            Admission admission = decide();
+            requests.answerPatch(fails(409));
+            report(admission, admit(admission));
+            clock.advance(Duration.ofMinutes(1));
+        }
+        Admission admission = decide();
+        requests.answerPatch(ok(running("3", admission.record())));
+        report(admission, admit(admission));
+        feed.observe(kind, running("4", admission.record()));
+        // suspended again by someone: queued again, and admitted again
+        Admission again = decide("5");
+        requests.answerPatch(fails(409));
+        report(again, admit(again));
+
+        assertEquals(List.of(), events.withReason("AdmissionRefused"), "one refusal since the success");
+    }
+}
