@@ -147,7 +147,7 @@ class AdmissionLoopTest {
         assertEquals(List.of(), requests.patches(), "closed until recovery is done: nothing sent");
 
         loop.open();
-        await().atMost(PATIENCE).until(() -> toldAdmitted.size() == 1);
+        await().atMost(PATIENCE).until(() -> !toldAdmitted.isEmpty());
 
         assertEquals(Scheduler.State.ADMITTED, state(key("j")));
         assertEquals(CPU, usage());
@@ -189,8 +189,9 @@ class AdmissionLoopTest {
 
         // the patch already on the wire completes and is reported; nothing more is sent
         onTheWire.complete(runningAsPatched(requests.patches().get(0)));
-        await().atMost(PATIENCE).until(() -> state(sent) == Scheduler.State.ADMITTED && toldAdmitted.size() == 1
+        await().atMost(PATIENCE).until(() -> state(sent) == Scheduler.State.ADMITTED && !toldAdmitted.isEmpty()
                 && loop.admissionsInFlight() == 0);
+        assertEquals(List.of(sent), toldAdmitted.stream().map(Admission::key).toList());
         assertEquals(1, requests.patches().size(), "the handed-back admission is never sent");
         assertEquals(Scheduler.State.BACKOFF, state(unsent));
         assertEquals(CPU, usage());
@@ -230,7 +231,7 @@ class AdmissionLoopTest {
 
         loop.open();
         // nobody triggers again: the loop wakes up when the backoff expires
-        await().atMost(PATIENCE).until(() -> toldAdmitted.size() == 1);
+        await().atMost(PATIENCE).until(() -> !toldAdmitted.isEmpty());
 
         List<FakeJobRequests.Patch> patches = requests.patches();
         assertEquals(2, patches.size(), "refused once, then sent again: " + patches);
@@ -242,5 +243,6 @@ class AdmissionLoopTest {
         assertEquals(patches.get(1).record(), status.record());
         assertEquals(1, status.attempts(), "one refusal counted");
         assertEquals(CPU, usage(), "charged once");
+        assertEquals(List.of(patches.get(1).record()), toldAdmitted.stream().map(Admission::record).toList());
     }
 }
