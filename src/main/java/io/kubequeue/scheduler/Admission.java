@@ -2,7 +2,7 @@ package io.kubequeue.scheduler;
 
 /**
  * A decision to admit one job, already charged to its group's usage. The admission side must either write
- * it to the cluster or hand it back with {@link Scheduler#admissionFailed(JobKey, AdmissionRecord)}.
+ * it to the cluster or hand it back with {@link Scheduler#settle} ({@link AdmissionOutcome#REFUSED}).
  *
  * @param key     the job to admit
  * @param uid     the {@code metadata.uid} of the object the decision was made for; the patch applies to that object

@@ -19,7 +19,7 @@ import java.util.Objects;
  * @param record         the admission record found on the job, or {@code null}; a {@link Phase#QUEUED} job
  *                       that carries one was suspended again after its admission
  * @param resourceVersion the object's {@code metadata.resourceVersion}, or {@code null}; only compared with the
- *                       version our own admission patch produced (see {@link Scheduler#admissionConfirmed})
+ *                       version our own admission patch produced (see {@link AdmissionOutcome.Applied})
  */
 public record JobObservation(JobKey key, String uid, Phase phase, Resources request, JobPriority priority, Instant createdAt,
                              String quotaName, boolean preemptible, AdmissionRecord record, String resourceVersion) {

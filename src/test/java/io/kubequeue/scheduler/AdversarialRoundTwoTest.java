@@ -18,8 +18,8 @@ class AdversarialRoundTwoTest extends InFlightScenario {
 
     /**
      * §2: a suspended job whose request cannot be read "stays pending" (the original admitted such workflows at
-     * zero cost; we do not). The fixed admissionFailed path withdraws a job whose newest copy is unreadable, but
-     * admissionConfirmed's re-suspension path applies that copy as if readable: the job queues with request NONE
+     * zero cost; we do not). The fixed settle(REFUSED) path withdraws a job whose newest copy is unreadable, but
+     * settle(Applied)'s re-suspension path applies that copy as if readable: the job queues with request NONE
      * and is admitted for free.
      * Real sequence: our patch applies (rv 11); the user replaces the job (suspend back, annotations gone, broken
      * min-resources) at rv 12; the informer delivers rv 12 before the writer handles the patch answer.
@@ -38,10 +38,10 @@ class AdversarialRoundTwoTest extends InFlightScenario {
     }
 
     /**
-     * admissionOverridden's contract: "a later suspended copy is a re-suspension". When that copy (rv 14) reaches
+     * settle(StartedByHand)'s contract: "a later suspended copy is a re-suspension". When that copy (rv 14) reaches
      * the scheduler before the read-back's answer (rv 12) is handled, it is parked in {@code newest} and the
      * override never looks at it: the suspended job stays charged as started outside (the same race the previous
-     * round fixed for admissionConfirmed).
+     * round fixed for settle(Applied)).
      */
     @Test
     void aResuspensionSeenBeforeTheOverrideAnswerIsReleased() {
@@ -56,7 +56,7 @@ class AdversarialRoundTwoTest extends InFlightScenario {
         assertEquals(0, cpu("team-a"));
     }
 
-    /** The same race for admissionTakenOver: the copy newer than the version read is dropped by the new charge. */
+    /** The same race for settle(TakenOver): the copy newer than the version read is dropped by the new charge. */
     @Test
     void aResuspensionSeenBeforeTheTakeOverAnswerIsReleased() {
         scheduler.observe(queued("j", "u", 3000, "10"));

@@ -69,7 +69,7 @@ class AdversarialSequencesTest extends InFlightScenario {
     /**
      * observe() re-labels an in-flight admission as started outside when the job is seen running without our record,
      * precisely so that a later refusal "must not uncharge a running job". observeUnreadable() does not, so the
-     * Admitter's "refused, and the read-back failed too -> admissionFailed" uncharges a job that runs.
+     * Admitter's "refused, and the read-back failed too -> settle(REFUSED)" uncharges a job that runs.
      */
     @Test
     void aJobStartedByHandWithAnUnreadableRequestWhileOurAdmissionIsOnItsWayStaysChargedAfterTheRefusal() {
@@ -113,7 +113,7 @@ class AdversarialSequencesTest extends InFlightScenario {
     }
 
     /**
-     * admissionConfirmed's contract: "A later version of the job that carries a suspend mark again is a
+     * settle(Applied)'s contract: "A later version of the job that carries a suspend mark again is a
      * re-suspension, even if the running state in between was never observed". If that later copy is seen before
      * the patch's answer is processed, it is parked in {@code newest} and never acted on: the suspended job stays
      * charged, and nothing will settle it.
@@ -148,7 +148,7 @@ class AdversarialSequencesTest extends InFlightScenario {
     }
 
     /**
-     * admissionOverridden (the read-back showed the job started by hand) records nothing about that read: no
+     * settle(StartedByHand) (the read-back showed the job started by hand) records nothing about that read: no
      * version, no "seen running". A later re-suspension whose running copy the informer skipped is parked as
      * {@code newest}, and the suspended job stays charged until some other change.
      */
