@@ -57,7 +57,7 @@ import io.kubequeue.job.kubeflow.PyTorchJob;
 import io.kubequeue.job.kubeflow.TFJob;
 import io.kubequeue.operator.Cluster;
 import io.kubequeue.operator.Manifests;
-import io.kubequeue.quota.ElasticQuotaTree;
+import io.kubequeue.quota.elastic.ElasticQuotaTree;
 
 /**
  * kube-queue installed and run against a real API server (k3s in a container, Testcontainers), exactly as

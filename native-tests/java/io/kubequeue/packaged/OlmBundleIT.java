@@ -43,7 +43,7 @@ import io.fabric8.openshift.api.model.operatorhub.v1alpha1.Icon;
 import io.fabric8.openshift.api.model.operatorhub.v1alpha1.InstallMode;
 import io.fabric8.openshift.api.model.operatorhub.v1alpha1.RelatedImage;
 import io.fabric8.openshift.api.model.operatorhub.v1alpha1.StrategyDeploymentSpec;
-import io.kubequeue.quota.ElasticQuotaTree;
+import io.kubequeue.quota.elastic.ElasticQuotaTree;
 import io.kubequeue.testing.ApiServerRules;
 
 /**

@@ -24,7 +24,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.kubequeue.api.QueueApi;
 import io.kubequeue.operator.Manifests;
-import io.kubequeue.quota.ElasticQuotaTree;
+import io.kubequeue.quota.elastic.ElasticQuotaTree;
 import io.quarkus.runtime.QuarkusApplication;
 
 /**

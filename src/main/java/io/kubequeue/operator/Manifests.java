@@ -10,7 +10,7 @@ import io.kubequeue.job.kubeflow.MPIJob;
 import io.kubequeue.job.kubeflow.MPIJobV2beta1;
 import io.kubequeue.job.kubeflow.PyTorchJob;
 import io.kubequeue.job.kubeflow.TFJob;
-import io.kubequeue.quota.ElasticQuotaTree;
+import io.kubequeue.quota.elastic.ElasticQuotaTree;
 
 /**
  * Reads Kubernetes manifests (YAML or JSON, several documents, {@code kind: List}) into typed objects with

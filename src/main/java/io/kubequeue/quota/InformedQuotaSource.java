@@ -16,11 +16,12 @@ import io.kubequeue.scheduler.QuotaTree;
 
 /**
  * What both quota plugins share: one informer on the quota objects, and on any add, update or delete the whole
- * set of groups is rebuilt from the informer's store and reported if it changed.
+ * set of groups is rebuilt from the informer's store and reported if it changed. Public for the plugins'
+ * folders ({@code quota.elastic}, {@code quota.resourcequota}); nothing else extends it.
  *
  * @param <T> the quota object's kind
  */
-abstract class InformedQuotaSource<T> implements QuotaGroupSource {
+public abstract class InformedQuotaSource<T> implements QuotaGroupSource {
 
     private static final Logger LOG = Logger.getLogger(InformedQuotaSource.class);
 

@@ -37,7 +37,7 @@ class QueueApiTest {
     @AfterEach
     void clear() {
         client.batch().v1().jobs().inAnyNamespace().delete();
-        client.resources(io.kubequeue.quota.ElasticQuotaTree.class).inAnyNamespace().delete();
+        client.resources(io.kubequeue.quota.elastic.ElasticQuotaTree.class).inAnyNamespace().delete();
         client.resources(io.fabric8.kubernetes.api.model.events.v1.Event.class).inAnyNamespace().delete();
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.jobs().isEmpty());
     }

@@ -23,7 +23,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.job.kubeflow.TFJob;
-import io.kubequeue.quota.ElasticQuotaTree;
+import io.kubequeue.quota.elastic.ElasticQuotaTree;
 
 /** Test helper: applies the YAML files of src/test/resources and plays the training operator's part. */
 public final class Cluster {

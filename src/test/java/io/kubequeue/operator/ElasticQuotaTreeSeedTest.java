@@ -20,7 +20,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.job.kubeflow.TFJob;
-import io.kubequeue.quota.ElasticQuotaTree;
+import io.kubequeue.quota.elastic.ElasticQuotaTree;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.kubequeue.testing.WithStrictApiServer;

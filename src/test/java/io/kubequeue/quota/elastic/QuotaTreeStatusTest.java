@@ -1,4 +1,4 @@
-package io.kubequeue.quota;
+package io.kubequeue.quota.elastic;
 
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;

@@ -1,4 +1,4 @@
-package io.kubequeue.quota;
+package io.kubequeue.quota.elastic;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -43,6 +43,7 @@ public class QuotaTreeStatusWriter {
     private String written;
     private Integer lastFailure;
 
+    /** @param scheduler whose groups the status shows */
     public QuotaTreeStatusWriter(KubernetesClient client, Scheduler scheduler) {
         this.client = client;
         this.scheduler = scheduler;

@@ -1,4 +1,4 @@
-package io.kubequeue.quota;
+package io.kubequeue.quota.elastic;
 
 import java.time.Duration;
 import java.math.BigDecimal;
@@ -14,6 +14,8 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kubequeue.events.EventRecorder;
+import io.kubequeue.quota.InformedQuotaSource;
+import io.kubequeue.quota.Quantities;
 import io.kubequeue.scheduler.QuotaNode;
 import io.kubequeue.scheduler.QuotaTree;
 

@@ -1,4 +1,4 @@
-package io.kubequeue.quota;
+package io.kubequeue.quota.elastic;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
