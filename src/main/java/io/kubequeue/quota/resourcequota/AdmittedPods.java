@@ -1,4 +1,4 @@
-package io.kubequeue.job;
+package io.kubequeue.quota.resourcequota;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +26,14 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.kubequeue.concurrent.DaemonThreads;
+import io.kubequeue.job.InvalidJobException;
+import io.kubequeue.job.JobDirectory;
+import io.kubequeue.job.JobFeed;
+import io.kubequeue.job.JobKind;
+import io.kubequeue.job.JobReconciler;
+import io.kubequeue.job.PodRequests;
+import io.kubequeue.job.Pruning;
+import io.kubequeue.job.PruningItemStore;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
@@ -66,6 +74,11 @@ public class AdmittedPods {
     private volatile Consumer<String> onChange = ns -> {
     };
 
+    /**
+     * @param directory which job a pod belongs to
+     * @param kinds     the job kinds, whose pod labels are watched
+     * @param feed      which kinds are switched on
+     */
     public AdmittedPods(KubernetesClient client, Scheduler scheduler, JobDirectory directory,
                         Instance<JobKind<?>> kinds, JobFeed feed) {
         this.client = client;

@@ -1,4 +1,4 @@
-package io.kubequeue.quota;
+package io.kubequeue.quota.resourcequota;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,6 +23,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.events.EventRecorder;
+import io.kubequeue.quota.InformedQuotaSource;
+import io.kubequeue.quota.Quantities;
 import io.kubequeue.scheduler.QuotaNode;
 import io.kubequeue.scheduler.QuotaTree;
 import io.kubequeue.scheduler.Resources;
@@ -59,7 +61,7 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
         void set(String namespace, Resources used, long ticket);
     }
 
-    /** Requests (and limits) of the pods of admitted jobs in a namespace; see {@code AdmittedPods}. */
+    /** Requests (and limits) of the pods of admitted jobs in a namespace; see {@link AdmittedPods}. */
     @FunctionalInterface
     public interface AdmittedPodUsage {
         /**

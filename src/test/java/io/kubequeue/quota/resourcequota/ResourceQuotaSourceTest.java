@@ -1,4 +1,4 @@
-package io.kubequeue.quota;
+package io.kubequeue.quota.resourcequota;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -16,7 +16,8 @@ import io.kubequeue.scheduler.QuotaNode;
 import io.kubequeue.scheduler.QuotaTree;
 import io.kubequeue.scheduler.Resources;
 
-class QuotaSourcesTest {
+/** The ResourceQuota plugin: quota keys, rounding, and a namespace without quota (moved out of the former QuotaSourcesTest). */
+class ResourceQuotaSourceTest {
 
     private static ResourceQuota resourceQuota(String spec, String status) {
         return (ResourceQuota) Parse.yaml("""
