@@ -34,7 +34,7 @@ import io.kubequeue.quota.resourcequota.AdmittedPods;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.JobReconciler;
-import io.kubequeue.job.PriorityClassWatch;
+import io.kubequeue.priority.PriorityClassWatch;
 import io.kubequeue.leader.LeaseProblem;
 import io.kubequeue.leader.Leadership;
 import io.kubequeue.quota.elastic.ElasticQuotaTreeSource;

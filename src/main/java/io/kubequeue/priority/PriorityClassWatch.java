@@ -1,4 +1,4 @@
-package io.kubequeue.job;
+package io.kubequeue.priority;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -37,6 +37,7 @@ public class PriorityClassWatch {
     private volatile Runnable onChange = () -> {
     };
 
+    /** @param scheduler where the PriorityClasses in force go ({@link Scheduler#replacePriorityClasses}) */
     public PriorityClassWatch(KubernetesClient client, Scheduler scheduler) {
         this.client = client;
         this.scheduler = scheduler;
