@@ -1,6 +1,7 @@
 package io.kubequeue.operator;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -30,32 +31,44 @@ import io.kubequeue.admission.QueuingConditions;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.config.QueueGroupPlugin;
 import io.kubequeue.events.EventRecorder;
-import io.kubequeue.quota.resourcequota.AdmittedPods;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.JobReconciler;
-import io.kubequeue.priority.PriorityClassWatch;
-import io.kubequeue.leader.LeaseProblem;
 import io.kubequeue.leader.Leadership;
-import io.kubequeue.quota.elastic.ElasticQuotaTreeSource;
+import io.kubequeue.leader.LeaseProblem;
+import io.kubequeue.priority.PriorityClassWatch;
 import io.kubequeue.quota.QuotaGroupSource;
+import io.kubequeue.quota.elastic.ElasticQuotaTreeSource;
 import io.kubequeue.quota.elastic.QuotaTreeStatusWriter;
+import io.kubequeue.quota.resourcequota.AdmittedPods;
 import io.kubequeue.quota.resourcequota.ResourceQuotaSource;
+import io.kubequeue.scheduler.QuotaTree;
+import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 
 /**
- * Start-up: state is rebuilt from the cluster, never from memory (docs/behaviour.md §1).
+ * Start-up: state is rebuilt from the cluster, never from memory (docs/behaviour.md §1). Start-up is the list of
+ * steps in {@link #steps()}, started in that order and stopped in the reverse order ({@link StartupSteps}):
  *
  * <ol>
- *   <li>watch PriorityClasses (queue order) and, under the ResourceQuota plugin, the pods of managed kinds;</li>
- *   <li>start the quota-group source of {@code QueueGroupPlugin} and wait for its first full list;</li>
- *   <li>list every job of every kind: each unfinished job carrying an admission record is charged to its
- *       group, each suspended one is queued (queue order puts them back in their original order);</li>
- *   <li>under the ResourceQuota plugin, recount what uses each quota outside the admitted jobs;</li>
- *   <li>only then open the admission loop, and report ready.</li>
+ *   <li><b>settings</b>: log the API server, check the settings start-up reads;</li>
+ *   <li><b>job feed</b>: connect the job feed to the admission loop;</li>
+ *   <li><b>PriorityClasses</b>: watch them (queue order);</li>
+ *   <li><b>quota groups</b> of {@code QueueGroupPlugin}: start its source and wait for its first full list; under
+ *       the ElasticQuotaTree plugin also the tree's status writer, under the ResourceQuota plugin first the pods of
+ *       admitted jobs;</li>
+ *   <li><b>recovery</b>: list every job of every kind: each unfinished job carrying an admission record is charged
+ *       to its group, each suspended one is queued (queue order puts them back in their original order); under the
+ *       ResourceQuota plugin, recount what uses each quota outside the admitted jobs;</li>
+ *   <li><b>readiness</b>: report ready;</li>
+ *   <li><b>leadership</b>: compete for the Lease; while leading, the admission loop is open.</li>
  * </ol>
+ *
+ * <p>At shutdown: leadership (drain the admission loop, give up the Lease), then the quota groups (the status
+ * writer, then the source); the other steps have nothing to stop here (the PriorityClass and pod informers stop
+ * themselves as the container ends). {@link ShutdownDeadline} is armed before all of this, by its own observer.
  */
 @Singleton
 @Readiness
@@ -76,9 +89,14 @@ public class StartupRecovery implements HealthCheck {
     private final AdmittedPods admittedPods;
     private final Leadership leadership;
     private final QuotaTreeStatusWriter treeStatus;
+    /** The quota-group source of the plugin in force, once the quota step has made it. */
     private QuotaGroupSource source;
+    /** The same source under the ResourceQuota plugin (recounted after recovery and on leading); else null. */
+    private ResourceQuotaSource resourceQuotas;
+    private volatile StartupSteps running;
     private volatile boolean recovered;
 
+    /** Built by CDI; every argument is a bean of its own (null in a bare test instance, which only reports). */
     public StartupRecovery(KubernetesClient client, KubeQueueConfig config, Scheduler scheduler, JobFeed feed,
                            AdmissionLoop loop, EventRecorder events, Instance<JobKind<?>> kinds,
                            QueuingConditions queuing, PriorityClassWatch priorityClasses, AdmittedPods admittedPods,
@@ -98,55 +116,117 @@ public class StartupRecovery implements HealthCheck {
     }
 
     /**
+     * Start-up, step by step, in the order the list shows; shutdown stops the steps in the reverse order.
+     */
+    List<StartupStep> steps() {
+        boolean underResourceQuota = config.queueGroupPlugin() == QueueGroupPlugin.RESOURCEQUOTA;
+        return List.of(
+                StartupStep.startOnly("settings", this::checkSettings),
+                StartupStep.startOnly("job feed", this::connectFeed),
+                StartupStep.startOnly("PriorityClasses", this::watchPriorityClasses), // stops itself: @PreDestroy
+                underResourceQuota ? resourceQuotaGroups() : elasticQuotaGroups(),
+                StartupStep.startOnly("recovery", this::recoverJobs),
+                StartupStep.startOnly("readiness", () -> recovered = true),
+                new StartupStep("leadership", this::compete, this::stopAdmittingAndLeading));
+    }
+
+    /**
      * Runs before QOSDK starts the operator (lower priority value first; QOSDK then starts it in the background,
      * {@code quarkus.operator-sdk.async-start}), so no reconcile can interleave with the recovery list: a job that
      * finishes meanwhile is seen finished by its first reconcile, never re-charged by a stale list entry
      * afterwards. Readiness does not wait for the informers of kinds the cluster does not serve.
      */
     void onStart(@Observes @Priority(Interceptor.Priority.LIBRARY_BEFORE) StartupEvent event) {
+        running = new StartupSteps(steps());
+        running.start();
+    }
+
+    /**
+     * Stops the steps that started, in the reverse order: leadership first (stop admitting, let the patches already
+     * sent finish, and only then give up the Lease, so that another replica leads at once), then the quota groups.
+     * First among the shutdown observers: JOSDK's stop closes the shared client, and a Lease released after that is
+     * not released at all (LeaseReleaseIT).
+     */
+    void onStop(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) ShutdownEvent event) {
+        if (running != null) {
+            running.stop();
+        }
+    }
+
+    /** Step "settings": which API server, and the settings start-up reads, checked before anything starts. */
+    private void checkSettings() {
         ApiServerTarget.log(client.getConfiguration());
         checkDisabledKinds();
         if (config.firstListTimeout().isNegative()) {
             throw new IllegalArgumentException("kube-queue.first-list-timeout: must not be negative ("
                     + config.firstListTimeout() + ")");
         }
+    }
+
+    /** Step "job feed": what the feed sees of the jobs reaches the admission loop and the Queuing condition. */
+    private void connectFeed() {
         feed.onChange(loop::trigger);
         feed.onRelease(loop::triggerAtOnce);
         feed.onQueued(this::showQueued);
         feed.onStartedOutside(loop::recordStartedOutside);
         feed.onUnconfirmedCopy(loop::recheckNow);
+    }
+
+    /** Step "PriorityClasses": their watch, whose changes re-sort the queues and trigger a cycle. */
+    private void watchPriorityClasses() {
         priorityClasses.start(config.firstListTimeout(), loop::trigger);
-        ResourceQuotaSource resourceQuotas = null;
-        if (config.queueGroupPlugin() == QueueGroupPlugin.RESOURCEQUOTA) {
-            resourceQuotas = new ResourceQuotaSource(client, events, config.firstListTimeout(), admittedPods::usage,
-                    new ResourceQuotaSource.OutsideUsage() {
+    }
+
+    /**
+     * Step "quota groups" under the ResourceQuota plugin: the pods of admitted jobs, then ResourceQuotas. Stops the
+     * source at shutdown; AdmittedPods stops itself (@PreDestroy).
+     */
+    private StartupStep resourceQuotaGroups() {
+        return new StartupStep("quota groups (ResourceQuotas and the pods of admitted jobs)", () -> {
+            ResourceQuotaSource quotas = new ResourceQuotaSource(client, events, config.firstListTimeout(),
+                    admittedPods::usage, new ResourceQuotaSource.OutsideUsage() {
                         @Override
                         public long ticket(String namespace) {
                             return scheduler.externalRecountTicket(namespace);
                         }
 
                         @Override
-                        public void set(String namespace, io.kubequeue.scheduler.Resources used, long ticket) {
+                        public void set(String namespace, Resources used, long ticket) {
                             scheduler.setExternalUsage(namespace, used, ticket);
                             // under this plugin a finished job's room opens here, when its pods are recounted
                             loop.triggerAtOnce();
                         }
                     });
-            ResourceQuotaSource quotas = resourceQuotas;
+            resourceQuotas = quotas;
             scheduler.trackExternalUsage(quotas::recomputeSoon); // pods of a released job stay counted
             admittedPods.start(quotas::recompute); // before the quotas: a pod seen first counts from the quota's list
-            source = resourceQuotas;
-        } else {
+            source = quotas;
+            source.start(this::applyQuotaGroups);
+        }, () -> source.stop());
+    }
+
+    /** Step "quota groups" under the ElasticQuotaTree plugin: the tree's status writer, then the tree. */
+    private StartupStep elasticQuotaGroups() {
+        return new StartupStep("quota groups (ElasticQuotaTree and its status)", () -> {
             ElasticQuotaTreeSource trees = new ElasticQuotaTreeSource(client, config.elasticQuota().namespace(), events,
                     config.firstListTimeout());
             treeStatus.follow(trees, leadership::isLeader); // the leader writes the tree's status: kubectl get eqt
             source = trees;
-        }
-        source.start(tree -> {
-            scheduler.replaceTree(tree);
-            LOG.infof("quota groups in force: %s", tree.nodes().stream().map(n -> n.name() + " max " + n.max()).toList());
-            loop.trigger();
+            source.start(this::applyQuotaGroups);
+        }, () -> {
+            treeStatus.stop();
+            source.stop();
         });
+    }
+
+    private void applyQuotaGroups(QuotaTree tree) {
+        scheduler.replaceTree(tree);
+        LOG.infof("quota groups in force: %s", tree.nodes().stream().map(n -> n.name() + " max " + n.max()).toList());
+        loop.trigger();
+    }
+
+    /** Step "recovery": every job of every kind switched on, then (ResourceQuota) each quota's outside usage. */
+    private void recoverJobs() {
         int jobs = 0;
         for (JobKind<?> kind : kinds) {
             if (feed.enabled(kind.kind())) {
@@ -161,7 +241,13 @@ public class StartupRecovery implements HealthCheck {
         }
         long admitted = scheduler.jobs().stream().filter(j -> j.state() == Scheduler.State.ADMITTED).count();
         LOG.infof("recovered %d jobs from the cluster (%d admitted and charged)", jobs, admitted);
-        recovered = true;
+    }
+
+    /**
+     * Step "leadership": compete for the Lease (or lead at once with leader election off); on leading, open the
+     * admission loop and write what was held while following; on losing the Lease, close the loop.
+     */
+    private void compete() {
         ResourceQuotaSource quotas = resourceQuotas;
         // Every replica keeps its scheduler current from the cluster (the list above, then the informers), so a
         // replica that starts to lead already knows what the old leader admitted: the old one stopped writing at
@@ -175,6 +261,12 @@ public class StartupRecovery implements HealthCheck {
             queuing.writeDeferred(); // jobs queued while this replica followed show Queuing too
             events.writeDeferred(); // and bad input seen meanwhile gets its Warning
         }, loop::close);
+    }
+
+    /** Stop of "leadership": stop admitting, let the patches already sent finish, then give up the Lease. */
+    private void stopAdmittingAndLeading() {
+        loop.drain(Duration.ofSeconds(5));
+        leadership.stop();
     }
 
     /**
@@ -238,20 +330,6 @@ public class StartupRecovery implements HealthCheck {
 
     private <R extends CustomResource<JsonNode, JsonNode>> void showQueued(JobFeed.Queued<R> queued) {
         queuing.queued(queued.kind(), queued.job());
-    }
-
-    /**
-     * Stops admitting, lets the patches already sent finish, and only then gives up the Lease, so that another
-     * replica leads at once. First among the shutdown observers: JOSDK's stop closes the shared client, and a
-     * Lease released after that is not released at all (LeaseReleaseIT).
-     */
-    void onStop(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) ShutdownEvent event) {
-        loop.drain(Duration.ofSeconds(5));
-        leadership.stop();
-        treeStatus.stop();
-        if (source != null) {
-            source.stop();
-        }
     }
 
     /**
