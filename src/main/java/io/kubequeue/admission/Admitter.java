@@ -20,7 +20,7 @@ import io.kubequeue.job.Annotations;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
-import io.kubequeue.job.kubeflow.KubeflowJobKind;
+import io.kubequeue.job.ShowsQueuingCondition;
 import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.AdmissionOutcome;
 import io.kubequeue.scheduler.AdmissionRecord;
@@ -381,8 +381,8 @@ public class Admitter {
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     private void showAdmitted(JobKind<?> kind, HasMetadata admitted) {
-        if (kind instanceof KubeflowJobKind kubeflow && admitted instanceof CustomResource job) {
-            queuing.admitted(kubeflow, job);
+        if (kind instanceof ShowsQueuingCondition shows && admitted instanceof CustomResource job) {
+            queuing.admitted(shows, job);
         }
     }
 

@@ -11,24 +11,23 @@ import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubequeue.concurrent.DaemonThreads;
-import io.kubequeue.job.kubeflow.KubeflowJobKind;
+import io.kubequeue.job.ShowsQueuingCondition;
 import io.kubequeue.leader.HeldUntilLeading;
 import io.kubequeue.leader.Leadership;
 
 /**
- * Writes condition {@code Queuing} on TFJobs and PyTorchJobs queued by annotation, through the status
- * subresource: {@code True} ("Job Enqueued") while queued, {@code False} once admitted. {@code kubectl get
- * tfjob} prints a job's last condition, so a queued job shows {@code Queuing} as in the seed
- * (docs/behaviour.md §5). A failed write is logged and changes nothing else: the condition is for people,
- * never an input to queueing.
+ * Writes condition {@code Queuing} on the queued jobs of the kinds that show it ({@link ShowsQueuingCondition}:
+ * TFJobs and PyTorchJobs queued by annotation), through the status subresource: {@code True} ("Job Enqueued")
+ * while queued, {@code False} once admitted. {@code kubectl get tfjob} prints a job's last condition, so a queued
+ * job shows {@code Queuing} as in the seed (docs/behaviour.md §5). The kind decides which jobs show it and how the
+ * condition is written in its status; this class only writes, and so lives with the admission code, the only code
+ * that writes jobs. A failed write is logged and changes nothing else: the condition is for people, never an input
+ * to queueing.
  *
  * <p>Writes run in order on one thread of their own, so a job's {@code False} can never be overtaken by the
  * {@code True} asked for before its admission.
@@ -37,7 +36,6 @@ import io.kubequeue.leader.Leadership;
 public class QueuingConditions {
 
     private static final Logger LOG = Logger.getLogger(QueuingConditions.class);
-    private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
     private final KubernetesClient client;
     private final ExecutorService writer =
@@ -57,7 +55,7 @@ public class QueuingConditions {
      * Asks for {@code Queuing=True} on a queued job; skipped if the job is no longer queued when written. Only the
      * leader writes; a follower keeps the request until it leads ({@link #writeDeferred()}).
      */
-    public <R extends CustomResource<JsonNode, JsonNode>> void queued(KubeflowJobKind<R> kind, R job) {
+    public <R extends CustomResource<JsonNode, JsonNode>> void queued(ShowsQueuingCondition<R> kind, R job) {
         Runnable task = () -> write(kind, job, "True", "JobEnqueued", "Job Enqueued");
         if (!leadership.isLeader()) {
             whileFollowing.hold(kind.kind() + " " + job.getMetadata().getNamespace() + "/" + job.getMetadata().getName(),
@@ -73,7 +71,7 @@ public class QueuingConditions {
     }
 
     /** Asks for {@code Queuing=False} on a job just admitted (written only if it shows {@code Queuing=True}). */
-    public <R extends CustomResource<JsonNode, JsonNode>> void admitted(KubeflowJobKind<R> kind, R job) {
+    public <R extends CustomResource<JsonNode, JsonNode>> void admitted(ShowsQueuingCondition<R> kind, R job) {
         writer.execute(() -> write(kind, job, "False", "JobAdmitted", "Job admitted by kube-queue"));
     }
 
@@ -82,28 +80,18 @@ public class QueuingConditions {
         writer.shutdown();
     }
 
-    private <R extends CustomResource<JsonNode, JsonNode>> void write(KubeflowJobKind<R> kind, R job, String status,
-                                                                     String reason, String message) {
-        String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    private <R extends CustomResource<JsonNode, JsonNode>> void write(ShowsQueuingCondition<R> kind, R job,
+                                                                     String status, String reason, String message) {
+        Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         try {
             client.resources(kind.type()).inNamespace(job.getMetadata().getNamespace())
                     .withName(job.getMetadata().getName()).editStatus(current -> {
                         boolean queued = kind.showsQueuing(current);
-                        String shown = KubeflowJobKind.queuingCondition(current);
+                        String shown = kind.queuingStatus(current);
                         if (status.equals("True") ? !queued || "True".equals(shown) : !"True".equals(shown)) {
                             return current; // admitted meanwhile, or already as wanted: nothing to write
                         }
-                        ObjectNode statusNode = current.getStatus() instanceof ObjectNode o ? o.deepCopy() : JSON.objectNode();
-                        ArrayNode conditions = JSON.arrayNode();
-                        for (JsonNode c : statusNode.path("conditions")) {
-                            if (!"Queuing".equals(c.path("type").asText())) {
-                                conditions.add(c);
-                            }
-                        }
-                        conditions.addObject().put("type", "Queuing").put("status", status).put("reason", reason)
-                                .put("message", message).put("lastUpdateTime", now).put("lastTransitionTime", now);
-                        statusNode.set("conditions", conditions);
-                        current.setStatus(statusNode);
+                        kind.setQueuingCondition(current, status, reason, message, now);
                         return current;
                     });
         } catch (KubernetesClientException e) {

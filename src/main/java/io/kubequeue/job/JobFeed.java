@@ -18,7 +18,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.events.EventRecorder;
-import io.kubequeue.job.kubeflow.KubeflowJobKind;
 import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.AdmissionRecord;
 import io.kubequeue.scheduler.JobKey;
@@ -64,7 +63,7 @@ public class JobFeed {
      * @param kind the job's kind
      * @param job  the job as seen
      */
-    public record Queued<R extends CustomResource<JsonNode, JsonNode>>(KubeflowJobKind<R> kind, R job) {
+    public record Queued<R extends CustomResource<JsonNode, JsonNode>>(ShowsQueuingCondition<R> kind, R job) {
     }
 
     /**
@@ -320,9 +319,9 @@ public class JobFeed {
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     private void queuedCondition(JobKind<?> kind, HasMetadata job) {
-        if (kind instanceof KubeflowJobKind kubeflow && kubeflow.showsQueuing((CustomResource) job)
-                && !"True".equals(KubeflowJobKind.queuingCondition((CustomResource<JsonNode, JsonNode>) job))) {
-            onQueued.accept(new Queued(kubeflow, (CustomResource) job));
+        if (kind instanceof ShowsQueuingCondition shows && shows.showsQueuing((CustomResource) job)
+                && !"True".equals(shows.queuingStatus((CustomResource) job))) {
+            onQueued.accept(new Queued(shows, (CustomResource) job));
         }
     }
 

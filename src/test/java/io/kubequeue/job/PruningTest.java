@@ -385,13 +385,18 @@ class PruningTest {
         r.put("JOSDK: marked for deletion", job.isMarkedForDeletion());
         r.put("JOSDK: finalizers", job.getFinalizers());
         r.put("JOSDK: generation", String.valueOf(meta.getGeneration()));
-        if (kind instanceof KubeflowJobKind<?> kubeflow) {
+        if (kind instanceof KubeflowJobKind<?>) {
+            @SuppressWarnings("unchecked")
+            CustomResource<JsonNode, JsonNode> cr = (CustomResource<JsonNode, JsonNode>) job;
+            r.put("queuingCondition", answer(() -> String.valueOf(KubeflowJobKind.queuingCondition(cr))));
+        }
+        if (kind instanceof ShowsQueuingCondition<?> shows) {
             @SuppressWarnings({"unchecked", "rawtypes"})
-            KubeflowJobKind<CustomResource<JsonNode, JsonNode>> k = (KubeflowJobKind) kubeflow;
+            ShowsQueuingCondition<CustomResource<JsonNode, JsonNode>> k = (ShowsQueuingCondition) shows;
             @SuppressWarnings("unchecked")
             CustomResource<JsonNode, JsonNode> cr = (CustomResource<JsonNode, JsonNode>) job;
             r.put("showsQueuing", answer(() -> k.showsQueuing(cr)));
-            r.put("queuingCondition", answer(() -> String.valueOf(KubeflowJobKind.queuingCondition(cr))));
+            r.put("queuingStatus", answer(() -> String.valueOf(k.queuingStatus(cr))));
         }
         return r;
     }

@@ -1,5 +1,6 @@
 package io.kubequeue.job.kubeflow;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -41,24 +42,20 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
     private final Class<R> type;
     private final Supplier<R> factory;
     private final String replicaSpecsField;
-    private final boolean showsQueuing;
 
     /**
      * @param kind              the kind name, e.g. {@code TFJob}
      * @param type              its class
      * @param factory           makes an empty object of the class, for {@link #pruned}
      * @param replicaSpecsField e.g. {@code tfReplicaSpecs}
-     * @param showsQueuing      whether jobs queued by annotation show condition {@code Queuing} (see
-     *                          {@link #showsQueuing(CustomResource)})
      */
     protected KubeflowJobKind(KubernetesSerialization serialization, String kind, Class<R> type, Supplier<R> factory,
-                              String replicaSpecsField, boolean showsQueuing) {
+                              String replicaSpecsField) {
         this.serialization = serialization;
         this.kind = kind;
         this.type = type;
         this.factory = factory;
         this.replicaSpecsField = replicaSpecsField;
-        this.showsQueuing = showsQueuing;
     }
 
     @Override
@@ -84,15 +81,6 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
         return marks;
     }
 
-    /**
-     * Whether kube-queue shows a queued job as condition {@code Queuing=True} ("Job Enqueued"), so that
-     * {@code kubectl get} prints {@code Queuing} as in the seed: only for kinds whose ack-arena operator expects
-     * it (TFJob, PyTorchJob), and only for jobs queued by the annotation (docs/behaviour.md §5).
-     */
-    public boolean showsQueuing(R job) {
-        return showsQueuing && SuspendMark.annotated(job);
-    }
-
     /** The status of the job's {@code Queuing} condition ({@code True}, {@code False}), or null without one. */
     public static String queuingCondition(CustomResource<JsonNode, JsonNode> job) {
         if (job.getStatus() == null) {
@@ -104,6 +92,36 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
             }
         }
         return null;
+    }
+
+    /**
+     * {@link #queuingCondition(CustomResource)}; {@link io.kubequeue.job.ShowsQueuingCondition#queuingStatus} of
+     * the kinds that show the condition.
+     */
+    public String queuingStatus(R job) {
+        return queuingCondition(job);
+    }
+
+    /**
+     * Replaces condition {@code Queuing} in {@code status.conditions} by one of the training operators' shape
+     * ({@code type}, {@code status}, {@code reason}, {@code message}, {@code lastUpdateTime},
+     * {@code lastTransitionTime}), appended after the other conditions, which are kept as they are; a status that
+     * is not a JSON object is replaced by one. {@link io.kubequeue.job.ShowsQueuingCondition#setQueuingCondition}
+     * of the kinds that show the condition.
+     */
+    public void setQueuingCondition(R job, String status, String reason, String message, Instant at) {
+        String time = at.toString();
+        ObjectNode statusNode = job.getStatus() instanceof ObjectNode o ? o.deepCopy() : JSON.objectNode();
+        ArrayNode conditions = JSON.arrayNode();
+        for (JsonNode c : statusNode.path("conditions")) {
+            if (!"Queuing".equals(c.path("type").asText())) {
+                conditions.add(c);
+            }
+        }
+        conditions.addObject().put("type", "Queuing").put("status", status).put("reason", reason)
+                .put("message", message).put("lastUpdateTime", time).put("lastTransitionTime", time);
+        statusNode.set("conditions", conditions);
+        job.setStatus(statusNode);
     }
 
     /** {@code status.startTime} is set. */

@@ -9,6 +9,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 public class MPIJobKind extends KubeflowJobKind<MPIJob> {
 
     public MPIJobKind(KubernetesClient client) {
-        super(client.getKubernetesSerialization(), "MPIJob", MPIJob.class, MPIJob::new, "mpiReplicaSpecs", false);
+        super(client.getKubernetesSerialization(), "MPIJob", MPIJob.class, MPIJob::new, "mpiReplicaSpecs");
     }
 }

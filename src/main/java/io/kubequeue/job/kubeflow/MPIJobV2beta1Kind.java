@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 public class MPIJobV2beta1Kind extends KubeflowJobKind<MPIJobV2beta1> {
 
     public MPIJobV2beta1Kind(KubernetesClient client) {
-        super(client.getKubernetesSerialization(), "MPIJob", MPIJobV2beta1.class, MPIJobV2beta1::new, "mpiReplicaSpecs",
-                false);
+        super(client.getKubernetesSerialization(), "MPIJob", MPIJobV2beta1.class, MPIJobV2beta1::new, "mpiReplicaSpecs");
     }
 }
