@@ -28,6 +28,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubequeue.job.InvalidJobException;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
+import io.kubequeue.job.JobKinds;
 import io.kubequeue.operator.Manifests;
 import io.kubequeue.scheduler.JobObservation;
 import io.kubequeue.scheduler.Scheduler;
@@ -114,8 +115,8 @@ public class DryRunApi {
                 return verdict;
             }
         }
-        throw unprocessable("no job of a kind kube-queue manages (Job, TFJob, PyTorchJob, MPIJob, Workflow) in the"
-                + " manifest");
+        throw unprocessable("no job of a kind kube-queue manages (" + String.join(", ", JobKinds.names(client))
+                + ") in the manifest");
     }
 
     private <R extends HasMetadata> Verdict verdict(JobKind<R> kind, HasMetadata object) {

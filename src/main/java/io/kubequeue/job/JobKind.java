@@ -8,8 +8,11 @@ import io.kubequeue.scheduler.JobPriority;
 import io.kubequeue.scheduler.Resources;
 
 /**
- * What kube-queue needs to know about one kind of job. A new kind is one implementation of this interface
- * (a {@code @Singleton} bean) plus a thin reconciler that hands its objects to {@link JobFeed}.
+ * What kube-queue needs to know about one kind of job. A new kind is one folder under {@code io.kubequeue.job}:
+ * its fabric8 type, one implementation of this interface (a {@code @Singleton} bean) listed once in
+ * {@link JobKinds}, and a thin reconciler that hands its objects to {@link JobFeed} (docs/architecture.md,
+ * "Adding a job kind"). What a kind can do beyond this interface is an optional capability it implements, e.g.
+ * {@link ShowsQueuingCondition}.
  *
  * @param <R> the job's fabric8 type
  */
@@ -20,6 +23,22 @@ public interface JobKind<R extends HasMetadata> {
 
     /** The fabric8 class the kind is read and patched as. */
     Class<R> type();
+
+    /**
+     * The API group, e.g. {@code kubeflow.org} ({@code batch} for a Job), from the {@code @Group} annotation of
+     * {@link #type()}: what kube-queue's RBAC rules and access reviews name.
+     */
+    default String apiGroup() {
+        return HasMetadata.getGroup(type());
+    }
+
+    /**
+     * The resource's plural name, e.g. {@code tfjobs}, from {@link #type()} ({@code @Plural}, else fabric8's
+     * pluralization of the kind): the resource kube-queue's RBAC rules name.
+     */
+    default String plural() {
+        return HasMetadata.getPlural(type());
+    }
 
     /** The suspend marks the job carries now, in the order admission removes them; empty when none. */
     List<SuspendMark> suspendMarks(R job);

@@ -5,11 +5,7 @@ import java.util.List;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kubequeue.job.argo.Workflow;
-import io.kubequeue.job.kubeflow.MPIJob;
-import io.kubequeue.job.kubeflow.MPIJobV2beta1;
-import io.kubequeue.job.kubeflow.PyTorchJob;
-import io.kubequeue.job.kubeflow.TFJob;
+import io.kubequeue.job.JobKinds;
 import io.kubequeue.quota.elastic.ElasticQuotaTree;
 
 /**
@@ -21,13 +17,12 @@ public final class Manifests {
     private Manifests() {
     }
 
-    /** Teaches the client's serialization kube-queue's own and foreign custom kinds; idempotent. */
+    /**
+     * Teaches the client's serialization kube-queue's own and foreign custom kinds: the custom resource type of
+     * every registered job kind ({@link JobKinds#customResourceTypes}) and the ElasticQuotaTree; idempotent.
+     */
     public static void registerKinds(KubernetesClient client) {
-        client.getKubernetesSerialization().registerKubernetesResource(TFJob.class);
-        client.getKubernetesSerialization().registerKubernetesResource(PyTorchJob.class);
-        client.getKubernetesSerialization().registerKubernetesResource(MPIJob.class);
-        client.getKubernetesSerialization().registerKubernetesResource(MPIJobV2beta1.class);
-        client.getKubernetesSerialization().registerKubernetesResource(Workflow.class);
+        JobKinds.customResourceTypes(client).forEach(client.getKubernetesSerialization()::registerKubernetesResource);
         client.getKubernetesSerialization().registerKubernetesResource(ElasticQuotaTree.class);
     }
 

@@ -46,12 +46,8 @@ import io.kubequeue.job.argo.WorkflowKind;
 import io.kubequeue.job.batch.BatchJobKind;
 import io.kubequeue.job.kubeflow.KubeflowJobKind;
 import io.kubequeue.job.kubeflow.MPIJob;
-import io.kubequeue.job.kubeflow.MPIJobKind;
 import io.kubequeue.job.kubeflow.MPIJobV2beta1;
-import io.kubequeue.job.kubeflow.MPIJobV2beta1Kind;
 import io.kubequeue.job.kubeflow.PyTorchJob;
-import io.kubequeue.job.kubeflow.PyTorchJobKind;
-import io.kubequeue.job.kubeflow.TFJobKind;
 import io.kubequeue.testing.Parse;
 import io.kubequeue.testing.StrictApiServer;
 
@@ -66,8 +62,7 @@ class PruningTest {
 
     private static final KubernetesClient CLIENT = Parse.client();
     private static final KubernetesSerialization JSON = CLIENT.getKubernetesSerialization();
-    private static final List<JobKind<?>> KINDS = List.of(new BatchJobKind(), new TFJobKind(CLIENT),
-            new PyTorchJobKind(CLIENT), new MPIJobKind(CLIENT), new MPIJobV2beta1Kind(CLIENT), new WorkflowKind(CLIENT));
+    private static final List<JobKind<?>> KINDS = JobKinds.all(CLIENT);
     private static final Pattern TEXT_BLOCK = Pattern.compile("\"\"\"\\n(.*?)\"\"\"", Pattern.DOTALL);
 
     // ---- the fixtures ---------------------------------------------------------------------------------------
