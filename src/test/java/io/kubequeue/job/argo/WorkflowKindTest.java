@@ -1,0 +1,87 @@
+package io.kubequeue.job.argo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubequeue.job.InvalidJobException;
+import io.kubequeue.job.SuspendMark;
+import io.kubequeue.scheduler.JobPriority;
+import io.kubequeue.scheduler.Resources;
+import io.kubequeue.testing.Parse;
+
+/**
+ * Argo Workflow's own rules (docs/behaviour.md §1, §2): its request is the {@code kube-queue/min-resources}
+ * annotation, it is managed only when marked, and its priority and pod labels.
+ */
+class WorkflowKindTest {
+
+    private static final KubernetesClient client = Parse.client();
+
+    private static Workflow workflow(String annotations, String spec) {
+        return (Workflow) Parse.yaml("""
+                apiVersion: argoproj.io/v1alpha1
+                kind: Workflow
+                metadata:
+                  name: w
+                  namespace: default
+                  annotations:
+                """ + annotations.indent(4) + """
+                spec:
+                """ + spec.indent(2)).get(0);
+    }
+
+    @Test
+    void aWorkflowRequestsItsMinResourcesWrittenAsYamlOrJson() {
+        WorkflowKind kind = new WorkflowKind(client);
+        Workflow yaml = workflow("kube-queue/min-resources: |\n  cpu: 5\n  memory: 5G\n", "suspend: true");
+        assertEquals(Resources.of("cpu", 5000L, "memory", 5_000_000_000L), kind.request(yaml));
+        assertEquals(List.of(SuspendMark.SPEC_SUSPEND), kind.suspendMarks(yaml));
+        Workflow json = workflow("kube-queue/min-resources: '{\"cpu\": \"500m\", \"nvidia.com/gpu\": 1}'", "suspend: true");
+        assertEquals(Resources.of("cpu", 500L, "nvidia.com/gpu", 1L), kind.request(json));
+    }
+
+    @Test
+    void aWorkflowSuspendedWithoutMinResourcesIsNotOursUnlessAnnotated() {
+        WorkflowKind kind = new WorkflowKind(client);
+        assertEquals(List.of(), kind.suspendMarks(workflow("other: x", "suspend: true")));
+        Workflow annotated = workflow("scheduling.x-k8s.io/suspend: \"true\"", "entrypoint: main");
+        assertEquals(List.of(SuspendMark.ANNOTATION), kind.suspendMarks(annotated));
+        InvalidJobException e = assertThrows(InvalidJobException.class, () -> kind.request(annotated));
+        assertTrue(e.getMessage().startsWith("metadata.annotations[kube-queue/min-resources]:"), e.getMessage());
+    }
+
+    @Test
+    void badMinResourcesAreRefusedNamingTheValue() {
+        WorkflowKind kind = new WorkflowKind(client);
+        InvalidJobException notMap = assertThrows(InvalidJobException.class,
+                () -> kind.request(workflow("kube-queue/min-resources: just text", "suspend: true")));
+        assertTrue(notMap.getMessage().contains("just text"), notMap.getMessage());
+        InvalidJobException badQuantity = assertThrows(InvalidJobException.class,
+                () -> kind.request(workflow("kube-queue/min-resources: 'cpu: many'", "suspend: true")));
+        assertTrue(badQuantity.getMessage().startsWith("metadata.annotations[kube-queue/min-resources].cpu:"),
+                badQuantity.getMessage());
+    }
+
+    @Test
+    void readsPodPriorityClassNameAndPodPriority() {
+        Workflow wf = workflow("kube-queue/min-resources: 'cpu: 1'", """
+                podPriorityClassName: batch-low
+                podPriority: 3
+                entrypoint: main
+                """);
+        assertEquals(new JobPriority("batch-low", 3), new WorkflowKind(client).priority(wf));
+    }
+
+    @Test
+    void namesItsPodsByWorkflowName() {
+        Workflow w = workflow("a: b", "entrypoint: main");
+        assertEquals(Map.of("workflows.argoproj.io/workflow", "w"), new WorkflowKind(client).podLabels(w));
+    }
+}
