@@ -55,7 +55,7 @@ import io.kubequeue.job.argo.Workflow;
 import io.kubequeue.job.kubeflow.MPIJobV2beta1;
 import io.kubequeue.job.kubeflow.PyTorchJob;
 import io.kubequeue.job.kubeflow.TFJob;
-import io.kubequeue.operator.Cluster;
+import io.kubequeue.testing.Cluster;
 import io.kubequeue.operator.Manifests;
 import io.kubequeue.quota.elastic.ElasticQuotaTree;
 

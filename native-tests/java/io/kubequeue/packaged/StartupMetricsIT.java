@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.kubequeue.operator.Cluster;
+import io.kubequeue.testing.Cluster;
 
 /**
  * Measures the packaged artifact (the jar, or the native binary under {@code -Pnative}): its size on disk (the

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.kubequeue.operator.Cluster;
+import io.kubequeue.testing.Cluster;
 
 /**
  * Two replicas of the packaged operator against one API server (the fabric8 mock server, CRUD mode): only the

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.kubequeue.operator.Cluster;
+import io.kubequeue.testing.Cluster;
 
 /**
  * A cluster serves one of the two MPIJob versions, never both: the other answers 404 for good. Readiness and

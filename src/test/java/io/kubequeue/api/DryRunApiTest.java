@@ -12,48 +12,22 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
-import jakarta.inject.Inject;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.job.kubeflow.TFJob;
-import io.kubequeue.operator.Cluster;
+import io.kubequeue.testing.SeedTreeFixture;
 import io.kubequeue.operator.Manifests;
-import io.kubequeue.quota.elastic.ElasticQuotaTree;
-import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.kubequeue.testing.WithStrictApiServer;
 
 /** Dry-run admission of the seed's examples and of jobs that cannot fit, with reasons checked to the number. */
 @QuarkusTest
 @WithStrictApiServer
-class DryRunApiTest {
+class DryRunApiTest extends SeedTreeFixture {
 
-    private static final String GROUP = "root.defaultQuotaGroup";
-
-    @Inject
-    KubernetesClient client;
-
-    @Inject
-    Scheduler scheduler;
-
-    @BeforeEach
-    void seedTree() {
-        new Cluster(client).apply("/seed/elasticquotatree.yaml");
-        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node(GROUP).isPresent());
-    }
-
-    @AfterEach
-    void clear() {
-        client.resources(TFJob.class).inAnyNamespace().delete();
-        client.batch().v1().jobs().inAnyNamespace().delete();
-        client.resources(ElasticQuotaTree.class).inAnyNamespace().delete();
-        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.jobs().isEmpty());
-    }
+    private static final String GROUP = SEED_GROUP;
 
     private static String resource(String name) {
         try (InputStream in = DryRunApiTest.class.getResourceAsStream(name)) {
@@ -91,7 +65,7 @@ class DryRunApiTest {
 
     @Test
     void theResourceQuotaExamplesTfJobWhileTheOtherRunsDoesNotFitAndSaysWhy() {
-        new Cluster(client).apply("/seed/tfjobs.yaml");
+        cluster.apply("/seed/tfjobs.yaml");
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.usage(GROUP).get("cpu") == 3000);
         String json = client.getKubernetesSerialization().asJson(
                 Manifests.read(client, DryRunApiTest.class.getResourceAsStream("/seed/tfjobs-resourcequota.yaml")).get(0));

@@ -9,44 +9,24 @@ import static org.hamcrest.Matchers.startsWith;
 import java.time.Duration;
 import java.util.List;
 
-import jakarta.inject.Inject;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kubequeue.operator.Cluster;
-import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.testing.SeedTreeFixture;
 import io.quarkus.test.junit.QuarkusTest;
 import io.kubequeue.testing.WithStrictApiServer;
 
 /** The read API on the seed's tree (4 cpu) with three batch Jobs of 2 cpu: two admitted, one waiting. */
 @QuarkusTest
 @WithStrictApiServer
-class QueueApiTest {
+class QueueApiTest extends SeedTreeFixture {
 
-    private static final String GROUP = "root.defaultQuotaGroup";
-
-    @Inject
-    KubernetesClient client;
-
-    @Inject
-    Scheduler scheduler;
-
-    @AfterEach
-    void clear() {
-        client.batch().v1().jobs().inAnyNamespace().delete();
-        client.resources(io.kubequeue.quota.elastic.ElasticQuotaTree.class).inAnyNamespace().delete();
-        client.resources(io.fabric8.kubernetes.api.model.events.v1.Event.class).inAnyNamespace().delete();
-        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.jobs().isEmpty());
-    }
+    private static final String GROUP = SEED_GROUP;
 
     /** Two admitted, one waiting; returns the waiting one's name. */
     private String twoAdmittedOneWaiting() {
-        new Cluster(client).apply("/seed/elasticquotatree.yaml");
-        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node(GROUP).isPresent());
-        new Cluster(client).apply("/jobs/batch-2cpu.yaml");
+        cluster.apply("/jobs/batch-2cpu.yaml");
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.usage(GROUP).get("cpu") == 4000
                 && scheduler.pending(GROUP).size() == 1);
         return scheduler.pending(GROUP).get(0).status().key().name();
@@ -115,7 +95,7 @@ class QueueApiTest {
     }
 
     private List<io.fabric8.kubernetes.api.model.events.v1.Event> events(String job, String reason) {
-        return new Cluster(client).events("default", job).stream().filter(e -> reason.equals(e.getReason())).toList();
+        return cluster.events("default", job).stream().filter(e -> reason.equals(e.getReason())).toList();
     }
 
     @Test

@@ -16,7 +16,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kubequeue.operator.Cluster;
+import io.kubequeue.testing.Cluster;
 import io.kubequeue.quota.elastic.ElasticQuotaTree;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;

@@ -30,6 +30,8 @@ import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.kubernetes.client.KubernetesTestServer;
+import io.kubequeue.testing.Cluster;
+import io.kubequeue.testing.SeedTreeFixture;
 
 /**
  * Issue 12, end to end on the strict API server: an admission applies only to the job it was decided for, an

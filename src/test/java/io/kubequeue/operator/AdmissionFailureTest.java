@@ -23,6 +23,7 @@ import io.quarkus.test.junit.TestProfile;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.quarkus.test.kubernetes.client.KubernetesTestServer;
 import io.kubequeue.testing.WithStrictApiServer;
+import io.kubequeue.testing.Cluster;
 
 /**
  * The API server refuses an admission patch (409 Conflict, 500 Internal Server Error): the charge is handed

@@ -19,6 +19,8 @@ import io.kubequeue.testing.StrictApiServer;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.KubernetesTestServer;
+import io.kubequeue.testing.Cluster;
+import io.kubequeue.testing.SeedTreeFixture;
 
 /**
  * Admission patches on a server that applies JSON Patch as strictly as a real one ({@link StrictApiServer}): a job

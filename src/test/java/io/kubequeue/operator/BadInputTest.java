@@ -23,6 +23,7 @@ import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.kubequeue.testing.WithStrictApiServer;
+import io.kubequeue.testing.Cluster;
 
 /**
  * Each bad input of the job-kinds issue: the job stays suspended, gets exactly one {@code InvalidJob}

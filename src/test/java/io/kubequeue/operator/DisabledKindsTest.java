@@ -18,6 +18,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.kubequeue.testing.WithStrictApiServer;
+import io.kubequeue.testing.Cluster;
 
 /**
  * {@code KUBE_QUEUE_DISABLED_KINDS="Workflow, Job"} (written as people write lists): batch Jobs and Workflows are left

@@ -24,6 +24,7 @@ import io.kubequeue.quota.elastic.ElasticQuotaTree;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.kubequeue.testing.WithStrictApiServer;
+import io.kubequeue.testing.Cluster;
 
 /** The seed's ElasticQuotaTree example: default may use 4 cpu, each TFJob needs 3. */
 @QuarkusTest

@@ -29,6 +29,7 @@ import io.kubequeue.job.PruningItemStore;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
+import io.kubequeue.testing.SeedTreeFixture;
 
 /**
  * The informers cache pruned copies (docs/architecture.md, "Informer caches"), and admission still writes a job as

@@ -27,6 +27,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.kubernetes.client.KubernetesTestServer;
+import io.kubequeue.testing.Cluster;
 
 /**
  * Run outside a cluster on a cluster without the Lease's namespace (issue: it logged a stack trace every few

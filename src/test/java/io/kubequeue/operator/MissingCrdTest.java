@@ -19,6 +19,7 @@ import io.kubequeue.job.argo.WorkflowKind;
 import io.quarkus.test.junit.QuarkusTest;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.testing.WithStrictApiServer;
+import io.kubequeue.testing.Cluster;
 
 /**
  * A cluster without Argo: every request for Workflows answers 404 for a while, as when the CRD is not

@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.Map;
+import io.kubequeue.testing.SeedTreeFixture;
 
 /**
  * The seed's ElasticQuotaTree (namespace default may use 4 cpu) extended with a large job, for the tests of the

@@ -36,6 +36,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.kubernetes.client.KubernetesTestServer;
 import io.restassured.path.json.JsonPath;
+import io.kubequeue.testing.SeedTreeFixture;
 
 /**
  * Adversarial sequences a real cluster produces (review of issue 12); each failed before its fix (the comments

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import io.kubequeue.job.Annotations;
 import io.quarkus.test.junit.QuarkusTest;
 import io.kubequeue.testing.WithStrictApiServer;
+import io.kubequeue.testing.Cluster;
 
 /** ElasticQuotaTree min for non-preemptible jobs, and {@code kube-queue/max-jobs}, end to end. */
 @QuarkusTest
@@ -22,7 +23,7 @@ class QuotaSemanticsTest extends PolicyScenario {
 
     @Override
     @BeforeEach
-    void applySeedTree() { // each test applies its own tree
+    protected void applySeedTree() { // each test applies its own tree
         cluster = new Cluster(client);
     }
 

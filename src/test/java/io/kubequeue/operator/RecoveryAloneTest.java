@@ -28,6 +28,7 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.testing.WithStrictApiServer;
+import io.kubequeue.testing.Cluster;
 
 /**
  * Start-up recovery on its own, with the reconcilers never started: what the scheduler holds when the

@@ -13,6 +13,7 @@ import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import io.kubequeue.testing.SeedTreeFixture;
 
 /**
  * The batch window orders jobs submitted together; room released by a job that ends is given out at once. (Seen

@@ -24,6 +24,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.kubequeue.testing.WithStrictApiServer;
+import io.kubequeue.testing.Cluster;
 
 /** The seed's ResourceQuota example: {@code QueueGroupPlugin=resourcequota}, namespace default has cpu 4. */
 @QuarkusTest

@@ -32,6 +32,7 @@ import io.kubequeue.job.kubeflow.MPIJob;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.kubequeue.testing.WithStrictApiServer;
+import io.kubequeue.testing.Cluster;
 
 /**
  * Each kind's upstream sample, with a suspend mark added, under a group that runs one job at a time

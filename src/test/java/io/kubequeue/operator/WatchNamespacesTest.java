@@ -27,6 +27,7 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.testing.WithStrictApiServer;
+import io.kubequeue.testing.Cluster;
 
 /**
  * {@code KUBE_QUEUE_WATCH_NAMESPACES="team-a, team-c"}: kube-queue manages the jobs of those namespaces only; a

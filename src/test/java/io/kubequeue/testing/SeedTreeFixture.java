@@ -1,4 +1,4 @@
-package io.kubequeue.operator;
+package io.kubequeue.testing;
 
 import static org.awaitility.Awaitility.await;
 
@@ -13,31 +13,33 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.scheduler.Scheduler;
 
 /**
- * For a {@code @QuarkusTest}: the seed's ElasticQuotaTree (namespace {@code default} may use 4 cpu, group
+ * The shared fixture of the seed-tree scenario tests (operator and read API), for a {@code @QuarkusTest}: the seed's ElasticQuotaTree (namespace {@code default} may use 4 cpu, group
  * {@value #SEED_GROUP}) is in force before each test, and every job and quota object is removed after it.
  */
-abstract class SeedTreeFixture {
+public abstract class SeedTreeFixture {
 
     /** The seed tree's group for namespace {@code default}. */
-    static final String SEED_GROUP = "root.defaultQuotaGroup";
+    public static final String SEED_GROUP = "root.defaultQuotaGroup";
 
     @Inject
-    KubernetesClient client;
+    protected KubernetesClient client;
 
     @Inject
-    Scheduler scheduler;
+    protected Scheduler scheduler;
 
-    Cluster cluster;
+    protected Cluster cluster;
 
     @BeforeEach
-    void applySeedTree() {
+    protected void applySeedTree() {
         cluster = new Cluster(client);
         cluster.apply("/seed/elasticquotatree.yaml");
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node(SEED_GROUP).isPresent());
     }
 
+    /** Removes every object and waits until the scheduler has let go of every job, so tests cannot see each other. */
     @AfterEach
-    void clear() {
+    protected void clear() {
         cluster.clear();
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.jobs().isEmpty());
     }
 }

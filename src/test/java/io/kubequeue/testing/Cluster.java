@@ -1,4 +1,4 @@
-package io.kubequeue.operator;
+package io.kubequeue.testing;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,6 +21,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.job.Annotations;
+import io.kubequeue.operator.Manifests;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.job.kubeflow.TFJob;
 import io.kubequeue.quota.elastic.ElasticQuotaTree;
@@ -51,7 +52,7 @@ public final class Cluster {
     }
 
     /** Creates one object; a ResourceQuota is then counted, as the quota controller does in a real cluster. */
-    HasMetadata create(HasMetadata o) {
+    public HasMetadata create(HasMetadata o) {
         String ns = o.getMetadata().getNamespace() == null ? "default" : o.getMetadata().getNamespace();
         o.getMetadata().setNamespace(ns);
         HasMetadata created = client.resource(o).inNamespace(ns).create();
@@ -110,7 +111,7 @@ public final class Cluster {
         return !spec.path("suspend").asBoolean(false) && !spec.path("runPolicy").path("suspend").asBoolean(false);
     }
 
-    TFJob tfJob(String name) {
+    public TFJob tfJob(String name) {
         return client.resources(TFJob.class).inNamespace("default").withName(name).get();
     }
 
@@ -123,13 +124,13 @@ public final class Cluster {
      * which the operator saw first (they tie in queue order but for their names when seen together), so the
      * tests say "one runs, the other waits", as the seed does.
      */
-    String awaitOneSeedJobAdmitted() {
+    public String awaitOneSeedJobAdmitted() {
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
                 .until(() -> !suspended(tfJob("job1")) || !suspended(tfJob("job2")));
         return suspended(tfJob("job1")) ? "job2" : "job1";
     }
 
-    static String other(String seedJob) {
+    public static String other(String seedJob) {
         return seedJob.equals("job1") ? "job2" : "job1";
     }
 
@@ -140,13 +141,13 @@ public final class Cluster {
         return annotation || spec;
     }
 
-    static String admittedGroup(HasMetadata job) {
+    public static String admittedGroup(HasMetadata job) {
         Map<String, String> a = job.getMetadata().getAnnotations();
         return a == null ? null : a.get(Annotations.QUOTA_GROUP);
     }
 
     /** What the training operator does when a TFJob ends: condition Succeeded=True. */
-    void succeed(String tfJobName) {
+    public void succeed(String tfJobName) {
         TFJob job = tfJob(tfJobName);
         ObjectNode status = JsonNodeFactory.instance.objectNode();
         status.putArray("conditions").addObject().put("type", "Succeeded").put("status", "True")
