@@ -22,12 +22,7 @@ class RequestsTest {
     private static final long GI = 1L << 30;
 
     private static Job job(String spec) {
-        return (Job) Parse.yaml("""
-                apiVersion: batch/v1
-                kind: Job
-                metadata: {name: j, namespace: default}
-                spec:
-                """ + spec.indent(2)).get(0);
+        return Parse.batchJob(spec);
     }
 
     @Test

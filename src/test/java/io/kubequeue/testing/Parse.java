@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.kubequeue.operator.Manifests;
@@ -25,6 +26,16 @@ public final class Parse {
 
     public static List<HasMetadata> yaml(String yaml) {
         return Manifests.read(CLIENT, new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** A batch/v1 Job {@code j} in namespace {@code default} with the given {@code spec} (YAML, unindented). */
+    public static Job batchJob(String spec) {
+        return (Job) yaml("""
+                apiVersion: batch/v1
+                kind: Job
+                metadata: {name: j, namespace: default}
+                spec:
+                """ + spec.indent(2)).get(0);
     }
 
     /** Every object of a classpath resource, e.g. {@code /seed/tfjobs.yaml}. */

@@ -20,12 +20,7 @@ class BatchJobKindTest {
     private static final long MI = 1L << 20;
 
     private static Job job(String spec) {
-        return (Job) Parse.yaml("""
-                apiVersion: batch/v1
-                kind: Job
-                metadata: {name: j, namespace: default}
-                spec:
-                """ + spec.indent(2)).get(0);
+        return Parse.batchJob(spec);
     }
 
     @Test
