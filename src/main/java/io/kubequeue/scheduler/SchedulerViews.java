@@ -145,8 +145,8 @@ final class SchedulerViews {
         }
         GroupQueue queue = queues.queue(e.group);
         int ahead = queue == null ? 0 : queue.ahead(e);
-        boolean fits = ledger.fits(e.group, e);
-        String blocker = ledger.blocker(e.group, e);
+        String blocker = ledger.blocker(e.group, e); // null exactly when it fits: one walk up the tree, not two
+        boolean fits = blocker == null;
         String waits = policy.fitsButWaits(ahead);
         String reason = blocker != null ? blocker : waits != null ? waits : "fits now";
         return new Scheduler.DryRun(e.group, e.priority, fits, ahead + 1, reason);

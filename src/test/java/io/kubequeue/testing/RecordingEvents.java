@@ -29,7 +29,7 @@ public final class RecordingEvents extends EventRecorder {
 
     @Override
     public void normal(HasMetadata target, String reason, String message) {
-        events.add(new Event(target.getMetadata().getName(), "Normal", reason, message));
+        normal(refOf(target), reason, message);
     }
 
     @Override
@@ -39,7 +39,7 @@ public final class RecordingEvents extends EventRecorder {
 
     @Override
     public void warning(HasMetadata target, String reason, String message) {
-        events.add(new Event(target.getMetadata().getName(), "Warning", reason, message));
+        warning(refOf(target), reason, message);
     }
 
     @Override
