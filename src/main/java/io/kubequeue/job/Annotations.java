@@ -7,6 +7,20 @@ public final class Annotations {
     public static final String QUOTA_GROUP = "kube-queue/quota-group";
     /** Admission record: when it was admitted, RFC 3339. */
     public static final String ADMITTED_AT = "kube-queue/admitted-at";
+    /**
+     * Why kube-queue suspended the job again, while it is suspended because of it: {@code reclaim} or {@code timeout}
+     * (docs/policies.md); empty once it is admitted again.
+     */
+    public static final String EVICTED = "kube-queue/evicted";
+    /**
+     * For a reclaim's victim: the job it was suspended for, as {@code Kind/namespace/name}; it is not admitted again
+     * before that job is. Empty otherwise.
+     */
+    public static final String EVICTED_FOR = "kube-queue/evicted-for";
+    /** When the job was a reclaim's victim in the last hour: RFC 3339 times, comma-separated, oldest first. */
+    public static final String RECLAIMED_AT = "kube-queue/reclaimed-at";
+    /** When the job's admission timed out in the last hour: RFC 3339 times, comma-separated, oldest first. */
+    public static final String TIMED_OUT_AT = "kube-queue/timed-out-at";
     /** Label naming the job's ElasticQuotaTree node, overriding the namespace. */
     public static final String QUOTA_NAME_LABEL = "quota.scheduling.alibabacloud.com/name";
     /** Label that makes a job non-preemptible when {@code "false"}. */

@@ -12,9 +12,26 @@ import java.util.List;
  *                   {@code Pending} event: one per job and queueing, not one per retry)
  * @param notFitting how many of the jobs tried did not fit
  * @param heldInCycle how many of the jobs tried were found never to fit and held
+ * @param evictions  admitted jobs to suspend again (reclaim victims, timed-out admissions); they stay charged until
+ *                   they are seen suspended
+ * @param reclaims   reclaims started in this cycle, each with its victims (also in {@code evictions})
  */
 public record CycleResult(List<Admission> admissions, List<Hold> holds, int tried, List<Unschedulable> unschedulable,
-                          int notFitting, int heldInCycle) {
+                          int notFitting, int heldInCycle, List<Eviction> evictions, List<Reclaim> reclaims) {
+
+    /**
+     * A reclaim: a job that fits its group's min but not the free room, and the jobs of borrowing groups suspended
+     * to make room for it (docs/policies.md, "Reclaim").
+     *
+     * @param preemptor the job room is made for; admitted once every victim is seen suspended
+     * @param group     its quota group, which reclaims its min
+     * @param victims   the jobs suspended for it
+     */
+    public record Reclaim(JobKey preemptor, String group, List<JobKey> victims) {
+        public Reclaim {
+            victims = List.copyOf(victims);
+        }
+    }
 
     /**
      * A job that did not fit.
@@ -30,6 +47,14 @@ public record CycleResult(List<Admission> admissions, List<Hold> holds, int trie
         admissions = List.copyOf(admissions);
         holds = List.copyOf(holds);
         unschedulable = List.copyOf(unschedulable);
+        evictions = List.copyOf(evictions);
+        reclaims = List.copyOf(reclaims);
+    }
+
+    /** A result that evicts nothing. */
+    public CycleResult(List<Admission> admissions, List<Hold> holds, int tried, List<Unschedulable> unschedulable,
+                       int notFitting, int heldInCycle) {
+        this(admissions, holds, tried, unschedulable, notFitting, heldInCycle, List.of(), List.of());
     }
 
     /** A result without first-time unschedulable jobs. */
@@ -39,6 +64,6 @@ public record CycleResult(List<Admission> admissions, List<Hold> holds, int trie
 
     /** Whether the cycle decided nothing. */
     public boolean isEmpty() {
-        return admissions.isEmpty() && holds.isEmpty();
+        return admissions.isEmpty() && holds.isEmpty() && evictions.isEmpty();
     }
 }

@@ -20,9 +20,20 @@ import java.util.Objects;
  *                       that carries one was suspended again after its admission
  * @param resourceVersion the object's {@code metadata.resourceVersion}, or {@code null}; only compared with the
  *                       version our own admission patch produced (see {@link AdmissionOutcome.Applied})
+ * @param stoppable      whether suspending the job again really stops it (its controller deletes its pods): only such
+ *                       jobs are evicted, by a reclaim or an admission timeout (docs/policies.md, per kind)
+ * @param evictions      what the job carries about kube-queue's evictions of it ({@link EvictionMarks#NONE} if none)
  */
 public record JobObservation(JobKey key, String uid, Phase phase, Resources request, JobPriority priority, Instant createdAt,
-                             String quotaName, boolean preemptible, AdmissionRecord record, String resourceVersion) {
+                             String quotaName, boolean preemptible, AdmissionRecord record, String resourceVersion,
+                             boolean stoppable, EvictionMarks evictions) {
+
+    /** An observation of a job that is never evicted, and carries no eviction marks. */
+    public JobObservation(JobKey key, String uid, Phase phase, Resources request, JobPriority priority, Instant createdAt,
+                          String quotaName, boolean preemptible, AdmissionRecord record, String resourceVersion) {
+        this(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record, resourceVersion, false,
+                EvictionMarks.NONE);
+    }
 
     /** An observation without a resourceVersion. */
     public JobObservation(JobKey key, String uid, Phase phase, Resources request, JobPriority priority, Instant createdAt,
@@ -33,12 +44,19 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
     /** The same observation in another phase. */
     public JobObservation inPhase(Phase other) {
         return new JobObservation(key, uid, other, request, priority, createdAt, quotaName, preemptible, record,
-                resourceVersion);
+                resourceVersion, stoppable, evictions);
     }
 
     /** The same observation at another resourceVersion. */
     public JobObservation withResourceVersion(String version) {
-        return new JobObservation(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record, version);
+        return new JobObservation(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record, version,
+                stoppable, evictions);
+    }
+
+    /** The same observation, of a job that suspending stops ({@code stoppable}) and with these eviction marks. */
+    public JobObservation withEvictions(boolean stoppable, EvictionMarks marks) {
+        return new JobObservation(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record,
+                resourceVersion, stoppable, marks);
     }
 
     /** Where a job stands, as read from the cluster. */
@@ -65,6 +83,7 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
         request = request == null ? Resources.NONE : request;
         createdAt = createdAt == null ? Instant.EPOCH : createdAt;
         priority = priority == null ? JobPriority.NONE : priority;
+        evictions = evictions == null ? EvictionMarks.NONE : evictions;
     }
 
     /** A finished or deleted job, whatever its uid; nothing but the key matters. */

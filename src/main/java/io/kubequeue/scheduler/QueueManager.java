@@ -253,7 +253,8 @@ final class QueueManager {
             return next;
         }
         return new JobObservation(next.key(), next.uid(), next.phase(), next.request(), next.priority(), old.createdAt(),
-                next.quotaName(), next.preemptible(), next.record(), next.resourceVersion());
+                next.quotaName(), next.preemptible(), next.record(), next.resourceVersion(), next.stoppable(),
+                next.evictions());
     }
 
     /** See {@link Scheduler#replacePriorityClasses}. */

@@ -43,22 +43,66 @@ public final class Scheduler {
     /**
      * Tunables of the core.
      *
-     * @param policy         how queues are worked
-     * @param initialBackoff first unschedulable backoff (seed/kube-scheduler: 1 s)
-     * @param maxBackoff     backoff cap (kube-scheduler: 20 s); the backoff doubles from initial to this
+     * @param policy           how queues are worked
+     * @param initialBackoff   first unschedulable backoff (seed/kube-scheduler: 1 s)
+     * @param maxBackoff       backoff cap (kube-scheduler: 20 s); the backoff doubles from initial to this
+     * @param reclaim          whether a group may reclaim its min from borrowing groups, and how often one job may be
+     *                         a victim (docs/policies.md, "Reclaim")
+     * @param admissionTimeout how long an admitted job may go without a running pod before it is suspended again and
+     *                         requeued; null: never (docs/policies.md, "Admission timeout"). A quota group may set its
+     *                         own ({@link QuotaNode#admissionTimeout()})
      */
-    public record Settings(SchedulingPolicy policy, Duration initialBackoff, Duration maxBackoff) {
+    public record Settings(SchedulingPolicy policy, Duration initialBackoff, Duration maxBackoff, Reclaim reclaim,
+                           Duration admissionTimeout) {
         public Settings {
             Objects.requireNonNull(policy, "policy");
+            Objects.requireNonNull(reclaim, "reclaim");
             if (initialBackoff.isNegative() || initialBackoff.isZero() || maxBackoff.compareTo(initialBackoff) < 0) {
                 throw new IllegalArgumentException("backoff must satisfy 0 < initial <= max, got initial="
                         + initialBackoff + " max=" + maxBackoff);
             }
+            if (admissionTimeout != null && (admissionTimeout.isNegative() || admissionTimeout.isZero())) {
+                admissionTimeout = null; // zero: off, as for a quota group
+            }
+        }
+
+        /** Settings without reclaim and without an admission timeout. */
+        public Settings(SchedulingPolicy policy, Duration initialBackoff, Duration maxBackoff) {
+            this(policy, initialBackoff, maxBackoff, Reclaim.OFF, null);
         }
 
         /** The default policy with kube-scheduler's backoff, 1 s doubling to 20 s. */
         public static Settings defaults() {
             return new Settings(SchedulingPolicy.DEFAULT, Duration.ofSeconds(1), Duration.ofSeconds(20));
+        }
+
+        /** The same, with reclaim on and at most {@code maxPerHour} evictions of one job as a victim per hour. */
+        public Settings withReclaim(int maxPerHour) {
+            return new Settings(policy, initialBackoff, maxBackoff, new Reclaim(true, maxPerHour), admissionTimeout);
+        }
+
+        /** The same, with this global admission timeout (null or zero: off). */
+        public Settings withAdmissionTimeout(Duration timeout) {
+            return new Settings(policy, initialBackoff, maxBackoff, reclaim, timeout);
+        }
+    }
+
+    /**
+     * Reclaim of guaranteed quota (docs/policies.md, "Reclaim").
+     *
+     * @param enabled    whether a job that fits its group's min, but not the free room, suspends jobs of groups that
+     *                   borrow above their own min
+     * @param maxPerHour how many times in an hour one job may be a victim; at least 1
+     */
+    public record Reclaim(boolean enabled, int maxPerHour) {
+        /** Reclaim off. */
+        public static final Reclaim OFF = new Reclaim(false, 3);
+
+        public Reclaim {
+            if (maxPerHour < 1) {
+                throw new IllegalArgumentException("a job must be allowed to be a victim at least once an hour, got "
+                        + maxPerHour);
+            }
         }
     }
 
@@ -156,6 +200,7 @@ public final class Scheduler {
     private final Observations observations;
     private final AdmissionSettlements settlements;
     private final SchedulerViews views;
+    private final Evictions evictions;
 
     /**
      * @param settings policy and backoff bounds
@@ -173,6 +218,7 @@ public final class Scheduler {
         this.observations = new Observations(clock, queues, ledger, admissionClock);
         this.settlements = new AdmissionSettlements(clock, queues, ledger, policy, observations);
         this.views = new SchedulerViews(queues, ledger, policy);
+        this.evictions = new Evictions();
     }
 
     /** The policy and backoff bounds in force. */
@@ -311,9 +357,46 @@ public final class Scheduler {
         return settlements.unsettled(key, record);
     }
 
-    /** When the next backoff expires, so the caller knows when to run the next cycle without a new event. */
+    /**
+     * Settles one eviction this scheduler decided with what became of the write (see {@link EvictionOutcome}).
+     * Ignored if the job has moved on (no longer admitted under that record).
+     */
+    public synchronized void settleEviction(JobKey key, AdmissionRecord record, EvictionOutcome outcome) {
+        evictions.settle(key, record, Objects.requireNonNull(outcome, "outcome"));
+    }
+
+    /** Whether this eviction's outcome is still unknown: the admission side re-reads the job while it is. */
+    public synchronized boolean evictionUnsettled(JobKey key, AdmissionRecord record) {
+        return evictions.unsettled(key, record);
+    }
+
+    /**
+     * A pod of this job runs, or has run (phase Running, Succeeded or Failed, and not being deleted): its admission
+     * can no longer time out. Ignored unless the job is admitted.
+     */
+    public synchronized void podRan(JobKey key) {
+        evictions.podRan(key);
+    }
+
+    /**
+     * The pods of admitted jobs have been listed: admission timeouts are decided from now on (before, a job whose
+     * pod runs might not be known to run yet).
+     */
+    public synchronized void podsListed() {
+        evictions.podsListed();
+    }
+
+    /**
+     * When the next backoff expires or the next admission times out, so the caller knows when to run the next cycle
+     * without a new event.
+     */
     public synchronized Optional<Instant> nextRetry() {
-        return queues.nextRetry();
+        Optional<Instant> retry = queues.nextRetry();
+        Optional<Instant> timeout = evictions.nextTimeout();
+        if (retry.isEmpty()) {
+            return timeout;
+        }
+        return timeout.isPresent() && timeout.get().isBefore(retry.get()) ? timeout : retry;
     }
 
     /**

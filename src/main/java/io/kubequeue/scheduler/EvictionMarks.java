@@ -1,0 +1,59 @@
+package io.kubequeue.scheduler;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What a job carries about kube-queue's evictions of it (annotations {@code kube-queue/evicted},
+ * {@code kube-queue/evicted-for}, {@code kube-queue/reclaimed-at}, {@code kube-queue/timed-out-at}), so that a
+ * restarted or new leader finishes a reclaim or timeout in progress and keeps counting evictions per hour.
+ *
+ * @param reason      why the job was last suspended by kube-queue, if it is suspended now because of it; else null
+ * @param preemptor   for a reclaim in progress: the job it was suspended for, which is admitted before it; else null
+ * @param reclaimedAt when it was a reclaim's victim in the last hour, oldest first
+ * @param timedOutAt  when its admission timed out in the last hour, oldest first
+ */
+public record EvictionMarks(Eviction.Reason reason, JobKey preemptor, List<Instant> reclaimedAt,
+                            List<Instant> timedOutAt) {
+
+    /** Counts and limits per hour ({@code kube-queue.reclaim.max-per-hour}). */
+    public static final Duration WINDOW = Duration.ofHours(1);
+
+    /** A job kube-queue never evicted. */
+    public static final EvictionMarks NONE = new EvictionMarks(null, null, List.of(), List.of());
+
+    public EvictionMarks {
+        reclaimedAt = reclaimedAt == null ? List.of() : List.copyOf(reclaimedAt);
+        timedOutAt = timedOutAt == null ? List.of() : List.copyOf(timedOutAt);
+    }
+
+    /** The same history, trimmed to the hour up to {@code now}, and no eviction in progress. */
+    public EvictionMarks settledAt(Instant now) {
+        return new EvictionMarks(null, null, within(reclaimedAt, now), within(timedOutAt, now));
+    }
+
+    /** The history after one more eviction at {@code now} (trimmed to the hour before it). */
+    EvictionMarks plus(Eviction.Reason why, JobKey forJob, Instant now) {
+        List<Instant> reclaims = new ArrayList<>(within(reclaimedAt, now));
+        List<Instant> timeouts = new ArrayList<>(within(timedOutAt, now));
+        (why == Eviction.Reason.RECLAIM ? reclaims : timeouts).add(now);
+        return new EvictionMarks(why, forJob, reclaims, timeouts);
+    }
+
+    /** How many times it was a reclaim's victim in the hour up to {@code now}. */
+    int reclaimsWithin(Instant now) {
+        return within(reclaimedAt, now).size();
+    }
+
+    /** How many times its admission timed out in the hour up to {@code now}. */
+    int timeoutsWithin(Instant now) {
+        return within(timedOutAt, now).size();
+    }
+
+    private static List<Instant> within(List<Instant> times, Instant now) {
+        Instant from = now.minus(WINDOW);
+        return times.stream().filter(t -> t.isAfter(from) && !t.isAfter(now)).toList();
+    }
+}

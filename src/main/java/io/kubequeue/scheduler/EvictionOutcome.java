@@ -1,0 +1,39 @@
+package io.kubequeue.scheduler;
+
+/**
+ * What became of one {@link Eviction}, as the admission side found out; {@link Scheduler#settleEviction} settles it.
+ * <ul>
+ *   <li>{@link Applied}: the job is suspended now; its quota is released once the informer shows it suspended (the
+ *       job's own controller then stops its pods);</li>
+ *   <li>{@link Refused}: not applied (the job is no longer under that admission, or the API server refused): it stays
+ *       admitted and charged, and a reclaim that counted on it is given up;</li>
+ *   <li>{@link Gone}: the job is gone: forgotten, its quota released;</li>
+ *   <li>{@link Unknown}: the answer was lost and the job could not be read back: it stays charged, as being evicted,
+ *       until a read or an observation settles it.</li>
+ * </ul>
+ */
+public sealed interface EvictionOutcome {
+
+    /** Not applied. */
+    EvictionOutcome REFUSED = new Refused();
+    /** The job is gone. */
+    EvictionOutcome GONE = new Gone();
+    /** Outcome unknown. */
+    EvictionOutcome UNKNOWN = new Unknown();
+
+    /** @param resourceVersion the {@code metadata.resourceVersion} the write produced (or read back) */
+    record Applied(String resourceVersion) implements EvictionOutcome {
+    }
+
+    /** See {@link #REFUSED}. */
+    record Refused() implements EvictionOutcome {
+    }
+
+    /** See {@link #GONE}. */
+    record Gone() implements EvictionOutcome {
+    }
+
+    /** See {@link #UNKNOWN}. */
+    record Unknown() implements EvictionOutcome {
+    }
+}
