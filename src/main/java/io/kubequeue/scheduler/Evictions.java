@@ -1,24 +1,231 @@
 package io.kubequeue.scheduler;
 
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
+import java.util.TreeSet;
 
-/** Evictions of admitted jobs: reclaim victims and timed-out admissions. Skeleton; filled in next. */
-final class Evictions {
+/**
+ * Evictions of admitted jobs, and the admission timeout (docs/policies.md, "Admission timeout" and "Reclaim"). An
+ * {@link Eviction} leaves its job charged: its quota is released only when the cluster shows the job suspended
+ * ({@link #queued}), never on the write's answer alone, so a victim's room is never given out while it may still run.
+ *
+ * <p><b>Timeout.</b> A job admitted by kube-queue (not started outside it) that suspending stops
+ * ({@link JobObservation#stoppable()}) is watched from its admission time (its record's {@code admittedAt}) until a
+ * pod of it is seen running ({@link #podRan}); if the timeout of its group passes first, it is evicted. The timeout
+ * of a group is its own, else its nearest ancestor's, else the global setting; zero is off. After the n-th timeout
+ * in an hour the job backs off {@link #TIMEOUT_BACKOFF} × 2^(n−1), at most {@link #TIMEOUT_BACKOFF_MAX}, so that a
+ * job that cannot start does not take its room again at once. No timeout is decided before the pods are listed
+ * ({@link #podsListed}).
+ *
+ * <p>Only {@link Scheduler} calls it, under its lock.
+ */
+final class Evictions implements QuotaLedger.ChargeListener {
 
-    void settle(JobKey key, AdmissionRecord record, EvictionOutcome outcome) {
+    /** Backoff after a job's first admission timeout in an hour; doubled for each further one. */
+    static final Duration TIMEOUT_BACKOFF = Duration.ofMinutes(1);
+    /** The longest backoff after an admission timeout. */
+    static final Duration TIMEOUT_BACKOFF_MAX = Duration.ofMinutes(30);
+
+    private final Clock clock;
+    private final QueueManager queues;
+    private final QuotaLedger ledger;
+    private final Duration globalTimeout;
+    /** Admitted jobs that may time out, soonest first. */
+    private final TreeSet<JobEntry> watched = new TreeSet<>(Comparator
+            .comparing((JobEntry e) -> e.timeoutAt).thenComparing(e -> e.job.key()));
+    private boolean podsListed;
+
+    Evictions(Clock clock, QueueManager queues, QuotaLedger ledger, Duration globalTimeout) {
+        this.clock = clock;
+        this.queues = queues;
+        this.ledger = ledger;
+        this.globalTimeout = globalTimeout;
     }
 
-    boolean unsettled(JobKey key, AdmissionRecord record) {
-        return false;
+    @Override
+    public void charged(JobEntry entry) {
+        if (entry.evicting != null && !entry.evicting.record().equals(entry.record)) {
+            entry.evicting = null; // another admission now: the eviction was of the one before
+            entry.evictionUnconfirmed = false;
+        }
+        watch(entry);
     }
 
+    @Override
+    public void uncharged(JobEntry entry) {
+        unwatch(entry);
+    }
+
+    /** Starts watching an admitted job for its timeout, if one applies. */
+    private void watch(JobEntry entry) {
+        unwatch(entry);
+        if (entry.state != Scheduler.State.ADMITTED || entry.record == null || entry.record.startedOutside()
+                || !entry.job.stoppable() || entry.chargeUnknown || entry.record.equals(entry.podRanUnder)
+                || entry.evicting != null) {
+            return;
+        }
+        Duration timeout = timeoutOf(entry.chargedGroup);
+        Instant admittedAt = admittedAt(entry.record);
+        if (timeout == null || admittedAt == null) {
+            return;
+        }
+        entry.timeoutAt = admittedAt.plus(timeout);
+        watched.add(entry);
+    }
+
+    private void unwatch(JobEntry entry) {
+        if (entry.timeoutAt != null) {
+            watched.remove(entry);
+            entry.timeoutAt = null;
+        }
+    }
+
+    /** The admission timeout of a group: its own, its nearest ancestor's, else the global one; null: none. */
+    Duration timeoutOf(String group) {
+        if (group == null) {
+            return null;
+        }
+        for (QuotaNode node : ledger.tree().pathToRoot(group)) {
+            if (node.admissionTimeout() != null) {
+                return node.admissionTimeout().isZero() ? null : node.admissionTimeout();
+            }
+        }
+        return globalTimeout;
+    }
+
+    private static Instant admittedAt(AdmissionRecord record) {
+        try {
+            return Instant.parse(record.admittedAt());
+        } catch (DateTimeParseException e) {
+            return null; // written by hand or by another tool: kube-queue cannot tell when it was admitted
+        }
+    }
+
+    /** The groups changed: each admitted job's timeout is that of the group it is charged to now. */
+    void treeReplaced() {
+        List<JobEntry> admitted = queues.admitted();
+        watched.clear();
+        for (JobEntry entry : admitted) {
+            entry.timeoutAt = null;
+            watch(entry);
+        }
+    }
+
+    /** See {@link Scheduler#podRan}. */
     void podRan(JobKey key) {
+        JobEntry entry = queues.get(key);
+        if (entry != null && entry.state == Scheduler.State.ADMITTED) {
+            entry.podRanUnder = entry.record;
+            unwatch(entry);
+        }
     }
 
+    /** See {@link Scheduler#podsListed}. */
     void podsListed() {
+        podsListed = true;
     }
 
-    Optional<java.time.Instant> nextTimeout() {
-        return Optional.empty();
+    /** When the next admission times out; empty if none is watched, or the pods are not listed yet. */
+    Optional<Instant> nextTimeout() {
+        return !podsListed || watched.isEmpty() ? Optional.empty() : Optional.of(watched.first().timeoutAt);
+    }
+
+    /** The admissions that timed out by {@code now}, each now being evicted. */
+    List<Eviction> dueTimeouts(Instant now) {
+        List<Eviction> due = new ArrayList<>();
+        while (podsListed && !watched.isEmpty() && !watched.first().timeoutAt.isAfter(now)) {
+            JobEntry entry = watched.pollFirst();
+            entry.timeoutAt = null;
+            due.add(evict(entry, Eviction.Reason.TIMEOUT, null, null, now));
+        }
+        return due;
+    }
+
+    /** Marks an admitted job as being evicted, and the decision to write. */
+    Eviction evict(JobEntry entry, Eviction.Reason reason, JobKey preemptor, String preemptorGroup, Instant now) {
+        unwatch(entry);
+        Eviction eviction = new Eviction(entry.job.key(), entry.job.uid(), entry.record, reason, preemptor,
+                preemptorGroup, entry.job.request(), now, entry.marks.plus(reason, preemptor, now));
+        entry.evicting = eviction;
+        entry.evictionUnconfirmed = false;
+        return eviction;
+    }
+
+    /** See {@link Scheduler#settleEviction}. */
+    void settle(JobKey key, AdmissionRecord record, EvictionOutcome outcome) {
+        JobEntry entry = queues.admittedAs(key, record);
+        if (entry == null || entry.evicting == null) {
+            return;
+        }
+        if (outcome instanceof EvictionOutcome.Applied) {
+            // the job is suspended; it is released when the informer shows it so (queued), not before
+            entry.marks = entry.evicting.history();
+            entry.evictionUnconfirmed = false;
+        } else if (outcome instanceof EvictionOutcome.Refused) {
+            // still running under that admission: it stays charged, and is neither timed out nor a victim again
+            // under it (a refusal that repeats, say from a validating policy, would loop)
+            entry.evictionRefusedUnder = entry.record;
+            entry.evicting = null;
+            entry.evictionUnconfirmed = false;
+        } else if (outcome instanceof EvictionOutcome.Gone) {
+            queues.forget(entry);
+        } else {
+            entry.evictionUnconfirmed = true;
+        }
+    }
+
+    /** See {@link Scheduler#evictionUnsettled}. */
+    boolean unsettled(JobKey key, AdmissionRecord record) {
+        JobEntry entry = queues.admittedAs(key, record);
+        return entry != null && entry.evicting != null && entry.evictionUnconfirmed;
+    }
+
+    /**
+     * A job was queued: first seen suspended, or suspended again. If kube-queue evicted it ({@code eviction}, or the
+     * marks it carries, after a restart), a reclaim's victim yields to its preemptor and a timed-out one backs off.
+     *
+     * @param eviction the eviction of it this scheduler decided, if any
+     * @return the preemptor the job now yields to; null if none
+     */
+    JobKey queued(JobEntry entry, Eviction eviction) {
+        EvictionMarks carried = entry.job.evictions();
+        entry.evicting = null;
+        entry.evictionUnconfirmed = false;
+        Instant now = clock.instant();
+        EvictionMarks marks = eviction != null ? eviction.history() : carried;
+        if (marks.reclaimsWithin(now) < carried.reclaimsWithin(now) || marks.timeoutsWithin(now) < carried.timeoutsWithin(now)) {
+            marks = carried; // the job shows more than this scheduler saw (another replica's evictions)
+        }
+        entry.marks = marks;
+        Eviction.Reason reason = eviction != null ? eviction.reason() : carried.reason();
+        if (reason == Eviction.Reason.TIMEOUT && entry.state == Scheduler.State.ACTIVE && !marks.timedOutAt().isEmpty()) {
+            Instant last = marks.timedOutAt().get(marks.timedOutAt().size() - 1);
+            Instant retryAt = last.plus(timeoutBackoff(Math.max(1, marks.timeoutsWithin(now))));
+            if (retryAt.isAfter(now)) {
+                queues.dequeue(entry);
+                entry.attempts++;
+                queues.backOff(entry, retryAt);
+            }
+            return null;
+        }
+        if (reason == Eviction.Reason.RECLAIM) {
+            return eviction != null ? eviction.preemptor() : carried.preemptor();
+        }
+        return null;
+    }
+
+    /** The backoff after the n-th admission timeout in an hour. */
+    static Duration timeoutBackoff(int n) {
+        Duration d = TIMEOUT_BACKOFF;
+        for (int i = 1; i < n && d.compareTo(TIMEOUT_BACKOFF_MAX) < 0; i++) {
+            d = d.multipliedBy(2);
+        }
+        return d.compareTo(TIMEOUT_BACKOFF_MAX) > 0 ? TIMEOUT_BACKOFF_MAX : d;
     }
 }

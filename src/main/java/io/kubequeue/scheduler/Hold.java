@@ -15,6 +15,11 @@ public record Hold(JobKey key, Reason kind, String reason) {
         /** Its namespace (or quota-name label) matches no quota group. */
         NO_QUOTA_GROUP,
         /** Its request exceeds the max of its group or of an ancestor: not even an empty group could take it. */
-        NEVER_FITS
+        NEVER_FITS,
+        /**
+         * It fits its group's min and reclaims it: it waits, with its room reserved, until the jobs suspended for it
+         * are seen suspended, and is then admitted (docs/policies.md, "Reclaim"). Not reported as a hold.
+         */
+        RECLAIMING
     }
 }

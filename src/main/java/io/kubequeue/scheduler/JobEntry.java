@@ -42,6 +42,20 @@ final class JobEntry {
     boolean chargeUnknown;
     /** In backoff after a refused admission: only the backoff's expiry retries it. */
     boolean refused;
+    /** An eviction decided and not seen through yet: the job stays charged until it is seen suspended. */
+    Eviction evicting;
+    /** That eviction's answer was lost and reading the job back failed: outcome unknown. */
+    boolean evictionUnconfirmed;
+    /** The admission under which an eviction of the job was refused: it is not a victim again under it. */
+    AdmissionRecord evictionRefusedUnder;
+    /** A reclaim's victim, pending: not admitted before this job (its preemptor) is, while that reclaim goes on. */
+    JobKey yieldsTo;
+    /** What the job carries about its evictions, and the ones applied since. */
+    EvictionMarks marks = EvictionMarks.NONE;
+    /** The admission under which a pod of the job was seen running: that admission can no longer time out. */
+    AdmissionRecord podRanUnder;
+    /** When its admission times out, while it is watched for that ({@link Evictions}); else null. */
+    Instant timeoutAt;
 
     /** The request plus one job of the {@link Resources#MAX_JOBS} pseudo-resource; kept, as fit checks are hot. */
     private Resources effectiveRequest;

@@ -37,6 +37,8 @@ final class Observations {
     private final QueueManager queues;
     private final QuotaLedger ledger;
     private final AdmissionClock admissionClock;
+    private Evictions evictions;
+    private Reclaims reclaims;
     /**
      * uids of jobs seen finished or deleted, newest last, so that a reconcile still holding an older copy cannot
      * bring one back (bounded: a uid is unique, and old copies are seconds old at most).
@@ -53,6 +55,12 @@ final class Observations {
         this.queues = queues;
         this.ledger = ledger;
         this.admissionClock = admissionClock;
+    }
+
+    /** Where a job queued by an eviction goes: a reclaim's victim yields, a timed-out one backs off. */
+    void evictionsGoTo(Evictions evictions, Reclaims reclaims) {
+        this.evictions = evictions;
+        this.reclaims = reclaims;
     }
 
     /** See {@link Scheduler#observe}; reports what changed. */
@@ -124,6 +132,7 @@ final class Observations {
                 if (entry == null) {
                     entry = queues.newEntry(observation);
                     queues.activate(entry);
+                    queuedByEviction(entry, null); // after a restart, the marks it carries tell
                 } else if (entry.state == Scheduler.State.ADMITTED) {
                     if (suspendedAgain(entry, observation)) {
                         queueAgain(entry, observation);
@@ -281,11 +290,24 @@ final class Observations {
 
     /** An admitted job was suspended again, as {@code copy} shows: its quota goes back, and it queues again. */
     private void queueAgain(JobEntry entry, JobObservation copy) {
+        Eviction eviction = entry.evicting;
         ledger.uncharge(entry, true);
         entry.setJob(QueueManager.keepCreation(copy, entry.job), queues.priorityClasses());
         entry.attempts = 0;
         entry.queuedAt = clock.instant(); // its wait starts again (metrics, events)
         queues.activate(entry);
+        queuedByEviction(entry, eviction);
+    }
+
+    /** A job just queued that kube-queue evicted ({@code eviction}, or as it carries): yields, or backs off. */
+    private void queuedByEviction(JobEntry entry, Eviction eviction) {
+        if (evictions == null) {
+            return;
+        }
+        JobKey preemptor = evictions.queued(entry, eviction);
+        if (preemptor != null && entry.state != Scheduler.State.ADMITTED) {
+            reclaims.yieldTo(entry, preemptor);
+        }
     }
 
     /** A job out of the queue until its request can be read; if it is then started by hand, it is charged. */

@@ -175,6 +175,18 @@ final class QueueManager {
         }
     }
 
+    /**
+     * Takes a pending job out of its queue while it reclaims its group's min: held, not reported (the admission side
+     * tells the user through the reclaim itself). Any change of the quota groups makes it active again.
+     */
+    void holdForReclaim(JobEntry entry, String reason) {
+        dequeue(entry);
+        entry.state = Scheduler.State.HELD;
+        entry.retryAt = null;
+        entry.hold = new Hold(entry.job.key(), Hold.Reason.RECLAIMING, reason);
+        held.put(entry.job.key(), entry);
+    }
+
     /** The holds made since the last call, each reported once. */
     List<Hold> takeNewHolds() {
         List<Hold> holds = List.copyOf(newHolds);

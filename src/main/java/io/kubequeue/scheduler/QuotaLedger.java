@@ -75,6 +75,15 @@ final class QuotaLedger {
      * limit, admits nothing until they end or can be read.
      */
     private final Map<String, TreeSet<JobKey>> unknownUsage = new HashMap<>();
+    /**
+     * Room reserved per node for reclaiming jobs (each counted at its group and every ancestor): taken as used by
+     * every fit check, so that neither the victims nor anyone else takes the room a reclaim frees before its
+     * preemptor is admitted (see {@link Reclaims}). Empty unless a reclaim is in progress.
+     */
+    private final Map<String, Resources> reserved = new HashMap<>();
+    /** Told of every charge and release (admission timeouts watch admitted jobs). */
+    private ChargeListener chargeListener = new ChargeListener() {
+    };
     /** Usage outside kube-queue, per group (ResourceQuota: pods kube-queue did not admit). */
     private final Map<String, Resources> external = new HashMap<>();
     /** Per group: how many charges moved to outside usage so far; a recount started before a move is stale. */
@@ -82,6 +91,50 @@ final class QuotaLedger {
     /** Set under the ResourceQuota plugin: see {@link #trackExternalUsage}. */
     private Consumer<String> externalRecount;
     private Consumer<String> onRelease = group -> { };
+
+    /** Told when a job is charged or its charge taken off; called under the scheduler's lock. */
+    interface ChargeListener {
+        default void charged(JobEntry entry) {
+        }
+
+        default void uncharged(JobEntry entry) {
+        }
+    }
+
+    void reportChargesTo(ChargeListener listener) {
+        this.chargeListener = Objects.requireNonNull(listener, "listener");
+    }
+
+    /** Whether an admitted job whose request cannot be read is charged at this node (its use there is unknown). */
+    boolean hasUnknownUsage(String node) {
+        return unknownUsage.containsKey(node);
+    }
+
+    /** Usage plus reservations at a node: what a fit check counts as taken. */
+    Resources usedOrReserved(String node) {
+        Resources used = usage.getOrDefault(node, Resources.NONE);
+        if (reserved.isEmpty()) {
+            return used;
+        }
+        Resources held = reserved.get(node);
+        return held == null ? used : used.plus(held);
+    }
+
+    /** Reserves {@code amount} at the group and every ancestor (see {@link #reserved}). */
+    void reserve(String group, Resources amount) {
+        for (QuotaNode node : tree.pathToRoot(group)) {
+            reserved.merge(node.name(), amount, Resources::plus);
+        }
+    }
+
+    /** Gives back a reservation made with {@link #reserve}: room for others again, told as a release. */
+    void unreserve(String group, Resources amount) {
+        for (QuotaNode node : tree.pathToRoot(group)) {
+            gainedRoom(node.name());
+            subtract(reserved, node.name(), amount);
+        }
+        onRelease.accept(group);
+    }
 
     /** Tells {@code onRelease} the group whose tree something was released in (it may now fit more). */
     void reportReleasesTo(Consumer<String> onRelease) {
@@ -104,6 +157,7 @@ final class QuotaLedger {
         usage.clear();
         guaranteedUsage.clear();
         unknownUsage.clear();
+        reserved.clear(); // the scheduler ends every reclaim when the groups change
         for (JobEntry entry : admitted) {
             entry.chargedGroup = groupToCharge(entry, entry.record);
             addUsage(entry);
@@ -174,6 +228,7 @@ final class QuotaLedger {
         entry.chargedGuaranteed = !entry.job.preemptible();
         entry.chargedGroup = groupToCharge(entry, record);
         addUsage(entry);
+        chargeListener.charged(entry);
     }
 
     /**
@@ -183,6 +238,7 @@ final class QuotaLedger {
      *            {@link #trackExternalUsage}) and its end is a release
      */
     void uncharge(JobEntry entry, boolean ran) {
+        chargeListener.uncharged(entry);
         if (entry.record != null && entry.chargedGroup != null) {
             for (QuotaNode node : tree.pathToRoot(entry.chargedGroup)) {
                 gainedRoom(node.name());
@@ -325,7 +381,7 @@ final class QuotaLedger {
                         + " admits nothing now: admitted job " + unknown.first()
                         + " runs with a request kube-queue cannot read, so the group's use is unknown");
             }
-            Resources used = usage.getOrDefault(node.name(), Resources.NONE);
+            Resources used = usedOrReserved(node.name());
             Resources outside = external.get(node.name());
             if (outside != null && node.name().equals(group)) {
                 used = used.plus(outside); // saturates, never wraps

@@ -201,6 +201,7 @@ public final class Scheduler {
     private final AdmissionSettlements settlements;
     private final SchedulerViews views;
     private final Evictions evictions;
+    private final Reclaims reclaims;
 
     /**
      * @param settings policy and backoff bounds
@@ -214,11 +215,14 @@ public final class Scheduler {
         this.policy = QueuePolicy.of(settings.policy(), queues, ledger);
         ledger.reportReleasesTo(policy::released);
         AdmissionClock admissionClock = new AdmissionClock(clock);
-        this.cycle = new SchedulingCycle(clock, queues, ledger, policy, admissionClock);
+        this.evictions = new Evictions(clock, queues, ledger, settings.admissionTimeout());
+        ledger.reportChargesTo(evictions);
+        this.reclaims = new Reclaims(queues, ledger, evictions, settings.reclaim());
+        this.cycle = new SchedulingCycle(clock, queues, ledger, policy, admissionClock, reclaims, evictions);
         this.observations = new Observations(clock, queues, ledger, admissionClock);
+        observations.evictionsGoTo(evictions, reclaims);
         this.settlements = new AdmissionSettlements(clock, queues, ledger, policy, observations);
         this.views = new SchedulerViews(queues, ledger, policy);
-        this.evictions = new Evictions();
     }
 
     /** The policy and backoff bounds in force. */
@@ -258,6 +262,8 @@ public final class Scheduler {
     public synchronized void replaceTree(QuotaTree newTree) {
         ledger.replaceTree(newTree, queues.admitted());
         queues.requeueAllPending();
+        reclaims.abandonAll();
+        evictions.treeReplaced();
         policy.forgetReleases();
     }
 

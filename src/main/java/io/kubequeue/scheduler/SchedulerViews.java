@@ -44,7 +44,7 @@ final class SchedulerViews {
         }
         for (JobEntry e : queues.all()) {
             String group = e.currentGroup();
-            if (group == null || e.state == Scheduler.State.HELD && e.hold.kind() != Hold.Reason.NEVER_FITS) {
+            if (group == null || e.state == Scheduler.State.HELD && e.hold.kind() == Hold.Reason.NO_QUOTA_GROUP) {
                 continue;
             }
             GroupCounts n = counts.computeIfAbsent(group, g -> new GroupCounts());
@@ -83,11 +83,15 @@ final class SchedulerViews {
     /** See {@link Scheduler#pending}. */
     List<Scheduler.PendingView> pending(String group) {
         List<JobEntry> waiting = new ArrayList<>();
+        // a job reclaiming its min is admitted first, once its victims are seen suspended
+        queues.held().stream().filter(e -> group.equals(e.group) && e.hold.kind() == Hold.Reason.RECLAIMING)
+                .sorted(QueueOrder.JOBS).forEach(waiting::add);
         GroupQueue queue = queues.queue(group);
         if (queue != null) {
             waiting.addAll(queue.active);
             queue.backedOff.forEach(waiting::add);
-            waiting.sort(QueueOrder.JOBS);
+            waiting.subList(waiting.size() - queue.active.size() - queue.backedOff.size(), waiting.size())
+                    .sort(QueueOrder.JOBS);
         }
         queues.held().stream().filter(e -> group.equals(e.group) && e.hold.kind() == Hold.Reason.NEVER_FITS)
                 .sorted(QueueOrder.JOBS).forEach(waiting::add);
@@ -123,12 +127,19 @@ final class SchedulerViews {
     /** A pending job's place in its group, as {@link #pending} numbers it, without listing the group. */
     private int positionOf(JobEntry e) {
         GroupQueue queue = queues.queue(e.group);
+        long reclaiming = queues.held().stream().filter(h -> e.group.equals(h.group)
+                && h.hold.kind() == Hold.Reason.RECLAIMING && (e.state != Scheduler.State.HELD
+                || e.hold.kind() != Hold.Reason.RECLAIMING || QueueOrder.JOBS.compare(h, e) < 0)).count();
+        if (e.state == Scheduler.State.HELD && e.hold.kind() == Hold.Reason.RECLAIMING) {
+            return (int) reclaiming + 1; // first, before every queued job
+        }
         if (e.state == Scheduler.State.HELD) { // never fits: after every queued job, in queue order among the held
             long heldBefore = queues.held().stream().filter(h -> e.group.equals(h.group)
                     && h.hold.kind() == Hold.Reason.NEVER_FITS && QueueOrder.JOBS.compare(h, e) < 0).count();
-            return (queue == null ? 0 : queue.active.size() + queue.backedOff.size()) + (int) heldBefore + 1;
+            return (int) reclaiming + (queue == null ? 0 : queue.active.size() + queue.backedOff.size())
+                    + (int) heldBefore + 1;
         }
-        return queue.ahead(e) + 1;
+        return (int) reclaiming + queue.ahead(e) + 1;
     }
 
     /** See {@link Scheduler#dryRun}. */

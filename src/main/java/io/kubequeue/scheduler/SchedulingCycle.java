@@ -33,14 +33,25 @@ final class SchedulingCycle {
     private final QuotaLedger ledger;
     private final QueuePolicy policy;
     private final AdmissionClock admissionClock;
+    private final Reclaims reclaims;
+    private final Evictions evictions;
 
     SchedulingCycle(Clock clock, QueueManager queues, QuotaLedger ledger, QueuePolicy policy,
-                    AdmissionClock admissionClock) {
+                    AdmissionClock admissionClock, Reclaims reclaims, Evictions evictions) {
         this.clock = clock;
         this.queues = queues;
         this.ledger = ledger;
         this.policy = policy;
         this.admissionClock = admissionClock;
+        this.reclaims = reclaims;
+        this.evictions = evictions;
+    }
+
+    /** What a cycle decides besides admissions: evictions and the reclaims they serve; shapes that cannot reclaim. */
+    private record Evicting(List<Eviction> evictions, List<CycleResult.Reclaim> reclaims, Set<FitShape> cannot) {
+        Evicting() {
+            this(new ArrayList<>(), new ArrayList<>(), new HashSet<>());
+        }
     }
 
     /** The next job a cycle may try in one group: its active head, or the next backed-off job to retry. */
@@ -61,13 +72,17 @@ final class SchedulingCycle {
     CycleResult run() {
         Instant now = clock.instant();
         List<Admission> admissions = new ArrayList<>();
+        Evicting evicting = new Evicting();
+        evicting.evictions.addAll(evictions.dueTimeouts(now));
+        // preemptors whose victims are seen suspended go first, before any other job can take their room
+        reclaims.settle(admissions, (group, entry) -> admit(group, entry, now));
         List<JobEntry> backedOffNow = new ArrayList<>();
         List<CycleResult.Unschedulable> firstFailures = new ArrayList<>();
         // requests found not to fit, per group, in this cycle: usage only grows within a cycle, so they cannot fit
         // later in it either; the other jobs of the same shape skip the fit check, which keeps a retry-on-release
         // cycle over thousands of backed-off jobs cheap
         Set<FitShape> notFittingNow = new HashSet<>();
-        int stillShort = endBackoffs(now, notFittingNow);
+        int stillShort = endBackoffs(now, notFittingNow, evicting);
         int tried = stillShort;
         int notFitting = stillShort;
         int heldInCycle = 0;
@@ -96,8 +111,9 @@ final class SchedulingCycle {
             JobEntry entry = candidate.entry;
             tried++;
             boolean fromBackoff = candidate.cursor != null;
-            if (fromBackoff && entry.refused) {
-                tried--; // a refused admission waits out its backoff: not tried, not counted
+            if (fromBackoff && (entry.refused || reclaims.yields(entry))) {
+                // a refused admission waits out its backoff, a reclaim's victim its preemptor: not tried, not counted
+                tried--;
                 if (candidate.cursor.hasNext()) {
                     heads.add(new Candidate(queue, candidate.cursor.next(), candidate.cursor));
                 }
@@ -130,15 +146,16 @@ final class SchedulingCycle {
             } else {
                 queue.active.pollFirst();
                 boolean blocked = false;
-                if (neverFits != null) {
+                boolean yields = reclaims.yields(entry);
+                if (neverFits != null && !yields) {
                     queues.hold(entry, Hold.Reason.NEVER_FITS, neverFits);
                     heldInCycle++;
-                } else if (!ledger.shortNow(shape, notFittingNow)) {
+                } else if (!yields && !ledger.shortNow(shape, notFittingNow)) {
                     admissions.add(admit(queue.group, entry, now));
-                } else {
+                } else if (yields || !reclaim(queue.group, entry, now, evicting)) {
                     entry.attempts++;
                     notFitting++;
-                    if (entry.attempts == 1) {
+                    if (entry.attempts == 1 && !yields) {
                         firstFailures.add(new CycleResult.Unschedulable(entry.job.key(), queue.group,
                                 ledger.blocker(entry.group, entry)));
                     }
@@ -159,7 +176,29 @@ final class SchedulingCycle {
             queues.backOff(entry, now.plus(queues.backoffFor(entry.attempts)));
         }
         queues.dropEmptyQueues();
-        return new CycleResult(admissions, queues.takeNewHolds(), tried, firstFailures, notFitting, heldInCycle);
+        return new CycleResult(admissions, queues.takeNewHolds(), tried, firstFailures, notFitting, heldInCycle,
+                evicting.evictions, evicting.reclaims);
+    }
+
+    /**
+     * Starts a reclaim for a job that does not fit, if reclaim is on and victims exist ({@link Reclaims}); the job is
+     * then held. A shape found unable to reclaim is not planned again in this cycle (usage only grows within it).
+     */
+    private boolean reclaim(String group, JobEntry entry, Instant now, Evicting evicting) {
+        if (!reclaims.enabled() || entry.refused || entry.yieldsTo != null) {
+            return false;
+        }
+        FitShape shape = FitShape.of(group, entry);
+        if (evicting.cannot.contains(shape)) {
+            return false;
+        }
+        List<Eviction> victims = reclaims.tryStart(group, entry, now, evicting.reclaims);
+        if (victims == null) {
+            evicting.cannot.add(shape);
+            return false;
+        }
+        evicting.evictions.addAll(victims);
+        return true;
     }
 
     /**
@@ -171,12 +210,19 @@ final class SchedulingCycle {
      *
      * @return how many jobs were tried here
      */
-    private int endBackoffs(Instant now, Set<FitShape> notFittingNow) {
+    private int endBackoffs(Instant now, Set<FitShape> notFittingNow, Evicting evicting) {
         List<JobEntry> waitAgain = new ArrayList<>();
         Set<FitShape> mayFit = new HashSet<>();
         for (JobEntry entry = queues.pollExpired(now); entry != null; entry = queues.pollExpired(now)) {
             entry.refused = false;
+            if (reclaims.yields(entry)) {
+                waitAgain.add(entry); // a reclaim's victim: not before its preemptor (freed at once when it is)
+                continue;
+            }
             if (policy.retriesExpiredInPlace() && shortAtStart(entry, notFittingNow, mayFit)) {
+                if (reclaim(entry.group, entry, now, evicting)) {
+                    continue; // held until its victims are seen suspended
+                }
                 // a backed-off job has failed before (every way into backoff counts an attempt), so this is never
                 // its first failure: no Pending event
                 entry.attempts++;

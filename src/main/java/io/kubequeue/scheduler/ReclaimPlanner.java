@@ -1,0 +1,277 @@
+package io.kubequeue.scheduler;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Chooses the victims of a reclaim (docs/policies.md, "Reclaim"): the admitted jobs of groups that borrow above their
+ * own min whose suspension makes room for a job that fits its own group's min but not the free room.
+ *
+ * <p><b>Who may reclaim.</b> A job of group A that does not fit the free room, whose request keeps A's usage (and
+ * reserved room) + request ≤ A's min for every resource A's min declares, and the same at every ancestor once the
+ * victims are suspended (so the victims must also bring each ancestor back within its min where it is above it);
+ * every resource it is short of must be one some node on its path declares a min for (it is guaranteed some of
+ * it). A non-preemptible job must also fit the min it is always held to (victims are preemptible: suspending them
+ * frees none of that).
+ *
+ * <p><b>Who may be a victim.</b> An admitted job, admitted by kube-queue (not started outside it, request known, its
+ * admission settled), preemptible, that suspending stops ({@link JobObservation#stoppable()}), not being evicted,
+ * victim fewer than {@code maxPerHour} times in the last hour, no eviction of it refused under this admission, whose group is neither on A's path nor below A (those
+ * share A's guarantee). Suspending it must free room where A is short: at a node on both paths.
+ *
+ * <p><b>Never below a min.</b> On the victim's side of the tree (its group and its ancestors below the first node it
+ * shares with A), usage minus every victim chosen there stays ≥ min, for each resource the min declares.
+ *
+ * <p><b>Order.</b> Lowest priority first, then the most recently admitted, then by key; victims are added in that
+ * order until A's job fits, then any victim the others make unneeded is dropped (latest added first). No victims
+ * at all if they cannot make it fit: nothing is suspended for nothing.
+ */
+final class ReclaimPlanner {
+
+    /** Victims first: lowest priority, then most recently admitted (records sort by time), then key. */
+    private static final Comparator<JobEntry> VICTIM_ORDER = Comparator
+            .comparingInt((JobEntry e) -> e.priority)
+            .thenComparing((JobEntry e) -> e.record.admittedAt(), Comparator.reverseOrder())
+            .thenComparing(e -> e.job.key());
+
+    private final QueueManager queues;
+    private final QuotaLedger ledger;
+    private final int maxPerHour;
+
+    ReclaimPlanner(QueueManager queues, QuotaLedger ledger, int maxPerHour) {
+        this.queues = queues;
+        this.ledger = ledger;
+        this.maxPerHour = maxPerHour;
+    }
+
+    /**
+     * The victims that make {@code job} fit its group, in the order chosen; null if it may not reclaim, or no such
+     * victims exist. O(jobs × path): run for a job that does not fit, at most once per shape and cycle.
+     */
+    List<JobEntry> plan(String group, JobEntry job, Instant now) {
+        List<QuotaNode> path = ledger.tree().pathToRoot(group);
+        Resources request = job.effectiveRequest();
+        Map<String, Map<String, Long>> needs = needs(group, path, request);
+        if (needs == null || needs.isEmpty() || !entitled(group, path, request, needs, !job.job.preemptible())) {
+            return null;
+        }
+        addMinNeeds(group, path, request, needs);
+        Set<String> onPath = new HashSet<>();
+        path.forEach(n -> onPath.add(n.name()));
+        List<JobEntry> candidates = new ArrayList<>();
+        // jobs being evicted already leave their groups too: a victim's group stays at its min after all of them
+        Map<String, Resources> taken = new HashMap<>();
+        for (JobEntry e : queues.all()) {
+            if (mayBeVictim(e, now) && !onPath.contains(e.chargedGroup) && !below(e.chargedGroup, group)) {
+                candidates.add(e);
+            } else if (e.state == Scheduler.State.ADMITTED && e.evicting != null && e.chargedGroup != null) {
+                for (QuotaNode m : ledger.tree().pathToRoot(e.chargedGroup)) {
+                    taken.merge(m.name(), e.charged, Resources::plus);
+                }
+            }
+        }
+        candidates.sort(VICTIM_ORDER);
+        List<JobEntry> victims = new ArrayList<>();
+        for (JobEntry e : candidates) {
+            if (satisfied(needs, victims)) {
+                break;
+            }
+            List<QuotaNode> victimSide = victimSide(e.chargedGroup, onPath);
+            if (helps(e, needs, victims) && keepsMin(e, victimSide, taken)) {
+                victims.add(e);
+                for (QuotaNode m : victimSide) {
+                    taken.merge(m.name(), e.charged, Resources::plus);
+                }
+            }
+        }
+        if (!satisfied(needs, victims)) {
+            return null;
+        }
+        for (int i = victims.size() - 1; i >= 0; i--) {
+            List<JobEntry> without = new ArrayList<>(victims);
+            without.remove(i);
+            if (satisfied(needs, without)) {
+                victims = without; // the others free enough: this one keeps running
+            }
+        }
+        return victims;
+    }
+
+    /**
+     * Per node on the path and resource, how much must be freed for the request to fit max; null if something other
+     * than usage stops it (a held group, a job of unknown use).
+     */
+    private Map<String, Map<String, Long>> needs(String group, List<QuotaNode> path, Resources request) {
+        Map<String, Map<String, Long>> needs = new LinkedHashMap<>();
+        for (QuotaNode node : path) {
+            if (node.heldBecause() != null || ledger.hasUnknownUsage(node.name())) {
+                return null;
+            }
+            Resources used = ledger.usedOrReserved(node.name());
+            if (node.name().equals(group)) {
+                used = used.plus(ledger.externalUsage(group));
+            }
+            for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
+                String k = r.getKey();
+                if (node.max().has(k)) {
+                    long free = node.max().get(k) - used.get(k); // both ≥ 0: cannot overflow
+                    if (r.getValue() > free) {
+                        needs.computeIfAbsent(node.name(), n -> new HashMap<>()).put(k, r.getValue() - free);
+                    }
+                }
+            }
+        }
+        return needs;
+    }
+
+    /**
+     * Whether the request fits the group's own min, a non-preemptible one every min on the path, and each resource
+     * short is one the path guarantees.
+     */
+    private boolean entitled(String group, List<QuotaNode> path, Resources request,
+                             Map<String, Map<String, Long>> needs, boolean nonPreemptible) {
+        Set<String> guaranteed = new HashSet<>();
+        for (QuotaNode node : path) {
+            for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
+                String k = r.getKey();
+                if (k.equals(Resources.MAX_JOBS) || !node.min().has(k)) {
+                    continue;
+                }
+                guaranteed.add(k);
+                if (node.name().equals(group)
+                        && r.getValue() > node.min().get(k) - ledger.usedOrReserved(node.name()).get(k)) {
+                    return false;
+                }
+                if (nonPreemptible && r.getValue() > node.min().get(k) - ledger.guaranteedUsage(node.name()).get(k)) {
+                    return false;
+                }
+            }
+        }
+        for (Map<String, Long> short_ : needs.values()) {
+            if (!guaranteed.containsAll(short_.keySet())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Adds, at each ancestor whose min the request would exceed, the amount to free there: after the reclaim, A's
+     * branch is within its guarantee at every level.
+     */
+    private void addMinNeeds(String group, List<QuotaNode> path, Resources request,
+                             Map<String, Map<String, Long>> needs) {
+        for (QuotaNode node : path) {
+            if (node.name().equals(group)) {
+                continue;
+            }
+            for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
+                String k = r.getKey();
+                if (!k.equals(Resources.MAX_JOBS) && node.min().has(k)) {
+                    long used = ledger.usedOrReserved(node.name()).get(k);
+                    long min = node.min().get(k);
+                    if (r.getValue() > min - used) { // both ≥ 0: cannot overflow
+                        long over = used - min + r.getValue(); // > 0
+                        needs.computeIfAbsent(node.name(), n -> new HashMap<>()).merge(k,
+                                over < 0 ? Long.MAX_VALUE : over, Math::max);
+                    }
+                }
+            }
+        }
+    }
+
+    private boolean mayBeVictim(JobEntry e, Instant now) {
+        return e.state == Scheduler.State.ADMITTED && e.record != null && !e.record.startedOutside()
+                && e.chargedGroup != null && !e.chargeUnknown && e.evicting == null && !e.unconfirmed
+                && !e.record.equals(e.evictionRefusedUnder)
+                && (e.seenRunning || e.confirmedVersion != null)
+                && e.job.preemptible() && e.job.stoppable() && e.marks.reclaimsWithin(now) < maxPerHour;
+    }
+
+    /** Whether {@code group} lies below {@code ancestor} (not equal to it). */
+    private boolean below(String group, String ancestor) {
+        for (QuotaNode node : ledger.tree().pathToRoot(group)) {
+            if (!node.name().equals(group) && node.name().equals(ancestor)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The victim's group and its ancestors below the first node it shares with the reclaiming path. */
+    private List<QuotaNode> victimSide(String group, Set<String> onPath) {
+        List<QuotaNode> side = new ArrayList<>();
+        for (QuotaNode node : ledger.tree().pathToRoot(group)) {
+            if (onPath.contains(node.name())) {
+                break;
+            }
+            side.add(node);
+        }
+        return side;
+    }
+
+    /** Whether suspending {@code e} frees some resource still short at a node both paths share. */
+    private boolean helps(JobEntry e, Map<String, Map<String, Long>> needs, List<JobEntry> chosen) {
+        for (QuotaNode node : ledger.tree().pathToRoot(e.chargedGroup)) {
+            Map<String, Long> need = needs.get(node.name());
+            if (need == null) {
+                continue;
+            }
+            for (Map.Entry<String, Long> r : need.entrySet()) {
+                if (e.charged.get(r.getKey()) > 0 && freed(node.name(), r.getKey(), chosen) < r.getValue()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Whether suspending {@code e} keeps every node on its side at or above its min (with the victims taken there). */
+    private boolean keepsMin(JobEntry e, List<QuotaNode> victimSide, Map<String, Resources> taken) {
+        for (QuotaNode m : victimSide) {
+            Resources already = taken.getOrDefault(m.name(), Resources.NONE);
+            for (Map.Entry<String, Long> r : e.charged.asMap().entrySet()) {
+                String k = r.getKey();
+                if (!k.equals(Resources.MAX_JOBS) && m.min().has(k)
+                        && ledger.usage(m.name()).get(k) - already.get(k) - r.getValue() < m.min().get(k)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Whether suspending {@code victims} frees every amount needed. */
+    private boolean satisfied(Map<String, Map<String, Long>> needs, List<JobEntry> victims) {
+        for (Map.Entry<String, Map<String, Long>> node : needs.entrySet()) {
+            for (Map.Entry<String, Long> r : node.getValue().entrySet()) {
+                if (freed(node.getKey(), r.getKey(), victims) < r.getValue()) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** How much of a resource suspending {@code victims} frees at a node (saturating). */
+    private long freed(String node, String resource, List<JobEntry> victims) {
+        long sum = 0;
+        for (JobEntry v : victims) {
+            for (QuotaNode n : ledger.tree().pathToRoot(v.chargedGroup)) {
+                if (n.name().equals(node)) {
+                    long add = v.charged.get(resource);
+                    sum = sum > Long.MAX_VALUE - add ? Long.MAX_VALUE : sum + add;
+                    break;
+                }
+            }
+        }
+        return sum;
+    }
+}

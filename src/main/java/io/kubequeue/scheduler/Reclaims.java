@@ -1,0 +1,195 @@
+package io.kubequeue.scheduler;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiFunction;
+
+/**
+ * Reclaims in progress (docs/policies.md, "Reclaim"): for each preemptor, its victims, and its room reserved in the
+ * ledger so that nobody else, victims included, takes the room they free. The preemptor is held
+ * ({@link Hold.Reason#RECLAIMING}) until every victim is seen suspended (released through an observation, never
+ * assumed from the write's answer); the next cycle then admits it, before any other job. A victim, once suspended,
+ * yields to its preemptor ({@link JobEntry#yieldsTo}): it is not admitted while that reclaim goes on.
+ *
+ * <p>A reclaim is given up, its reservation returned and its victims free to go, when a victim's eviction is refused
+ * (it runs on), when the preemptor is gone, admitted or changed, or when the quota groups change. After a restart,
+ * victims found suspended for a preemptor still pending ({@link EvictionMarks#preemptor()}) make the first cycle admit
+ * that preemptor first if it fits: the reclaim is finished; otherwise it is given up.
+ *
+ * <p>Only {@link Scheduler} calls it, under its lock.
+ */
+final class Reclaims {
+
+    /** One reclaim: the preemptor, its group, its reserved room and its victims. */
+    private record InProgress(JobEntry preemptor, String group, Resources reserved, List<JobEntry> victims) {
+    }
+
+    private final QueueManager queues;
+    private final QuotaLedger ledger;
+    private final Evictions evictions;
+    private final ReclaimPlanner planner;
+    private final boolean enabled;
+    private final Map<JobKey, InProgress> byPreemptor = new LinkedHashMap<>();
+    /** Pending victims that yield to a preemptor, by preemptor. */
+    private final Map<JobKey, List<JobEntry>> yielding = new HashMap<>();
+
+    Reclaims(QueueManager queues, QuotaLedger ledger, Evictions evictions, Scheduler.Reclaim settings) {
+        this.queues = queues;
+        this.ledger = ledger;
+        this.evictions = evictions;
+        this.planner = new ReclaimPlanner(queues, ledger, settings.maxPerHour());
+        this.enabled = settings.enabled();
+    }
+
+    boolean enabled() {
+        return enabled;
+    }
+
+    /** Whether this pending job is a victim that waits for its preemptor's reclaim to end. */
+    boolean yields(JobEntry entry) {
+        return entry.yieldsTo != null && byPreemptor.containsKey(entry.yieldsTo);
+    }
+
+    /** A pending job now yields to {@code preemptor} (it was suspended for it). */
+    void yieldTo(JobEntry entry, JobKey preemptor) {
+        entry.yieldsTo = preemptor;
+        if (preemptor != null) {
+            yielding.computeIfAbsent(preemptor, k -> new ArrayList<>()).add(entry);
+        }
+    }
+
+    /**
+     * Tries to start a reclaim for a pending job that does not fit (already out of its queue's active set, or
+     * polled from backoff): if victims exist, the job is held with its room reserved, and their evictions are
+     * returned; else null, and the job is left as it was.
+     */
+    List<Eviction> tryStart(String group, JobEntry job, Instant now, List<CycleResult.Reclaim> started) {
+        if (!enabled || job.refused || yields(job)) {
+            return null;
+        }
+        List<JobEntry> victims = planner.plan(group, job, now);
+        if (victims == null) {
+            return null;
+        }
+        List<Eviction> out = new ArrayList<>(victims.size());
+        List<JobKey> keys = new ArrayList<>(victims.size());
+        for (JobEntry victim : victims) {
+            out.add(evictions.evict(victim, Eviction.Reason.RECLAIM, job.job.key(), group, now));
+            keys.add(victim.job.key());
+        }
+        Resources reserved = job.effectiveRequest();
+        ledger.reserve(group, reserved);
+        queues.holdForReclaim(job, "reclaims the min of quota group " + group + ": waits until " + victims.size()
+                + (victims.size() == 1 ? " job" : " jobs") + " of borrowing groups (" + keys
+                + ") are seen suspended, then is admitted first");
+        byPreemptor.put(job.job.key(), new InProgress(job, group, reserved, victims));
+        started.add(new CycleResult.Reclaim(job.job.key(), group, keys));
+        return out;
+    }
+
+    /**
+     * At the start of a cycle: admits each preemptor whose victims are all seen suspended (or gone) and that fits,
+     * through {@code admit}, and gives up the reclaims that cannot end so. Victims of preemptors no reclaim is known
+     * for (after a restart) have their preemptor admitted first too, if it is pending and fits.
+     *
+     * @param admit charges the job to the group and returns its admission
+     */
+    void settle(List<Admission> admissions, BiFunction<String, JobEntry, Admission> admit) {
+        for (InProgress r : List.copyOf(byPreemptor.values())) {
+            JobEntry p = r.preemptor;
+            boolean current = queues.get(p.job.key()) == p && p.state == Scheduler.State.HELD
+                    && p.hold != null && p.hold.kind() == Hold.Reason.RECLAIMING;
+            if (current && stillRunning(r)) {
+                if (r.victims.stream().anyMatch(v -> v.state == Scheduler.State.ADMITTED && v.evicting == null)) {
+                    end(r, true); // an eviction was refused: that victim runs on, the room will not come
+                }
+                continue;
+            }
+            ledger.unreserve(r.group, r.reserved);
+            byPreemptor.remove(p.job.key());
+            if (current && ledger.fits(r.group, p)) {
+                queues.dequeue(p);
+                admissions.add(admit.apply(r.group, p));
+            } else if (current) {
+                queues.activate(p); // something else took the room (or the groups changed): it queues again
+            }
+            freeYielders(p.job.key());
+        }
+        finishOrphans(admissions, admit);
+    }
+
+    /** Whether some victim of the reclaim is still charged. */
+    private static boolean stillRunning(InProgress r) {
+        for (JobEntry v : r.victims) {
+            if (v.state == Scheduler.State.ADMITTED) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Victims whose preemptor has no reclaim here (found after a restart): it goes first if pending and fitting. */
+    private void finishOrphans(List<Admission> admissions, BiFunction<String, JobEntry, Admission> admit) {
+        for (JobKey preemptorKey : List.copyOf(yielding.keySet())) {
+            if (byPreemptor.containsKey(preemptorKey)) {
+                continue;
+            }
+            JobEntry p = queues.get(preemptorKey);
+            if (p != null && (p.state == Scheduler.State.ACTIVE || p.state == Scheduler.State.BACKOFF)
+                    && p.group != null && ledger.fits(p.group, p)) {
+                String group = p.group;
+                queues.dequeue(p);
+                admissions.add(admit.apply(group, p));
+            }
+            freeYielders(preemptorKey);
+        }
+    }
+
+    /** Gives a reclaim up: its room is returned, its preemptor queues again, its victims go. */
+    private void end(InProgress r, boolean requeuePreemptor) {
+        byPreemptor.remove(r.preemptor.job.key());
+        ledger.unreserve(r.group, r.reserved);
+        if (requeuePreemptor) {
+            queues.dequeue(r.preemptor);
+            queues.activate(r.preemptor);
+        }
+        freeYielders(r.preemptor.job.key());
+    }
+
+    /** The victims that yielded to this preemptor may be admitted again: those backing off are tried at once. */
+    private void freeYielders(JobKey preemptor) {
+        List<JobEntry> victims = yielding.remove(preemptor);
+        if (victims == null) {
+            return;
+        }
+        for (JobEntry v : victims) {
+            if (queues.get(v.job.key()) != v || !preemptor.equals(v.yieldsTo)) {
+                continue; // forgotten, or admitted and evicted again since
+            }
+            v.yieldsTo = null;
+            if (v.state == Scheduler.State.BACKOFF) {
+                queues.endBackoff(v, true);
+            }
+        }
+    }
+
+    /**
+     * The quota groups changed: every pending job is queued anew, so every reclaim is given up (its reservation went
+     * with the old groups) and its victims are free to go.
+     */
+    void abandonAll() {
+        byPreemptor.clear();
+        for (JobKey preemptor : List.copyOf(yielding.keySet())) {
+            freeYielders(preemptor);
+        }
+    }
+
+    /** How many reclaims are in progress. */
+    int inProgress() {
+        return byPreemptor.size();
+    }
+}

@@ -1,0 +1,223 @@
+package io.kubequeue.scheduler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Reclaim in the core, case by case (issue 16; docs/policies.md, "Reclaim"). The tree: root (cpu 4 min and max) with
+ * team-a and team-b (each min 2, max 4); team-b's two 2-cpu jobs borrow team-a's min.
+ */
+class ReclaimTest {
+
+    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+
+    private final MutableClock clock = new MutableClock(T0);
+    private Scheduler scheduler = newScheduler(3);
+    private final Map<JobKey, JobObservation> cluster = new java.util.HashMap<>();
+    private int version = 1;
+
+    private Scheduler newScheduler(int maxPerHour) {
+        Scheduler s = new Scheduler(Scheduler.Settings.defaults().withReclaim(maxPerHour), clock);
+        s.replaceTree(new QuotaTree(List.of(
+                new QuotaNode("root", null, List.of(), Resources.of("cpu", 4000L), Resources.of("cpu", 4000L)),
+                new QuotaNode("team-a", "root", List.of("a"), Resources.of("cpu", 2000L), Resources.of("cpu", 4000L)),
+                new QuotaNode("team-b", "root", List.of("b"), Resources.of("cpu", 2000L), Resources.of("cpu", 4000L)))));
+        return s;
+    }
+
+    private JobObservation submit(String ns, String name, long millicores, int priority, boolean stoppable) {
+        JobObservation o = new JobObservation(new JobKey("Job", ns, name), "uid-" + name, JobObservation.Phase.QUEUED,
+                Resources.of("cpu", millicores), JobPriority.of(priority), T0.plusSeconds(cluster.size()), null, true,
+                null, Integer.toString(version++), stoppable, EvictionMarks.NONE);
+        cluster.put(o.key(), o);
+        scheduler.observe(o);
+        return o;
+    }
+
+    /** Runs a cycle and applies its admissions as the API server and the informer would. */
+    private CycleResult cycle() {
+        CycleResult result = scheduler.schedule();
+        for (Admission a : result.admissions()) {
+            JobObservation o = cluster.get(a.key());
+            JobObservation running = new JobObservation(o.key(), o.uid(), JobObservation.Phase.ADMITTED, o.request(),
+                    o.priority(), o.createdAt(), null, o.preemptible(), a.record(), Integer.toString(version++),
+                    o.stoppable(), o.evictions());
+            cluster.put(a.key(), running);
+            scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied(running.resourceVersion()));
+            scheduler.observe(running);
+        }
+        return result;
+    }
+
+    /** The eviction is written and the informer shows the job suspended again, with the marks written. */
+    private void applyAndSee(Eviction e) {
+        JobObservation o = cluster.get(e.key());
+        JobObservation suspended = new JobObservation(o.key(), o.uid(), JobObservation.Phase.QUEUED, o.request(),
+                o.priority(), o.createdAt(), null, o.preemptible(), o.record(), Integer.toString(version++),
+                o.stoppable(), e.history());
+        cluster.put(e.key(), suspended);
+        scheduler.settleEviction(e.key(), e.record(), new EvictionOutcome.Applied(suspended.resourceVersion()));
+        scheduler.observe(suspended);
+    }
+
+    private Scheduler.State state(String ns, String name) {
+        return scheduler.status(new JobKey("Job", ns, name)).map(Scheduler.JobStatus::state).orElse(null);
+    }
+
+    @Test
+    void aGroupWithinItsMinSuspendsTheLowestPriorityBorrowerAndIsAdmittedOnceItIsSeenSuspended() {
+        submit("b", "b1", 2000, 5, true);
+        submit("b", "b2", 2000, 1, true);
+        assertEquals(2, cycle().admissions().size());
+        submit("a", "a1", 2000, 0, true);
+
+        CycleResult reclaiming = cycle();
+
+        assertEquals(List.of(), reclaiming.admissions(), "nothing is admitted before the victim is seen suspended");
+        assertEquals(1, reclaiming.evictions().size());
+        Eviction e = reclaiming.evictions().get(0);
+        assertEquals("b2", e.key().name(), "lowest priority first");
+        assertEquals(Eviction.Reason.RECLAIM, e.reason());
+        assertEquals(new JobKey("Job", "a", "a1"), e.preemptor());
+        assertEquals("team-a", e.preemptorGroup());
+        assertEquals(List.of(new CycleResult.Reclaim(new JobKey("Job", "a", "a1"), "team-a", List.of(e.key()))),
+                reclaiming.reclaims());
+        assertEquals(Scheduler.State.HELD, state("a", "a1"));
+        assertEquals(4000, scheduler.usage("root").get("cpu"), "the victim stays charged until seen suspended");
+
+        scheduler.settleEviction(e.key(), e.record(), new EvictionOutcome.Applied("99"));
+        assertEquals(List.of(), cycle().admissions(), "the write's answer alone frees nothing");
+
+        applyAndSee(e);
+        CycleResult next = cycle();
+        assertEquals(List.of("a1"), next.admissions().stream().map(a -> a.key().name()).toList(),
+                "the preemptor is admitted, not the victim (higher priority, same room)");
+        assertEquals(Scheduler.State.BACKOFF, state("b", "b2"));
+        assertEquals(List.of(), next.evictions());
+    }
+
+    @Test
+    void mostRecentlyAdmittedFirstAmongEqualPriorities() {
+        submit("b", "b1", 2000, 0, true);
+        cycle();
+        clock.advance(Duration.ofSeconds(5));
+        submit("b", "b2", 2000, 0, true);
+        cycle();
+        submit("a", "a1", 2000, 0, true);
+        assertEquals("b2", cycle().evictions().get(0).key().name());
+    }
+
+    @Test
+    void neverTakesTheVictimGroupBelowItsMinNorUsesJobsThatCannotBeStoppedOrAreNonPreemptible() {
+        submit("b", "b1", 3000, 0, true); // 3 of 4; b's min is 2: evicting it would leave b at 0 < 2
+        cycle();
+        submit("a", "a1", 2000, 0, true);
+        CycleResult result = cycle();
+        assertEquals(List.of(), result.evictions(), "b would fall below its min");
+        assertEquals(Scheduler.State.BACKOFF, state("a", "a1"));
+    }
+
+    @Test
+    void aJobThatSuspendingDoesNotStopIsNeverAVictim() {
+        submit("b", "b1", 2000, 0, false);
+        submit("b", "b2", 2000, 0, false);
+        cycle();
+        submit("a", "a1", 2000, 0, true);
+        assertEquals(List.of(), cycle().evictions());
+    }
+
+    @Test
+    void aJobAboveItsGroupsMinDoesNotReclaim() {
+        submit("b", "b1", 2000, 0, true);
+        submit("b", "b2", 2000, 0, true);
+        cycle();
+        submit("a", "a1", 3000, 0, true); // 3 > team-a's min of 2
+        assertEquals(List.of(), cycle().evictions());
+    }
+
+    @Test
+    void aRefusedEvictionGivesTheReclaimUpAndTheVictimRunsOn() {
+        submit("b", "b1", 2000, 0, true);
+        submit("b", "b2", 2000, 0, true);
+        cycle();
+        submit("a", "a1", 2000, 0, true);
+        Eviction e = cycle().evictions().get(0);
+        scheduler.settleEviction(e.key(), e.record(), EvictionOutcome.REFUSED);
+        assertEquals(Scheduler.State.HELD, state("a", "a1"));
+        CycleResult next = cycle();
+        assertEquals(Scheduler.State.ADMITTED, state(e.key().namespace(), e.key().name()));
+        assertEquals(4000, scheduler.usage("root").get("cpu"), "nothing was released");
+        assertEquals(1, next.evictions().size(), "the reclaim starts again with the other borrower");
+        assertTrue(!next.evictions().get(0).key().equals(e.key()), "a refused victim is not tried again");
+    }
+
+    @Test
+    void aJobIsAVictimAtMostKTimesAnHour() {
+        scheduler = newScheduler(1);
+        submit("b", "b1", 2000, 0, true);
+        submit("b", "b2", 2000, 0, true);
+        cycle();
+        submit("a", "a1", 2000, 0, true);
+        Eviction first = cycle().evictions().get(0);
+        applyAndSee(first);
+        cycle(); // a1 admitted
+        // a1 ends, the victim comes back; a new job of team-a reclaims again: not from the same victim this hour
+        JobObservation a1 = cluster.get(new JobKey("Job", "a", "a1"));
+        scheduler.observe(JobObservation.finished(a1.key(), a1.uid()));
+        clock.advance(Duration.ofSeconds(30)); // past the victim's backoff (the default policy wakes nobody early)
+        cycle();
+        assertEquals(Scheduler.State.ADMITTED, state(first.key().namespace(), first.key().name()));
+        submit("a", "a2", 2000, 0, true);
+        List<Eviction> second = cycle().evictions();
+        assertEquals(1, second.size());
+        assertTrue(!second.get(0).key().equals(first.key()), "the first victim was evicted once this hour already");
+        applyAndSee(second.get(0));
+        cycle();
+        JobObservation a2 = cluster.get(new JobKey("Job", "a", "a2"));
+        scheduler.observe(JobObservation.finished(a2.key(), a2.uid()));
+        clock.advance(Duration.ofSeconds(30));
+        cycle();
+        submit("a", "a3", 2000, 0, true);
+        assertEquals(List.of(), cycle().evictions(), "both borrowers were victims once in this hour");
+        clock.advance(Duration.ofMinutes(61));
+        assertEquals(1, cycle().evictions().size(), "an hour later they may be victims again");
+    }
+
+    @Test
+    void afterARestartTheSuspendedVictimsPreemptorIsAdmittedFirst() {
+        submit("b", "b1", 2000, 0, true);
+        submit("b", "b2", 2000, 9, true); // higher priority than a1: without the mark it would go first
+        cycle();
+        submit("a", "a1", 2000, 0, true);
+        Eviction e = cycle().evictions().get(0);
+        assertEquals("b1", e.key().name());
+        applyAndSee(e);
+        // restart before the cycle that admits a1: a new scheduler sees the cluster as it is
+        scheduler = newScheduler(3);
+        cluster.values().forEach(scheduler::observe);
+        CycleResult first = cycle();
+        assertEquals(List.of("a1"), first.admissions().stream().map(a -> a.key().name()).toList());
+        assertNull(scheduler.status(e.key()).orElseThrow().record());
+    }
+
+    @Test
+    void aChangeOfTheQuotaGroupsGivesTheReclaimUp() {
+        submit("b", "b1", 2000, 0, true);
+        submit("b", "b2", 2000, 0, true);
+        cycle();
+        submit("a", "a1", 2000, 0, true);
+        cycle();
+        assertEquals(Scheduler.State.HELD, state("a", "a1"));
+        scheduler.replaceTree(scheduler.tree());
+        assertEquals(Scheduler.State.ACTIVE, state("a", "a1"));
+        assertEquals(4000, scheduler.usage("root").get("cpu"));
+    }
+}
