@@ -15,10 +15,11 @@ import java.util.Set;
  * own min whose suspension makes room for a job that fits its own group's min but not the free room.
  *
  * <p><b>Who may reclaim.</b> A job of group A that does not fit the free room, whose request keeps A's usage (and
- * reserved room) + request ≤ A's min for every resource A's min declares, and the same at every ancestor once the
- * victims are suspended (so the victims must also bring each ancestor back within its min where it is above it);
- * every resource it is short of must be one some node on its path declares a min for (it is guaranteed some of
- * it). A non-preemptible job must also fit the min it is always held to (victims are preemptible: suspending them
+ * reserved room) + request ≤ A's min for every resource A's min declares, and the same at every ancestor that
+ * declares a min above 0 once the victims are suspended (so the victims must also bring such an ancestor back
+ * within its min where it is above it; a min of 0 above A, as the seed's root declares, guarantees nothing and is
+ * not held to); every resource it is short of must be one some node on its path declares a min above 0 for (it is
+ * guaranteed some of it). A non-preemptible job must also fit the min it is always held to (victims are preemptible: suspending them
  * frees none of that).
  *
  * <p><b>Who may be a victim.</b> An admitted job, admitted by kube-queue (not started outside it, request known, its
@@ -144,7 +145,9 @@ final class ReclaimPlanner {
                 if (k.equals(Resources.MAX_JOBS) || !node.min().has(k)) {
                     continue;
                 }
-                guaranteed.add(k);
+                if (node.min().get(k) > 0) {
+                    guaranteed.add(k);
+                }
                 if (node.name().equals(group)
                         && r.getValue() > node.min().get(k) - ledger.usedOrReserved(node.name()).get(k)) {
                     return false;
@@ -174,7 +177,8 @@ final class ReclaimPlanner {
             }
             for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
                 String k = r.getKey();
-                if (!k.equals(Resources.MAX_JOBS) && node.min().has(k)) {
+                // a min of 0 above the group guarantees its branch nothing to keep to (the seed's root declares 0)
+                if (!k.equals(Resources.MAX_JOBS) && node.min().get(k) > 0) {
                     long used = ledger.usedOrReserved(node.name()).get(k);
                     long min = node.min().get(k);
                     if (r.getValue() > min - used) { // both ≥ 0: cannot overflow

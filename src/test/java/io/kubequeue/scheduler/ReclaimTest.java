@@ -105,6 +105,20 @@ class ReclaimTest {
     }
 
     @Test
+    void aRootThatDeclaresMinZeroAsTheSeedsDoesNotStopAReclaimBelowIt() {
+        scheduler = new Scheduler(Scheduler.Settings.defaults().withReclaim(3), clock);
+        scheduler.replaceTree(new QuotaTree(List.of(
+                new QuotaNode("root", null, List.of(), Resources.of("cpu", 0L), Resources.of("cpu", 4000L)),
+                new QuotaNode("team-a", "root", List.of("a"), Resources.of("cpu", 2000L), Resources.of("cpu", 4000L)),
+                new QuotaNode("team-b", "root", List.of("b"), Resources.of("cpu", 2000L), Resources.of("cpu", 4000L)))));
+        submit("b", "b1", 2000, 0, true);
+        submit("b", "b2", 2000, 0, true);
+        cycle();
+        submit("a", "a1", 2000, 0, true);
+        assertEquals(1, cycle().evictions().size());
+    }
+
+    @Test
     void mostRecentlyAdmittedFirstAmongEqualPriorities() {
         submit("b", "b1", 2000, 0, true);
         cycle();
