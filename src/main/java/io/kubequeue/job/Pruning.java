@@ -55,9 +55,16 @@ public final class Pruning {
     /** The annotation {@code kubectl apply} stores the whole applied object in; often a job's largest field. */
     public static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
-    /** The annotations whose values kube-queue reads on a job of any kind. */
-    public static final Set<String> JOB_ANNOTATIONS =
-            Set.of(SuspendMark.ANNOTATION_KEY, Annotations.QUOTA_GROUP, Annotations.ADMITTED_AT);
+    /**
+     * The annotations whose values kube-queue reads on a job of any kind: the suspend mark, the admission record and
+     * the eviction marks ({@link JobFeed} reads them, {@link JobDirectory.Entry} whether a job carries them).
+     */
+    public static final Set<String> JOB_ANNOTATIONS = Set.of(SuspendMark.ANNOTATION_KEY, Annotations.QUOTA_GROUP,
+            Annotations.ADMITTED_AT, Annotations.EVICTED, Annotations.EVICTED_FOR, Annotations.RECLAIMED_AT,
+            Annotations.TIMED_OUT_AT);
+    /** Of {@link #JOB_ANNOTATIONS}, those whose values differ from job to job: kept as they are, not interned. */
+    private static final Set<String> UNSHARED_VALUES = Set.of(Annotations.ADMITTED_AT, Annotations.EVICTED_FOR,
+            Annotations.RECLAIMED_AT, Annotations.TIMED_OUT_AT);
     /** The labels kube-queue reads on a job. */
     private static final Set<String> JOB_LABELS = Set.of(Annotations.QUOTA_NAME_LABEL, Annotations.PREEMPTIBLE_LABEL);
 
@@ -94,7 +101,7 @@ public final class Pruning {
         if (annotations != null && !annotations.isEmpty()) {
             Map<String, String> kept = new HashMap<>(annotations.size() * 4 / 3 + 1);
             annotations.forEach((key, value) -> kept.put(key, !read.contains(key) ? ""
-                    : Annotations.ADMITTED_AT.equals(key) ? value : intern(value)));
+                    : UNSHARED_VALUES.contains(key) ? value : intern(value)));
             copy.setAnnotations(compact(kept));
         }
         return copy;

@@ -212,6 +212,19 @@ class PruningTest {
                     .put(Annotations.ADMITTED_AT, "2024-06-14T09:13:00Z");
             o.set("status", status(job.getKind(), "running"));
         }));
+        states.put("evicted for a reclaim", edit(stored, o -> {
+            o.withObjectProperty("metadata").withObjectProperty("annotations").put(Annotations.QUOTA_GROUP, "root.a")
+                    .put(Annotations.ADMITTED_AT, "2024-06-14T09:13:00Z").put(Annotations.EVICTED, "reclaim")
+                    .put(Annotations.EVICTED_FOR, "TFJob/team-a/train-1")
+                    .put(Annotations.RECLAIMED_AT, "2024-06-14T09:20:00Z,2024-06-14T09:40:00Z")
+                    .put(Annotations.TIMED_OUT_AT, "");
+            if (o.get("spec") instanceof ObjectNode spec) {
+                // as the eviction patch leaves it: the kind's stop mark set (a Kubeflow job's runPolicy.suspend)
+                (job instanceof CustomResource<?, ?> && !"Workflow".equals(job.getKind())
+                        ? spec.withObjectProperty("runPolicy") : spec).put("suspend", true);
+            }
+            o.set("status", status(job.getKind(), "running"));
+        }));
         states.put("queued, started before", edit(stored, o -> o.set("status", status(job.getKind(), "running"))));
         states.put("queued, status written", edit(stored, o -> o.set("status", status(job.getKind(), "queued"))));
         states.put("succeeded", edit(stored, o -> o.set("status", status(job.getKind(), "succeeded"))));
@@ -377,6 +390,13 @@ class PruningTest {
                 String.valueOf(annotations.get(Annotations.QUOTA_GROUP)),
                 String.valueOf(annotations.get(Annotations.ADMITTED_AT))));
         r.put("annotation keys", new java.util.TreeSet<>(annotations.keySet()));
+        r.put("eviction marks", Stream.of(Annotations.EVICTED, Annotations.EVICTED_FOR, Annotations.RECLAIMED_AT,
+                Annotations.TIMED_OUT_AT).map(k -> String.valueOf(annotations.get(k))).toList());
+        if (kind instanceof StopsWhenSuspended<?>) {
+            @SuppressWarnings("unchecked")
+            StopsWhenSuspended<HasMetadata> stops = (StopsWhenSuspended<HasMetadata>) kind;
+            r.put("stopMark", answer(() -> stops.stopMark(job)));
+        }
         r.put("JOSDK: marked for deletion", job.isMarkedForDeletion());
         r.put("JOSDK: finalizers", job.getFinalizers());
         r.put("JOSDK: generation", String.valueOf(meta.getGeneration()));

@@ -2,6 +2,7 @@ package io.kubequeue.job.batch;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import jakarta.inject.Singleton;
 
@@ -14,6 +15,7 @@ import io.kubequeue.job.InvalidJobException;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.PodRequests;
 import io.kubequeue.job.Pruning;
+import io.kubequeue.job.StopsWhenSuspended;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.scheduler.JobPriority;
 import io.kubequeue.scheduler.Resources;
@@ -22,10 +24,11 @@ import io.kubequeue.scheduler.Resources;
  * batch/v1 Job (Kubernetes ≥ 1.22). Managed when {@code spec.suspend: true} or the suspend annotation is set; only
  * {@code spec.suspend} holds it (a Job with the annotation alone runs, and is charged as started outside kube-queue);
  * request = pod × min(parallelism, completions), parallelism defaulting to 1 and completions to parallelism
- * (docs/behaviour.md §1, §2). Finished when condition {@code Complete} or {@code Failed} is True.
+ * (docs/behaviour.md §1, §2). Finished when condition {@code Complete} or {@code Failed} is True. Stopped by
+ * {@code spec.suspend: true} once running, so it may be evicted ({@link StopsWhenSuspended}).
  */
 @Singleton
-public class BatchJobKind implements JobKind<Job> {
+public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job> {
 
     @Override
     public String kind() {
@@ -53,6 +56,16 @@ public class BatchJobKind implements JobKind<Job> {
     @Override
     public boolean held(Job job) {
         return job.getSpec() != null && Boolean.TRUE.equals(job.getSpec().getSuspend());
+    }
+
+    /**
+     * {@link SuspendMark#SPEC_SUSPEND} for every Job (with a spec): when {@code spec.suspend} becomes true the Job
+     * controller deletes the Job's active pods and keeps it from creating more (Kubernetes docs, "Suspending a
+     * Job"; batch/v1, Kubernetes ≥ 1.22).
+     */
+    @Override
+    public Optional<SuspendMark> stopMark(Job job) {
+        return job.getSpec() == null ? Optional.empty() : Optional.of(SuspendMark.SPEC_SUSPEND);
     }
 
     /** {@code status.startTime} is set. */

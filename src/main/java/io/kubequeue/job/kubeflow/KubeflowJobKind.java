@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -20,6 +21,7 @@ import io.kubequeue.job.InvalidJobException;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.PodRequests;
 import io.kubequeue.job.Pruning;
+import io.kubequeue.job.StopsWhenSuspended;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.scheduler.JobPriority;
 import io.kubequeue.scheduler.Resources;
@@ -27,11 +29,13 @@ import io.kubequeue.scheduler.Resources;
 /**
  * What the Kubeflow job kinds share (docs/behaviour.md §1, §2): suspended by the annotation (ack-arena operators)
  * or {@code spec.runPolicy.suspend} (training-operator ≥ 1.7); request = Σ over replica specs of pod ×
- * {@code replicas} (default 1); finished when condition {@code Succeeded} or {@code Failed} is True.
+ * {@code replicas} (default 1); finished when condition {@code Succeeded} or {@code Failed} is True. A job whose
+ * spec has {@code runPolicy.suspend} may be evicted ({@link #stopMark}).
  *
  * @param <R> the kind's class, spec and status read as JSON
  */
-public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNode>> implements JobKind<R> {
+public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNode>> implements JobKind<R>,
+        StopsWhenSuspended<R> {
 
     /** The conditions kube-queue reads: {@link #finished} and {@link #queuingCondition}. */
     private static final Set<String> CONDITIONS_READ = Set.of("Succeeded", "Failed", "Queuing");
@@ -79,6 +83,20 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
             marks.add(SuspendMark.RUN_POLICY_SUSPEND);
         }
         return marks;
+    }
+
+    /**
+     * {@link SuspendMark#RUN_POLICY_SUSPEND} if the job's spec has {@code runPolicy.suspend} (true or false), else
+     * empty. The operators that define the field (training-operator ≥ 1.7, mpi-operator v2beta1) delete a running
+     * job's pods when it becomes true; a job admitted through the ack-arena annotation alone has no such field, and
+     * its operator does not stop a running job when the annotation comes back, so it is never evicted. Absent,
+     * the field is not added: a CRD without it would prune it, or its operator ignore it.
+     */
+    @Override
+    public Optional<SuspendMark> stopMark(R job) {
+        JsonNode spec = job.getSpec();
+        return spec != null && spec.path("runPolicy").path("suspend").isBoolean()
+                ? Optional.of(SuspendMark.RUN_POLICY_SUSPEND) : Optional.empty();
     }
 
     /** The status of the job's {@code Queuing} condition ({@code True}, {@code False}), or null without one. */

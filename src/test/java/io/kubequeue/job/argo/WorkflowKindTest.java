@@ -1,6 +1,7 @@
 package io.kubequeue.job.argo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.job.InvalidJobException;
+import io.kubequeue.job.StopsWhenSuspended;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.scheduler.JobPriority;
 import io.kubequeue.scheduler.Resources;
@@ -45,6 +47,15 @@ class WorkflowKindTest {
         assertEquals(List.of(SuspendMark.SPEC_SUSPEND), kind.suspendMarks(yaml));
         Workflow json = workflow("kube-queue/min-resources: '{\"cpu\": \"500m\", \"nvidia.com/gpu\": 1}'", "suspend: true");
         assertEquals(Resources.of("cpu", 500L, "nvidia.com/gpu", 1L), kind.request(json));
+    }
+
+    /**
+     * Argo's spec.suspend only stops new steps; the pods that run go on (Argo docs, "Suspending": "will not
+     * schedule any new steps until it is resumed"), so suspending a Workflow again would not free its quota.
+     */
+    @Test
+    void aWorkflowIsNeverEvicted() {
+        assertFalse(StopsWhenSuspended.class.isAssignableFrom(WorkflowKind.class));
     }
 
     @Test

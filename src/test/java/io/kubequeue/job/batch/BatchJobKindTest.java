@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
@@ -47,6 +48,15 @@ class BatchJobKindTest {
         assertEquals(List.of(SuspendMark.ANNOTATION, SuspendMark.SPEC_SUSPEND), new BatchJobKind().suspendMarks(both));
         Job running = job("template: {spec: {containers: [{name: c, image: x}]}}");
         assertEquals(List.of(), new BatchJobKind().suspendMarks(running));
+    }
+
+    /** Kubernetes docs, "Suspending a Job": spec.suspend true deletes a running Job's active pods. */
+    @Test
+    void everyJobIsStoppedBySpecSuspend_runningOrNot() {
+        Job running = job("suspend: false\ntemplate: {spec: {containers: [{name: c, image: x}]}}");
+        Job neverSuspended = job("template: {spec: {containers: [{name: c, image: x}]}}");
+        assertEquals(Optional.of(SuspendMark.SPEC_SUSPEND), new BatchJobKind().stopMark(running));
+        assertEquals(Optional.of(SuspendMark.SPEC_SUSPEND), new BatchJobKind().stopMark(neverSuspended));
     }
 
     @Test

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
@@ -61,6 +62,54 @@ class KubeflowJobKindsTest {
                 """);
         assertEquals(Resources.of("cpu", 500L), new TFJobKind(client).request(job));
         assertEquals(List.of(SuspendMark.RUN_POLICY_SUSPEND), new TFJobKind(client).suspendMarks(job));
+    }
+
+    /**
+     * training-operator ≥ 1.7 and mpi-operator v2beta1 delete a running job's pods when runPolicy.suspend becomes
+     * true: a job whose spec has the field (either value) can be evicted. One admitted through the ack-arena
+     * annotation alone has none, and its operator does not stop it: never evicted.
+     */
+    @Test
+    void aJobIsStoppableOnlyWithRunPolicySuspendInItsSpec() {
+        TFJob admitted = tfJob("""
+                apiVersion: kubeflow.org/v1
+                kind: TFJob
+                metadata: {name: t, namespace: default}
+                spec:
+                  runPolicy: {suspend: false, cleanPodPolicy: None}
+                  tfReplicaSpecs:
+                    Worker: {template: {spec: {containers: [{name: c, image: x}]}}}
+                """);
+        TFJob annotationOnly = tfJob("""
+                apiVersion: kubeflow.org/v1
+                kind: TFJob
+                metadata: {name: t, namespace: default, annotations: {scheduling.x-k8s.io/suspend: "true"}}
+                spec:
+                  tfReplicaSpecs:
+                    Worker: {template: {spec: {containers: [{name: c, image: x}]}}}
+                """);
+        TFJob runPolicyWithoutSuspend = tfJob("""
+                apiVersion: kubeflow.org/v1
+                kind: TFJob
+                metadata: {name: t, namespace: default}
+                spec:
+                  runPolicy: {cleanPodPolicy: None}
+                  tfReplicaSpecs:
+                    Worker: {template: {spec: {containers: [{name: c, image: x}]}}}
+                """);
+        TFJobKind kind = new TFJobKind(client);
+        assertEquals(Optional.of(SuspendMark.RUN_POLICY_SUSPEND), kind.stopMark(admitted));
+        assertEquals(Optional.of(SuspendMark.RUN_POLICY_SUSPEND),
+                kind.stopMark(tfJob("""
+                        apiVersion: kubeflow.org/v1
+                        kind: TFJob
+                        metadata: {name: t, namespace: default}
+                        spec: {runPolicy: {suspend: true}, tfReplicaSpecs: {Worker: {}}}
+                        """)));
+        assertEquals(Optional.empty(), kind.stopMark(annotationOnly));
+        assertEquals(Optional.empty(), kind.stopMark(runPolicyWithoutSuspend));
+        assertEquals(Optional.empty(), kind.stopMark(kind.pruned(annotationOnly)), "the cached copy reads the same");
+        assertEquals(Optional.of(SuspendMark.RUN_POLICY_SUSPEND), kind.stopMark(kind.pruned(admitted)));
     }
 
     @Test
