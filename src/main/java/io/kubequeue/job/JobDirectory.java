@@ -27,15 +27,35 @@ public class JobDirectory {
      *                           {@code add} of one annotation needs the map to exist, and the API server never
      *                           stores an empty map, so an empty one (as fabric8 shows an absent one) is absent
      * @param resourceVersion    the version seen, to bind a patch that replaces the whole annotation map to it
+     * @param stopMark           the mark that would stop the job if set now ({@link StopsWhenSuspended#stopMark}),
+     *                           what an eviction sets; null if its kind has none or this job would not stop
+     * @param evictionMarked     whether it carries a non-empty {@link Annotations#EVICTED} or
+     *                           {@link Annotations#EVICTED_FOR}: what its next admission clears, so that a later
+     *                           suspension by its user is not read as kube-queue's eviction
      */
     public record Entry(JobKind<?> kind, ObjectReference ref, List<SuspendMark> marks, boolean annotationsPresent,
-                        String resourceVersion) {
+                        String resourceVersion, SuspendMark stopMark, boolean evictionMarked) {
+
+        /** An entry of a job that is never evicted and carries no eviction mark. */
+        public Entry(JobKind<?> kind, ObjectReference ref, List<SuspendMark> marks, boolean annotationsPresent,
+                     String resourceVersion) {
+            this(kind, ref, marks, annotationsPresent, resourceVersion, null, false);
+        }
 
         /** What is kept of a job as seen, with the marks it carries (or none, for a write that removes none). */
+        @SuppressWarnings({"unchecked", "rawtypes"})
         public static Entry of(JobKind<?> kind, HasMetadata job, List<SuspendMark> marks) {
             Map<String, String> annotations = job.getMetadata().getAnnotations();
+            SuspendMark stopMark = kind instanceof StopsWhenSuspended stops
+                    ? (SuspendMark) stops.stopMark(job).orElse(null) : null;
+            boolean evictionMarked = annotations != null && (notEmpty(annotations.get(Annotations.EVICTED))
+                    || notEmpty(annotations.get(Annotations.EVICTED_FOR)));
             return new Entry(kind, EventRecorder.refOf(job), marks, annotations != null && !annotations.isEmpty(),
-                    job.getMetadata().getResourceVersion());
+                    job.getMetadata().getResourceVersion(), stopMark, evictionMarked);
+        }
+
+        private static boolean notEmpty(String value) {
+            return value != null && !value.isEmpty();
         }
     }
 

@@ -16,10 +16,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.CustomResource;
+import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.AdmissionRecord;
+import io.kubequeue.scheduler.EvictionMarks;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.JobObservation;
 import io.kubequeue.scheduler.Observed;
@@ -32,7 +34,9 @@ import io.kubequeue.scheduler.Scheduler;
  * and so does start-up recovery. Idempotent: the same object twice changes nothing.
  *
  * <p>A job whose request cannot be read gets a Warning event naming the field and stays suspended; it is
- * taken out of the queue (not lost: the cluster still holds it, and the next change to it is read again).
+ * taken out of the queue (not lost: the cluster still holds it, and the next change to it is read again). An
+ * eviction annotation that does not read gets one Warning event ({@code InvalidEvictionMark}) and is read as
+ * absent; the job is observed all the same.
  */
 @Singleton
 public class JobFeed {
@@ -56,6 +60,11 @@ public class JobFeed {
     };
     private volatile Consumer<Admission> onUnconfirmedCopy = admission -> {
     };
+    /** Sees each observation before the scheduler does (tests: the scheduler does not give them back). */
+    private volatile Consumer<JobObservation> onObservation = o -> {
+    };
+    /** Eviction annotation values already reported as unreadable ("key annotation value"): one event each. */
+    private final Map<String, Boolean> reportedMarks = BoundedMaps.keepingNewest(10_000);
 
     /**
      * A job seen queued whose kind shows it as condition {@code Queuing=True} and that does not show it yet.
@@ -119,6 +128,11 @@ public class JobFeed {
         this.onUnconfirmedCopy = onUnconfirmedCopy;
     }
 
+    /** Called with each observation of a readable job, just before the scheduler gets it (for tests). */
+    void onObservation(Consumer<JobObservation> onObservation) {
+        this.onObservation = onObservation;
+    }
+
     /** Called after every observation but a release, so the admission loop can run a cycle. */
     public void onChange(Runnable onChange) {
         this.onChange = onChange;
@@ -151,7 +165,9 @@ public class JobFeed {
      * has started and carries no record (paused by someone else; docs/behaviour.md §1). A job whose request
      * cannot be read gets one Warning event ({@code InvalidJob}, naming the field and value): a suspended one
      * leaves the queue, a running one stays charged (see {@link Scheduler#observeUnreadable}); a later fix to it
-     * is read like any other change.
+     * is read like any other change. The observation says whether the job stops when suspended again (its
+     * kind's {@link StopsWhenSuspended#stopMark}) and carries its eviction annotations ({@link EvictionAnnotations});
+     * one that does not read gets one Warning event ({@code InvalidEvictionMark}) and is read as absent.
      *
      * @param kind    the job's kind adapter
      * @param job     the job as last seen
@@ -179,17 +195,22 @@ public class JobFeed {
                 return;
             }
         }
+        JobDirectory.Entry entry = JobDirectory.Entry.of(kind, job, marks);
+        EvictionMarks evictions = evictionMarks(key, job, phase);
         Resources request;
         try {
             request = kind.request(job);
         } catch (InvalidJobException e) {
-            unreadable(kind, job, key, phase, record, e);
+            unreadable(kind, job, key, phase, record, entry, evictions, e);
             return;
         }
         invalid.remove(key);
-        directory.put(key, JobDirectory.Entry.of(kind, job, marks));
+        directory.put(key, entry);
         directory.putPodLabels(key, kind.podLabels(job));
-        Observed observed = scheduler.observe(observation(kind, job, key, phase, request, record));
+        JobObservation observation = observation(kind, job, key, phase, request, record)
+                .withEvictions(entry.stopMark() != null, evictions);
+        onObservation.accept(observation);
+        Observed observed = scheduler.observe(observation);
         LOG.debugf("observed %s: %s, request %s: %s", key, phase, request, observed.change());
         switch (observed.change()) {
             case QUEUED, REQUEUED -> {
@@ -273,8 +294,10 @@ public class JobFeed {
      * {@link Scheduler#observeUnreadable}).
      */
     private <R extends HasMetadata> void unreadable(JobKind<R> kind, R job, JobKey key, Phase phase,
-                                                    AdmissionRecord record, InvalidJobException e) {
-        JobObservation o = observation(kind, job, key, phase, Resources.NONE, record);
+                                                    AdmissionRecord record, JobDirectory.Entry entry,
+                                                    EvictionMarks evictions, InvalidJobException e) {
+        JobObservation o = observation(kind, job, key, phase, Resources.NONE, record)
+                .withEvictions(entry.stopMark() != null, evictions);
         Scheduler.Unreadable outcome = scheduler.observeUnreadable(o);
         if (phase == Phase.QUEUED) {
             scheduler.unconfirmedAdmission(key).ifPresent(onUnconfirmedCopy);
@@ -296,7 +319,7 @@ public class JobFeed {
         if (outcome == Scheduler.Unreadable.WITHDRAWN) {
             invalid.add(key);
         } else {
-            directory.put(key, JobDirectory.Entry.of(kind, job, kind.suspendMarks(job)));
+            directory.put(key, entry);
         }
         events.warning(job, "InvalidJob", e.getMessage() + "; " + what);
         onChange.run();
@@ -323,6 +346,25 @@ public class JobFeed {
                 && !"True".equals(shows.queuingStatus((CustomResource) job))) {
             onQueued.accept(new Queued(shows, (CustomResource) job));
         }
+    }
+
+    /**
+     * The job's eviction annotations ({@link EvictionAnnotations#read}); the reason and preemptor only while it is
+     * queued. A value that does not read gets one Warning event on the job ({@code InvalidEvictionMark}, naming the
+     * annotation and the value; its log line is the Warning's) the first time it is seen, and is read as absent.
+     */
+    private EvictionMarks evictionMarks(JobKey key, HasMetadata job, Phase phase) {
+        return EvictionAnnotations.read(job.getMetadata().getAnnotations(), phase == Phase.QUEUED, problem -> {
+            boolean first;
+            synchronized (reportedMarks) {
+                first = reportedMarks.put(key + " " + problem.annotation() + " " + problem.value(), true) == null;
+            }
+            if (first) {
+                events.warning(job, "InvalidEvictionMark", "annotation " + problem.annotation() + " has \""
+                        + problem.value() + "\", which is not " + problem.expected()
+                        + "; kube-queue reads it as absent (it writes this annotation itself when it evicts the job)");
+            }
+        });
     }
 
     private static AdmissionRecord admissionRecord(HasMetadata job) {

@@ -2,10 +2,13 @@ package io.kubequeue.job;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -17,14 +20,19 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.kubequeue.job.batch.BatchJobKind;
+import io.kubequeue.job.kubeflow.TFJob;
+import io.kubequeue.job.kubeflow.TFJobKind;
 import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.AdmissionOutcome;
 import io.kubequeue.scheduler.AdmissionRecord;
+import io.kubequeue.scheduler.Eviction;
 import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.JobObservation;
 import io.kubequeue.scheduler.QuotaNode;
 import io.kubequeue.scheduler.QuotaTree;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.testing.Parse;
 import io.kubequeue.testing.RecordingEvents;
 import io.kubequeue.testing.TestConfig;
 
@@ -42,6 +50,7 @@ class JobFeedTest {
     private final List<Admission> askedToRead = new CopyOnWriteArrayList<>();
     private final List<JobFeed.StartedOutside> startedOutside = new ArrayList<>();
     private final List<String> cycles = new ArrayList<>();
+    private final List<JobObservation> observed = new ArrayList<>();
     private Scheduler scheduler;
     private JobFeed feed;
 
@@ -55,6 +64,24 @@ class JobFeedTest {
         feed.onStartedOutside(startedOutside::add);
         feed.onChange(() -> cycles.add("change"));
         feed.onRelease(() -> cycles.add("release"));
+        feed.onObservation(observed::add);
+    }
+
+    private static final AdmissionRecord RECORD = new AdmissionRecord("g", "2026-01-01T00:00:00.000Z");
+
+    /** The job with the admission record and these annotations besides (a key given twice: the latter wins). */
+    private static Job annotated(Job job, String... keysAndValues) {
+        Map<String, String> annotations = new HashMap<>(Map.of(Annotations.QUOTA_GROUP, RECORD.group(),
+                Annotations.ADMITTED_AT, RECORD.admittedAt()));
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            annotations.put(keysAndValues[i], keysAndValues[i + 1]);
+        }
+        job.getMetadata().setAnnotations(annotations);
+        return job;
+    }
+
+    private JobObservation lastObserved() {
+        return observed.get(observed.size() - 1);
     }
 
     private static JobBuilder job(String resourceVersion, boolean suspended, String cpu) {
@@ -153,6 +180,93 @@ class JobFeedTest {
         feed.observe(kind, job("2"));
         assertEquals(0, feed.invalidJobs(), "fixed: back in the queue");
         assertEquals(Scheduler.State.ACTIVE, scheduler.status(KEY).orElseThrow().state());
+    }
+
+    @Test
+    void aRunningJobIsStoppableAndCarriesItsHistory_butNotAReasonLeftFromAnEarlierEviction() {
+        feed.observe(kind, annotated(job("1", false, "1").build(), Annotations.EVICTED, "reclaim",
+                Annotations.EVICTED_FOR, "TFJob/team-a/train-1",
+                Annotations.RECLAIMED_AT, "2026-01-01T00:20:00Z,2026-01-01T00:10:00Z", Annotations.TIMED_OUT_AT, ""));
+
+        JobObservation o = lastObserved();
+        assertEquals(JobObservation.Phase.ADMITTED, o.phase());
+        assertTrue(o.stoppable(), "a batch Job stops on spec.suspend");
+        assertNull(o.evictions().reason(), "read only while suspended");
+        assertNull(o.evictions().preemptor());
+        assertEquals(List.of(Instant.parse("2026-01-01T00:10:00Z"), Instant.parse("2026-01-01T00:20:00Z")),
+                o.evictions().reclaimedAt(), "oldest first");
+        assertEquals(List.of(), o.evictions().timedOutAt());
+        assertEquals(List.of(), events.withReason("InvalidEvictionMark"));
+    }
+
+    @Test
+    void aJobSuspendedByAReclaimCarriesWhyAndForWhom() {
+        feed.observe(kind, annotated(job("1"), Annotations.EVICTED, "reclaim",
+                Annotations.EVICTED_FOR, "TFJob/team-a/train-1", Annotations.RECLAIMED_AT, "2026-01-01T00:10:00Z",
+                Annotations.TIMED_OUT_AT, "2026-01-01T00:05:00.123Z"));
+
+        JobObservation o = lastObserved();
+        assertEquals(JobObservation.Phase.QUEUED, o.phase());
+        assertEquals(Eviction.Reason.RECLAIM, o.evictions().reason());
+        assertEquals(new JobKey("TFJob", "team-a", "train-1"), o.evictions().preemptor());
+        assertEquals(List.of(Instant.parse("2026-01-01T00:10:00Z")), o.evictions().reclaimedAt());
+        assertEquals(List.of(Instant.parse("2026-01-01T00:05:00.123Z")), o.evictions().timedOutAt());
+        assertTrue(directory.get(KEY).orElseThrow().evictionMarked(), "its next admission clears the marks");
+
+        feed.observe(kind, annotated(job("2"), Annotations.EVICTED, "timeout", Annotations.EVICTED_FOR, ""));
+        assertEquals(Eviction.Reason.TIMEOUT, lastObserved().evictions().reason());
+        assertNull(lastObserved().evictions().preemptor());
+    }
+
+    @Test
+    void anEvictionMarkThatDoesNotReadGetsOneWarningAndIsReadAsAbsent_theJobIsObservedAllTheSame() {
+        Job job = annotated(job("1"), Annotations.EVICTED, "preempted", Annotations.EVICTED_FOR, "train-1",
+                Annotations.RECLAIMED_AT, "yesterday", Annotations.TIMED_OUT_AT, "2026-01-01T00:05:00Z");
+        feed.observe(kind, job);
+        feed.observe(kind, annotated(job("2"), Annotations.EVICTED, "preempted", Annotations.EVICTED_FOR, "train-1",
+                Annotations.RECLAIMED_AT, "yesterday", Annotations.TIMED_OUT_AT, "2026-01-01T00:05:00Z"));
+
+        assertEquals(2, observed.size(), "observed each time");
+        JobObservation o = lastObserved();
+        assertNull(o.evictions().reason());
+        assertNull(o.evictions().preemptor());
+        assertEquals(List.of(), o.evictions().reclaimedAt());
+        assertEquals(List.of(Instant.parse("2026-01-01T00:05:00Z")), o.evictions().timedOutAt(), "the others still read");
+        assertTrue(scheduler.manages(KEY));
+        List<String> warnings = events.withReason("InvalidEvictionMark").stream().map(e -> e.type() + " " + e.message())
+                .toList();
+        assertEquals(3, warnings.size(), "one per annotation, not one per observation: " + warnings);
+        assertTrue(warnings.get(0).startsWith("Warning annotation kube-queue/evicted has \"preempted\", which is not"
+                + " reclaim, timeout or empty"), warnings.get(0));
+        assertTrue(warnings.get(1).contains("kube-queue/evicted-for has \"train-1\""), warnings.get(1));
+        assertTrue(warnings.get(2).contains("kube-queue/reclaimed-at has \"yesterday\""), warnings.get(2));
+    }
+
+    @Test
+    void aKubeflowJobIsStoppableOnlyWithRunPolicySuspend() {
+        TFJobKind tf = new TFJobKind(Parse.client());
+        String manifest = """
+                apiVersion: kubeflow.org/v1
+                kind: TFJob
+                metadata:
+                  name: t
+                  namespace: feed
+                  uid: t1
+                  creationTimestamp: "2026-01-01T00:00:00Z"
+                  annotations: {scheduling.x-k8s.io/suspend: "true"}
+                spec:
+                  %s
+                  tfReplicaSpecs:
+                    Worker: {template: {spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}}
+                """;
+        feed.observe(tf, (TFJob) Parse.yaml(manifest.formatted("runPolicy: {cleanPodPolicy: None}")).get(0));
+        assertFalse(lastObserved().stoppable(), "queued by the ack-arena annotation alone: never evicted");
+        assertNull(directory.get(new JobKey("TFJob", "feed", "t")).orElseThrow().stopMark());
+
+        feed.observe(tf, (TFJob) Parse.yaml(manifest.formatted("runPolicy: {suspend: true}")).get(0));
+        assertTrue(lastObserved().stoppable());
+        assertEquals(SuspendMark.RUN_POLICY_SUSPEND, directory.get(new JobKey("TFJob", "feed", "t")).orElseThrow()
+                .stopMark());
     }
 
     @Test
