@@ -1,7 +1,10 @@
 package io.kubequeue.admission;
 
+import static io.kubequeue.admission.JsonPatchOps.JSON;
+import static io.kubequeue.admission.JsonPatchOps.annotation;
+import static io.kubequeue.admission.JsonPatchOps.op;
+
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.kubequeue.job.Annotations;
@@ -10,13 +13,12 @@ import io.kubequeue.job.SuspendMark;
 import io.kubequeue.scheduler.Admission;
 
 /**
- * The admission patch, the one write kube-queue makes to a job (see {@link Admitter}): built here so that its shape,
+ * The admission patch, kube-queue's write that starts a job (see {@link Admitter}; the other write to a job is an
+ * eviction's, {@link EvictionPatch}): built here so that its shape,
  * which a real API server must accept (../shared/reference/real-apiserver.md, "JSON Patch"), is read and tested in
  * one place.
  */
 final class AdmissionPatch {
-
-    private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
     private AdmissionPatch() {
     }
@@ -27,7 +29,10 @@ final class AdmissionPatch {
      * gets the record's two keys added to its map; one without gets the map added whole, since an {@code add}
      * whose parent is missing is refused (422). Adding the whole map would replace annotations written since the
      * job was seen, so that patch first tests the job's {@code resourceVersion}: a job changed meanwhile refuses
-     * it (422) and is retried as it is now.
+     * it (422) and is retried as it is now. A job kube-queue evicted ({@link JobDirectory.Entry#evictionMarked})
+     * also gets {@link Annotations#EVICTED} and {@link Annotations#EVICTED_FOR} emptied: admitted again, it is no
+     * longer suspended by kube-queue, and a later suspension by its user must not read as kube-queue's eviction.
+     * The eviction histories stay (they count evictions per hour).
      */
     static ArrayNode of(JobDirectory.Entry entry, Admission admission) {
         ArrayNode ops = JSON.arrayNode();
@@ -47,10 +52,12 @@ final class AdmissionPatch {
             }
         }
         if (entry.annotationsPresent()) {
-            ops.add(op("add", "/metadata/annotations/" + escape(Annotations.QUOTA_GROUP))
-                    .put("value", admission.record().group()));
-            ops.add(op("add", "/metadata/annotations/" + escape(Annotations.ADMITTED_AT))
-                    .put("value", admission.record().admittedAt()));
+            ops.add(op("add", annotation(Annotations.QUOTA_GROUP)).put("value", admission.record().group()));
+            ops.add(op("add", annotation(Annotations.ADMITTED_AT)).put("value", admission.record().admittedAt()));
+            if (entry.evictionMarked()) {
+                ops.add(op("add", annotation(Annotations.EVICTED)).put("value", ""));
+                ops.add(op("add", annotation(Annotations.EVICTED_FOR)).put("value", ""));
+            }
         } else {
             ObjectNode annotations = JSON.objectNode()
                     .put(Annotations.QUOTA_GROUP, admission.record().group())
@@ -58,14 +65,5 @@ final class AdmissionPatch {
             ops.add(op("add", "/metadata/annotations").set("value", annotations));
         }
         return ops;
-    }
-
-    private static ObjectNode op(String op, String path) {
-        return JSON.objectNode().put("op", op).put("path", path);
-    }
-
-    /** RFC 6901 escaping of one pointer segment. */
-    private static String escape(String segment) {
-        return segment.replace("~", "~0").replace("/", "~1");
     }
 }

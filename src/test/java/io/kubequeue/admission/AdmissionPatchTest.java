@@ -52,4 +52,19 @@ class AdmissionPatchTest {
                 + "{\"kube-queue/quota-group\":\"root.a\",\"kube-queue/admitted-at\":\"2026-01-01T00:00:00.123Z\"}}"
                 + "]", AdmissionPatch.of(entry, ADMISSION).toString());
     }
+
+    @Test
+    void aJobKubeQueueEvictedIsNoLongerMarkedAsSuspendedByItOnceAdmittedAgain_itsHistoryStays() {
+        JobDirectory.Entry evicted = new JobDirectory.Entry(null, new ObjectReference(),
+                List.of(SuspendMark.SPEC_SUSPEND), true, "9", SuspendMark.SPEC_SUSPEND, true);
+        assertEquals("["
+                + "{\"op\":\"test\",\"path\":\"/metadata/uid\",\"value\":\"u1\"},"
+                + "{\"op\":\"test\",\"path\":\"/spec/suspend\",\"value\":true},"
+                + "{\"op\":\"replace\",\"path\":\"/spec/suspend\",\"value\":false},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1quota-group\",\"value\":\"root.a\"},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1admitted-at\",\"value\":\"2026-01-01T00:00:00.123Z\"},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1evicted\",\"value\":\"\"},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1evicted-for\",\"value\":\"\"}"
+                + "]", AdmissionPatch.of(evicted, ADMISSION).toString());
+    }
 }
