@@ -1,0 +1,68 @@
+package io.kubequeue.admission;
+
+import static io.kubequeue.admission.JsonPatchOps.JSON;
+import static io.kubequeue.admission.JsonPatchOps.annotation;
+import static io.kubequeue.admission.JsonPatchOps.op;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+
+import io.kubequeue.job.Annotations;
+import io.kubequeue.job.EvictionAnnotations;
+import io.kubequeue.job.SuspendMark;
+import io.kubequeue.scheduler.Eviction;
+
+/**
+ * The eviction patch, kube-queue's write that suspends an admitted job again (see {@link Evicter}): built here so
+ * that its shape, which a real API server must accept (../shared/reference/real-apiserver.md, "JSON Patch"), is read
+ * and tested in one place, as {@link AdmissionPatch} is.
+ */
+final class EvictionPatch {
+
+    private EvictionPatch() {
+    }
+
+    /**
+     * The JSON Patch (RFC 6902) for one eviction, in this order:
+     * <ol>
+     *   <li>{@code test} of {@code /metadata/uid}, if the eviction names one: a namesake created since refuses it
+     *       (422);</li>
+     *   <li>{@code test} that {@link Annotations#ADMITTED_AT} is still {@code eviction.record().admittedAt()}: the job
+     *       still runs under the very admission the decision was made about, so a stale decision (the job was
+     *       suspended and admitted again meanwhile) cannot suspend a later admission (422);</li>
+     *   <li>{@code add} of the stop mark with value {@code true} ({@code "true"} for the annotation): {@code add}
+     *       replaces a member that exists, and creates {@code spec.suspend}, or {@code spec.runPolicy.suspend}
+     *       under a {@code runPolicy} that exists (a kind offers that mark only when its spec has the field);</li>
+     *   <li>{@code add} of {@link Annotations#EVICTED} (the reason, lowercase), {@link Annotations#EVICTED_FOR}
+     *       ({@code Kind/namespace/name} of the preemptor, empty for a timeout), {@link Annotations#RECLAIMED_AT} and
+     *       {@link Annotations#TIMED_OUT_AT} (the eviction's history, this eviction included), one key at a time:
+     *       the job has an annotation map, since it carries the admission record the second op tests.</li>
+     * </ol>
+     * The admission record stays on the job: its quota is released when the informer shows it suspended with that
+     * record, and a restarted leader reads the marks back ({@link EvictionAnnotations#read}).
+     *
+     * @param stopMark the mark that stops the job ({@link io.kubequeue.job.StopsWhenSuspended#stopMark})
+     * @param eviction the decision
+     * @return the patch document
+     */
+    static ArrayNode of(SuspendMark stopMark, Eviction eviction) {
+        ArrayNode ops = JSON.arrayNode();
+        if (eviction.uid() != null) {
+            ops.add(op("test", "/metadata/uid").put("value", eviction.uid()));
+        }
+        ops.add(op("test", annotation(Annotations.ADMITTED_AT)).put("value", eviction.record().admittedAt()));
+        if (stopMark == SuspendMark.ANNOTATION) {
+            ops.add(op("add", stopMark.pointer()).put("value", "true"));
+        } else {
+            ops.add(op("add", stopMark.pointer()).put("value", true));
+        }
+        ops.add(op("add", annotation(Annotations.EVICTED)).put("value", EvictionAnnotations.reason(eviction.reason())));
+        ops.add(op("add", annotation(Annotations.EVICTED_FOR))
+                .put("value", EvictionAnnotations.jobRef(eviction.reason() == Eviction.Reason.RECLAIM
+                        ? eviction.preemptor() : null)));
+        ops.add(op("add", annotation(Annotations.RECLAIMED_AT))
+                .put("value", EvictionAnnotations.times(eviction.history().reclaimedAt())));
+        ops.add(op("add", annotation(Annotations.TIMED_OUT_AT))
+                .put("value", EvictionAnnotations.times(eviction.history().timedOutAt())));
+        return ops;
+    }
+}

@@ -1,0 +1,58 @@
+package io.kubequeue.admission;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Instant;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import io.kubequeue.job.SuspendMark;
+import io.kubequeue.scheduler.AdmissionRecord;
+import io.kubequeue.scheduler.Eviction;
+import io.kubequeue.scheduler.EvictionMarks;
+import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.Resources;
+
+/**
+ * The eviction JSON Patch: tests of the uid and of the admission the decision was made about, the stop mark set,
+ * then the four eviction annotations, the admission record left in place. That it applies on a strict RFC 6902
+ * server, for every kind that can be evicted: {@code EvictionPatchOnStrictServerTest}.
+ */
+class EvictionPatchTest {
+
+    private static final JobKey VICTIM = new JobKey("Job", "team-b", "etl-7");
+    private static final AdmissionRecord RECORD = new AdmissionRecord("root.b", "2026-01-01T00:00:00.123Z");
+    private static final Instant AT = Instant.parse("2026-01-01T00:30:00Z");
+
+    @Test
+    void aReclaimTestsUidAndAdmissionThenSetsSpecSuspendAndWritesWhyForWhomAndTheHistory() {
+        Eviction reclaim = new Eviction(VICTIM, "u1", RECORD, Eviction.Reason.RECLAIM,
+                new JobKey("TFJob", "team-a", "train-1"), "root.a", Resources.of("cpu", 2000L), AT,
+                new EvictionMarks(Eviction.Reason.RECLAIM, new JobKey("TFJob", "team-a", "train-1"),
+                        List.of(Instant.parse("2026-01-01T00:10:00Z"), AT), List.of(Instant.parse("2026-01-01T00:05:00.5Z"))));
+        assertEquals("["
+                + "{\"op\":\"test\",\"path\":\"/metadata/uid\",\"value\":\"u1\"},"
+                + "{\"op\":\"test\",\"path\":\"/metadata/annotations/kube-queue~1admitted-at\",\"value\":\"2026-01-01T00:00:00.123Z\"},"
+                + "{\"op\":\"add\",\"path\":\"/spec/suspend\",\"value\":true},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1evicted\",\"value\":\"reclaim\"},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1evicted-for\",\"value\":\"TFJob/team-a/train-1\"},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1reclaimed-at\",\"value\":\"2026-01-01T00:10:00Z,2026-01-01T00:30:00Z\"},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1timed-out-at\",\"value\":\"2026-01-01T00:05:00.500Z\"}"
+                + "]", EvictionPatch.of(SuspendMark.SPEC_SUSPEND, reclaim).toString());
+    }
+
+    @Test
+    void aTimeoutWithoutUidSetsRunPolicySuspendAndNamesNoPreemptor() {
+        Eviction timeout = new Eviction(VICTIM, null, RECORD, Eviction.Reason.TIMEOUT, null, null, Resources.NONE, AT,
+                new EvictionMarks(Eviction.Reason.TIMEOUT, null, List.of(), List.of(AT)));
+        assertEquals("["
+                + "{\"op\":\"test\",\"path\":\"/metadata/annotations/kube-queue~1admitted-at\",\"value\":\"2026-01-01T00:00:00.123Z\"},"
+                + "{\"op\":\"add\",\"path\":\"/spec/runPolicy/suspend\",\"value\":true},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1evicted\",\"value\":\"timeout\"},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1evicted-for\",\"value\":\"\"},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1reclaimed-at\",\"value\":\"\"},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1timed-out-at\",\"value\":\"2026-01-01T00:30:00Z\"}"
+                + "]", EvictionPatch.of(SuspendMark.RUN_POLICY_SUSPEND, timeout).toString());
+    }
+}
