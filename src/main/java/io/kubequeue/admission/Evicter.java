@@ -1,0 +1,277 @@
+package io.kubequeue.admission;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kubequeue.events.EventRecorder;
+import io.kubequeue.job.Annotations;
+import io.kubequeue.job.EvictionAnnotations;
+import io.kubequeue.job.JobDirectory;
+import io.kubequeue.job.JobKind;
+import io.kubequeue.scheduler.AdmissionRecord;
+import io.kubequeue.scheduler.CycleResult;
+import io.kubequeue.scheduler.Eviction;
+import io.kubequeue.scheduler.EvictionOutcome;
+import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.Scheduler;
+
+/**
+ * Carries out one {@link Eviction} (a reclaim's victim, or an admission that timed out): suspends the admitted job
+ * again with one JSON Patch ({@link EvictionPatch}), as {@link Admitter} admits, in one non-blocking round trip
+ * ({@link AsyncJobRequests}), and works out what became of it ({@link #evict}); {@link #report} then tells the
+ * scheduler, with exactly one {@link Scheduler#settleEviction} per answer, and writes the events.
+ *
+ * <p>What an answer means: applied, the job is suspended ({@link EvictionOutcome.Applied}: it stays charged until
+ * the informer shows it suspended); 404, gone. Any other failure reads the job back: absent or another uid, gone;
+ * suspended with this eviction's reason and still under the decided admission, applied (another leader's write, or
+ * ours whose answer was lost); otherwise refused (the job moved on: suspended by someone else, admitted again, its
+ * record changed). A read that fails too leaves the outcome unknown after an ambiguous answer (5xx, timeout: it may
+ * have applied), and refused after a definite one (400, 401, 403, 409, 422: it did not). An unknown outcome is read
+ * again later ({@link #recheck}) while {@link Scheduler#evictionUnsettled} says so.
+ *
+ * <p>Only jobs whose kind stops when suspended ({@link io.kubequeue.job.StopsWhenSuspended}, and this job's stop mark
+ * known) are written; others are refused without a write. An admission timeout is not written either when a pod of
+ * the job runs ({@link #podRuns}): the scheduler is told ({@link Scheduler#podRan}) and the eviction is refused.
+ */
+@Singleton
+public class Evicter {
+
+    private static final Logger LOG = Logger.getLogger(Evicter.class);
+
+    /** What the evicter needs of the scheduler (a seam for tests: the scheduler is final). */
+    interface Core {
+        /** {@link Scheduler#settleEviction}. */
+        void settle(JobKey key, AdmissionRecord record, EvictionOutcome outcome);
+
+        /** {@link Scheduler#evictionUnsettled}. */
+        boolean unsettled(JobKey key, AdmissionRecord record);
+
+        /** {@link Scheduler#podRan}. */
+        void podRan(JobKey key);
+    }
+
+    private final AsyncJobRequests requests;
+    private final Core core;
+    private final JobDirectory directory;
+    private final EventRecorder events;
+    private volatile Predicate<JobKey> podRuns = key -> false;
+
+    @Inject
+    public Evicter(AsyncJobRequests requests, Scheduler scheduler, JobDirectory directory, EventRecorder events) {
+        this(requests, new Core() {
+            @Override
+            public void settle(JobKey key, AdmissionRecord record, EvictionOutcome outcome) {
+                scheduler.settleEviction(key, record, outcome);
+            }
+
+            @Override
+            public boolean unsettled(JobKey key, AdmissionRecord record) {
+                return scheduler.evictionUnsettled(key, record);
+            }
+
+            @Override
+            public void podRan(JobKey key) {
+                scheduler.podRan(key);
+            }
+        }, directory, events);
+    }
+
+    Evicter(AsyncJobRequests requests, Core core, JobDirectory directory, EventRecorder events) {
+        this.requests = requests;
+        this.core = core;
+        this.directory = directory;
+        this.events = events;
+    }
+
+    /**
+     * Sets what tells whether a pod of a job runs now (or has run): asked before an admission timeout is written,
+     * so that a job whose pod started since the decision is not suspended. Default: never (the pods are not
+     * watched). Called from the thread that sends evictions; it must answer from memory.
+     */
+    public void podRuns(Predicate<JobKey> podRuns) {
+        this.podRuns = podRuns;
+    }
+
+    /**
+     * Sends one eviction and works out what became of it (see the class comment): one round trip, a second (a
+     * read) only when the answer is not a plain success. Never blocks: the future completes on the HTTP client's
+     * thread, and never exceptionally. The scheduler is told nothing here (pass the result to {@link #report}),
+     * except {@link Scheduler#podRan} for a timeout whose job runs a pod.
+     *
+     * @return {@link EvictionOutcome.Applied} with the resourceVersion the write produced (or read back),
+     *         {@link EvictionOutcome#REFUSED}, {@link EvictionOutcome#GONE} or {@link EvictionOutcome#UNKNOWN}
+     */
+    public CompletableFuture<EvictionOutcome> evict(Eviction eviction) {
+        JobKey key = eviction.key();
+        Optional<JobDirectory.Entry> seen = directory.get(key);
+        if (seen.isEmpty()) {
+            LOG.debugf("eviction of %s: the job is no longer managed", key);
+            return CompletableFuture.completedFuture(EvictionOutcome.REFUSED);
+        }
+        JobDirectory.Entry entry = seen.get();
+        if (eviction.uid() != null && entry.ref().getUid() != null && !eviction.uid().equals(entry.ref().getUid())) {
+            return CompletableFuture.completedFuture(EvictionOutcome.GONE); // deleted and created again since
+        }
+        if (entry.stopMark() == null) {
+            LOG.warnf("eviction of %s refused: suspending it would not stop it (%s); it stays admitted", key,
+                    "its kind " + entry.kind().kind() + " has no mark that stops a running job, or this job lacks it");
+            return CompletableFuture.completedFuture(EvictionOutcome.REFUSED);
+        }
+        if (eviction.reason() == Eviction.Reason.TIMEOUT && podRuns.test(key)) {
+            LOG.debugf("admission timeout of %s not written: a pod of it runs", key);
+            core.podRan(key);
+            return CompletableFuture.completedFuture(EvictionOutcome.REFUSED);
+        }
+        String patch = EvictionPatch.of(entry.stopMark(), eviction).toString();
+        return requests.patch(entry.kind().type(), key, patch).handle((evicted, failure) -> {
+            if (failure == null) {
+                return CompletableFuture.<EvictionOutcome>completedFuture(
+                        new EvictionOutcome.Applied(evicted.getMetadata().getResourceVersion()));
+            }
+            int code = failure instanceof KubernetesClientException e ? e.getCode() : 0;
+            if (code == 404) {
+                return CompletableFuture.completedFuture(EvictionOutcome.GONE);
+            }
+            boolean refused = Admitter.definiteRefusal(code);
+            if (refused) {
+                LOG.debugf("eviction of %s refused (%d): %s; reading it back", key, code, failure.getMessage());
+            } else {
+                LOG.warnf("eviction of %s got no clear answer (%d: %s); reading the job back", key, code,
+                        failure.getMessage());
+            }
+            return readBack(entry.kind(), eviction, refused);
+        }).thenCompose(outcome -> outcome);
+    }
+
+    /**
+     * Reads the job of an eviction whose outcome is unknown and works out what became of it (see {@link #evict});
+     * {@link EvictionOutcome#UNKNOWN} while it cannot be read. Null, without a read, once nothing is left to settle
+     * (the scheduler no longer waits for this eviction, or the job is no longer managed).
+     */
+    public CompletableFuture<EvictionOutcome> recheck(Eviction eviction) {
+        Optional<JobDirectory.Entry> seen = directory.get(eviction.key());
+        if (seen.isEmpty() || !core.unsettled(eviction.key(), eviction.record())) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return readBack(seen.get().kind(), eviction, false);
+    }
+
+    /**
+     * Tells the scheduler what became of one eviction ({@link Scheduler#settleEviction}, once): the one place every
+     * eviction's answer is reported. Writes one INFO log line; an applied eviction also gets its Warning event on the
+     * job: {@code Reclaimed} (naming the preemptor and the quota group that reclaims its min) or
+     * {@code AdmissionTimedOut}.
+     *
+     * @param eviction the decision
+     * @param outcome  what {@link #evict} or {@link #recheck} found, or {@link EvictionOutcome#REFUSED} for one not
+     *                 sent (leadership lost)
+     * @return {@code outcome}
+     */
+    public EvictionOutcome report(Eviction eviction, EvictionOutcome outcome) {
+        JobKey key = eviction.key();
+        core.settle(key, eviction.record(), outcome);
+        String what = eviction.reason() == Eviction.Reason.RECLAIM
+                ? "reclaim for " + eviction.preemptor() + " of quota group " + eviction.preemptorGroup()
+                : "admission timeout";
+        if (outcome instanceof EvictionOutcome.Applied) {
+            directory.get(key).ifPresent(entry -> events.warning(entry.ref(),
+                    eviction.reason() == Eviction.Reason.RECLAIM ? "Reclaimed" : "AdmissionTimedOut", message(eviction)));
+            LOG.info("evicted " + key + " of quota group " + eviction.record().group() + " (" + what + ", request "
+                    + eviction.request() + "): suspended again; its quota is released once it is seen suspended");
+        } else if (outcome instanceof EvictionOutcome.Gone) {
+            LOG.infof("eviction of %s (%s): the job is gone", key, what);
+        } else if (outcome instanceof EvictionOutcome.Unknown) {
+            LOG.warnf("eviction of %s (%s) is unconfirmed: the job stays charged, and is read again until it is known"
+                    + " whether it was suspended", key, what);
+        } else {
+            LOG.infof("eviction of %s (%s) not applied: it stays admitted", key, what);
+        }
+        return outcome;
+    }
+
+    /**
+     * A reclaim has started: the preemptor gets a Normal event ({@code Reclaiming}) naming the jobs it waits for,
+     * e.g. "waits for 2 jobs of borrowing groups to stop: Job team-b/etl-7, Job team-b/etl-8".
+     */
+    public void reclaimStarted(CycleResult.Reclaim reclaim) {
+        directory.get(reclaim.preemptor()).ifPresent(entry -> events.normal(entry.ref(), "Reclaiming",
+                "waits for " + reclaim.victims().size() + (reclaim.victims().size() == 1 ? " job" : " jobs")
+                        + " of borrowing groups to stop: " + reclaim.victims().stream().map(JobKey::toString)
+                        .collect(Collectors.joining(", ")) + "; quota group " + reclaim.group()
+                        + " reclaims its min"));
+    }
+
+    /** The applied eviction's event message, for the job's owner. */
+    static String message(Eviction eviction) {
+        int times = eviction.times(eviction.reason()).size();
+        String often = times > 1 ? " (" + times + " times in the last hour)" : "";
+        if (eviction.reason() == Eviction.Reason.RECLAIM) {
+            return "suspended again to make room for " + eviction.preemptor() + ", which reclaims the min of quota group "
+                    + (eviction.preemptorGroup() == null ? "?" : eviction.preemptorGroup())
+                    + "; requeued at its old position" + often;
+        }
+        return "admitted " + ago(eviction) + " but no pod of it ran: admission timed out; suspended again, requeued"
+                + " with backoff, quota released" + often;
+    }
+
+    /** How long before the decision the job was admitted, e.g. "10m ago" reads "10m"; "at T" if unreadable. */
+    private static String ago(Eviction eviction) {
+        try {
+            Duration d = Duration.between(Instant.parse(eviction.record().admittedAt()), eviction.at());
+            long s = Math.max(0, d.toSeconds());
+            String text = (s >= 3600 ? s / 3600 + "h" : "") + (s % 3600 >= 60 ? s % 3600 / 60 + "m" : "")
+                    + (s % 60 != 0 || s == 0 ? s % 60 + "s" : "");
+            return text + " ago";
+        } catch (DateTimeParseException e) {
+            return "at " + eviction.record().admittedAt();
+        }
+    }
+
+    /**
+     * Reads the job back after an answer that was not a plain success. If the read fails too, a definite refusal
+     * is refused (the write did not apply), an ambiguous answer unknown.
+     */
+    private CompletableFuture<EvictionOutcome> readBack(JobKind<?> kind, Eviction eviction, boolean refused) {
+        return requests.get(kind.type(), eviction.key()).handle((job, failure) -> {
+            if (failure == null) {
+                return settle(kind, eviction, job);
+            }
+            LOG.debugf("could not read %s back after its eviction (%s)", eviction.key(), failure.getMessage());
+            return refused ? EvictionOutcome.REFUSED : EvictionOutcome.UNKNOWN;
+        });
+    }
+
+    /**
+     * What the job as read says about the eviction: gone (absent, or another uid); applied (suspended, carrying this
+     * eviction's reason and the admission record decided about); else refused (it runs on under our record, or moved
+     * on: suspended by someone else, admitted again).
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static EvictionOutcome settle(JobKind kind, Eviction eviction, HasMetadata job) {
+        String uid = job == null ? null : job.getMetadata().getUid();
+        if (job == null || eviction.uid() != null && uid != null && !eviction.uid().equals(uid)) {
+            return EvictionOutcome.GONE;
+        }
+        Map<String, String> annotations = job.getMetadata().getAnnotations() == null ? Map.of()
+                : job.getMetadata().getAnnotations();
+        boolean ours = eviction.record().admittedAt().equals(annotations.get(Annotations.ADMITTED_AT));
+        if (kind.held(job) && ours
+                && EvictionAnnotations.reason(eviction.reason()).equals(annotations.get(Annotations.EVICTED))) {
+            return new EvictionOutcome.Applied(job.getMetadata().getResourceVersion());
+        }
+        return EvictionOutcome.REFUSED;
+    }
+}
