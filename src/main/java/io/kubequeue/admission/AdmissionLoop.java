@@ -24,7 +24,7 @@ import io.kubequeue.job.JobFeed;
 import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.AdmissionOutcome;
 import io.kubequeue.scheduler.CycleResult;
-import io.kubequeue.scheduler.Hold;
+import io.kubequeue.scheduler.Eviction;
 import io.kubequeue.scheduler.Scheduler;
 
 /**
@@ -32,8 +32,9 @@ import io.kubequeue.scheduler.Scheduler;
  * waits on the network; the decided admissions go to an {@link AdmissionPipeline} that keeps up to
  * {@code kube-queue.admission.in-flight} patches on the wire without a thread per request, serving quota groups
  * in turn. Each admission's end is reported to the scheduler on one thread ({@code kube-queue-admission}), in
- * one place ({@link Admitter#report}). Triggers coalesce, so a burst of job events costs one cycle, and a timer
- * wakes the loop when the earliest backoff expires.
+ * one place ({@link Admitter#report}); a cycle's evictions go the same way through {@link EvictionSender}.
+ * Triggers coalesce, so a burst of job events costs one cycle, and a timer wakes the loop when the earliest backoff
+ * (or admission timeout) expires.
  *
  * <p>The loop stays closed, admitting nothing, until start-up recovery has charged every admitted job
  * ({@link #open()}).
@@ -45,14 +46,14 @@ public class AdmissionLoop {
 
     private final Scheduler scheduler;
     private final Admitter admitter;
-    private final JobDirectory directory;
-    private final EventRecorder events;
+    private final CycleEvents cycleEvents;
     private final ScheduledExecutorService cycles;
     /** Started-outside records: written off the admission path, since they may block. */
     private final StartedOutsideRecords startedOutside;
     /** The one thread that reports admissions' ends to the scheduler (never an HTTP client thread). */
     private final ExecutorService outcomes;
-    private final AdmissionPipeline pipeline;
+    private final AdmissionPipeline<Admission> pipeline;
+    private final EvictionSender evictions;
     private final AtomicBoolean cyclePending = new AtomicBoolean();
     /** A cycle asked for by a release is on the cycle thread's queue (without the batch window). */
     private final AtomicBoolean releaseCycleQueued = new AtomicBoolean();
@@ -66,12 +67,11 @@ public class AdmissionLoop {
     private ScheduledFuture<?> wakeUp;
     private Instant wakeUpAt;
 
-    public AdmissionLoop(Scheduler scheduler, Admitter admitter, JobDirectory directory, EventRecorder events,
-                         KubeQueueConfig config) {
+    public AdmissionLoop(Scheduler scheduler, Admitter admitter, Evicter evicter, JobDirectory directory,
+                         EventRecorder events, KubeQueueConfig config) {
         this.scheduler = scheduler;
         this.admitter = admitter;
-        this.directory = directory;
-        this.events = events;
+        this.cycleEvents = new CycleEvents(directory, events);
         if (config.admission().workers() < 1) {
             throw new IllegalArgumentException("kube-queue.admission.workers must be at least 1, got "
                     + config.admission().workers());
@@ -88,7 +88,9 @@ public class AdmissionLoop {
         this.cycles = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("kube-queue-scheduler"));
         this.startedOutside = new StartedOutsideRecords(scheduler, admitter, config.admission().workers());
         this.outcomes = Executors.newSingleThreadExecutor(DaemonThreads.named("kube-queue-admission"));
-        this.pipeline = new AdmissionPipeline(config.admission().inFlight(), this::send);
+        this.pipeline = AdmissionPipeline.ofAdmissions(config.admission().inFlight(), this::send);
+        this.evictions = new EvictionSender(evicter, config.admission().inFlight(), cycles, outcomes, () -> open,
+                this::trigger, this::tell);
     }
 
     /** Starts admitting. Called once recovery is done. */
@@ -111,17 +113,15 @@ public class AdmissionLoop {
     }
 
     /**
-     * Stops admitting (this replica no longer leads): no new cycle runs, and admissions decided but not yet sent
-     * are handed back instead of written. A patch already on the wire completes.
+     * Stops admitting (this replica no longer leads): no new cycle runs, and admissions and evictions decided but not
+     * yet sent are handed back (settled refused) instead of written. A patch already on the wire completes.
      */
     public synchronized void close() {
         open = false;
-        List<Admission> unsent = pipeline.withdrawBacklog();
-        for (Admission admission : unsent) {
-            // leadership lost since the decision: hand it back, the next leader decides
-            scheduler.settle(admission.key(), admission.record(), AdmissionOutcome.REFUSED);
-        }
-        LOG.infof("admission loop closed (%d decided admissions handed back unsent)", unsent.size());
+        List<Admission> unsent = pipeline.withdrawBacklog(); // leadership lost: the next leader decides anew
+        unsent.forEach(admission -> scheduler.settle(admission.key(), admission.record(), AdmissionOutcome.REFUSED));
+        LOG.infof("admission loop closed (%d decided admissions, %d evictions handed back unsent)", unsent.size(),
+                evictions.close());
     }
 
     /** Closes the loop and waits, at most {@code wait}, for the patches already sent to settle (shutdown). */
@@ -130,6 +130,7 @@ public class AdmissionLoop {
         close();
         try {
             pipeline.awaitIdle(wait);
+            evictions.awaitIdle(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
             outcomes.shutdown();
             outcomes.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             startedOutside.awaitWritten(Math.max(0, deadline - System.nanoTime()));
@@ -203,7 +204,7 @@ public class AdmissionLoop {
         }
     }
 
-    /** What the loop reports, for metrics: each cycle as it ends, and each admission once written. */
+    /** What the loop reports, for metrics: each cycle as it ends, each admission and eviction once written. */
     public interface Listener {
         /**
          * @param result        what the cycle decided
@@ -212,7 +213,16 @@ public class AdmissionLoop {
         void cycle(CycleResult result, long durationNanos);
 
         /** An admission the API server applied. */
-        void admitted(Admission admission);
+        default void admitted(Admission admission) {
+        }
+
+        /** An eviction the API server applied (the job is suspended; its quota is released once seen so). */
+        default void evicted(Eviction eviction) {
+        }
+
+        /** A reclaim a cycle started, with its victims (each also an eviction of that cycle). */
+        default void reclaimStarted(CycleResult.Reclaim reclaim) {
+        }
 
         /**
          * The API server's answer to one admission patch, however it ended.
@@ -224,14 +234,7 @@ public class AdmissionLoop {
         }
     }
 
-    private volatile Listener listener = new Listener() {
-        @Override
-        public void cycle(CycleResult result, long durationNanos) {
-        }
-
-        @Override
-        public void admitted(Admission admission) {
-        }
+    private volatile Listener listener = (result, durationNanos) -> {
     };
 
     /** Tells the listener (metrics); one that fails is logged at DEBUG: metrics never hold up an admission. */
@@ -258,15 +261,8 @@ public class AdmissionLoop {
             CycleResult result = scheduler.schedule();
             long decided = System.nanoTime() - start;
             pipeline.submit(result.admissions());
-            for (CycleResult.Unschedulable u : result.unschedulable()) {
-                directory.get(u.key()).ifPresent(entry -> events.normal(entry.ref(), "Pending",
-                        (u.reason() == null ? "does not fit now" : u.reason()) + "; waits in quota group " + u.group()));
-            }
-            for (Hold hold : result.holds()) {
-                directory.get(hold.key()).ifPresent(entry -> events.warning(entry.ref(),
-                        hold.kind() == Hold.Reason.NO_QUOTA_GROUP ? "NoQuotaGroup" : "NeverFits",
-                        hold.reason() + "; the job stays suspended"));
-            }
+            evictions.send(result);
+            cycleEvents.write(result);
             scheduler.nextRetry().ifPresent(this::wakeUpAt);
             tell(l -> l.cycle(result, decided)); // last
         } catch (RuntimeException e) {
@@ -353,10 +349,9 @@ public class AdmissionLoop {
      * @param attempt 1 for the first re-check
      */
     private void recheckLater(Admission admission, int attempt) {
-        long delay = Math.min(MAX_RECHECK_BACKOFF.toMillis(), 1000L << Math.min(attempt - 1, 10));
         try {
-            cycles.schedule(() -> recheck(admission, () -> recheckLater(admission, attempt + 1)), delay,
-                    TimeUnit.MILLISECONDS);
+            cycles.schedule(() -> recheck(admission, () -> recheckLater(admission, attempt + 1)),
+                    recheckDelayMillis(attempt), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
             LOG.debugf("shutting down: %s stays unconfirmed; the next start reads it from the cluster", admission.key());
         }
@@ -394,6 +389,11 @@ public class AdmissionLoop {
         }
     }
 
-    /** The longest wait between two re-reads of a job whose admission is unconfirmed. */
+    /** The longest wait between two re-reads of a job whose admission (or eviction) is unconfirmed. */
     static final Duration MAX_RECHECK_BACKOFF = Duration.ofSeconds(30);
+
+    /** The wait before re-read number {@code attempt} (from 1): 1 s doubling to {@link #MAX_RECHECK_BACKOFF}. */
+    static long recheckDelayMillis(int attempt) {
+        return Math.min(MAX_RECHECK_BACKOFF.toMillis(), 1000L << Math.min(attempt - 1, 10));
+    }
 }

@@ -16,67 +16,78 @@ import org.jboss.logging.Logger;
 import io.kubequeue.scheduler.Admission;
 
 /**
- * Carries decided admissions to the API server with at most {@code inFlight} patches on the wire, never holding a
- * thread while one waits. Decisions beyond that wait in a backlog kept per quota group and served in turn (round
- * robin, one admission per group per turn), so that a burst of admissions decided in one group cannot starve
- * another group's admissions when the API server is the bottleneck; within a group, the scheduler's order holds.
+ * Carries decided admissions (or evictions: {@link EvictionSender} keeps a pipeline of its own) to the API server with
+ * at most {@code inFlight} patches on the wire, never holding a thread while one waits. Decisions beyond that wait in
+ * a backlog kept per quota group and served in turn (round robin, one decision per group per turn), so that a burst
+ * decided in one group cannot starve another group's when the API server is the bottleneck; within a group, the
+ * scheduler's order holds.
  *
  * <p>Thread-safe. {@code send} is called without the pipeline's lock held; the stage it returns must complete
- * (normally or not) once the admission is settled, which frees its slot.
+ * (normally or not) once the decision is settled, which frees its slot.
+ *
+ * @param <T> the decision: {@link Admission} or {@link io.kubequeue.scheduler.Eviction}
  */
-final class AdmissionPipeline {
+final class AdmissionPipeline<T> {
 
     private static final Logger LOG = Logger.getLogger(AdmissionPipeline.class);
 
     private final int inFlightLimit;
-    private final Function<Admission, CompletionStage<?>> send;
-    /** Admissions decided and not yet sent, per quota group; groups in the order they are served next. */
-    private final LinkedHashMap<String, ArrayDeque<Admission>> backlog = new LinkedHashMap<>();
+    private final Function<T, String> group;
+    private final Function<T, CompletionStage<?>> send;
+    /** Decisions not yet sent, per quota group; groups in the order they are served next. */
+    private final LinkedHashMap<String, ArrayDeque<T>> backlog = new LinkedHashMap<>();
     private int backlogSize;
     private int inFlight;
 
     /**
-     * @param inFlightLimit the most admissions sent and not yet settled at once; at least 1
-     * @param send          sends one admission; the stage completes when it is settled
+     * @param inFlightLimit the most decisions sent and not yet settled at once; at least 1
+     * @param group         the quota group a decision is served in turn with
+     * @param send          sends one decision; the stage completes when it is settled
      * @throws IllegalArgumentException if {@code inFlightLimit} is below 1
      */
-    AdmissionPipeline(int inFlightLimit, Function<Admission, CompletionStage<?>> send) {
+    AdmissionPipeline(int inFlightLimit, Function<T, String> group, Function<T, CompletionStage<?>> send) {
         if (inFlightLimit < 1) {
             throw new IllegalArgumentException("the in-flight limit must be at least 1, got " + inFlightLimit);
         }
         this.inFlightLimit = inFlightLimit;
+        this.group = group;
         this.send = send;
     }
 
-    /** Queues admissions (in the scheduler's order) and sends as many as the in-flight limit allows. */
-    void submit(List<Admission> admissions) {
-        if (admissions.isEmpty()) {
+    /** A pipeline of admissions, served in turn by the quota group they are charged to. */
+    static AdmissionPipeline<Admission> ofAdmissions(int inFlightLimit, Function<Admission, CompletionStage<?>> send) {
+        return new AdmissionPipeline<>(inFlightLimit, admission -> admission.record().group(), send);
+    }
+
+    /** Queues decisions (in the scheduler's order) and sends as many as the in-flight limit allows. */
+    void submit(List<T> decisions) {
+        if (decisions.isEmpty()) {
             return;
         }
         synchronized (this) {
-            for (Admission admission : admissions) {
-                backlog.computeIfAbsent(admission.record().group(), g -> new ArrayDeque<>()).addLast(admission);
+            for (T decision : decisions) {
+                backlog.computeIfAbsent(group.apply(decision), g -> new ArrayDeque<>()).addLast(decision);
                 backlogSize++;
             }
         }
         pump();
     }
 
-    /** Takes every admission not yet sent out of the backlog (to be handed back); those in flight go on. */
-    synchronized List<Admission> withdrawBacklog() {
-        List<Admission> withdrawn = new ArrayList<>(backlogSize);
+    /** Takes every decision not yet sent out of the backlog (to be handed back); those in flight go on. */
+    synchronized List<T> withdrawBacklog() {
+        List<T> withdrawn = new ArrayList<>(backlogSize);
         backlog.values().forEach(withdrawn::addAll);
         backlog.clear();
         backlogSize = 0;
         return withdrawn;
     }
 
-    /** Admissions sent and not yet settled. */
+    /** Decisions sent and not yet settled. */
     synchronized int inFlight() {
         return inFlight;
     }
 
-    /** Admissions decided and waiting for a free slot. */
+    /** Decisions waiting for a free slot. */
     synchronized int backlog() {
         return backlogSize;
     }
@@ -101,7 +112,7 @@ final class AdmissionPipeline {
     /**
      * Sends while there is room and a backlog. One thread pumps at a time; a call made meanwhile (a send that
      * settled at once, another thread's release) makes that thread loop again instead of nesting, so the stack
-     * stays flat however many admissions settle without a round trip.
+     * stays flat however many decisions settle without a round trip.
      */
     private void pump() {
         if (pumpRequests.getAndIncrement() != 0) {
@@ -118,7 +129,7 @@ final class AdmissionPipeline {
 
     private void sendWhileRoom() {
         while (true) {
-            Admission next;
+            T next;
             synchronized (this) {
                 if (inFlight >= inFlightLimit || backlogSize == 0) {
                     return;
@@ -130,7 +141,7 @@ final class AdmissionPipeline {
             try {
                 settled = send.apply(next);
             } catch (RuntimeException e) {
-                LOG.errorf(e, "sending the admission of %s failed", next.key());
+                LOG.errorf(e, "sending %s failed", next);
                 settled = null;
             }
             if (settled == null) {
@@ -150,10 +161,10 @@ final class AdmissionPipeline {
     }
 
     /** The head of the group whose turn it is; that group then goes to the back of the line. */
-    private Admission takeInTurn() {
-        Iterator<Map.Entry<String, ArrayDeque<Admission>>> groups = backlog.entrySet().iterator();
-        Map.Entry<String, ArrayDeque<Admission>> first = groups.next();
-        Admission next = first.getValue().pollFirst();
+    private T takeInTurn() {
+        Iterator<Map.Entry<String, ArrayDeque<T>>> groups = backlog.entrySet().iterator();
+        Map.Entry<String, ArrayDeque<T>> first = groups.next();
+        T next = first.getValue().pollFirst();
         groups.remove();
         if (!first.getValue().isEmpty()) {
             backlog.put(first.getKey(), first.getValue());

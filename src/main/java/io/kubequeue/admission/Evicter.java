@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
-import java.util.stream.Collectors;
 
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
@@ -22,7 +21,6 @@ import io.kubequeue.job.EvictionAnnotations;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.scheduler.AdmissionRecord;
-import io.kubequeue.scheduler.CycleResult;
 import io.kubequeue.scheduler.Eviction;
 import io.kubequeue.scheduler.EvictionOutcome;
 import io.kubequeue.scheduler.JobKey;
@@ -200,18 +198,6 @@ public class Evicter {
             LOG.infof("eviction of %s (%s) not applied: it stays admitted", key, what);
         }
         return outcome;
-    }
-
-    /**
-     * A reclaim has started: the preemptor gets a Normal event ({@code Reclaiming}) naming the jobs it waits for,
-     * e.g. "waits for 2 jobs of borrowing groups to stop: Job team-b/etl-7, Job team-b/etl-8".
-     */
-    public void reclaimStarted(CycleResult.Reclaim reclaim) {
-        directory.get(reclaim.preemptor()).ifPresent(entry -> events.normal(entry.ref(), "Reclaiming",
-                "waits for " + reclaim.victims().size() + (reclaim.victims().size() == 1 ? " job" : " jobs")
-                        + " of borrowing groups to stop: " + reclaim.victims().stream().map(JobKey::toString)
-                        .collect(Collectors.joining(", ")) + "; quota group " + reclaim.group()
-                        + " reclaims its min"));
     }
 
     /** The applied eviction's event message, for the job's owner. */

@@ -74,7 +74,8 @@ class AdmissionLoopTest {
         feed = new JobFeed(scheduler, directory, events, config);
         // a batch Job is never a Kubeflow job: the Queuing condition writer is never reached
         Admitter admitter = new Admitter(requests, scheduler, directory, events, null);
-        loop = new AdmissionLoop(scheduler, admitter, directory, events, config);
+        loop = new AdmissionLoop(scheduler, admitter, new Evicter(requests, scheduler, directory, events), directory,
+                events, config);
         feed.onChange(loop::trigger);
         feed.onRelease(loop::triggerAtOnce);
         feed.onStartedOutside(loop::recordStartedOutside);

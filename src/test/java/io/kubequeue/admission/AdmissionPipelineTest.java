@@ -51,7 +51,7 @@ class AdmissionPipelineTest {
     @Test
     void keepsNoMoreThanTheLimitInFlight() {
         ManualSender sender = new ManualSender();
-        AdmissionPipeline pipeline = new AdmissionPipeline(3, sender::send);
+        AdmissionPipeline<Admission> pipeline = AdmissionPipeline.ofAdmissions(3, sender::send);
 
         pipeline.submit(burst("a", 10));
 
@@ -66,7 +66,7 @@ class AdmissionPipelineTest {
     @Test
     void aBurstInOneGroupDoesNotStarveAnother() {
         ManualSender sender = new ManualSender();
-        AdmissionPipeline pipeline = new AdmissionPipeline(2, sender::send);
+        AdmissionPipeline<Admission> pipeline = AdmissionPipeline.ofAdmissions(2, sender::send);
         pipeline.submit(burst("busy", 1000));
         pipeline.submit(burst("quiet", 3));
 
@@ -82,7 +82,7 @@ class AdmissionPipelineTest {
     @Test
     void withinAGroupTheSchedulersOrderHolds() {
         ManualSender sender = new ManualSender();
-        AdmissionPipeline pipeline = new AdmissionPipeline(1, sender::send);
+        AdmissionPipeline<Admission> pipeline = AdmissionPipeline.ofAdmissions(1, sender::send);
         pipeline.submit(burst("a", 5));
         for (int i = 0; i < 4; i++) {
             sender.settleOldest();
@@ -95,7 +95,7 @@ class AdmissionPipelineTest {
     @Test
     void admissionsSettledWithoutARoundTripDoNotDeepenTheStack() {
         List<Admission> sent = new ArrayList<>();
-        AdmissionPipeline pipeline = new AdmissionPipeline(1, admission -> {
+        AdmissionPipeline<Admission> pipeline = AdmissionPipeline.ofAdmissions(1, admission -> {
             sent.add(admission);
             return CompletableFuture.completedFuture(null);
         });
@@ -110,7 +110,7 @@ class AdmissionPipelineTest {
     @Test
     void theBacklogIsWithdrawnWhileThoseInFlightGoOn() throws InterruptedException {
         ManualSender sender = new ManualSender();
-        AdmissionPipeline pipeline = new AdmissionPipeline(2, sender::send);
+        AdmissionPipeline<Admission> pipeline = AdmissionPipeline.ofAdmissions(2, sender::send);
         pipeline.submit(burst("a", 5));
 
         List<Admission> withdrawn = pipeline.withdrawBacklog();
@@ -126,7 +126,7 @@ class AdmissionPipelineTest {
     @Test
     void aSendThatFailsStillFreesItsSlot() {
         List<Admission> sent = new ArrayList<>();
-        AdmissionPipeline pipeline = new AdmissionPipeline(1, admission -> {
+        AdmissionPipeline<Admission> pipeline = AdmissionPipeline.ofAdmissions(1, admission -> {
             sent.add(admission);
             return CompletableFuture.failedFuture(new IllegalStateException("boom"));
         });
@@ -139,6 +139,6 @@ class AdmissionPipelineTest {
 
     @Test
     void aLimitBelowOneIsRefused() {
-        assertThrows(IllegalArgumentException.class, () -> new AdmissionPipeline(0, a -> null));
+        assertThrows(IllegalArgumentException.class, () -> AdmissionPipeline.ofAdmissions(0, a -> null));
     }
 }

@@ -4,7 +4,6 @@ import static io.kubequeue.admission.FakeJobRequests.fails;
 import static io.kubequeue.admission.FakeJobRequests.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Instant;
 import java.util.HashMap;
@@ -24,7 +23,6 @@ import io.kubequeue.job.batch.BatchJobKind;
 import io.kubequeue.job.kubeflow.TFJob;
 import io.kubequeue.job.kubeflow.TFJobKind;
 import io.kubequeue.scheduler.AdmissionRecord;
-import io.kubequeue.scheduler.CycleResult;
 import io.kubequeue.scheduler.Eviction;
 import io.kubequeue.scheduler.EvictionMarks;
 import io.kubequeue.scheduler.EvictionOutcome;
@@ -78,9 +76,6 @@ class EvicterOutcomesTest {
         }, directory, events);
         Job running = running("1");
         directory.put(KEY, JobDirectory.Entry.of(new BatchJobKind(), running, List.of()));
-        Job preemptor = new JobBuilder().withNewMetadata().withName(PREEMPTOR.name()).withNamespace(PREEMPTOR.namespace())
-                .endMetadata().build();
-        directory.put(PREEMPTOR, JobDirectory.Entry.of(new BatchJobKind(), preemptor, List.of()));
     }
 
     @AfterEach
@@ -282,18 +277,5 @@ class EvicterOutcomesTest {
 
         settledOnceAs(EvictionOutcome.REFUSED);
         assertEquals(List.of(), requests.patches());
-    }
-
-    @Test
-    void aReclaimThatStartsTellsThePreemptorWhatItWaitsFor() {
-        evicter.reclaimStarted(new CycleResult.Reclaim(PREEMPTOR, "root.a",
-                List.of(KEY, new JobKey("Job", "team-b", "etl-8"))));
-
-        List<RecordingEvents.Event> reclaiming = events.withReason("Reclaiming");
-        assertEquals(1, reclaiming.size());
-        assertEquals("Normal", reclaiming.get(0).type());
-        assertEquals(PREEMPTOR.name(), reclaiming.get(0).name());
-        assertTrue(reclaiming.get(0).message().startsWith("waits for 2 jobs of borrowing groups to stop:"
-                + " Job team-b/etl-7, Job team-b/etl-8"), reclaiming.get(0).message());
     }
 }

@@ -1,0 +1,55 @@
+package io.kubequeue.admission;
+
+import java.util.stream.Collectors;
+
+import io.kubequeue.events.EventRecorder;
+import io.kubequeue.job.JobDirectory;
+import io.kubequeue.scheduler.CycleResult;
+import io.kubequeue.scheduler.Hold;
+import io.kubequeue.scheduler.JobKey;
+
+/**
+ * The events a scheduling cycle's decisions give the jobs, written by the admission loop after each cycle (off the
+ * API server's path: {@link EventRecorder} writes on its own thread): {@code Pending} for a job that did not fit for
+ * the first time since it was queued, {@code NoQuotaGroup} or {@code NeverFits} for a job newly held, and
+ * {@code Reclaiming} for the preemptor of a reclaim that started. Admissions and evictions get theirs once written
+ * ({@link Admitter}, {@link Evicter}). A job no longer in the {@link JobDirectory} gets none.
+ */
+final class CycleEvents {
+
+    private final JobDirectory directory;
+    private final EventRecorder events;
+
+    CycleEvents(JobDirectory directory, EventRecorder events) {
+        this.directory = directory;
+        this.events = events;
+    }
+
+    /** Writes the events of one cycle's decisions. */
+    void write(CycleResult result) {
+        for (CycleResult.Unschedulable u : result.unschedulable()) {
+            directory.get(u.key()).ifPresent(entry -> events.normal(entry.ref(), "Pending",
+                    (u.reason() == null ? "does not fit now" : u.reason()) + "; waits in quota group " + u.group()));
+        }
+        for (Hold hold : result.holds()) {
+            directory.get(hold.key()).ifPresent(entry -> events.warning(entry.ref(),
+                    hold.kind() == Hold.Reason.NO_QUOTA_GROUP ? "NoQuotaGroup" : "NeverFits",
+                    hold.reason() + "; the job stays suspended"));
+        }
+        for (CycleResult.Reclaim reclaim : result.reclaims()) {
+            directory.get(reclaim.preemptor()).ifPresent(entry -> events.normal(entry.ref(), "Reclaiming",
+                    reclaiming(reclaim)));
+        }
+    }
+
+    /**
+     * The preemptor's {@code Reclaiming} message, e.g. "waits for 2 jobs of borrowing groups to stop: Job
+     * team-b/etl-7, Job team-b/etl-8; quota group root.a reclaims its min".
+     */
+    static String reclaiming(CycleResult.Reclaim reclaim) {
+        int n = reclaim.victims().size();
+        return "waits for " + n + (n == 1 ? " job" : " jobs") + " of borrowing groups to stop: "
+                + reclaim.victims().stream().map(JobKey::toString).collect(Collectors.joining(", "))
+                + "; quota group " + reclaim.group() + " reclaims its min";
+    }
+}
