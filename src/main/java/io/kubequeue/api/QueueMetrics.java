@@ -25,6 +25,7 @@ import io.kubequeue.job.JobFeed;
 import io.kubequeue.leader.Leadership;
 import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.CycleResult;
+import io.kubequeue.scheduler.Eviction;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
 import io.micrometer.core.instrument.Counter;
@@ -132,6 +133,7 @@ public class QueueMetrics {
     }
 
     void onStart(@Observes StartupEvent event) {
+        EvictionMetrics evictions = new EvictionMetrics(registry);
         loop.listener(new AdmissionLoop.Listener() {
             @Override
             public void cycle(CycleResult result, long durationNanos) {
@@ -153,6 +155,16 @@ public class QueueMetrics {
                         .description("Time from a job's queueing to its written admission")
                         .tag("quota_group", group).serviceLevelObjectives(WAIT_BUCKETS)
                         .register(registry).record(admission.waited(), TimeUnit.MILLISECONDS);
+            }
+
+            @Override
+            public void evicted(Eviction eviction) {
+                evictions.evicted(eviction);
+            }
+
+            @Override
+            public void reclaimStarted(CycleResult.Reclaim reclaim) {
+                evictions.reclaimStarted(reclaim);
             }
 
             @Override
