@@ -209,20 +209,20 @@ public class Evicter {
                     + (eviction.preemptorGroup() == null ? "?" : eviction.preemptorGroup())
                     + "; requeued at its old position" + often;
         }
-        return "admitted " + ago(eviction) + " but no pod of it ran: admission timed out; suspended again, requeued"
+        return "admitted" + ago(eviction) + " but no pod of it ran: admission timed out; suspended again, requeued"
                 + " with backoff, quota released" + often;
     }
 
-    /** How long before the decision the job was admitted, e.g. "10m ago" reads "10m"; "at T" if unreadable. */
+    /** How long before the decision the job was admitted, e.g. " 1h5m ago"; empty if its record has no time. */
     private static String ago(Eviction eviction) {
         try {
             Duration d = Duration.between(Instant.parse(eviction.record().admittedAt()), eviction.at());
             long s = Math.max(0, d.toSeconds());
             String text = (s >= 3600 ? s / 3600 + "h" : "") + (s % 3600 >= 60 ? s % 3600 / 60 + "m" : "")
                     + (s % 60 != 0 || s == 0 ? s % 60 + "s" : "");
-            return text + " ago";
+            return " " + text + " ago";
         } catch (DateTimeParseException e) {
-            return "at " + eviction.record().admittedAt();
+            return ""; // e.g. the charge of a job started outside kube-queue
         }
     }
 

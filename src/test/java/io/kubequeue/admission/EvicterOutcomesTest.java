@@ -155,6 +155,19 @@ class EvicterOutcomesTest {
     }
 
     @Test
+    void aTimeoutSaysHowLongAgoTheJobWasAdmitted_orNothingWhenItsRecordHasNoTime() {
+        Eviction late = new Eviction(KEY, UID, RECORD, Eviction.Reason.TIMEOUT, null, null, Resources.NONE,
+                Instant.parse("2026-01-01T01:05:30Z"), new EvictionMarks(Eviction.Reason.TIMEOUT, null, List.of(),
+                List.of(AT, Instant.parse("2026-01-01T01:05:30Z"))));
+        assertEquals("admitted 1h5m30s ago but no pod of it ran: admission timed out; suspended again, requeued with"
+                + " backoff, quota released (2 times in the last hour)", Evicter.message(late));
+        Eviction startedOutside = new Eviction(KEY, UID, new AdmissionRecord("root.b", AdmissionRecord.STARTED_OUTSIDE),
+                Eviction.Reason.TIMEOUT, null, null, Resources.NONE, AT, timeout().history());
+        assertEquals("admitted but no pod of it ran: admission timed out; suspended again, requeued with backoff,"
+                + " quota released", Evicter.message(startedOutside));
+    }
+
+    @Test
     void aJobGoneByThePatchIsGoneWithoutAReadBack() {
         requests.answerPatch(fails(404));
 
