@@ -24,7 +24,7 @@ import io.kubequeue.quota.Quantities;
  * The compact copies of cluster objects that kube-queue's informer caches keep instead of whole objects
  * (docs/architecture.md, "Informer caches"): each copy holds what kube-queue and JOSDK read, and nothing else. The
  * kinds' {@link JobKind#pruned} build job copies from these parts; the ResourceQuota plugin's
- * {@link io.kubequeue.quota.resourcequota.AdmittedPods} caches pods through {@link #pod}.
+ * {@link JobPods} (the pods of managed jobs) caches pods through {@link #pod}.
  *
  * <p>What is kept of a job's metadata: name, namespace, uid, resourceVersion, generation, creationTimestamp,
  * deletionTimestamp and finalizers (JOSDK skips a job marked for deletion); the labels kube-queue reads
@@ -108,10 +108,10 @@ public final class Pruning {
     }
 
     /**
-     * A pod as {@link io.kubequeue.quota.resourcequota.AdmittedPods} caches it: name, namespace, uid,
-     * resourceVersion, the labels whose key is in {@code labelKeys} (the kinds' pod labels, which tie a pod to its
-     * job), ownerReferences, the pod spec's requests as for a template (see the class comment), and
-     * {@code status.phase}.
+     * A pod as {@link JobPods} caches it: name, namespace, uid, resourceVersion, deletionTimestamp, the labels whose
+     * key is in {@code labelKeys} (the kinds' pod labels, which tie a pod to its job), ownerReferences, the pod spec's
+     * requests as for a template (see the class comment), and {@code status.phase} (whether it ran, for the
+     * admission timeout; whether it ended, for ResourceQuota usage).
      *
      * @param pod       the pod as read; null gives null
      * @param labelKeys the label keys to keep

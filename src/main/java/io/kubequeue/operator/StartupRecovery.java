@@ -33,6 +33,7 @@ import io.kubequeue.config.QueueGroupPlugin;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
+import io.kubequeue.job.JobPods;
 import io.kubequeue.job.JobReconciler;
 import io.kubequeue.leader.Leadership;
 import io.kubequeue.leader.LeaseProblem;
@@ -42,6 +43,7 @@ import io.kubequeue.quota.elastic.ElasticQuotaTreeSource;
 import io.kubequeue.quota.elastic.QuotaTreeStatusWriter;
 import io.kubequeue.quota.resourcequota.AdmittedPods;
 import io.kubequeue.quota.resourcequota.ResourceQuotaSource;
+import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.QuotaTree;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
@@ -58,10 +60,13 @@ import io.quarkus.runtime.StartupEvent;
  *   <li><b>PriorityClasses</b>: watch them (queue order);</li>
  *   <li><b>quota groups</b> of {@code QueueGroupPlugin}: start its source and wait for its first full list; under
  *       the ElasticQuotaTree plugin also the tree's status writer, under the ResourceQuota plugin first the pods of
- *       admitted jobs;</li>
+ *       managed jobs ({@link JobPods}); a tree whose groups set an admission timeout starts that pod watch too;</li>
  *   <li><b>recovery</b>: list every job of every kind: each unfinished job carrying an admission record is charged
  *       to its group, each suspended one is queued (queue order puts them back in their original order); under the
  *       ResourceQuota plugin, recount what uses each quota outside the admitted jobs;</li>
+ *   <li><b>pods that ran</b>: with a global admission timeout, start the pod watch; if it runs, wait for its first
+ *       list; then report to the scheduler which admitted jobs have a pod that ran (only now is every job known), so
+ *       that admission timeouts are decided from the start of leading (docs/policies.md, "Admission timeout");</li>
  *   <li><b>readiness</b>: report ready;</li>
  *   <li><b>leadership</b>: compete for the Lease; while leading, the admission loop is open.</li>
  * </ol>
@@ -76,6 +81,8 @@ public class StartupRecovery implements HealthCheck {
 
     private static final Logger LOG = Logger.getLogger(StartupRecovery.class);
     private static final int RECOVERY_ATTEMPTS = 5;
+    /** How long start-up waits for the pods' first list before it goes on without admission timeouts. */
+    private static final Duration POD_LIST_WAIT = Duration.ofSeconds(10);
 
     private final KubernetesClient client;
     private final KubeQueueConfig config;
@@ -87,6 +94,7 @@ public class StartupRecovery implements HealthCheck {
     private final QueuingConditions queuing;
     private final PriorityClassWatch priorityClasses;
     private final AdmittedPods admittedPods;
+    private final JobPods jobPods;
     private final Leadership leadership;
     private final QuotaTreeStatusWriter treeStatus;
     /** The quota-group source of the plugin in force, once the quota step has made it. */
@@ -100,7 +108,7 @@ public class StartupRecovery implements HealthCheck {
     public StartupRecovery(KubernetesClient client, KubeQueueConfig config, Scheduler scheduler, JobFeed feed,
                            AdmissionLoop loop, EventRecorder events, Instance<JobKind<?>> kinds,
                            QueuingConditions queuing, PriorityClassWatch priorityClasses, AdmittedPods admittedPods,
-                           Leadership leadership, QuotaTreeStatusWriter treeStatus) {
+                           JobPods jobPods, Leadership leadership, QuotaTreeStatusWriter treeStatus) {
         this.client = client;
         this.config = config;
         this.scheduler = scheduler;
@@ -111,6 +119,7 @@ public class StartupRecovery implements HealthCheck {
         this.queuing = queuing;
         this.priorityClasses = priorityClasses;
         this.admittedPods = admittedPods;
+        this.jobPods = jobPods;
         this.leadership = leadership;
         this.treeStatus = treeStatus;
     }
@@ -126,6 +135,7 @@ public class StartupRecovery implements HealthCheck {
                 StartupStep.startOnly("PriorityClasses", this::watchPriorityClasses), // stops itself: @PreDestroy
                 underResourceQuota ? resourceQuotaGroups() : elasticQuotaGroups(),
                 StartupStep.startOnly("recovery", this::recoverJobs),
+                StartupStep.startOnly("pods that ran (admission timeouts)", this::reportPodRuns), // stops itself
                 StartupStep.startOnly("readiness", () -> recovered = true),
                 new StartupStep("leadership", this::compete, this::stopAdmittingAndLeading));
     }
@@ -220,6 +230,9 @@ public class StartupRecovery implements HealthCheck {
     }
 
     private void applyQuotaGroups(QuotaTree tree) {
+        if (tree.nodes().stream().anyMatch(n -> n.admissionTimeout() != null && !n.admissionTimeout().isZero())) {
+            jobPods.start(); // once; a group's timeout needs to know which admitted jobs have a pod that ran
+        }
         scheduler.replaceTree(tree);
         LOG.infof("quota groups in force: %s", tree.nodes().stream().map(n -> n.name() + " max " + n.max()).toList());
         loop.trigger();
@@ -241,6 +254,33 @@ public class StartupRecovery implements HealthCheck {
         }
         long admitted = scheduler.jobs().stream().filter(j -> j.state() == Scheduler.State.ADMITTED).count();
         LOG.infof("recovered %d jobs from the cluster (%d admitted and charged)", jobs, admitted);
+    }
+
+    /**
+     * Step "pods that ran": the pod watch starts here if the global admission timeout is on (else if a quota group
+     * sets one, when its tree is applied, or never); once it has listed, every admitted job with a pod that ran is
+     * reported to the scheduler, which decides admission timeouts only from then on. Not before recovery: a pod
+     * whose job is not known yet cannot be traced to it. A watch not listed in time (RBAC, an API server away)
+     * delays timeouts, not start-up.
+     */
+    private void reportPodRuns() {
+        if (scheduler.settings().admissionTimeout() != null) {
+            jobPods.start();
+        }
+        jobPods.reportRunsTo(new JobPods.RunReport() {
+            @Override
+            public void podRan(JobKey job) {
+                scheduler.podRan(job);
+            }
+
+            @Override
+            public void podsListed() {
+                scheduler.podsListed();
+            }
+        });
+        if (jobPods.started() && !jobPods.awaitFirstList(POD_LIST_WAIT)) {
+            LOG.warnf("pods of managed jobs not listed within %s: no admission times out until they are", POD_LIST_WAIT);
+        }
     }
 
     /**

@@ -494,6 +494,21 @@ class PruningTest {
         assertTrue(JSON.asJson(copy).length() * 4 < JSON.asJson(pod).length());
     }
 
+    /** The admission timeout's read of a pod (whether it ran) answers the same on the cached copy. */
+    @Test
+    void whetherAPodRanReadsTheSameOnItsCopy() {
+        for (String phase : java.util.Arrays.asList("Pending", "Running", "Succeeded", "Failed", "Unknown", null)) {
+            for (boolean deleting : List.of(false, true)) {
+                Pod pod = new PodBuilder().withNewMetadata().withName("p").withNamespace("team")
+                        .withDeletionTimestamp(deleting ? "2026-12-01T08:00:00Z" : null).endMetadata()
+                        .withNewStatus().withPhase(phase).withHostIP("10.0.0.4").endStatus().build();
+                assertEquals(JobPods.ran(pod), JobPods.ran(Pruning.pod(pod, Set.of())), phase + ", deleting " + deleting);
+            }
+        }
+        assertTrue(JobPods.ran(Pruning.pod(new PodBuilder().withNewMetadata().withName("p").endMetadata()
+                .withNewStatus().withPhase("Running").endStatus().build(), Set.of())));
+    }
+
     @Test
     void theStoreKeepsCopiesAndAnObjectItCannotPruneWhole() {
         Job job = (Job) Parse.resource("/jobs/realistic-suspended-job.yaml").get(0);

@@ -74,10 +74,11 @@ class StartupStepsTest {
     @Test
     void kubeQueueStartsInThisOrderUnderEitherPlugin() {
         assertEquals(List.of("settings", "job feed", "PriorityClasses", "quota groups (ElasticQuotaTree and its status)",
-                        "recovery", "readiness", "leadership"),
+                        "recovery", "pods that ran (admission timeouts)", "readiness", "leadership"),
                 names(QueueGroupPlugin.ELASTICQUOTA));
         assertEquals(List.of("settings", "job feed", "PriorityClasses",
-                        "quota groups (ResourceQuotas and the pods of admitted jobs)", "recovery", "readiness", "leadership"),
+                        "quota groups (ResourceQuotas and the pods of admitted jobs)", "recovery",
+                        "pods that ran (admission timeouts)", "readiness", "leadership"),
                 names(QueueGroupPlugin.RESOURCEQUOTA));
     }
 
@@ -90,7 +91,7 @@ class StartupStepsTest {
                     }
                     throw new UnsupportedOperationException(method.getName());
                 });
-        StartupRecovery startup = new StartupRecovery(null, config, null, null, null, null, null, null, null, null, null,
+        StartupRecovery startup = new StartupRecovery(null, config, null, null, null, null, null, null, null, null, null, null,
                 null);
         return startup.steps().stream().map(StartupStep::name).toList();
     }

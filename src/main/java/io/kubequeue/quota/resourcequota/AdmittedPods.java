@@ -1,13 +1,10 @@
 package io.kubequeue.quota.resourcequota;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -15,25 +12,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import jakarta.annotation.PreDestroy;
-import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.job.InvalidJobException;
-import io.kubequeue.job.JobDirectory;
-import io.kubequeue.job.JobFeed;
-import io.kubequeue.job.JobKind;
-import io.kubequeue.job.JobReconciler;
+import io.kubequeue.job.JobPods;
 import io.kubequeue.job.PodRequests;
-import io.kubequeue.job.Pruning;
-import io.kubequeue.job.PruningItemStore;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
@@ -43,9 +31,9 @@ import io.kubequeue.scheduler.Scheduler;
  * them in a quota's {@code status.used}, and kube-queue counts their job's whole request, so they are
  * subtracted once from {@code status.used}.
  *
- * <p>Only pods that carry a managed kind's pod label are watched (one informer per label key), not every pod of
- * the cluster. A pod is traced to its job through {@link JobDirectory#jobOfPod}, and counts while its job is
- * admitted and it is not terminal (phase Succeeded or Failed).
+ * <p>The pods are those of the shared watch, {@link JobPods}: only pods that carry a managed kind's pod label. A pod
+ * is traced to its job through {@link JobPods#jobOf}, and counts while its job is admitted and it is not terminal
+ * (phase Succeeded or Failed).
  *
  * <p><b>When a new pod starts to count.</b> The API server adds a pod to {@code status.used} before it stores the
  * pod, but the two watches may deliver in either order. Subtracting a pod whose quota update has not arrived
@@ -60,13 +48,11 @@ public class AdmittedPods {
 
     /** How long after it is first seen a pod of an admitted job is subtracted even without a quota update. */
     public static final Duration SETTLE = Duration.ofSeconds(2);
+    /** How long start-up waits for the pods' first list; past it their jobs are counted twice until it is in. */
+    private static final Duration FIRST_LIST_WAIT = Duration.ofSeconds(10);
 
-    private final KubernetesClient client;
     private final Scheduler scheduler;
-    private final JobDirectory directory;
-    private final Instance<JobKind<?>> kinds;
-    private final JobFeed feed;
-    private final List<SharedIndexInformer<Pod>> informers = new ArrayList<>();
+    private final JobPods pods;
     private final Map<String, Long> firstSeenNanos = new ConcurrentHashMap<>();
     private final Set<String> settling = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService settle =
@@ -74,84 +60,50 @@ public class AdmittedPods {
     private volatile Consumer<String> onChange = ns -> {
     };
 
-    /**
-     * @param directory which job a pod belongs to
-     * @param kinds     the job kinds, whose pod labels are watched
-     * @param feed      which kinds are switched on
-     */
-    public AdmittedPods(KubernetesClient client, Scheduler scheduler, JobDirectory directory,
-                        Instance<JobKind<?>> kinds, JobFeed feed) {
-        this.client = client;
+    /** @param pods the watch on the pods of managed jobs, which this starts */
+    public AdmittedPods(Scheduler scheduler, JobPods pods) {
         this.scheduler = scheduler;
-        this.directory = directory;
-        this.kinds = kinds;
-        this.feed = feed;
+        this.pods = pods;
     }
 
     /**
-     * Starts one pod informer per pod-label key of the enabled kinds and waits for their first lists. The informers
-     * list in pages and cache {@link Pruning#pod} copies.
+     * Starts the pod watch ({@link JobPods}, if not started yet) with this accounting's handler, and waits for its
+     * first list.
      *
      * @param onChange called with a namespace whose admitted pods changed (a pod ended or left, or a new one
      *                 settled), so its quota usage can be recomputed
      */
     public void start(Consumer<String> onChange) {
         this.onChange = onChange;
-        Set<String> keys = new TreeSet<>();
-        for (JobKind<?> kind : kinds) {
-            if (feed.enabled(kind.kind())) {
-                keys.add(kind.podLabelKey());
-            }
-        }
-        Set<String> podLabelKeys = new TreeSet<>();
-        kinds.forEach(kind -> podLabelKeys.add(kind.podLabelKey()));
-        for (String key : keys) {
-            SharedIndexInformer<Pod> informer = client.pods().inAnyNamespace().withLabel(key)
-                    .withLimit(JobReconciler.LIST_PAGE).runnableInformer(0);
-            // what usage() and the handlers read; a pod's env, volumes, images and container statuses are not kept
-            informer.itemStore(new PruningItemStore<>(pod -> Pruning.pod(pod, podLabelKeys)));
-            informer.exceptionHandler((started, error) -> {
-                LOG.errorf("cannot watch pods labelled %s (%s); their quota usage is counted twice until it can",
-                        key, error.getMessage());
-                return true;
-            });
-            informer.addEventHandler(new ResourceEventHandler<>() {
-                @Override
-                public void onAdd(Pod pod) {
-                    firstSeenNanos.putIfAbsent(podId(pod), System.nanoTime());
-                    String ns = pod.getMetadata().getNamespace();
-                    if (settling.add(ns)) { // one recount per namespace and settle period, however many pods
-                        settle.schedule(() -> {
-                            settling.remove(ns);
-                            AdmittedPods.this.onChange.accept(ns);
-                        }, SETTLE.toMillis(), TimeUnit.MILLISECONDS);
-                    }
-                }
-
-                @Override
-                public void onUpdate(Pod oldPod, Pod newPod) {
-                    if (terminal(newPod) != terminal(oldPod)) {
-                        AdmittedPods.this.onChange.accept(newPod.getMetadata().getNamespace());
-                    }
-                }
-
-                @Override
-                public void onDelete(Pod pod, boolean deletedFinalStateUnknown) {
-                    firstSeenNanos.remove(podId(pod));
-                    AdmittedPods.this.onChange.accept(pod.getMetadata().getNamespace());
-                }
-            });
-            informers.add(informer);
-        }
-        for (SharedIndexInformer<Pod> informer : informers) {
-            try {
-                informer.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                LOG.warnf("pods not listed yet (%s); quota usage counts their jobs twice until they are", e.getMessage());
-                if (e instanceof InterruptedException) {
-                    Thread.currentThread().interrupt();
+        pods.addHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Pod pod) {
+                firstSeenNanos.putIfAbsent(podId(pod), System.nanoTime());
+                String ns = pod.getMetadata().getNamespace();
+                if (settling.add(ns)) { // one recount per namespace and settle period, however many pods
+                    settle.schedule(() -> {
+                        settling.remove(ns);
+                        AdmittedPods.this.onChange.accept(ns);
+                    }, SETTLE.toMillis(), TimeUnit.MILLISECONDS);
                 }
             }
+
+            @Override
+            public void onUpdate(Pod oldPod, Pod newPod) {
+                if (terminal(newPod) != terminal(oldPod)) {
+                    AdmittedPods.this.onChange.accept(newPod.getMetadata().getNamespace());
+                }
+            }
+
+            @Override
+            public void onDelete(Pod pod, boolean deletedFinalStateUnknown) {
+                firstSeenNanos.remove(podId(pod));
+                AdmittedPods.this.onChange.accept(pod.getMetadata().getNamespace());
+            }
+        });
+        pods.start();
+        if (!pods.awaitFirstList(FIRST_LIST_WAIT)) {
+            LOG.warnf("pods not listed within %s; quota usage counts their jobs twice until they are", FIRST_LIST_WAIT);
         }
     }
 
@@ -167,22 +119,18 @@ public class AdmittedPods {
     public Resources usage(String namespace, long quotaStatusSeenNanos) {
         long now = System.nanoTime();
         Map<JobKey, Resources> byJob = new HashMap<>();
-        for (SharedIndexInformer<Pod> informer : informers) {
-            for (Pod pod : informer.getIndexer().byIndex(Cache.NAMESPACE_INDEX, namespace)) {
-                if (terminal(pod) || !counted(pod, quotaStatusSeenNanos, now)) {
-                    continue;
-                }
-                Map<String, String> labels = pod.getMetadata().getLabels() == null ? Map.of() : pod.getMetadata().getLabels();
-                Optional<JobKey> admittedJob = directory.jobOfPod(namespace, labels)
-                        .filter(key -> ownedBy(pod, key))
-                        .filter(key -> scheduler.status(key).map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false));
-                if (admittedJob.isPresent()) {
-                    try {
-                        byJob.merge(admittedJob.get(), PodRequests.of(pod.getSpec(), "spec"), Resources::plus);
-                    } catch (InvalidJobException e) {
-                        // the API server validated this pod; an unreadable one is left counted once, in status.used
-                        LOG.debugf("pod %s/%s: %s", namespace, pod.getMetadata().getName(), e.getMessage());
-                    }
+        for (Pod pod : pods.inNamespace(namespace)) {
+            if (terminal(pod) || !counted(pod, quotaStatusSeenNanos, now)) {
+                continue;
+            }
+            Optional<JobKey> admittedJob = pods.jobOf(pod)
+                    .filter(key -> scheduler.status(key).map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false));
+            if (admittedJob.isPresent()) {
+                try {
+                    byJob.merge(admittedJob.get(), PodRequests.of(pod.getSpec(), "spec"), Resources::plus);
+                } catch (InvalidJobException e) {
+                    // the API server validated this pod; an unreadable one is left counted once, in status.used
+                    LOG.debugf("pod %s/%s: %s", namespace, pod.getMetadata().getName(), e.getMessage());
                 }
             }
         }
@@ -194,20 +142,6 @@ public class AdmittedPods {
             total = total.plus(atMost(job.getValue(), charge));
         }
         return total;
-    }
-
-    /**
-     * Whether the pod's controlling owner is that job (same uid). Labels carry a job's name, which a job of
-     * another kind, or a deleted namesake, may share; a pod without a controlling owner is taken at its label.
-     */
-    private boolean ownedBy(Pod pod, JobKey key) {
-        String jobUid = directory.get(key).map(e -> e.ref().getUid()).orElse(null);
-        if (jobUid == null || pod.getMetadata().getOwnerReferences() == null) {
-            return true;
-        }
-        return pod.getMetadata().getOwnerReferences().stream()
-                .filter(o -> Boolean.TRUE.equals(o.getController()))
-                .allMatch(o -> jobUid.equals(o.getUid()));
     }
 
     private boolean counted(Pod pod, long quotaStatusSeenNanos, long now) {
@@ -236,7 +170,6 @@ public class AdmittedPods {
 
     @PreDestroy
     void stop() {
-        informers.forEach(SharedIndexInformer::stop);
-        settle.shutdownNow();
+        settle.shutdownNow(); // the pod watch stops itself
     }
 }

@@ -1,0 +1,312 @@
+package io.kubequeue.job;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
+import io.kubequeue.scheduler.JobKey;
+
+/**
+ * The one watch on the pods of managed jobs, shared by the ResourceQuota plugin's accounting
+ * ({@code io.kubequeue.quota.resourcequota.AdmittedPods}) and the admission timeout (docs/policies.md, "Admission
+ * timeout"): one informer per pod-label key of the enabled kinds ({@link JobKind#podLabelKey()}), not every pod of
+ * the cluster, listed in pages of {@value JobReconciler#LIST_PAGE}, caching {@link Pruning#pod} copies
+ * (docs/architecture.md, "Informer caches": a pod's env, volumes, images and container statuses are not kept).
+ *
+ * <p>It starts at most once, when the first user asks ({@link #start()}): the ResourceQuota plugin at start-up, the
+ * admission timeout when the global setting is on or a quota group sets one, which a tree may do long after
+ * start-up. It stops with the container ({@code @PreDestroy}).
+ *
+ * <p><b>Runs.</b> A pod has <em>run</em> when its phase is Running, Succeeded or Failed and it is not being deleted
+ * (no {@code deletionTimestamp}). Once told where ({@link #reportRunsTo}, after start-up recovery, so that every
+ * admitted job is known) and once the first list is in, every pod listed that has run is reported once, then
+ * {@link RunReport#podsListed()}; from then on each add or update of a pod that has run is reported. A pod is traced
+ * to its job by {@link #jobOf}.
+ */
+@Singleton
+public class JobPods {
+
+    private static final Logger LOG = Logger.getLogger(JobPods.class);
+
+    /** Where runs are reported: the scheduler ({@code Scheduler#podRan}, {@code Scheduler#podsListed}). */
+    public interface RunReport {
+        /** A pod of this managed job has run (see the class comment); said again for every change of such a pod. */
+        void podRan(JobKey job);
+
+        /** Every pod of the first list that had run has been reported; called once. */
+        void podsListed();
+    }
+
+    private final KubernetesClient client;
+    private final JobDirectory directory;
+    private final Iterable<? extends JobKind<?>> kinds;
+    private final Predicate<String> kindEnabled;
+    private final List<ResourceEventHandler<Pod>> handlers = new CopyOnWriteArrayList<>();
+    private final List<SharedIndexInformer<Pod>> informers = new CopyOnWriteArrayList<>();
+    private CompletableFuture<Void> firstList;
+    private RunReport report;
+    private boolean listed;
+    private volatile RunReport reporting;
+
+    /**
+     * Built by CDI.
+     *
+     * @param directory which job a pod belongs to
+     * @param kinds     the job kinds, whose pod labels are watched
+     * @param feed      which kinds are switched on ({@code kube-queue.disabled-kinds})
+     */
+    @Inject
+    public JobPods(KubernetesClient client, JobDirectory directory, Instance<JobKind<?>> kinds, JobFeed feed) {
+        this(client, directory, kinds, feed::enabled);
+    }
+
+    /**
+     * @param directory   which job a pod belongs to
+     * @param kinds       the job kinds, read at {@link #start()}: each enabled kind's pod-label key gets an informer
+     * @param kindEnabled whether a kind (by name, e.g. {@code Job}) is switched on
+     */
+    public JobPods(KubernetesClient client, JobDirectory directory, Iterable<? extends JobKind<?>> kinds,
+                   Predicate<String> kindEnabled) {
+        this.client = client;
+        this.directory = directory;
+        this.kinds = kinds;
+        this.kindEnabled = kindEnabled;
+    }
+
+    /**
+     * Adds a handler of the pods' events (whole pods; the cache holds the copies). A handler added after
+     * {@link #start()} sees only the events after it.
+     */
+    public void addHandler(ResourceEventHandler<Pod> handler) {
+        handlers.add(handler);
+    }
+
+    /**
+     * Starts the informers, once; later calls return the same future. Does not wait: the future completes when every
+     * informer has listed, and never if one cannot (RBAC forbids pods, say: each failure is logged, and the informer
+     * retries).
+     *
+     * @return the first list of every informer
+     */
+    public CompletableFuture<Void> start() {
+        CompletableFuture<Void> list;
+        synchronized (this) {
+            if (firstList != null) {
+                return firstList;
+            }
+            list = startInformers();
+            firstList = list;
+        }
+        list.thenRun(this::listed); // outside the lock: it may report to the scheduler at once
+        return list;
+    }
+
+    private CompletableFuture<Void> startInformers() {
+        Set<String> keys = new TreeSet<>();
+        Set<String> podLabelKeys = new TreeSet<>();
+        for (JobKind<?> kind : kinds) {
+            podLabelKeys.add(kind.podLabelKey());
+            if (kindEnabled.test(kind.kind())) {
+                keys.add(kind.podLabelKey());
+            }
+        }
+        List<CompletableFuture<Void>> lists = new ArrayList<>();
+        for (String key : keys) {
+            SharedIndexInformer<Pod> informer = client.pods().inAnyNamespace().withLabel(key)
+                    .withLimit(JobReconciler.LIST_PAGE).runnableInformer(0);
+            informer.itemStore(new PruningItemStore<>(pod -> Pruning.pod(pod, podLabelKeys)));
+            informer.exceptionHandler((started, error) -> {
+                LOG.errorf("cannot watch pods labelled %s (%s); until it can, ResourceQuota usage counts their jobs"
+                        + " twice and no admission times out", key, error.getMessage());
+                return true;
+            });
+            informer.addEventHandler(new Fanout());
+            informers.add(informer);
+            lists.add(informer.start().toCompletableFuture());
+        }
+        LOG.infof("watching the pods of managed jobs (labels %s)", keys);
+        return CompletableFuture.allOf(lists.toArray(CompletableFuture[]::new));
+    }
+
+    /** Whether {@link #start()} was called. */
+    public synchronized boolean started() {
+        return firstList != null;
+    }
+
+    /**
+     * Waits for the informers' first lists, if they are started.
+     *
+     * @param wait how long at most
+     * @return whether every informer has listed (false if not started)
+     */
+    public boolean awaitFirstList(Duration wait) {
+        CompletableFuture<Void> list;
+        synchronized (this) {
+            list = firstList;
+        }
+        if (list == null) {
+            return false;
+        }
+        try {
+            list.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+            listed(); // at once, not when the future's own callback gets to it: a report waiting is made now
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    /**
+     * Reports runs from now on (see the class comment): at once if the first list is in, else when it is. Call it
+     * once every job is known (after start-up recovery): a pod of a job not yet known cannot be traced. Before the
+     * watch starts it only remembers where to report.
+     *
+     * @param report where runs go
+     */
+    public void reportRunsTo(RunReport report) {
+        synchronized (this) {
+            this.report = report;
+        }
+        reportListedRuns();
+    }
+
+    /**
+     * Whether a pod of the job has run and is not being deleted, as the cache holds it now: the last check before an
+     * admission that timed out is undone. True while the first list is not in (it cannot be known not to have run).
+     *
+     * @param job the job
+     */
+    public boolean runs(JobKey job) {
+        synchronized (this) {
+            if (!listed) {
+                return true;
+            }
+        }
+        return inNamespace(job.namespace()).stream().anyMatch(pod -> ran(pod) && jobOf(pod).filter(job::equals).isPresent());
+    }
+
+    /** The cached copies of the namespace's pods of managed jobs (every pod-label key); empty before the start. */
+    public List<Pod> inNamespace(String namespace) {
+        List<Pod> pods = new ArrayList<>();
+        for (SharedIndexInformer<Pod> informer : informers) {
+            pods.addAll(informer.getIndexer().byIndex(Cache.NAMESPACE_INDEX, namespace));
+        }
+        return pods;
+    }
+
+    /**
+     * The managed job a pod belongs to: by its labels ({@link JobDirectory#jobOfPod}), and only if its controlling
+     * owner is that job (same uid). Labels carry a job's name, which a job of another kind, or a deleted namesake,
+     * may share; a pod without a controlling owner is taken at its label.
+     */
+    public Optional<JobKey> jobOf(Pod pod) {
+        Map<String, String> labels = pod.getMetadata().getLabels() == null ? Map.of() : pod.getMetadata().getLabels();
+        return directory.jobOfPod(pod.getMetadata().getNamespace(), labels).filter(key -> ownedBy(pod, key));
+    }
+
+    private boolean ownedBy(Pod pod, JobKey key) {
+        String jobUid = directory.get(key).map(e -> e.ref().getUid()).orElse(null);
+        if (jobUid == null || pod.getMetadata().getOwnerReferences() == null) {
+            return true;
+        }
+        return pod.getMetadata().getOwnerReferences().stream()
+                .filter(o -> Boolean.TRUE.equals(o.getController()))
+                .allMatch(o -> jobUid.equals(o.getUid()));
+    }
+
+    /** Running, Succeeded or Failed, and not being deleted (docs/policies.md, "Admission timeout"). */
+    static boolean ran(Pod pod) {
+        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        return pod.getMetadata().getDeletionTimestamp() == null
+                && ("Running".equals(phase) || "Succeeded".equals(phase) || "Failed".equals(phase));
+    }
+
+    /** The first list is in; reports the runs if where to is known (again: a no-op). */
+    private void listed() {
+        synchronized (this) {
+            listed = true;
+        }
+        reportListedRuns();
+    }
+
+    /** Once both the first list is in and the report is known: every listed pod that ran, then podsListed. */
+    private void reportListedRuns() {
+        RunReport to;
+        synchronized (this) {
+            if (!listed || report == null || reporting != null) {
+                return;
+            }
+            to = report;
+            reporting = to; // the handlers report from here on; the stores already hold every pod they were told of
+        }
+        int ran = 0;
+        for (SharedIndexInformer<Pod> informer : informers) {
+            for (Pod pod : informer.getStore().list()) {
+                if (ran(pod)) {
+                    Optional<JobKey> job = jobOf(pod);
+                    if (job.isPresent()) {
+                        to.podRan(job.get());
+                        ran++;
+                    }
+                }
+            }
+        }
+        to.podsListed();
+        LOG.infof("pods listed: %d of managed jobs have run; admission timeouts are decided from now on", ran);
+    }
+
+    private void reportIfRan(Pod pod) {
+        RunReport to = reporting;
+        if (to != null && ran(pod)) {
+            jobOf(pod).ifPresent(to::podRan);
+        }
+    }
+
+    @PreDestroy
+    void stop() {
+        informers.forEach(SharedIndexInformer::stop);
+    }
+
+    /** Reports runs, then hands each event to every handler added. */
+    private final class Fanout implements ResourceEventHandler<Pod> {
+        @Override
+        public void onAdd(Pod pod) {
+            reportIfRan(pod);
+            handlers.forEach(h -> h.onAdd(pod));
+        }
+
+        @Override
+        public void onUpdate(Pod oldPod, Pod newPod) {
+            reportIfRan(newPod);
+            handlers.forEach(h -> h.onUpdate(oldPod, newPod));
+        }
+
+        @Override
+        public void onDelete(Pod pod, boolean deletedFinalStateUnknown) {
+            handlers.forEach(h -> h.onDelete(pod, deletedFinalStateUnknown));
+        }
+    }
+}

@@ -1,0 +1,158 @@
+package io.kubequeue.job;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kubequeue.job.batch.BatchJobKind;
+import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.testing.StrictApiServer;
+
+/**
+ * The shared watch on the pods of managed jobs, against the strict mock API server: which pods count as having run
+ * (Running, Succeeded or Failed, not being deleted), that runs are reported only once every job is known and the
+ * first list is in, then on every change, and what {@link JobPods#runs} answers from the cache.
+ */
+class JobPodsTest {
+
+    private static final String NS = "team";
+    private final BatchJobKind kind = new BatchJobKind();
+    private final JobDirectory directory = new JobDirectory();
+    private final List<String> reported = new CopyOnWriteArrayList<>();
+    private final JobPods.RunReport report = new JobPods.RunReport() {
+        @Override
+        public void podRan(JobKey job) {
+            reported.add("ran " + job.name());
+        }
+
+        @Override
+        public void podsListed() {
+            reported.add("listed");
+        }
+    };
+    private KubernetesMockServer server;
+    private KubernetesClient client;
+    private JobPods pods;
+
+    @BeforeEach
+    void setUp() {
+        server = StrictApiServer.started();
+        client = server.createClient();
+        pods = new JobPods(client, directory, List.of(kind), k -> true);
+    }
+
+    @AfterEach
+    void tearDown() {
+        pods.stop();
+        client.close();
+        server.destroy();
+    }
+
+    /** A managed Job as the feed records it: its entry and its pods' label. */
+    private JobKey known(String name, String uid) {
+        Job job = new JobBuilder().withNewMetadata().withName(name).withNamespace(NS).withUid(uid).endMetadata().build();
+        JobKey key = new JobKey("Job", NS, name);
+        directory.put(key, JobDirectory.Entry.of(kind, job, List.of()));
+        directory.putPodLabels(key, kind.podLabels(job));
+        return key;
+    }
+
+    /** A pod of the Job with that uid (label and controlling owner), in that phase. */
+    private Pod pod(String name, String jobUid, String phase) {
+        Pod created = client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata().withName(name)
+                .withLabels(Map.of("controller-uid", jobUid)).addNewOwnerReference().withApiVersion("batch/v1")
+                .withKind("Job").withName("owner").withUid(jobUid).withController(true).endOwnerReference()
+                .endMetadata().withNewSpec().addNewContainer().withName("c").withImage("busybox:stable").endContainer()
+                .endSpec().build()).create();
+        return phase(created, phase);
+    }
+
+    private Pod phase(Pod pod, String phase) {
+        Pod current = client.pods().inNamespace(NS).withName(pod.getMetadata().getName()).get();
+        current.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder().withPhase(phase).build());
+        return client.pods().inNamespace(NS).resource(current).updateStatus();
+    }
+
+    @Test
+    void listedRunsAreReportedOnceEveryJobIsKnownThenEachChange() {
+        JobKey running = known("running", "u-running");
+        JobKey pending = known("pending", "u-pending");
+        JobKey finished = known("finished", "u-finished");
+        pod("running-0", "u-running", "Running");
+        pod("pending-0", "u-pending", "Pending");
+        pod("finished-0", "u-finished", "Failed");
+        pod("stranger-0", "u-unknown", "Running"); // a pod of no managed job
+
+        pods.start();
+        assertTrue(pods.awaitFirstList(Duration.ofSeconds(10)));
+        assertEquals(List.of(), reported, "nothing before start-up recovery says every job is known");
+
+        pods.reportRunsTo(report);
+        assertEquals("listed", reported.get(reported.size() - 1), "after every run listed: " + reported);
+        assertEquals(java.util.Set.of("ran finished", "ran running"), java.util.Set.copyOf(reported.subList(0, 2)));
+        assertEquals(3, reported.size(), reported.toString());
+        assertTrue(pods.runs(running));
+        assertTrue(pods.runs(finished), "a pod that ran and ended still ran");
+        assertFalse(pods.runs(pending));
+
+        reported.clear();
+        phase(client.pods().inNamespace(NS).withName("pending-0").get(), "Running");
+        await().atMost(Duration.ofSeconds(10)).until(() -> reported.contains("ran pending"));
+        assertTrue(pods.runs(pending));
+        assertFalse(reported.contains("listed"), "the first list is reported once");
+    }
+
+    @Test
+    void aPodBeingDeletedOrOfANamesakeHasNotRun() {
+        JobKey deleting = known("deleting", "u-deleting");
+        JobKey renewed = known("renewed", "u-new"); // deleted and created again under the same name
+        Pod doomed = pod("deleting-0", "u-deleting", "Running");
+        client.pods().inNamespace(NS).withName("deleting-0").edit(p -> new PodBuilder(p).editMetadata()
+                .addToFinalizers("example.com/hold").endMetadata().build());
+        client.pods().inNamespace(NS).resource(doomed).delete(); // a finalizer keeps it, with a deletionTimestamp
+        pod("renewed-0", "u-new", "Running");
+        client.pods().inNamespace(NS).withName("renewed-0").edit(p -> new PodBuilder(p).editMetadata()
+                .editFirstOwnerReference().withUid("u-old").endOwnerReference().endMetadata().build());
+
+        pods.reportRunsTo(report); // before the start, as when a quota group sets a timeout after start-up
+        assertTrue(pods.runs(deleting), "before the first list nothing is known not to have run");
+        pods.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> reported.contains("listed"));
+        assertTrue(client.pods().inNamespace(NS).withName("deleting-0").get().getMetadata().getDeletionTimestamp() != null);
+        assertEquals(List.of("listed"), reported, "renewed-0 is the old job's; deleting-0 is being deleted");
+        assertFalse(pods.runs(deleting));
+        assertFalse(pods.runs(renewed));
+    }
+
+    @Test
+    void onlyTheEnabledKindsPodsAreWatched() {
+        JobKey running = known("running", "u-running");
+        pod("running-0", "u-running", "Running");
+        JobPods noJobs = new JobPods(client, directory, List.of(kind), k -> !k.equals("Job"));
+        try {
+            noJobs.start();
+            assertTrue(noJobs.awaitFirstList(Duration.ofSeconds(5)), "no informer: listed at once");
+            noJobs.reportRunsTo(report);
+            assertEquals(List.of("listed"), reported);
+            assertFalse(noJobs.runs(running));
+        } finally {
+            noJobs.stop();
+        }
+    }
+}
