@@ -79,6 +79,19 @@ public interface KubeQueueConfig {
     @WithDefault("25s")
     Duration shutdownDeadline();
 
+    /**
+     * How long an admitted job may go without a pod that runs (env {@code KUBE_QUEUE_ADMISSION_TIMEOUT}): past it,
+     * kube-queue suspends the job again and queues it (docs/policies.md, "Admission timeout"). A pod counts once it is
+     * Running, Succeeded or Failed. Unset or {@code 0}: off, unless a quota group sets its own (docs/configuration.md,
+     * "Per-group admission timeout"). Read by {@link TimeoutConverter}: a negative or unreadable value stops start-up
+     * naming the valid forms.
+     */
+    @WithConverter(TimeoutConverter.class)
+    Optional<Duration> admissionTimeout();
+
+    /** Reclaim of guaranteed quota from groups that borrow (docs/policies.md, "Reclaim"). */
+    Reclaim reclaim();
+
     /** Unschedulable backoff bounds. */
     Backoff backoff();
 
@@ -167,6 +180,27 @@ public interface KubeQueueConfig {
 
         @WithDefault("20s")
         Duration max();
+    }
+
+    /**
+     * Reclaim: a job that fits its group's {@code min} but not the room left suspends jobs of groups that borrow above
+     * their own {@code min} (docs/policies.md, "Reclaim").
+     */
+    interface Reclaim {
+        /**
+         * On or off (env {@code KUBE_QUEUE_RECLAIM_ENABLED}). Read strictly, like the seed's switches: a typo read as
+         * false would silently switch reclaim off.
+         */
+        @WithDefault("false")
+        @WithConverter(StrictBooleanConverter.class)
+        boolean enabled();
+
+        /**
+         * How many times in an hour one job may be a reclaim's victim (env {@code KUBE_QUEUE_RECLAIM_MAX_PER_HOUR}):
+         * past it, the job is left running. At least 1, or start-up fails.
+         */
+        @WithDefault("3")
+        int maxPerHour();
     }
 
     /** The ElasticQuotaTree source. */

@@ -16,7 +16,12 @@ public class SchedulerProducer {
 
     private static final Logger LOG = Logger.getLogger(SchedulerProducer.class);
 
-    /** @throws IllegalArgumentException when the backoff bounds are inconsistent (initial above max) */
+    /**
+     * The scheduler with the policy, backoff, reclaim and admission timeout of the settings.
+     *
+     * @throws IllegalArgumentException when the backoff bounds are inconsistent (initial above max), or
+     *                                  {@code kube-queue.reclaim.max-per-hour} is below 1
+     */
     @Produces
     @Singleton
     Scheduler scheduler(KubeQueueConfig config) {
@@ -25,10 +30,20 @@ public class SchedulerProducer {
             LOG.info("StrictPriority and StrictConsistency are both true: the blocking queue wins, and it already "
                     + "retries from the head on every release");
         }
-        LOG.infof("QueueGroupPlugin=%s StrictPriority=%s StrictConsistency=%s -> policy %s, backoff %s..%s",
-                config.queueGroupPlugin().value(), config.strictPriority(), config.strictConsistency(), policy,
-                config.backoff().initial(), config.backoff().max());
-        return new Scheduler(new Scheduler.Settings(policy, config.backoff().initial(), config.backoff().max()),
-                Clock.systemUTC());
+        int maxPerHour = config.reclaim().maxPerHour();
+        if (maxPerHour < 1) {
+            throw new IllegalArgumentException("kube-queue.reclaim.max-per-hour: must be at least 1, got " + maxPerHour);
+        }
+        Scheduler.Settings settings = new Scheduler.Settings(policy, config.backoff().initial(), config.backoff().max())
+                .withAdmissionTimeout(config.admissionTimeout().orElse(null));
+        if (config.reclaim().enabled()) {
+            settings = settings.withReclaim(maxPerHour);
+        }
+        LOG.infof("QueueGroupPlugin=%s StrictPriority=%s StrictConsistency=%s -> policy %s, backoff %s..%s, reclaim %s,"
+                        + " admission timeout %s", config.queueGroupPlugin().value(), config.strictPriority(),
+                config.strictConsistency(), policy, config.backoff().initial(), config.backoff().max(),
+                settings.reclaim().enabled() ? "on (a job at most " + maxPerHour + " times an hour)" : "off",
+                settings.admissionTimeout() == null ? "off (unless a quota group sets one)" : settings.admissionTimeout());
+        return new Scheduler(settings, Clock.systemUTC());
     }
 }
