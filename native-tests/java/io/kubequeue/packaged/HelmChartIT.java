@@ -113,6 +113,28 @@ class HelmChartIT {
     }
 
     @Test
+    void reclaimAndTheAdmissionTimeoutReachTheirEnvVarsAndBadValuesAreRefused() {
+        Map<String, String> defaults = Rendered.literalEnv(template(Map.of()).controller());
+        assertEquals("false", defaults.get("KUBE_QUEUE_RECLAIM_ENABLED"));
+        assertEquals("3", defaults.get("KUBE_QUEUE_RECLAIM_MAX_PER_HOUR"));
+        assertFalse(defaults.containsKey("KUBE_QUEUE_ADMISSION_TIMEOUT"), "off by default");
+
+        Map<String, String> set = Rendered.literalEnv(template(Map.of("reclaim.enabled", "true",
+                "reclaim.maxPerHour", "5", "admissionTimeout.global", "1h30m")).controller());
+        assertEquals("true", set.get("KUBE_QUEUE_RECLAIM_ENABLED"));
+        assertEquals("5", set.get("KUBE_QUEUE_RECLAIM_MAX_PER_HOUR"));
+        assertEquals("1h30m", set.get("KUBE_QUEUE_ADMISSION_TIMEOUT"));
+
+        for (Map.Entry<String, String> bad : Map.of("reclaim.maxPerHour", "0", "admissionTimeout.global", "-5m")
+                .entrySet()) {
+            Exception e = assertThrows(Exception.class, () -> template(Map.of(bad.getKey(), bad.getValue())));
+            assertTrue(e.getMessage().contains(bad.getKey().substring(bad.getKey().indexOf('.') + 1)), e.getMessage());
+        }
+        Exception soon = assertThrows(Exception.class, () -> template(Map.of("admissionTimeout.global", "soon")));
+        assertTrue(soon.getMessage().contains("global"), soon.getMessage());
+    }
+
+    @Test
     void theJvmOptionsAndShutdownDeadlineAreTheManifestsAndFollowTheGracePeriod() {
         Rendered defaults = template(Map.of());
         Map<String, String> env = Rendered.literalEnv(defaults.controller());
@@ -210,25 +232,35 @@ class HelmChartIT {
 
     /**
      * The chart grants the generated manifests' rules less what its quota plugin does not read (the manifests keep
-     * both: their plugin is switched by editing the Deployment) and, with the read API open, the two reviews.
+     * both: their plugin is switched by editing the Deployment), less pods when no admission timeout can apply under
+     * the ElasticQuotaTree plugin, and, with the read API open, the two reviews.
      */
     @Test
-    void rbacIsTheGeneratedRbacLessWhatThePluginAndReadApiDoNotUse() {
+    void rbacIsTheGeneratedRbacLessWhatThePluginTimeoutAndReadApiDoNotUse() {
         Rendered generated = Rendered.generatedManifests();
         List<PolicyRule> all = generated.get(ClusterRole.class, "kube-queue-controller").getRules();
-        java.util.function.Predicate<PolicyRule> resourceQuotaPlugin = r -> r.getApiGroups().equals(List.of(""))
-                && (r.getResources().contains("pods") || r.getResources().contains("resourcequotas"));
+        java.util.function.Predicate<PolicyRule> pods = r -> r.getApiGroups().equals(List.of(""))
+                && r.getResources().contains("pods");
+        java.util.function.Predicate<PolicyRule> resourceQuotas = r -> r.getApiGroups().equals(List.of(""))
+                && r.getResources().contains("resourcequotas");
         java.util.function.Predicate<PolicyRule> reviews = r -> r.getApiGroups().contains("authentication.k8s.io")
                 || r.getApiGroups().contains("authorization.k8s.io");
 
         Rendered elastic = template(Map.of());
-        assertEquals(all.stream().filter(resourceQuotaPlugin.negate()).toList(),
-                elastic.get(ClusterRole.class, "kube-queue-controller").getRules());
-        Rendered quotas = template(Map.of("queueGroupPlugin", "resourcequota"));
+        assertEquals(all.stream().filter(resourceQuotas.negate()).toList(),
+                elastic.get(ClusterRole.class, "kube-queue-controller").getRules(),
+                "pods by default: a quota group's annotation may set an admission timeout at any time");
+        assertEquals(all.stream().filter(resourceQuotas.negate().and(pods.negate())).toList(),
+                template(Map.of("admissionTimeout.perGroup", "false")).get(ClusterRole.class, "kube-queue-controller")
+                        .getRules(), "no admission timeout can apply: no pods");
+        assertEquals(all.stream().filter(resourceQuotas.negate()).toList(),
+                template(Map.of("admissionTimeout.perGroup", "false", "admissionTimeout.global", "15m"))
+                        .get(ClusterRole.class, "kube-queue-controller").getRules(), "the global timeout needs pods");
+        Rendered quotas = template(Map.of("queueGroupPlugin", "resourcequota", "admissionTimeout.perGroup", "false"));
         assertEquals(all, quotas.get(ClusterRole.class, "kube-queue-controller").getRules());
         assertTrue(quotas.objects().stream().noneMatch(o -> o.getMetadata().getName()
                 .equals("kube-queue-controller-quota-tree")), "no ElasticQuotaTree rights under resourcequota");
-        assertEquals(all.stream().filter(resourceQuotaPlugin.negate().and(reviews.negate())).toList(),
+        assertEquals(all.stream().filter(resourceQuotas.negate().and(reviews.negate())).toList(),
                 template(Map.of("readApi.authentication", "none")).get(ClusterRole.class, "kube-queue-controller")
                         .getRules());
         assertEquals(2, all.stream().filter(reviews).count(), "tokenreviews and subjectaccessreviews, create");

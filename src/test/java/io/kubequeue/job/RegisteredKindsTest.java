@@ -52,8 +52,9 @@ class RegisteredKindsTest {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
     /**
-     * What kube-queue's ClusterRole grants besides job kinds, as {@code group/resource}: the pods and ResourceQuotas
-     * (ResourceQuota plugin), PriorityClasses, Events, and the read API's two reviews (docs/security.md).
+     * What kube-queue's ClusterRole grants besides job kinds, as {@code group/resource}: the pods (ResourceQuota plugin,
+     * admission timeout), ResourceQuotas (ResourceQuota plugin), PriorityClasses, Events, and the read API's two
+     * reviews (docs/security.md).
      */
     private static final Set<String> OTHER_NEEDS = Set.of("/pods", "/resourcequotas",
             "scheduling.k8s.io/priorityclasses", "events.k8s.io/events", "authentication.k8s.io/tokenreviews",
