@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kubequeue.events.EventRecorder;
+import io.kubequeue.quota.AdmissionTimeoutAnnotations;
 import io.kubequeue.quota.InformedQuotaSource;
 import io.kubequeue.quota.Quantities;
 import io.kubequeue.scheduler.QuotaNode;
@@ -24,6 +25,10 @@ import io.kubequeue.scheduler.QuotaTree;
  *
  * <p>The oldest tree in the configured namespace is in force. An invalid tree gets a Warning event and the
  * last valid tree stays in force; with none valid yet, or no tree at all, every job is held.
+ *
+ * <p>The tree's annotation {@value AdmissionTimeoutAnnotations#TREE} gives quota groups their own admission timeout
+ * ({@link AdmissionTimeoutAnnotations}); an entry that does not read is left out with a Warning on the tree, and the
+ * tree applies as usual.
  */
 public class ElasticQuotaTreeSource extends InformedQuotaSource<ElasticQuotaTree> {
 
@@ -32,6 +37,7 @@ public class ElasticQuotaTreeSource extends InformedQuotaSource<ElasticQuotaTree
     private final KubernetesClient client;
     private final String namespace;
     private final EventRecorder events;
+    private final AdmissionTimeoutAnnotations timeouts;
 
     /**
      * @param namespace     where the tree is read ({@code kube-system} in the seed)
@@ -43,6 +49,7 @@ public class ElasticQuotaTreeSource extends InformedQuotaSource<ElasticQuotaTree
         this.client = client;
         this.namespace = namespace;
         this.events = events;
+        this.timeouts = new AdmissionTimeoutAnnotations(events);
     }
 
     @Override
@@ -84,7 +91,7 @@ public class ElasticQuotaTreeSource extends InformedQuotaSource<ElasticQuotaTree
             this.inForce = null;
         } else {
             try {
-                next = toQuotaTree(inForce.get());
+                next = withAdmissionTimeouts(toQuotaTree(inForce.get()), inForce.get());
                 this.inForce = new TreeRef(namespace, inForce.get().getMetadata().getName());
             } catch (IllegalArgumentException e) {
                 boolean noneYet = current == null || current.equals(QuotaTree.EMPTY);
@@ -94,6 +101,17 @@ public class ElasticQuotaTreeSource extends InformedQuotaSource<ElasticQuotaTree
             }
         }
         return next;
+    }
+
+    /** The groups, each with the admission timeout the tree's annotation sets for it, if any. */
+    private QuotaTree withAdmissionTimeouts(QuotaTree groups, ElasticQuotaTree tree) {
+        Map<String, Duration> own = timeouts.ofTree(tree, groups.nodes().stream().map(QuotaNode::name).toList());
+        if (own.isEmpty()) {
+            return groups;
+        }
+        return new QuotaTree(groups.nodes().stream()
+                .map(node -> own.containsKey(node.name()) ? node.withAdmissionTimeout(own.get(node.name())) : node)
+                .toList());
     }
 
     /**

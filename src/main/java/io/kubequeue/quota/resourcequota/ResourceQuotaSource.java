@@ -23,6 +23,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.events.EventRecorder;
+import io.kubequeue.quota.AdmissionTimeoutAnnotations;
 import io.kubequeue.quota.InformedQuotaSource;
 import io.kubequeue.quota.Quantities;
 import io.kubequeue.scheduler.QuotaNode;
@@ -46,6 +47,11 @@ import io.kubequeue.scheduler.Resources;
  * several quotas each must hold: the room left is the least any of them leaves. Quota scopes ({@code scopes},
  * {@code scopeSelector}) are not read: a scoped quota is applied to every job of its namespace, which is
  * stricter than Kubernetes, never looser.
+ *
+ * <p><b>Admission timeout.</b> A ResourceQuota's annotation {@value AdmissionTimeoutAnnotations#QUOTA} sets the
+ * admission timeout of its namespace's group ({@link AdmissionTimeoutAnnotations}); with several quotas that set
+ * one, the shortest applies, and {@code 0} (off) only if none sets a longer one. A value that does not read gets a
+ * Warning on its quota and is left out.
  */
 public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
 
@@ -75,6 +81,7 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
 
     private final KubernetesClient client;
     private final EventRecorder events;
+    private final AdmissionTimeoutAnnotations timeouts;
     private final AdmittedPodUsage admittedPods;
     private final OutsideUsage externalUsage;
     private final Map<String, Long> statusSeenNanos = new ConcurrentHashMap<>();
@@ -92,6 +99,7 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
         super(firstListWait);
         this.client = client;
         this.events = events;
+        this.timeouts = new AdmissionTimeoutAnnotations(events);
         this.admittedPods = admittedPods;
         this.externalUsage = externalUsage;
     }
@@ -115,10 +123,15 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
     protected QuotaTree build(List<ResourceQuota> quotas, QuotaTree current) {
         Map<String, Resources> limits = new TreeMap<>();
         Map<String, String> uncounted = new TreeMap<>();
+        Map<String, Duration> timeoutOf = new TreeMap<>();
         for (ResourceQuota quota : quotas) {
             Resources hard = hardLimits(quota);
             String ns = quota.getMetadata().getNamespace();
             limits.merge(ns, hard, ResourceQuotaSource::smallest);
+            Duration timeout = timeouts.ofQuota(quota);
+            if (timeout != null) {
+                timeoutOf.merge(ns, timeout, ResourceQuotaSource::shorter);
+            }
             if (!counted(quota)) {
                 uncounted.putIfAbsent(ns, "ResourceQuota " + ns + "/" + quota.getMetadata().getName()
                         + " has no status for its spec.hard yet (the quota controller has not counted the namespace's"
@@ -126,7 +139,8 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
             }
         }
         List<QuotaNode> nodes = new ArrayList<>();
-        limits.forEach((ns, max) -> nodes.add(new QuotaNode(ns, null, List.of(ns), null, max).held(uncounted.get(ns))));
+        limits.forEach((ns, max) -> nodes.add(new QuotaNode(ns, null, List.of(ns), null, max).held(uncounted.get(ns))
+                .withAdmissionTimeout(timeoutOf.get(ns))));
         return QuotaTree.perNamespace(nodes);
     }
 
@@ -299,6 +313,14 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
             return key.substring("requests.".length());
         }
         return null;
+    }
+
+    /** The shorter of two quotas' timeouts: each quota must hold; zero (off) sets no bound of its own. */
+    private static Duration shorter(Duration a, Duration b) {
+        if (a.isZero() || b.isZero()) {
+            return a.isZero() ? b : a;
+        }
+        return a.compareTo(b) <= 0 ? a : b;
     }
 
     private static Resources smallest(Resources a, Resources b) {

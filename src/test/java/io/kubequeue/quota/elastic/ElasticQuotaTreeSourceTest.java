@@ -1,14 +1,20 @@
 package io.kubequeue.quota.elastic;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import org.junit.jupiter.api.Test;
 
+import io.kubequeue.quota.AdmissionTimeoutAnnotations;
 import io.kubequeue.testing.Parse;
+import io.kubequeue.testing.RecordingEvents;
 import io.kubequeue.scheduler.QuotaNode;
 import io.kubequeue.scheduler.QuotaTree;
 import io.kubequeue.scheduler.Resources;
@@ -79,5 +85,88 @@ class ElasticQuotaTreeSourceTest {
         // 1.5 millicores and 1.5 bytes: a request rounded up to 2 must not fit a limit rounded up to 2
         assertEquals(Resources.of("cpu", 1L, "memory", 1L), root.max());
         assertEquals(Resources.of("cpu", 1L), root.min());
+    }
+
+    /** A tree of root, root.a and root.b (root.b's child root.b.c), with that admission-timeouts annotation. */
+    private static ElasticQuotaTree annotated(String timeouts) {
+        ElasticQuotaTree tree = tree("""
+                name: root
+                children:
+                  - {name: root.a, namespaces: [team-a], max: {cpu: "4"}}
+                  - name: root.b
+                    children: [{name: root.b.c, namespaces: [team-c]}]
+                """);
+        tree.getMetadata().setUid("tree-uid");
+        tree.getMetadata().setAnnotations(Map.of(AdmissionTimeoutAnnotations.TREE, timeouts));
+        return tree;
+    }
+
+    private static Map<String, Duration> timeouts(QuotaTree tree) {
+        Map<String, Duration> byNode = new TreeMap<>();
+        tree.nodes().forEach(n -> byNode.put(n.name(), n.admissionTimeout()));
+        return byNode;
+    }
+
+    private final RecordingEvents events = new RecordingEvents();
+    private final ElasticQuotaTreeSource source = new ElasticQuotaTreeSource(Parse.client(), "kube-system", events,
+            Duration.ZERO);
+
+    @Test
+    void theTreesAnnotationGivesGroupsTheirOwnAdmissionTimeoutInYamlOrJson() {
+        Map<String, Duration> expected = new TreeMap<>();
+        expected.put("root", Duration.ZERO);
+        expected.put("root.a", Duration.ofMinutes(15));
+        expected.put("root.b", Duration.ofMinutes(90));
+        expected.put("root.b.c", null); // inherits: the core resolves it (root.b's, then the global one)
+        assertEquals(expected, timeouts(source.build(List.of(annotated("""
+                root.a: 15m
+                root.b: 1h30m
+                root: "0"
+                """)), null)));
+        assertEquals(expected, timeouts(source.build(List.of(annotated(
+                "{\"root.a\": \"PT15M\", \"root.b\": 5400, \"root\": 0}")), null)), "JSON; numbers are seconds");
+        assertEquals(List.of(), events.events());
+    }
+
+    @Test
+    void anEntryThatDoesNotReadIsLeftOutWithOneWarningAndTheTreeAppliesAsUsual() {
+        ElasticQuotaTree tree = annotated("""
+                root.a: 15m
+                root.x: 10m
+                root.b: soon
+                root.b.c: -5m
+                """);
+        QuotaTree groups = source.build(List.of(tree), null);
+        assertEquals(Duration.ofMinutes(15), groups.node("root.a").orElseThrow().admissionTimeout());
+        assertNull(groups.node("root.b").orElseThrow().admissionTimeout());
+        assertNull(groups.node("root.b.c").orElseThrow().admissionTimeout());
+        assertEquals(Resources.of("cpu", 4000L), groups.node("root.a").orElseThrow().max(), "the tree applies");
+        List<RecordingEvents.Event> warnings = events.withReason("InvalidAdmissionTimeout");
+        assertEquals(1, warnings.size(), warnings.toString());
+        String message = warnings.get(0).message();
+        for (String named : List.of("'root.x: 10m': no quota group root.x", "'root.b: soon': invalid duration 'soon'",
+                "'root.b.c: -5m': invalid duration '-5m': must not be negative", "valid forms: 0 (off)")) {
+            assertTrue(message.startsWith("kube-queue/admission-timeouts: ") && message.contains(named), message);
+        }
+        assertEquals("Warning", warnings.get(0).type());
+        assertEquals("t", warnings.get(0).name(), "on the tree");
+
+        source.build(List.of(tree), groups); // the tree is read again on every change, e.g. its status
+        assertEquals(1, events.events().size(), "one Warning while the annotation stays as it is");
+        source.build(List.of(annotated("root.a: 15m")), groups);
+        source.build(List.of(tree), groups);
+        assertEquals(2, events.events().size(), "broken again after a fix: said again");
+    }
+
+    @Test
+    void anAnnotationThatIsNotAMapIsIgnoredWithAWarning() {
+        for (String notAMap : List.of("15m", "[root.a, 15m]", "{root.a: [1, 2]", "")) {
+            QuotaTree groups = source.build(List.of(annotated(notAMap)), null);
+            assertTrue(groups.nodes().stream().allMatch(n -> n.admissionTimeout() == null), notAMap);
+            assertEquals(4, groups.nodes().size(), "the tree applies");
+        }
+        assertEquals(4, events.withReason("InvalidAdmissionTimeout").size(), events.events().toString());
+        assertTrue(events.events().get(0).message().contains("'15m' is not a map from quota group to duration"),
+                events.events().get(0).message());
     }
 }

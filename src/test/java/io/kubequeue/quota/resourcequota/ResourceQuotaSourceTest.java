@@ -7,11 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.ResourceQuota;
+import io.kubequeue.quota.AdmissionTimeoutAnnotations;
 import io.kubequeue.testing.Parse;
+import io.kubequeue.testing.RecordingEvents;
 import io.kubequeue.scheduler.QuotaNode;
 import io.kubequeue.scheduler.QuotaTree;
 import io.kubequeue.scheduler.Resources;
@@ -101,5 +104,62 @@ class ResourceQuotaSourceTest {
         QuotaNode open = tree.groupFor("other", null).orElseThrow();
         assertEquals("other", open.name());
         assertTrue(open.max().isEmpty() && !open.max().has("cpu"));
+    }
+
+    /** A counted quota of that name in that namespace, with that admission-timeout annotation (null: none). */
+    private static ResourceQuota annotated(String namespace, String name, String timeout) {
+        ResourceQuota quota = resourceQuota("hard: {cpu: \"4\"}", "hard: {cpu: \"4\"}");
+        quota.getMetadata().setNamespace(namespace);
+        quota.getMetadata().setName(name);
+        quota.getMetadata().setUid(namespace + "-" + name);
+        if (timeout != null) {
+            quota.getMetadata().setAnnotations(Map.of(AdmissionTimeoutAnnotations.QUOTA, timeout));
+        }
+        return quota;
+    }
+
+    @Test
+    void aQuotasAnnotationSetsItsNamespacesAdmissionTimeoutTheShortestOfSeveralWins() {
+        RecordingEvents events = new RecordingEvents();
+        ResourceQuotaSource source = new ResourceQuotaSource(null, events, Duration.ZERO, (ns, seen) -> Resources.NONE,
+                null);
+        try {
+            QuotaTree groups = source.build(List.of(annotated("team", "big", "1h"), annotated("team", "small", "15m"),
+                    annotated("crew", "small", "15m"), annotated("crew", "big", "1h"), annotated("batch", "off", "0"), annotated("mixed", "off", "0"), annotated("mixed", "on", "20m"),
+                    annotated("plain", "q", null)), null);
+            Map<String, Duration> byGroup = new java.util.TreeMap<>();
+            groups.nodes().forEach(n -> byGroup.put(n.name(), n.admissionTimeout()));
+            Map<String, Duration> expected = new java.util.TreeMap<>(Map.of("team", Duration.ofMinutes(15),
+                    "crew", Duration.ofMinutes(15), "batch", Duration.ZERO, "mixed", Duration.ofMinutes(20)));
+            expected.put("plain", null); // the global kube-queue.admission-timeout
+            assertEquals(expected, byGroup);
+            assertEquals(List.of(), events.events());
+        } finally {
+            source.stop();
+        }
+    }
+
+    @Test
+    void aValueThatDoesNotReadIsLeftOutWithOneWarningOnItsQuota() {
+        RecordingEvents events = new RecordingEvents();
+        ResourceQuotaSource source = new ResourceQuotaSource(null, events, Duration.ZERO, (ns, seen) -> Resources.NONE,
+                null);
+        try {
+            List<ResourceQuota> quotas = List.of(annotated("team", "bad", "soon"), annotated("team", "good", "30m"),
+                    annotated("other", "negative", "-5m"));
+            QuotaTree groups = source.build(quotas, null);
+            assertEquals(Duration.ofMinutes(30), groups.node("team").orElseThrow().admissionTimeout());
+            assertNull(groups.node("other").orElseThrow().admissionTimeout());
+            assertEquals(Resources.of("cpu", 4000L), groups.node("other").orElseThrow().max(), "the quota applies");
+            source.build(quotas, groups); // read again on any quota's change
+            List<RecordingEvents.Event> warnings = events.withReason("InvalidAdmissionTimeout");
+            assertEquals(List.of("bad", "negative"), warnings.stream().map(RecordingEvents.Event::name).toList());
+            assertTrue(warnings.get(0).message().startsWith("kube-queue/admission-timeout: invalid duration 'soon'; valid"
+                    + " forms: 0 (off)"), warnings.get(0).message());
+            assertTrue(warnings.get(1).message().contains("invalid duration '-5m': must not be negative"),
+                    warnings.get(1).message());
+        } finally {
+            source.stop();
+        }
     }
 }
