@@ -34,6 +34,7 @@ import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.JobPods;
+import io.kubequeue.admission.Evicter;
 import io.kubequeue.job.JobReconciler;
 import io.kubequeue.leader.Leadership;
 import io.kubequeue.leader.LeaseProblem;
@@ -97,6 +98,7 @@ public class StartupRecovery implements HealthCheck {
     private final JobPods jobPods;
     private final Leadership leadership;
     private final QuotaTreeStatusWriter treeStatus;
+    private final Evicter evicter;
     /** The quota-group source of the plugin in force, once the quota step has made it. */
     private QuotaGroupSource source;
     /** The same source under the ResourceQuota plugin (recounted after recovery and on leading); else null. */
@@ -108,7 +110,8 @@ public class StartupRecovery implements HealthCheck {
     public StartupRecovery(KubernetesClient client, KubeQueueConfig config, Scheduler scheduler, JobFeed feed,
                            AdmissionLoop loop, EventRecorder events, Instance<JobKind<?>> kinds,
                            QueuingConditions queuing, PriorityClassWatch priorityClasses, AdmittedPods admittedPods,
-                           JobPods jobPods, Leadership leadership, QuotaTreeStatusWriter treeStatus) {
+                           JobPods jobPods, Leadership leadership, QuotaTreeStatusWriter treeStatus,
+                           Evicter evicter) {
         this.client = client;
         this.config = config;
         this.scheduler = scheduler;
@@ -122,6 +125,7 @@ public class StartupRecovery implements HealthCheck {
         this.jobPods = jobPods;
         this.leadership = leadership;
         this.treeStatus = treeStatus;
+        this.evicter = evicter;
     }
 
     /**
@@ -267,6 +271,8 @@ public class StartupRecovery implements HealthCheck {
         if (scheduler.settings().admissionTimeout() != null) {
             jobPods.start();
         }
+        // the last check before a timeout is written: a pod may have started since the decision
+        evicter.podRuns(jobPods::runs);
         jobPods.reportRunsTo(new JobPods.RunReport() {
             @Override
             public void podRan(JobKey job) {

@@ -92,7 +92,7 @@ class StartupStepsTest {
                     throw new UnsupportedOperationException(method.getName());
                 });
         StartupRecovery startup = new StartupRecovery(null, config, null, null, null, null, null, null, null, null, null, null,
-                null);
+                null, null);
         return startup.steps().stream().map(StartupStep::name).toList();
     }
 }
