@@ -42,6 +42,21 @@ public record EvictionMarks(Eviction.Reason reason, JobKey preemptor, List<Insta
         return new EvictionMarks(why, forJob, reclaims, timeouts);
     }
 
+    /**
+     * Both histories together (each time once), trimmed to the hour up to {@code now}, with no eviction in progress:
+     * what this scheduler saw and what the job carries (after a restart, or another replica's evictions).
+     */
+    EvictionMarks union(EvictionMarks other, Instant now) {
+        return new EvictionMarks(null, null, merged(reclaimedAt, other.reclaimedAt, now),
+                merged(timedOutAt, other.timedOutAt, now));
+    }
+
+    private static List<Instant> merged(List<Instant> a, List<Instant> b, Instant now) {
+        java.util.TreeSet<Instant> all = new java.util.TreeSet<>(within(a, now));
+        all.addAll(within(b, now));
+        return List.copyOf(all);
+    }
+
     /** How many times it was a reclaim's victim in the hour up to {@code now}. */
     int reclaimsWithin(Instant now) {
         return within(reclaimedAt, now).size();

@@ -54,7 +54,32 @@ final class Evictions implements QuotaLedger.ChargeListener {
             entry.evicting = null; // another admission now: the eviction was of the one before
             entry.evictionUnconfirmed = false;
         }
+        // what the job carries counts too (a restart, another replica): the limits per hour hold across leaders
+        entry.marks = entry.marks.union(entry.job.evictions(), clock.instant());
         watch(entry);
+    }
+
+    /**
+     * A job being evicted is seen running under the same admission in a copy newer than the one the eviction produced:
+     * it was started again after it was suspended (its mark removed by hand, a GitOps tool putting it back), and the
+     * informer never showed it suspended. The eviction is over; a reclaim that counted on it is given up.
+     */
+    void seenRunning(JobEntry entry, JobObservation copy) {
+        if (entry.evicting != null && entry.evictionAppliedVersion != null
+                && newer(copy.resourceVersion(), entry.evictionAppliedVersion)) {
+            entry.evicting = null;
+            entry.evictionAppliedVersion = null;
+            entry.evictionUnconfirmed = false;
+            entry.evictionRefusedUnder = entry.record; // not evicted again under this admission: no tug of war
+        }
+    }
+
+    private static boolean newer(String version, String than) {
+        try {
+            return version != null && Long.parseLong(version) > Long.parseLong(than);
+        } catch (NumberFormatException e) {
+            return false; // resourceVersions are opaque unless both are numbers, as etcd writes them
+        }
     }
 
     @Override
@@ -67,12 +92,15 @@ final class Evictions implements QuotaLedger.ChargeListener {
         unwatch(entry);
         if (entry.state != Scheduler.State.ADMITTED || entry.record == null || entry.record.startedOutside()
                 || !entry.job.stoppable() || entry.chargeUnknown || entry.record.equals(entry.podRanUnder)
-                || entry.evicting != null) {
+                || entry.evicting != null || entry.record.equals(entry.evictionRefusedUnder)) {
             return;
         }
         Duration timeout = timeoutOf(entry.chargedGroup);
+        if (timeout == null) {
+            return; // checked first: every admission passes here, and the parse below is not free
+        }
         Instant admittedAt = admittedAt(entry.record);
-        if (timeout == null || admittedAt == null) {
+        if (admittedAt == null) {
             return;
         }
         entry.timeoutAt = admittedAt.plus(timeout);
@@ -142,6 +170,9 @@ final class Evictions implements QuotaLedger.ChargeListener {
         while (podsListed && !watched.isEmpty() && !watched.first().timeoutAt.isAfter(now)) {
             JobEntry entry = watched.pollFirst();
             entry.timeoutAt = null;
+            if (entry.record == null || entry.record.startedOutside()) {
+                continue; // re-labelled as started by hand since it was watched: not ours to suspend
+            }
             due.add(evict(entry, Eviction.Reason.TIMEOUT, null, null, now));
         }
         return due;
@@ -163,9 +194,10 @@ final class Evictions implements QuotaLedger.ChargeListener {
         if (entry == null || entry.evicting == null) {
             return;
         }
-        if (outcome instanceof EvictionOutcome.Applied) {
+        if (outcome instanceof EvictionOutcome.Applied applied) {
             // the job is suspended; it is released when the informer shows it so (queued), not before
             entry.marks = entry.evicting.history();
+            entry.evictionAppliedVersion = applied.resourceVersion();
             entry.evictionUnconfirmed = false;
         } else if (outcome instanceof EvictionOutcome.Refused) {
             // still running under that admission: it stays charged, and is neither timed out nor a victim again
@@ -196,12 +228,11 @@ final class Evictions implements QuotaLedger.ChargeListener {
     JobKey queued(JobEntry entry, Eviction eviction) {
         EvictionMarks carried = entry.job.evictions();
         entry.evicting = null;
+        entry.evictionAppliedVersion = null;
         entry.evictionUnconfirmed = false;
         Instant now = clock.instant();
-        EvictionMarks marks = eviction != null ? eviction.history() : carried;
-        if (marks.reclaimsWithin(now) < carried.reclaimsWithin(now) || marks.timeoutsWithin(now) < carried.timeoutsWithin(now)) {
-            marks = carried; // the job shows more than this scheduler saw (another replica's evictions)
-        }
+        // what this scheduler saw and what the job carries (another replica's evictions, a restart), together
+        EvictionMarks marks = (eviction != null ? eviction.history() : entry.marks).union(carried, now);
         entry.marks = marks;
         Eviction.Reason reason = eviction != null ? eviction.reason() : carried.reason();
         if (reason == Eviction.Reason.TIMEOUT && entry.state == Scheduler.State.ACTIVE && !marks.timedOutAt().isEmpty()) {
@@ -210,6 +241,8 @@ final class Evictions implements QuotaLedger.ChargeListener {
             if (retryAt.isAfter(now)) {
                 queues.dequeue(entry);
                 entry.attempts++;
+                // as a refused admission: only the expiry retries it, not a release (retry on release, blocking queue)
+                entry.refused = true;
                 queues.backOff(entry, retryAt);
             }
             return null;

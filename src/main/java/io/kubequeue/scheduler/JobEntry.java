@@ -44,6 +44,8 @@ final class JobEntry {
     boolean refused;
     /** An eviction decided and not seen through yet: the job stays charged until it is seen suspended. */
     Eviction evicting;
+    /** The resourceVersion the applied eviction produced: a running copy newer than it was started again. */
+    String evictionAppliedVersion;
     /** That eviction's answer was lost and reading the job back failed: outcome unknown. */
     boolean evictionUnconfirmed;
     /** The admission under which an eviction of the job was refused: it is not a victim again under it. */

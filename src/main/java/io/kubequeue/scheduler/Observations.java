@@ -170,6 +170,9 @@ final class Observations {
                 }
                 entry.seenRunning = true;
                 entry.unconfirmed = false; // it runs: whatever our patch did is settled
+                if (evictions != null) {
+                    evictions.seenRunning(entry, observation);
+                }
             }
             case UNSUSPENDED_WITHOUT_RECORD, STARTED_DESPITE_MARK -> startedOutside(entry, observation);
         }

@@ -53,10 +53,47 @@ final class ReclaimPlanner {
     }
 
     /**
-     * The victims that make {@code job} fit its group, in the order chosen; null if it may not reclaim, or no such
-     * victims exist. O(jobs × path): run for a job that does not fit, at most once per shape and cycle.
+     * The jobs that may be victims in one cycle, in victim order, and the room the evictions in flight free at each
+     * node: read from every job once per cycle (on its first plan), not once per plan.
      */
-    List<JobEntry> plan(String group, JobEntry job, Instant now) {
+    static final class Pool {
+        private final List<JobEntry> candidates = new ArrayList<>();
+        private final Map<String, Resources> leaving = new HashMap<>();
+        private final QuotaTree tree;
+
+        private Pool(QuotaTree tree) {
+            this.tree = tree;
+        }
+
+        /** A job chosen as a victim in this cycle leaves its groups too. */
+        void leaves(JobEntry victim) {
+            for (QuotaNode m : tree.pathToRoot(victim.chargedGroup)) {
+                leaving.merge(m.name(), victim.charged, Resources::plus);
+            }
+        }
+    }
+
+    /** The pool for a cycle at {@code now}. O(jobs × path). */
+    Pool pool(Instant now) {
+        Pool pool = new Pool(ledger.tree());
+        for (JobEntry e : queues.all()) {
+            if (mayBeVictim(e, now)) {
+                pool.candidates.add(e);
+            } else if (e.state == Scheduler.State.ADMITTED && e.evicting != null && e.chargedGroup != null) {
+                pool.leaves(e);
+            }
+        }
+        pool.candidates.sort(VICTIM_ORDER);
+        return pool;
+    }
+
+    /**
+     * The victims that make {@code job} fit its group, in the order chosen; null if it may not reclaim, or no such
+     * victims exist. O(candidates × path); the caller bounds how many plans a cycle makes.
+     *
+     * @param pool this cycle's candidates ({@link #pool}); the caller tells it of the victims chosen
+     */
+    List<JobEntry> plan(String group, JobEntry job, Pool pool) {
         List<QuotaNode> path = ledger.tree().pathToRoot(group);
         Resources request = job.effectiveRequest();
         Map<String, Map<String, Long>> needs = needs(group, path, request);
@@ -66,19 +103,15 @@ final class ReclaimPlanner {
         addMinNeeds(group, path, request, needs);
         Set<String> onPath = new HashSet<>();
         path.forEach(n -> onPath.add(n.name()));
-        List<JobEntry> candidates = new ArrayList<>();
         // jobs being evicted already leave their groups too: a victim's group stays at its min after all of them
-        Map<String, Resources> taken = new HashMap<>();
-        for (JobEntry e : queues.all()) {
-            if (mayBeVictim(e, now) && !onPath.contains(e.chargedGroup) && !below(e.chargedGroup, group)) {
+        Map<String, Resources> taken = new HashMap<>(pool.leaving);
+        List<JobEntry> candidates = new ArrayList<>();
+        for (JobEntry e : pool.candidates) {
+            if (e.evicting == null && e.state == Scheduler.State.ADMITTED && !onPath.contains(e.chargedGroup)
+                    && !below(e.chargedGroup, group)) {
                 candidates.add(e);
-            } else if (e.state == Scheduler.State.ADMITTED && e.evicting != null && e.chargedGroup != null) {
-                for (QuotaNode m : ledger.tree().pathToRoot(e.chargedGroup)) {
-                    taken.merge(m.name(), e.charged, Resources::plus);
-                }
             }
         }
-        candidates.sort(VICTIM_ORDER);
         List<JobEntry> victims = new ArrayList<>();
         for (JobEntry e : candidates) {
             if (satisfied(needs, victims)) {

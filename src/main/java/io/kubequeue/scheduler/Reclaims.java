@@ -49,6 +49,11 @@ final class Reclaims {
         return enabled;
     }
 
+    /** This cycle's victim candidates, read from every job once. */
+    ReclaimPlanner.Pool pool(Instant now) {
+        return planner.pool(now);
+    }
+
     /** Whether this pending job is a victim that waits for its preemptor's reclaim to end. */
     boolean yields(JobEntry entry) {
         return entry.yieldsTo != null && byPreemptor.containsKey(entry.yieldsTo);
@@ -67,11 +72,12 @@ final class Reclaims {
      * polled from backoff): if victims exist, the job is held with its room reserved, and their evictions are
      * returned; else null, and the job is left as it was.
      */
-    List<Eviction> tryStart(String group, JobEntry job, Instant now, List<CycleResult.Reclaim> started) {
+    List<Eviction> tryStart(String group, JobEntry job, Instant now, ReclaimPlanner.Pool pool,
+                            List<CycleResult.Reclaim> started) {
         if (!enabled || job.refused || yields(job)) {
             return null;
         }
-        List<JobEntry> victims = planner.plan(group, job, now);
+        List<JobEntry> victims = planner.plan(group, job, pool);
         if (victims == null) {
             return null;
         }
@@ -79,6 +85,7 @@ final class Reclaims {
         List<JobKey> keys = new ArrayList<>(victims.size());
         for (JobEntry victim : victims) {
             out.add(evictions.evict(victim, Eviction.Reason.RECLAIM, job.job.key(), group, now));
+            pool.leaves(victim);
             keys.add(victim.job.key());
         }
         Resources reserved = job.effectiveRequest();
@@ -139,7 +146,7 @@ final class Reclaims {
                 continue;
             }
             JobEntry p = queues.get(preemptorKey);
-            if (p != null && (p.state == Scheduler.State.ACTIVE || p.state == Scheduler.State.BACKOFF)
+            if (p != null && (p.state == Scheduler.State.ACTIVE || p.state == Scheduler.State.BACKOFF) && !p.refused
                     && p.group != null && ledger.fits(p.group, p)) {
                 String group = p.group;
                 queues.dequeue(p);

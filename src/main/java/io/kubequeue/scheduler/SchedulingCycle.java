@@ -47,11 +47,22 @@ final class SchedulingCycle {
         this.evictions = evictions;
     }
 
-    /** What a cycle decides besides admissions: evictions and the reclaims they serve; shapes that cannot reclaim. */
-    private record Evicting(List<Eviction> evictions, List<CycleResult.Reclaim> reclaims, Set<FitShape> cannot) {
-        Evicting() {
-            this(new ArrayList<>(), new ArrayList<>(), new HashSet<>());
-        }
+    /**
+     * Reclaim plans one cycle makes at most: each reads every victim candidate, so a cycle with thousands of jobs
+     * that could reclaim stays bounded; the others try again in a later cycle.
+     */
+    static final int RECLAIM_PLANS_PER_CYCLE = 16;
+
+    /**
+     * What a cycle decides besides admissions: evictions and the reclaims they serve; shapes that cannot reclaim;
+     * the victim candidates (read once, on the first plan) and how many plans were made.
+     */
+    private static final class Evicting {
+        final List<Eviction> evictions = new ArrayList<>();
+        final List<CycleResult.Reclaim> reclaims = new ArrayList<>();
+        final Set<FitShape> cannot = new HashSet<>();
+        ReclaimPlanner.Pool pool;
+        int plans;
     }
 
     /** The next job a cycle may try in one group: its active head, or the next backed-off job to retry. */
@@ -189,10 +200,14 @@ final class SchedulingCycle {
             return false;
         }
         FitShape shape = FitShape.of(group, entry);
-        if (evicting.cannot.contains(shape)) {
+        if (evicting.cannot.contains(shape) || evicting.plans >= RECLAIM_PLANS_PER_CYCLE) {
             return false;
         }
-        List<Eviction> victims = reclaims.tryStart(group, entry, now, evicting.reclaims);
+        if (evicting.pool == null) {
+            evicting.pool = reclaims.pool(now);
+        }
+        evicting.plans++;
+        List<Eviction> victims = reclaims.tryStart(group, entry, now, evicting.pool, evicting.reclaims);
         if (victims == null) {
             evicting.cannot.add(shape);
             return false;
