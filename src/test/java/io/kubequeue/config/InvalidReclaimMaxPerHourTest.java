@@ -12,12 +12,10 @@ import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.junit.main.Launch;
 import io.quarkus.test.junit.main.LaunchResult;
 import io.quarkus.test.junit.main.QuarkusMainTest;
-import io.kubequeue.testing.WithStrictApiServer;
 
 /** A job must be allowed to be a reclaim's victim at least once an hour: 0 stops start-up, naming the setting. */
 @QuarkusMainTest
 @TestProfile(InvalidReclaimMaxPerHourTest.Zero.class)
-@WithStrictApiServer
 class InvalidReclaimMaxPerHourTest {
 
     public static class Zero implements QuarkusTestProfile {

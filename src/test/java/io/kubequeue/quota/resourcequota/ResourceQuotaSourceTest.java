@@ -118,11 +118,15 @@ class ResourceQuotaSourceTest {
         return quota;
     }
 
+    /** A source for {@code build} alone: no pods, no outside usage. */
+    private static ResourceQuotaSource groupsOnly(RecordingEvents events) {
+        return new ResourceQuotaSource(null, events, Duration.ZERO, (ns, seen) -> Resources.NONE, null);
+    }
+
     @Test
     void aQuotasAnnotationSetsItsNamespacesAdmissionTimeoutTheShortestOfSeveralWins() {
         RecordingEvents events = new RecordingEvents();
-        ResourceQuotaSource source = new ResourceQuotaSource(null, events, Duration.ZERO, (ns, seen) -> Resources.NONE,
-                null);
+        ResourceQuotaSource source = groupsOnly(events);
         try {
             QuotaTree groups = source.build(List.of(annotated("team", "big", "1h"), annotated("team", "small", "15m"),
                     annotated("crew", "small", "15m"), annotated("crew", "big", "1h"), annotated("batch", "off", "0"), annotated("mixed", "off", "0"), annotated("mixed", "on", "20m"),
@@ -142,8 +146,7 @@ class ResourceQuotaSourceTest {
     @Test
     void aValueThatDoesNotReadIsLeftOutWithOneWarningOnItsQuota() {
         RecordingEvents events = new RecordingEvents();
-        ResourceQuotaSource source = new ResourceQuotaSource(null, events, Duration.ZERO, (ns, seen) -> Resources.NONE,
-                null);
+        ResourceQuotaSource source = groupsOnly(events);
         try {
             List<ResourceQuota> quotas = List.of(annotated("team", "bad", "soon"), annotated("team", "good", "30m"),
                     annotated("other", "negative", "-5m"));
