@@ -55,7 +55,9 @@ final class Evictions implements QuotaLedger.ChargeListener {
             entry.evictionUnconfirmed = false;
         }
         // what the job carries counts too (a restart, another replica): the limits per hour hold across leaders
-        entry.marks = entry.marks.union(entry.job.evictions(), clock.instant());
+        if (entry.job.evictions() != EvictionMarks.NONE || entry.marks != EvictionMarks.NONE) {
+            entry.marks = entry.marks.union(entry.job.evictions(), clock.instant()); // most jobs carry none
+        }
         watch(entry);
     }
 
