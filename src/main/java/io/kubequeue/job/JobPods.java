@@ -137,7 +137,7 @@ public class JobPods {
             informer.itemStore(new PruningItemStore<>(pod -> Pruning.pod(pod, podLabelKeys)));
             informer.exceptionHandler((started, error) -> {
                 LOG.errorf("cannot watch pods labelled %s (%s); until it can, ResourceQuota usage counts their jobs"
-                        + " twice and no admission times out", key, error.getMessage());
+                        + " twice and no admission is undone for a timeout", key, error.getMessage());
                 return true;
             });
             informer.addEventHandler(new Fanout());
@@ -195,7 +195,8 @@ public class JobPods {
 
     /**
      * Whether a pod of the job has run and is not being deleted, as the cache holds it now: the last check before an
-     * admission that timed out is undone. True while the first list is not in (it cannot be known not to have run).
+     * admission that timed out is undone. True while the cache cannot say it has not: before the first list, and
+     * while an informer is not watching (its connection lost, or stopped), when a pod may have started unseen.
      *
      * @param job the job
      */
@@ -204,6 +205,9 @@ public class JobPods {
             if (!listed) {
                 return true;
             }
+        }
+        if (!informers.stream().allMatch(SharedIndexInformer::isWatching)) {
+            return true;
         }
         return inNamespace(job.namespace()).stream().anyMatch(pod -> ran(pod) && jobOf(pod).filter(job::equals).isPresent());
     }

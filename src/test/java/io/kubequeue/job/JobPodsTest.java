@@ -116,6 +116,11 @@ class JobPodsTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> reported.contains("ran pending"));
         assertTrue(pods.runs(pending));
         assertFalse(reported.contains("listed"), "the first list is reported once");
+
+        JobKey neverRan = known("never", "u-never");
+        assertFalse(pods.runs(neverRan));
+        pods.stop(); // as a lost watch: a pod may start unseen
+        assertTrue(pods.runs(neverRan), "not watching: it cannot be known not to run");
     }
 
     @Test
