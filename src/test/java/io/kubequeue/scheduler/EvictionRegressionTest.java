@@ -19,61 +19,34 @@ import org.junit.jupiter.api.Test;
  */
 class EvictionRegressionTest {
 
-    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
-    private final MutableClock clock = new MutableClock(T0);
+    private static final Instant T0 = EvictionScenario.T0;
+    private final EvictionScenario it = new EvictionScenario();
+    private final MutableClock clock = it.clock;
+    private final Map<JobKey, JobObservation> cluster = it.cluster;
     private Scheduler scheduler;
-    private final Map<JobKey, JobObservation> cluster = new HashMap<>();
-    private int version = 1;
 
     private static QuotaTree tree() {
-        return new QuotaTree(List.of(
-                new QuotaNode("root", null, List.of(), Resources.of("cpu", 4000L), Resources.of("cpu", 4000L)),
-                new QuotaNode("team-a", "root", List.of("a"), Resources.of("cpu", 2000L), Resources.of("cpu", 4000L)),
-                new QuotaNode("team-b", "root", List.of("b"), Resources.of("cpu", 2000L), Resources.of("cpu", 4000L))));
+        return EvictionScenario.twoTeams();
     }
 
     private Scheduler newScheduler(Scheduler.Settings settings) {
-        Scheduler s = new Scheduler(settings, clock);
-        s.replaceTree(tree());
-        return s;
+        return scheduler = it.start(settings, tree());
     }
 
     private JobObservation submit(String ns, String name, long millicores, int priority, boolean stoppable) {
-        JobObservation o = new JobObservation(new JobKey("Job", ns, name), "uid-" + name, JobObservation.Phase.QUEUED,
-                Resources.of("cpu", millicores), JobPriority.of(priority), T0.plusSeconds(cluster.size()), null, true,
-                null, Integer.toString(version++), stoppable, EvictionMarks.NONE);
-        cluster.put(o.key(), o);
-        scheduler.observe(o);
-        return o;
+        return it.submit(ns, name, millicores, priority, stoppable);
     }
 
     private CycleResult cycle() {
-        CycleResult result = scheduler.schedule();
-        for (Admission a : result.admissions()) {
-            JobObservation o = cluster.get(a.key());
-            JobObservation running = new JobObservation(o.key(), o.uid(), JobObservation.Phase.ADMITTED, o.request(),
-                    o.priority(), o.createdAt(), null, o.preemptible(), a.record(), Integer.toString(version++),
-                    o.stoppable(), o.evictions());
-            cluster.put(a.key(), running);
-            scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied(running.resourceVersion()));
-            scheduler.observe(running);
-        }
-        return result;
+        return it.cycle();
     }
 
     private void applyAndSee(Eviction e) {
-        JobObservation o = cluster.get(e.key());
-        JobObservation suspended = new JobObservation(o.key(), o.uid(), JobObservation.Phase.QUEUED, o.request(),
-                o.priority(), o.createdAt(), null, o.preemptible(), o.record(), Integer.toString(version++),
-                o.stoppable(), e.history());
-        cluster.put(e.key(), suspended);
-        scheduler.settleEviction(e.key(), e.record(), new EvictionOutcome.Applied(suspended.resourceVersion()));
-        scheduler.observe(suspended);
+        it.applyAndSee(e);
     }
 
     private void finish(String ns, String name) {
-        JobObservation o = cluster.remove(new JobKey("Job", ns, name));
-        scheduler.observe(JobObservation.finished(o.key(), o.uid()));
+        it.finish(ns, name);
     }
 
     /** The per-hour limit holds across a restart while the victim runs again: the history it carries counts. */
@@ -95,7 +68,7 @@ class EvictionRegressionTest {
         assertEquals(Scheduler.State.ADMITTED, scheduler.status(first.key()).orElseThrow().state());
         assertEquals(1, cluster.get(first.key()).evictions().reclaimedAt().size());
 
-        scheduler = newScheduler(settings); // restart / failover
+        newScheduler(settings); // restart / failover
         cluster.values().forEach(scheduler::observe);
         submit("a", "a2", 2000, 0, true);
         List<Eviction> second = cycle().evictions();
@@ -107,21 +80,27 @@ class EvictionRegressionTest {
 
     private JobObservation timeoutJob(JobObservation.Phase phase, AdmissionRecord record, long cpu) {
         return new JobObservation(new JobKey("Job", "a", "t"), "uid-t", phase, Resources.of("cpu", cpu),
-                JobPriority.of(0), T0, null, true, record, Integer.toString(version++), true, EvictionMarks.NONE);
+                JobPriority.of(0), T0, null, true, record, it.nextVersion(), true, EvictionMarks.NONE);
+    }
+
+    /** Job "t" admitted, timed out after 10 minutes, and its eviction refused; returns its admission. */
+    private Admission timedOutAndRefused() {
+        scheduler = newScheduler(Scheduler.Settings.defaults().withAdmissionTimeout(Duration.ofMinutes(10)));
+        scheduler.podsListed();
+        scheduler.observe(timeoutJob(JobObservation.Phase.QUEUED, null, 1000));
+        Admission a = scheduler.schedule().admissions().get(0);
+        scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied(it.nextVersion()));
+        scheduler.observe(timeoutJob(JobObservation.Phase.ADMITTED, a.record(), 1000));
+        clock.advance(Duration.ofMinutes(11));
+        Eviction e = scheduler.schedule().evictions().get(0);
+        scheduler.settleEviction(e.key(), e.record(), EvictionOutcome.REFUSED);
+        return a;
     }
 
     /** A refused timeout eviction is not decided again under the same admission after a tree change. */
     @Test
     void aRefusedTimeoutIsNotTimedOutAgainUnderTheSameAdmissionAfterATreeChange() {
-        scheduler = newScheduler(Scheduler.Settings.defaults().withAdmissionTimeout(Duration.ofMinutes(10)));
-        scheduler.podsListed();
-        scheduler.observe(timeoutJob(JobObservation.Phase.QUEUED, null, 1000));
-        Admission a = scheduler.schedule().admissions().get(0);
-        scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied(Integer.toString(version)));
-        scheduler.observe(timeoutJob(JobObservation.Phase.ADMITTED, a.record(), 1000));
-        clock.advance(Duration.ofMinutes(11));
-        Eviction e = scheduler.schedule().evictions().get(0);
-        scheduler.settleEviction(e.key(), e.record(), EvictionOutcome.REFUSED);
+        timedOutAndRefused();
         assertEquals(List.of(), scheduler.schedule().evictions());
 
         scheduler.replaceTree(tree()); // e.g. any edit of the ElasticQuotaTree
@@ -131,15 +110,7 @@ class EvictionRegressionTest {
     /** Nor when the running job's request changes (its charge is taken off and put back). */
     @Test
     void aRefusedTimeoutIsNotTimedOutAgainWhenTheRunningJobsRequestChanges() {
-        scheduler = newScheduler(Scheduler.Settings.defaults().withAdmissionTimeout(Duration.ofMinutes(10)));
-        scheduler.podsListed();
-        scheduler.observe(timeoutJob(JobObservation.Phase.QUEUED, null, 1000));
-        Admission a = scheduler.schedule().admissions().get(0);
-        scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied(Integer.toString(version)));
-        scheduler.observe(timeoutJob(JobObservation.Phase.ADMITTED, a.record(), 1000));
-        clock.advance(Duration.ofMinutes(11));
-        Eviction e = scheduler.schedule().evictions().get(0);
-        scheduler.settleEviction(e.key(), e.record(), EvictionOutcome.REFUSED);
+        Admission a = timedOutAndRefused();
         scheduler.observe(timeoutJob(JobObservation.Phase.ADMITTED, a.record(), 1500)); // e.g. parallelism raised
         assertEquals(List.of(), scheduler.schedule().evictions(), "timed out again under the same admission");
     }
@@ -180,10 +151,10 @@ class EvictionRegressionTest {
         cycle();
         submit("a", "a1", 2000, 0, true);
         Eviction e = cycle().evictions().get(0);
-        scheduler.settleEviction(e.key(), e.record(), new EvictionOutcome.Applied(Integer.toString(version++)));
+        scheduler.settleEviction(e.key(), e.record(), new EvictionOutcome.Applied(it.nextVersion()));
         JobObservation o = cluster.get(e.key());
         JobObservation runningAgain = new JobObservation(o.key(), o.uid(), JobObservation.Phase.ADMITTED, o.request(),
-                o.priority(), o.createdAt(), null, o.preemptible(), o.record(), Integer.toString(version++),
+                o.priority(), o.createdAt(), null, o.preemptible(), o.record(), it.nextVersion(),
                 o.stoppable(), o.evictions());
         scheduler.observe(runningAgain);
         CycleResult next = scheduler.schedule();

@@ -17,59 +17,29 @@ import org.junit.jupiter.api.Test;
  */
 class ReclaimTest {
 
-    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
-
-    private final MutableClock clock = new MutableClock(T0);
+    private final EvictionScenario it = new EvictionScenario();
+    private final MutableClock clock = it.clock;
+    private final Map<JobKey, JobObservation> cluster = it.cluster;
     private Scheduler scheduler = newScheduler(3);
-    private final Map<JobKey, JobObservation> cluster = new java.util.HashMap<>();
-    private int version = 1;
 
     private Scheduler newScheduler(int maxPerHour) {
-        Scheduler s = new Scheduler(Scheduler.Settings.defaults().withReclaim(maxPerHour), clock);
-        s.replaceTree(new QuotaTree(List.of(
-                new QuotaNode("root", null, List.of(), Resources.of("cpu", 4000L), Resources.of("cpu", 4000L)),
-                new QuotaNode("team-a", "root", List.of("a"), Resources.of("cpu", 2000L), Resources.of("cpu", 4000L)),
-                new QuotaNode("team-b", "root", List.of("b"), Resources.of("cpu", 2000L), Resources.of("cpu", 4000L)))));
-        return s;
+        return scheduler = it.start(Scheduler.Settings.defaults().withReclaim(maxPerHour), EvictionScenario.twoTeams());
     }
 
     private JobObservation submit(String ns, String name, long millicores, int priority, boolean stoppable) {
-        JobObservation o = new JobObservation(new JobKey("Job", ns, name), "uid-" + name, JobObservation.Phase.QUEUED,
-                Resources.of("cpu", millicores), JobPriority.of(priority), T0.plusSeconds(cluster.size()), null, true,
-                null, Integer.toString(version++), stoppable, EvictionMarks.NONE);
-        cluster.put(o.key(), o);
-        scheduler.observe(o);
-        return o;
+        return it.submit(ns, name, millicores, priority, stoppable);
     }
 
-    /** Runs a cycle and applies its admissions as the API server and the informer would. */
     private CycleResult cycle() {
-        CycleResult result = scheduler.schedule();
-        for (Admission a : result.admissions()) {
-            JobObservation o = cluster.get(a.key());
-            JobObservation running = new JobObservation(o.key(), o.uid(), JobObservation.Phase.ADMITTED, o.request(),
-                    o.priority(), o.createdAt(), null, o.preemptible(), a.record(), Integer.toString(version++),
-                    o.stoppable(), o.evictions());
-            cluster.put(a.key(), running);
-            scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied(running.resourceVersion()));
-            scheduler.observe(running);
-        }
-        return result;
+        return it.cycle();
     }
 
-    /** The eviction is written and the informer shows the job suspended again, with the marks written. */
     private void applyAndSee(Eviction e) {
-        JobObservation o = cluster.get(e.key());
-        JobObservation suspended = new JobObservation(o.key(), o.uid(), JobObservation.Phase.QUEUED, o.request(),
-                o.priority(), o.createdAt(), null, o.preemptible(), o.record(), Integer.toString(version++),
-                o.stoppable(), e.history());
-        cluster.put(e.key(), suspended);
-        scheduler.settleEviction(e.key(), e.record(), new EvictionOutcome.Applied(suspended.resourceVersion()));
-        scheduler.observe(suspended);
+        it.applyAndSee(e);
     }
 
     private Scheduler.State state(String ns, String name) {
-        return scheduler.status(new JobKey("Job", ns, name)).map(Scheduler.JobStatus::state).orElse(null);
+        return it.state(ns, name);
     }
 
     @Test
@@ -106,8 +76,7 @@ class ReclaimTest {
 
     @Test
     void aRootThatDeclaresMinZeroAsTheSeedsDoesNotStopAReclaimBelowIt() {
-        scheduler = new Scheduler(Scheduler.Settings.defaults().withReclaim(3), clock);
-        scheduler.replaceTree(new QuotaTree(List.of(
+        scheduler = it.start(Scheduler.Settings.defaults().withReclaim(3), new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), Resources.of("cpu", 0L), Resources.of("cpu", 4000L)),
                 new QuotaNode("team-a", "root", List.of("a"), Resources.of("cpu", 2000L), Resources.of("cpu", 4000L)),
                 new QuotaNode("team-b", "root", List.of("b"), Resources.of("cpu", 2000L), Resources.of("cpu", 4000L)))));
@@ -175,7 +144,7 @@ class ReclaimTest {
 
     @Test
     void aJobIsAVictimAtMostKTimesAnHour() {
-        scheduler = newScheduler(1);
+        newScheduler(1);
         submit("b", "b1", 2000, 0, true);
         submit("b", "b2", 2000, 0, true);
         cycle();
@@ -215,7 +184,7 @@ class ReclaimTest {
         assertEquals("b1", e.key().name());
         applyAndSee(e);
         // restart before the cycle that admits a1: a new scheduler sees the cluster as it is
-        scheduler = newScheduler(3);
+        newScheduler(3);
         cluster.values().forEach(scheduler::observe);
         CycleResult first = cycle();
         assertEquals(List.of("a1"), first.admissions().stream().map(a -> a.key().name()).toList());
