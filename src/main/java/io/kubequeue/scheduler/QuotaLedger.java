@@ -120,6 +120,29 @@ final class QuotaLedger {
         return held == null ? used : used.plus(held);
     }
 
+    /**
+     * Usage plus the reservations not yet backed by the jobs on their way out at a node: what a preemptor whose own
+     * victims are gone must fit beside (see {@link Reclaims}). Never less than the usage itself, so it cannot admit
+     * past a max while any job still runs.
+     */
+    private Resources usedOrUnbackedReserved(String node, Map<String, Resources> leaving) {
+        Resources used = usage.getOrDefault(node, Resources.NONE);
+        Resources held = reserved.get(node);
+        if (held == null) {
+            return used;
+        }
+        Resources out = leaving.get(node);
+        return used.plus(out == null ? held : held.minus(out));
+    }
+
+    /**
+     * Whether a held preemptor (its own reservation already given back) fits now, counting the other reclaims'
+     * reservations only as far as their victims, still charged here, do not back them ({@code leaving}, per node).
+     */
+    boolean fitsBeside(String group, JobEntry entry, Map<String, Resources> leaving) {
+        return shortfall(group, entry.effectiveRequest(), entry.job.preemptible(), leaving) == null;
+    }
+
     /** Reserves {@code amount} at the group and every ancestor (see {@link #reserved}). */
     void reserve(String group, Resources amount) {
         for (QuotaNode node : tree.pathToRoot(group)) {
@@ -370,6 +393,11 @@ final class QuotaLedger {
      * failing check allocates, so the decision path stays cheap.
      */
     Shortfall shortfall(String group, Resources request, boolean preemptible) {
+        return shortfall(group, request, preemptible, null);
+    }
+
+    /** As {@link #shortfall(String, Resources, boolean)}; with {@code leaving}, see {@link #fitsBeside}. */
+    private Shortfall shortfall(String group, Resources request, boolean preemptible, Map<String, Resources> leaving) {
         for (QuotaNode node : tree.pathToRoot(group)) {
             if (node.heldBecause() != null) {
                 return new Shortfall(node.name(), null, 0, 0, 0, false, "quota group " + node.name()
@@ -381,7 +409,7 @@ final class QuotaLedger {
                         + " admits nothing now: admitted job " + unknown.first()
                         + " runs with a request kube-queue cannot read, so the group's use is unknown");
             }
-            Resources used = usedOrReserved(node.name());
+            Resources used = leaving == null ? usedOrReserved(node.name()) : usedOrUnbackedReserved(node.name(), leaving);
             Resources outside = external.get(node.name());
             if (outside != null && node.name().equals(group)) {
                 used = used.plus(outside); // saturates, never wraps

@@ -96,11 +96,11 @@ final class ReclaimPlanner {
     List<JobEntry> plan(String group, JobEntry job, Pool pool) {
         List<QuotaNode> path = ledger.tree().pathToRoot(group);
         Resources request = job.effectiveRequest();
-        Map<String, Map<String, Long>> needs = needs(group, path, request);
+        Map<String, Map<String, Long>> needs = needs(group, path, request, pool.leaving);
         if (needs == null || needs.isEmpty() || !entitled(group, path, request, needs, !job.job.preemptible())) {
             return null;
         }
-        addMinNeeds(group, path, request, needs);
+        addMinNeeds(group, path, request, needs, pool.leaving);
         Set<String> onPath = new HashSet<>();
         path.forEach(n -> onPath.add(n.name()));
         // jobs being evicted already leave their groups too: a victim's group stays at its min after all of them
@@ -142,13 +142,15 @@ final class ReclaimPlanner {
      * Per node on the path and resource, how much must be freed for the request to fit max; null if something other
      * than usage stops it (a held group, a job of unknown use).
      */
-    private Map<String, Map<String, Long>> needs(String group, List<QuotaNode> path, Resources request) {
+    private Map<String, Map<String, Long>> needs(String group, List<QuotaNode> path, Resources request,
+                                                 Map<String, Resources> leaving) {
         Map<String, Map<String, Long>> needs = new LinkedHashMap<>();
         for (QuotaNode node : path) {
             if (node.heldBecause() != null || ledger.hasUnknownUsage(node.name())) {
                 return null;
             }
-            Resources used = ledger.usedOrReserved(node.name());
+            // the jobs being evicted will leave: their room is already promised to the reservations counted here
+            Resources used = ledger.usedOrReserved(node.name()).minus(leaving.getOrDefault(node.name(), Resources.NONE));
             if (node.name().equals(group)) {
                 used = used.plus(ledger.externalUsage(group));
             }
@@ -203,7 +205,7 @@ final class ReclaimPlanner {
      * branch is within its guarantee at every level.
      */
     private void addMinNeeds(String group, List<QuotaNode> path, Resources request,
-                             Map<String, Map<String, Long>> needs) {
+                             Map<String, Map<String, Long>> needs, Map<String, Resources> leaving) {
         for (QuotaNode node : path) {
             if (node.name().equals(group)) {
                 continue;
@@ -212,7 +214,8 @@ final class ReclaimPlanner {
                 String k = r.getKey();
                 // a min of 0 above the group guarantees its branch nothing to keep to (the seed's root declares 0)
                 if (!k.equals(Resources.MAX_JOBS) && node.min().get(k) > 0) {
-                    long used = ledger.usedOrReserved(node.name()).get(k);
+                    long used = ledger.usedOrReserved(node.name()).minus(leaving.getOrDefault(node.name(),
+                            Resources.NONE)).get(k);
                     long min = node.min().get(k);
                     if (r.getValue() > min - used) { // both ≥ 0: cannot overflow
                         long over = used - min + r.getValue(); // > 0

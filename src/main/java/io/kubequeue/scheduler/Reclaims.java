@@ -118,7 +118,7 @@ final class Reclaims {
             }
             ledger.unreserve(r.group, r.reserved);
             byPreemptor.remove(p.job.key());
-            if (current && ledger.fits(r.group, p)) {
+            if (current && ledger.fitsBeside(r.group, p, leavingForOthers())) {
                 queues.dequeue(p);
                 admissions.add(admit.apply(r.group, p));
             } else if (current) {
@@ -127,6 +127,25 @@ final class Reclaims {
             freeYielders(p.job.key());
         }
         finishOrphans(admissions, admit);
+    }
+
+    /**
+     * Per node, what the victims of the reclaims still in progress free once they are seen suspended: the room their
+     * reservations wait for. A plan counts that room as on its way out ({@link ReclaimPlanner}), so the preemptor
+     * whose own victims are gone first must not wait for the others' too.
+     */
+    private Map<String, Resources> leavingForOthers() {
+        Map<String, Resources> leaving = new HashMap<>();
+        for (InProgress other : byPreemptor.values()) {
+            for (JobEntry v : other.victims) {
+                if (v.state == Scheduler.State.ADMITTED && v.evicting != null && v.chargedGroup != null) {
+                    for (QuotaNode n : ledger.tree().pathToRoot(v.chargedGroup)) {
+                        leaving.merge(n.name(), v.charged, Resources::plus);
+                    }
+                }
+            }
+        }
+        return leaving;
     }
 
     /** Whether some victim of the reclaim is still charged. */

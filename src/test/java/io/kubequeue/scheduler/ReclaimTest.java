@@ -88,6 +88,41 @@ class ReclaimTest {
     }
 
     @Test
+    void aCycleStartsAtMostItsPlanningBudgetOfReclaimsAndTheNextCycleGoesOn() {
+        int teams = SchedulingCycle.RECLAIM_PLANS_PER_CYCLE + 4;
+        List<QuotaNode> nodes = new java.util.ArrayList<>();
+        nodes.add(new QuotaNode("root", null, List.of(), null, Resources.of("cpu", teams * 1000L)));
+        nodes.add(new QuotaNode("borrower", "root", List.of("b"), null, null));
+        for (int i = 0; i < teams; i++) {
+            nodes.add(new QuotaNode("t" + i, "root", List.of("t" + i), Resources.of("cpu", 1000L), null));
+        }
+        scheduler = it.start(Scheduler.Settings.defaults().withReclaim(3), new QuotaTree(nodes));
+        for (int i = 0; i < teams; i++) {
+            submit("b", "b" + i, 1000, 0, true);
+        }
+        cycle();
+        for (int i = 0; i < teams; i++) {
+            submit("t" + i, "a" + i, 1000, 0, true);
+        }
+        CycleResult first = cycle();
+        assertEquals(SchedulingCycle.RECLAIM_PLANS_PER_CYCLE, first.reclaims().size(), "bounded work per cycle");
+        assertEquals(SchedulingCycle.RECLAIM_PLANS_PER_CYCLE, first.evictions().size(),
+                "one victim each: the room the others' victims free is not counted twice");
+        clock.advance(Duration.ofSeconds(30)); // past the others' backoff
+        CycleResult second = cycle();
+        assertEquals(4, second.reclaims().size(), "the rest in the next cycle");
+        assertEquals(4, second.evictions().size());
+
+        // each preemptor is admitted once its own victim is seen suspended, not once every reclaim's are
+        CycleResult.Reclaim one = first.reclaims().get(0);
+        Eviction itsVictim = first.evictions().stream().filter(e -> e.preemptor().equals(one.preemptor()))
+                .findFirst().orElseThrow();
+        applyAndSee(itsVictim);
+        assertEquals(List.of(one.preemptor()), cycle().admissions().stream().map(Admission::key).toList());
+        assertEquals(teams * 1000L, scheduler.usage("root").get("cpu"), "never above the root's max");
+    }
+
+    @Test
     void mostRecentlyAdmittedFirstAmongEqualPriorities() {
         submit("b", "b1", 2000, 0, true);
         cycle();
