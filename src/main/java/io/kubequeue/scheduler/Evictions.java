@@ -68,19 +68,11 @@ final class Evictions implements QuotaLedger.ChargeListener {
      */
     void seenRunning(JobEntry entry, JobObservation copy) {
         if (entry.evicting != null && entry.evictionAppliedVersion != null
-                && newer(copy.resourceVersion(), entry.evictionAppliedVersion)) {
+                && Observations.newer(copy.resourceVersion(), entry.evictionAppliedVersion)) {
             entry.evicting = null;
             entry.evictionAppliedVersion = null;
             entry.evictionUnconfirmed = false;
             entry.evictionRefusedUnder = entry.record; // not evicted again under this admission: no tug of war
-        }
-    }
-
-    private static boolean newer(String version, String than) {
-        try {
-            return version != null && Long.parseLong(version) > Long.parseLong(than);
-        } catch (NumberFormatException e) {
-            return false; // resourceVersions are opaque unless both are numbers, as etcd writes them
         }
     }
 

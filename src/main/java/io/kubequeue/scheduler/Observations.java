@@ -323,7 +323,7 @@ final class Observations {
      * Whether {@code version} is newer than {@code than}. Kubernetes resourceVersions are opaque strings; they are
      * compared only when both are decimal numbers (as etcd writes them), and otherwise never count as newer.
      */
-    private static boolean newer(String version, String than) {
+    static boolean newer(String version, String than) {
         if (version == null || than == null) {
             return false;
         }

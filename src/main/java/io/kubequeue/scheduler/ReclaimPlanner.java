@@ -67,9 +67,14 @@ final class ReclaimPlanner {
 
         /** A job chosen as a victim in this cycle leaves its groups too. */
         void leaves(JobEntry victim) {
-            for (QuotaNode m : tree.pathToRoot(victim.chargedGroup)) {
-                leaving.merge(m.name(), victim.charged, Resources::plus);
-            }
+            addAlongPath(leaving, tree, victim);
+        }
+    }
+
+    /** Adds what a charged job frees, once it is seen suspended, at its group and every ancestor. */
+    static void addAlongPath(Map<String, Resources> leaving, QuotaTree tree, JobEntry job) {
+        for (QuotaNode m : tree.pathToRoot(job.chargedGroup)) {
+            leaving.merge(m.name(), job.charged, Resources::plus);
         }
     }
 

@@ -139,9 +139,7 @@ final class Reclaims {
         for (InProgress other : byPreemptor.values()) {
             for (JobEntry v : other.victims) {
                 if (v.state == Scheduler.State.ADMITTED && v.evicting != null && v.chargedGroup != null) {
-                    for (QuotaNode n : ledger.tree().pathToRoot(v.chargedGroup)) {
-                        leaving.merge(n.name(), v.charged, Resources::plus);
-                    }
+                    ReclaimPlanner.addAlongPath(leaving, ledger.tree(), v);
                 }
             }
         }
