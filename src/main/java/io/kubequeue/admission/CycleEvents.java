@@ -1,6 +1,6 @@
 package io.kubequeue.admission;
 
-import java.util.stream.Collectors;
+import java.util.function.Predicate;
 
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.JobDirectory;
@@ -14,6 +14,9 @@ import io.kubequeue.scheduler.JobKey;
  * the first time since it was queued, {@code NoQuotaGroup} or {@code NeverFits} for a job newly held, and
  * {@code Reclaiming} for the preemptor of a reclaim that started. Admissions and evictions get theirs once written
  * ({@link Admitter}, {@link Evicter}). A job no longer in the {@link JobDirectory} gets none.
+ *
+ * <p>An Event is read by whoever may read events in its job's namespace, so it names only jobs of that namespace
+ * ({@link #sameNamespace}): another team's job is "a job in quota group G" (docs/security.md, "Reasons per reader").
  */
 final class CycleEvents {
 
@@ -29,12 +32,13 @@ final class CycleEvents {
     void write(CycleResult result) {
         for (CycleResult.Unschedulable u : result.unschedulable()) {
             directory.get(u.key()).ifPresent(entry -> events.normal(entry.ref(), "Pending",
-                    (u.reason() == null ? "does not fit now" : u.reason()) + "; waits in quota group " + u.group()));
+                    (u.reason() == null ? "does not fit now" : u.reason().render(sameNamespace(u.key())))
+                            + "; waits in quota group " + u.group()));
         }
         for (Hold hold : result.holds()) {
             directory.get(hold.key()).ifPresent(entry -> events.warning(entry.ref(),
                     hold.kind() == Hold.Reason.NO_QUOTA_GROUP ? "NoQuotaGroup" : "NeverFits",
-                    hold.reason() + "; the job stays suspended"));
+                    hold.reason().render(sameNamespace(hold.key())) + "; the job stays suspended"));
         }
         for (CycleResult.Reclaim reclaim : result.reclaims()) {
             directory.get(reclaim.preemptor()).ifPresent(entry -> events.normal(entry.ref(), "Reclaiming",
@@ -49,7 +53,15 @@ final class CycleEvents {
     static String reclaiming(CycleResult.Reclaim reclaim) {
         int n = reclaim.victims().size();
         return "waits for " + n + (n == 1 ? " job" : " jobs") + " of borrowing groups to stop: "
-                + reclaim.victims().stream().map(JobKey::toString).collect(Collectors.joining(", "))
+                + reclaim.victimsExplained().render(sameNamespace(reclaim.preemptor()))
                 + "; quota group " + reclaim.group() + " reclaims its min";
+    }
+
+    /**
+     * Who reads an Event on {@code job}: those who may read events in its namespace. They may see the jobs of that
+     * namespace, and no other (Events are namespaced; docs/security.md).
+     */
+    static Predicate<JobKey> sameNamespace(JobKey job) {
+        return other -> other.namespace().equals(job.namespace());
     }
 }

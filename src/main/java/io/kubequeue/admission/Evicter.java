@@ -23,6 +23,7 @@ import io.kubequeue.job.JobKind;
 import io.kubequeue.scheduler.AdmissionRecord;
 import io.kubequeue.scheduler.Eviction;
 import io.kubequeue.scheduler.EvictionOutcome;
+import io.kubequeue.scheduler.Explanation;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Scheduler;
 
@@ -200,14 +201,18 @@ public class Evicter {
         return outcome;
     }
 
-    /** The applied eviction's event message, for the job's owner. */
+    /**
+     * The applied eviction's event message, for the job's owner: it names the preemptor only if it is in the same
+     * namespace (an Event is read by who may read events there), else "a job in quota group G".
+     */
     static String message(Eviction eviction) {
         int times = eviction.times(eviction.reason()).size();
         String often = times > 1 ? " (" + times + " times in the last hour)" : "";
         if (eviction.reason() == Eviction.Reason.RECLAIM) {
-            return "suspended again to make room for " + eviction.preemptor() + ", which reclaims the min of quota group "
-                    + (eviction.preemptorGroup() == null ? "?" : eviction.preemptorGroup())
-                    + "; requeued at its old position" + often;
+            String group = eviction.preemptorGroup() == null ? "?" : eviction.preemptorGroup();
+            return "suspended again to make room for " + Explanation.job(eviction.preemptor(), group)
+                    .render(CycleEvents.sameNamespace(eviction.key())) + ", which reclaims the min of quota group "
+                    + group + "; requeued at its old position" + often;
         }
         return "admitted" + ago(eviction) + " but no pod of it ran: admission timed out; suspended again, requeued"
                 + " with backoff, quota released" + often;

@@ -104,7 +104,7 @@ public class DryRunApi {
                 String namespace = object.getMetadata() == null || object.getMetadata().getNamespace() == null
                         ? "default" : object.getMetadata().getNamespace();
                 viewer.requireList(kind.get().kind(), namespace);
-                Verdict verdict = verdict(kind.get(), object);
+                Verdict verdict = verdict(kind.get(), object, viewer);
                 // a label can route a job to another team's group: the answer would show that group's numbers
                 if (verdict.group() != null
                         && !QueueApi.visible(viewer, scheduler.groups()).contains(verdict.group())) {
@@ -119,7 +119,7 @@ public class DryRunApi {
                 + ") in the manifest");
     }
 
-    private <R extends HasMetadata> Verdict verdict(JobKind<R> kind, HasMetadata object) {
+    private <R extends HasMetadata> Verdict verdict(JobKind<R> kind, HasMetadata object, ReadApiAccess.Viewer viewer) {
         R job = kind.type().cast(object);
         JobObservation o;
         try {
@@ -144,7 +144,8 @@ public class DryRunApi {
                             + " queue it)");
         }
         return new Verdict(notManaged == null, kind.kind(), o.key().namespace(), o.key().name(), d.group(),
-                o.request().asQuantities(), d.priority(), d.fitsNow(), d.position(), notManaged != null ? notManaged : d.reason());
+                o.request().asQuantities(), d.priority(), d.fitsNow(), d.position(),
+                notManaged != null ? notManaged : d.reason().render(viewer::mayName));
     }
 
     private static WebApplicationException unprocessable(String message) {

@@ -115,7 +115,7 @@ public class QueueApi {
         }
         return scheduler.pending(group).stream()
                 .filter(v -> viewer.mayList(v.status().key().kind(), v.status().key().namespace()))
-                .map(QueueApi::job).toList();
+                .map(v -> job(v, viewer)).toList();
     }
 
     /**
@@ -139,7 +139,7 @@ public class QueueApi {
         return scheduler.find(namespace, name).stream()
                 .filter(v -> kind == null || v.status().key().kind().equalsIgnoreCase(kind))
                 .filter(v -> viewer.mayList(v.status().key().kind(), namespace))
-                .findFirst().map(QueueApi::job)
+                .findFirst().map(v -> job(v, viewer))
                 .orElseThrow(() -> new NotFoundException("kube-queue holds no job " + namespace + "/" + name));
     }
 
@@ -158,9 +158,10 @@ public class QueueApi {
         return visible;
     }
 
-    private static Job job(Scheduler.PendingView v) {
+    /** One job as this viewer reads it: other jobs its reason names appear only if the viewer may see them. */
+    private static Job job(Scheduler.PendingView v, ReadApiAccess.Viewer viewer) {
         Scheduler.JobStatus s = v.status();
         return new Job(s.key().kind(), s.key().namespace(), s.key().name(), s.group(), s.state().name(), v.position(),
-                s.priority(), s.request().asQuantities(), s.retryAt(), v.reason());
+                s.priority(), s.request().asQuantities(), s.retryAt(), v.reason().render(viewer::mayName));
     }
 }

@@ -36,6 +36,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.job.JobKind;
+import io.kubequeue.scheduler.JobKey;
 import io.quarkus.runtime.Startup;
 
 /**
@@ -142,6 +143,16 @@ public class ReadApiAccess {
             }
             Class<? extends HasMetadata> type = typeOf(kind);
             return allowed(type, "") || allowed(type, namespace);
+        }
+
+        /**
+         * Whether this caller may see this job: may list its kind in its namespace (what names another tenant's job in
+         * a reason, see {@link io.kubequeue.scheduler.Explanation}).
+         *
+         * @throws ServiceUnavailableException (503) when the API server cannot be asked
+         */
+        public boolean mayName(JobKey job) {
+            return mayList(job.kind(), job.namespace());
         }
 
         /** Whether this caller may list some managed job kind in this namespace. */

@@ -311,7 +311,8 @@ public class JobFeed {
                     + " and stays charged at its last known request "
                     + now.map(Scheduler.JobStatus::request).orElse(Resources.NONE) + " in quota group " + group;
             case HOLDS_GROUP -> "the job runs and its use is unknown, so quota group " + group
-                    + " (and every group above it that sets a limit) admits nothing more until it is fixed or ends";
+                    + " admits nothing more until it is fixed or ends; the groups above it count " + group
+                    + " at the most its limits let it use";
         };
         if (what == null) {
             return;

@@ -54,9 +54,9 @@ final class BlockingQueuePolicy implements QueuePolicy {
     }
 
     @Override
-    public String waitsBehindHead(JobEntry entry, JobEntry head, String when) {
-        return "blocking queue: waits behind the head of quota group " + entry.group + ", " + head.job.key() + "; "
-                + when;
+    public Explanation waitsBehindHead(JobEntry entry, JobEntry head, String when) {
+        return Explanation.of("blocking queue: waits behind the head of quota group " + entry.group + ", ")
+                .then(head.job.key(), head.group).then("; " + when);
     }
 
     @Override

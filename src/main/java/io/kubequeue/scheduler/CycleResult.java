@@ -26,10 +26,20 @@ public record CycleResult(List<Admission> admissions, List<Hold> holds, int trie
      * @param preemptor the job room is made for; admitted once every victim is seen suspended
      * @param group     its quota group, which reclaims its min
      * @param victims   the jobs suspended for it
+     * @param victimGroups each victim's quota group, in the same order (what a reader who may not see a victim is told)
      */
-    public record Reclaim(JobKey preemptor, String group, List<JobKey> victims) {
+    public record Reclaim(JobKey preemptor, String group, List<JobKey> victims, List<String> victimGroups) {
         public Reclaim {
             victims = List.copyOf(victims);
+            victimGroups = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(victimGroups));
+            if (victimGroups.size() != victims.size()) {
+                throw new IllegalArgumentException("one group per victim: " + victims + " / " + victimGroups);
+            }
+        }
+
+        /** The victims, each named only to a reader who may see it (see {@link Explanation}). */
+        public Explanation victimsExplained() {
+            return Explanation.jobs(victims, victimGroups);
         }
     }
 
@@ -38,9 +48,9 @@ public record CycleResult(List<Admission> admissions, List<Hold> holds, int trie
      *
      * @param key    the job
      * @param group  its quota group
-     * @param reason the resource, node, request, use and limit that stopped it
+     * @param reason the resource, node, request, use and limit that stopped it; null if it could not be told
      */
-    public record Unschedulable(JobKey key, String group, String reason) {
+    public record Unschedulable(JobKey key, String group, Explanation reason) {
     }
 
     public CycleResult {

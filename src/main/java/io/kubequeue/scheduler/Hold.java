@@ -6,9 +6,15 @@ package io.kubequeue.scheduler;
  *
  * @param key    the held job
  * @param kind   the class of problem
- * @param reason why, in one line a user can act on (names the namespace, or the resource and the limit)
+ * @param reason why, in one line a user can act on (names the namespace, or the resource and the limit; a reclaim's
+ *               names its victims, rendered per reader)
  */
-public record Hold(JobKey key, Reason kind, String reason) {
+public record Hold(JobKey key, Reason kind, Explanation reason) {
+
+    /** A hold whose reason names no other job. */
+    public Hold(JobKey key, Reason kind, String reason) {
+        this(key, kind, Explanation.of(reason));
+    }
 
     /** Why a job is held. */
     public enum Reason {

@@ -179,7 +179,7 @@ final class QueueManager {
      * Takes a pending job out of its queue while it reclaims its group's min: held, not reported (the admission side
      * tells the user through the reclaim itself). Any change of the quota groups makes it active again.
      */
-    void holdForReclaim(JobEntry entry, String reason) {
+    void holdForReclaim(JobEntry entry, Explanation reason) {
         dequeue(entry);
         entry.state = Scheduler.State.HELD;
         entry.retryAt = null;

@@ -66,7 +66,7 @@ interface QueuePolicy {
      *
      * @param when when the job is tried next, in words
      */
-    default String waitsBehindHead(JobEntry entry, JobEntry head, String when) {
+    default Explanation waitsBehindHead(JobEntry entry, JobEntry head, String when) {
         return null;
     }
 

@@ -1,7 +1,9 @@
 package io.kubequeue.scheduler;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -35,12 +37,31 @@ final class QuotaLedger {
      * The first resource, on the path from the group up, where a job does not fit now; or the reason its group admits
      * nothing ({@code held}).
      *
-     * @param ofMin whether it is a non-preemptible job's min that is short, not a max
+     * @param ofMin   whether it is a non-preemptible job's min that is short, not a max
+     * @param counted which groups of unknown use {@code inUse} counts at their max (see {@link #unknownAt}); empty
+     *                when none
      */
-    record Shortfall(String node, String resource, long request, long inUse, long limit, boolean ofMin, String held) {
+    record Shortfall(String node, String resource, long request, long inUse, long limit, boolean ofMin,
+                     Explanation held, Explanation counted) {
         Shortfall(String node, String resource, long request, long inUse, long limit, boolean ofMin) {
-            this(node, resource, request, inUse, limit, ofMin, null);
+            this(node, resource, request, inUse, limit, ofMin, null, Explanation.empty());
         }
+
+        static Shortfall held(String node, Explanation why) {
+            return new Shortfall(node, null, 0, 0, 0, false, why, Explanation.empty());
+        }
+    }
+
+    /**
+     * What the admitted jobs of unknown use below a node count for there, for one fit check: either the reason they
+     * hold the node for this request, or how much more than their groups' known usage is counted, per resource.
+     *
+     * @param held   why the node admits nothing of this request now; null if it does not hold it
+     * @param extra  per resource: what is counted above the usage at the node (groups of unknown use at their max)
+     * @param counted the groups counted so, for the reason text
+     */
+    private record UnknownUse(Explanation held, Resources extra, Map<String, Explanation> counted) {
+        static final UnknownUse NONE = new UnknownUse(null, Resources.NONE, Map.of());
     }
 
     /** Where a shape was found short, and the {@link #roomClock} then. */
@@ -71,10 +92,11 @@ final class QuotaLedger {
     /** The part of {@link #usage} that non-preemptible jobs hold, checked against {@code min}. */
     private final Map<String, Resources> guaranteedUsage = new HashMap<>();
     /**
-     * Per node: the admitted jobs charged there whose request cannot be read; a node with any, that declares a
-     * limit, admits nothing until they end or can be read.
+     * Per node: the admitted jobs charged there or below whose request cannot be read (see {@link #unknownAt}).
      */
     private final Map<String, TreeSet<JobKey>> unknownUsage = new HashMap<>();
+    /** The admitted jobs whose request cannot be read, by key: their charged group and preemptibility. */
+    private final Map<JobKey, JobEntry> unknownJobs = new HashMap<>();
     /**
      * Room reserved per node for reclaiming jobs (each counted at its group and every ancestor): taken as used by
      * every fit check, so that neither the victims nor anyone else takes the room a reclaim frees before its
@@ -103,11 +125,6 @@ final class QuotaLedger {
 
     void reportChargesTo(ChargeListener listener) {
         this.chargeListener = Objects.requireNonNull(listener, "listener");
-    }
-
-    /** Whether an admitted job whose request cannot be read is charged at this node (its use there is unknown). */
-    boolean hasUnknownUsage(String node) {
-        return unknownUsage.containsKey(node);
     }
 
     /** Usage plus reservations at a node: what a fit check counts as taken. */
@@ -180,6 +197,7 @@ final class QuotaLedger {
         usage.clear();
         guaranteedUsage.clear();
         unknownUsage.clear();
+        unknownJobs.clear();
         reserved.clear(); // the scheduler ends every reclaim when the groups change
         for (JobEntry entry : admitted) {
             entry.chargedGroup = groupToCharge(entry, entry.record);
@@ -232,8 +250,8 @@ final class QuotaLedger {
      * Charges a job to the group its record names (see {@link #groupToCharge}) and every ancestor, and resets what
      * the job knows about its admission's answer.
      *
-     * @param unknown the job runs but its request cannot be read: it is charged one job and holds every group on
-     *                its path that declares a limit
+     * @param unknown the job runs but its request cannot be read: it is charged one job, holds its own group, and
+     *                counts at its group's max above it (see {@link #unknownAt})
      */
     void charge(JobEntry entry, AdmissionRecord record, boolean unknown) {
         entry.state = Scheduler.State.ADMITTED;
@@ -276,6 +294,9 @@ final class QuotaLedger {
                     });
                 }
             }
+            if (entry.chargeUnknown) {
+                unknownJobs.remove(entry.job.key());
+            }
             if (externalRecount != null) {
                 // a recount that read this job as admitted is stale now, whatever happens next
                 externalRecountTicket.merge(entry.chargedGroup, 1L, Long::sum);
@@ -317,6 +338,9 @@ final class QuotaLedger {
             if (entry.chargeUnknown) {
                 unknownUsage.computeIfAbsent(node.name(), n -> new TreeSet<>()).add(entry.job.key());
             }
+        }
+        if (entry.chargeUnknown) {
+            unknownJobs.put(entry.job.key(), entry);
         }
     }
 
@@ -373,8 +397,11 @@ final class QuotaLedger {
         roomGainedAt.put(node, ++roomClock);
     }
 
-    /** The first resource and node where the job does not fit now, with the numbers; null if it fits. */
-    String blocker(String group, JobEntry entry) {
+    /**
+     * The first resource and node where the job does not fit now, with the numbers, e.g. "cpu: request 3, in use 3 of
+     * max 4 in quota group G"; null if it fits.
+     */
+    Explanation blocker(String group, JobEntry entry) {
         Shortfall s = shortfall(group, entry.effectiveRequest(), entry.job.preemptible());
         if (s == null) {
             return null;
@@ -383,9 +410,10 @@ final class QuotaLedger {
             return s.held();
         }
         String k = s.resource();
-        return k + ": request " + Resources.format(k, s.request()) + (s.ofMin() ? ", non-preemptible in use " : ", in use ")
-                + Resources.format(k, s.inUse()) + (s.ofMin() ? " of min " : " of max ")
-                + Resources.format(k, s.limit()) + " in quota group " + s.node();
+        Explanation numbers = Explanation.of(k + ": request " + Resources.format(k, s.request())
+                + (s.ofMin() ? ", non-preemptible in use " : ", in use ") + Resources.format(k, s.inUse())
+                + (s.ofMin() ? " of min " : " of max ") + Resources.format(k, s.limit()) + " in quota group " + s.node());
+        return s.counted().isEmpty() ? numbers : numbers.then(" (").then(s.counted()).then(")");
     }
 
     /**
@@ -400,23 +428,28 @@ final class QuotaLedger {
     private Shortfall shortfall(String group, Resources request, boolean preemptible, Map<String, Resources> leaving) {
         for (QuotaNode node : tree.pathToRoot(group)) {
             if (node.heldBecause() != null) {
-                return new Shortfall(node.name(), null, 0, 0, 0, false, "quota group " + node.name()
-                        + " admits nothing now: " + node.heldBecause());
+                return Shortfall.held(node.name(), Explanation.of("quota group " + node.name()
+                        + " admits nothing now: " + node.heldBecause()));
             }
-            TreeSet<JobKey> unknown = unknownUsage.get(node.name());
-            if (unknown != null && (!node.max().isEmpty() || !preemptible && !node.min().isEmpty())) {
-                return new Shortfall(node.name(), null, 0, 0, 0, false, "quota group " + node.name()
-                        + " admits nothing now: admitted job " + unknown.first()
-                        + " runs with a request kube-queue cannot read, so the group's use is unknown");
+            UnknownUse unknown = unknownUsage.containsKey(node.name())
+                    ? unknownAt(node, request, false) : UnknownUse.NONE;
+            if (unknown.held() != null) {
+                return Shortfall.held(node.name(), unknown.held());
             }
             Resources used = leaving == null ? usedOrReserved(node.name()) : usedOrUnbackedReserved(node.name(), leaving);
             Resources outside = external.get(node.name());
             if (outside != null && node.name().equals(group)) {
                 used = used.plus(outside); // saturates, never wraps
             }
-            Shortfall s = shortOf(node, request, used, node.max(), false);
+            Shortfall s = shortOf(node, request, used.plus(unknown.extra()), node.max(), false, unknown);
             if (s == null && !preemptible) {
-                s = shortOf(node, request, guaranteedUsage.getOrDefault(node.name(), Resources.NONE), node.min(), true);
+                UnknownUse guaranteed = unknownUsage.containsKey(node.name())
+                        ? unknownAt(node, request, true) : UnknownUse.NONE;
+                if (guaranteed.held() != null) {
+                    return Shortfall.held(node.name(), guaranteed.held());
+                }
+                s = shortOf(node, request, guaranteedUsage.getOrDefault(node.name(), Resources.NONE)
+                        .plus(guaranteed.extra()), node.min(), true, guaranteed);
             }
             if (s != null) {
                 return s;
@@ -425,8 +458,130 @@ final class QuotaLedger {
         return null;
     }
 
+    /**
+     * What the admitted jobs of unknown use charged at or below {@code node} count for there, for a request (issue 25;
+     * docs/behaviour.md §2). Such a job runs, but kube-queue cannot read what it uses:
+     * <ul>
+     *   <li>its own group admits nothing more while it runs, if the group declares a {@code max} (or, for a
+     *       non-preemptible request, a {@code min});</li>
+     *   <li>above its group, each subtree that holds such a job counts, in a resource, as much as it could use: its
+     *       own group at its {@code max} of the resource, and every group above at the sum of its children's worst
+     *       cases capped by its own {@code max} (never below its known usage). So an ancestor admits into the rest of
+     *       its room, and the teams elsewhere under it go on;</li>
+     *   <li>a resource that no group between the job and the ancestor limits is unbounded there: the ancestor admits
+     *       nothing that asks for it.</li>
+     * </ul>
+     * The {@link Resources#MAX_JOBS} count is known (one job each) and is not affected. Costs O(jobs of unknown use
+     * below the node × depth), and nothing when there are none.
+     *
+     * @param guaranteed whether this is the min check of a non-preemptible request: then only non-preemptible jobs of
+     *                   unknown use count, against the guaranteed usage of their subtrees
+     */
+    private UnknownUse unknownAt(QuotaNode node, Resources request, boolean guaranteed) {
+        Resources limits = guaranteed ? node.min() : node.max();
+        Map<String, Resources> known = guaranteed ? guaranteedUsage : usage;
+        // the nodes strictly below `node` on the paths of its jobs of unknown use, and one such job under each
+        Map<String, JobEntry> witness = new HashMap<>();
+        Map<String, List<String>> children = new HashMap<>();
+        Set<String> ownGroups = new java.util.HashSet<>();
+        for (JobKey key : unknownUsage.get(node.name())) {
+            JobEntry job = unknownJobs.get(key);
+            if (job == null || guaranteed && job.job.preemptible()) {
+                continue;
+            }
+            if (job.chargedGroup.equals(node.name())) {
+                if (!limits.asMap().isEmpty()) { // a limit of 0 is a limit too
+                    return new UnknownUse(Explanation.of("quota group " + node.name() + " admits nothing now: "
+                            + "admitted job ").then(key, job.chargedGroup).then(" runs with a request kube-queue"
+                            + " cannot read, so the group's use is unknown"), Resources.NONE, Map.of());
+                }
+                continue;
+            }
+            ownGroups.add(job.chargedGroup);
+            String below = null;
+            for (QuotaNode n : tree.pathToRoot(job.chargedGroup)) {
+                witness.putIfAbsent(n.name(), job);
+                if (below != null && !children.computeIfAbsent(n.name(), c -> new ArrayList<>()).contains(below)) {
+                    children.get(n.name()).add(below);
+                }
+                if (n.name().equals(node.name())) {
+                    break;
+                }
+                below = n.name();
+            }
+        }
+        if (ownGroups.isEmpty()) {
+            return UnknownUse.NONE;
+        }
+        // deepest first, so that each node's children are worked out before it
+        List<String> bottomUp = new ArrayList<>(witness.keySet());
+        bottomUp.remove(node.name());
+        bottomUp.sort(java.util.Comparator.comparingInt((String n) -> tree.pathToRoot(n).size()).reversed());
+        Map<String, Long> extra = new HashMap<>();
+        Map<String, Explanation> counted = new HashMap<>();
+        for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
+            String k = r.getKey();
+            if (k.equals(Resources.MAX_JOBS) || !limits.has(k) || r.getValue() == 0) {
+                continue;
+            }
+            Map<String, Long> unread = new HashMap<>(); // per node: what its subtree may use beyond its known usage
+            for (String name : bottomUp) {
+                long more = ownGroups.contains(name) ? Long.MAX_VALUE : 0;
+                for (String child : children.getOrDefault(name, List.of())) {
+                    long c = unread.get(child);
+                    more = more > Long.MAX_VALUE - c ? Long.MAX_VALUE : more + c;
+                }
+                QuotaNode n = tree.node(name).orElseThrow();
+                long used = known.getOrDefault(name, Resources.NONE).get(k);
+                if (n.max().has(k)) {
+                    more = Math.min(more, Math.max(0, n.max().get(k) - used)); // its max bounds its subtree
+                }
+                unread.put(name, more);
+            }
+            long more = 0;
+            Explanation which = Explanation.empty();
+            for (String child : children.getOrDefault(node.name(), List.of())) {
+                long c = unread.get(child);
+                JobEntry job = witness.get(child);
+                if (c == Long.MAX_VALUE) {
+                    return new UnknownUse(Explanation.of(k + ": quota group " + node.name() + " admits no more " + k
+                            + " now: admitted job ").then(job.job.key(), job.chargedGroup).then(" of quota group "
+                            + job.chargedGroup + " runs with a request kube-queue cannot read, and no group between"
+                            + " them limits " + k), Resources.NONE, Map.of());
+                }
+                more = more > Long.MAX_VALUE - c ? Long.MAX_VALUE : more + c;
+                long worst = known.getOrDefault(child, Resources.NONE).get(k) + c; // ≤ that group's max: no overflow
+                which = (which.isEmpty() ? which : which.then("; ")).then("quota group " + child + " counted at "
+                        + Resources.format(k, worst) + ", as much as its limits let it use: admitted job ")
+                        .then(job.job.key(), job.chargedGroup).then(" runs with a request kube-queue cannot read");
+            }
+            if (more > 0) {
+                extra.put(k, more);
+            }
+            if (!which.isEmpty()) {
+                counted.put(k, which);
+            }
+        }
+        return extra.isEmpty() && counted.isEmpty() ? UnknownUse.NONE
+                : new UnknownUse(null, Resources.of(extra), counted);
+    }
+
+    /**
+     * What the jobs of unknown use count for at a node above what is charged there, for a request that must fit its
+     * max (see {@link #unknownAt}); null if they hold the node for this request (it is their own group, or a resource
+     * the request asks for is unbounded there).
+     */
+    Resources unknownExtra(QuotaNode node, Resources request) {
+        if (!unknownUsage.containsKey(node.name())) {
+            return Resources.NONE;
+        }
+        UnknownUse u = unknownAt(node, request, false);
+        return u.held() != null ? null : u.extra();
+    }
+
     /** The first resource whose limit, where declared, used + request exceeds; null if none. */
-    private static Shortfall shortOf(QuotaNode node, Resources request, Resources used, Resources limit, boolean ofMin) {
+    private static Shortfall shortOf(QuotaNode node, Resources request, Resources used, Resources limit, boolean ofMin,
+                                     UnknownUse unknown) {
         for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
             String k = r.getKey();
             if (ofMin && k.equals(Resources.MAX_JOBS)) {
@@ -434,7 +589,8 @@ final class QuotaLedger {
             }
             // written as request > limit - used so that it cannot overflow (both are ≥ 0, sums saturate)
             if (limit.has(k) && r.getValue() > limit.get(k) - used.get(k)) {
-                return new Shortfall(node.name(), k, r.getValue(), used.get(k), limit.get(k), ofMin);
+                return new Shortfall(node.name(), k, r.getValue(), used.get(k), limit.get(k), ofMin, null,
+                        unknown.counted().getOrDefault(k, Explanation.empty()));
             }
         }
         return null;

@@ -145,17 +145,21 @@ final class ReclaimPlanner {
 
     /**
      * Per node on the path and resource, how much must be freed for the request to fit max; null if something other
-     * than usage stops it (a held group, a job of unknown use).
+     * than usage stops it (a held group; a job of unknown use in its own group, or in a resource nothing below
+     * the node bounds).
      */
     private Map<String, Map<String, Long>> needs(String group, List<QuotaNode> path, Resources request,
                                                  Map<String, Resources> leaving) {
         Map<String, Map<String, Long>> needs = new LinkedHashMap<>();
         for (QuotaNode node : path) {
-            if (node.heldBecause() != null || ledger.hasUnknownUsage(node.name())) {
+            Resources unknown = ledger.unknownExtra(node, request);
+            if (node.heldBecause() != null || unknown == null) {
                 return null;
             }
-            // the jobs being evicted will leave: their room is already promised to the reservations counted here
-            Resources used = ledger.usedOrReserved(node.name()).minus(leaving.getOrDefault(node.name(), Resources.NONE));
+            // the jobs being evicted will leave: their room is already promised to the reservations counted here;
+            // groups of unknown use below count at their max (QuotaLedger.unknownAt)
+            Resources used = ledger.usedOrReserved(node.name()).minus(leaving.getOrDefault(node.name(), Resources.NONE))
+                    .plus(unknown);
             if (node.name().equals(group)) {
                 used = used.plus(ledger.externalUsage(group));
             }

@@ -83,18 +83,20 @@ final class Reclaims {
         }
         List<Eviction> out = new ArrayList<>(victims.size());
         List<JobKey> keys = new ArrayList<>(victims.size());
+        List<String> victimGroups = new ArrayList<>(victims.size());
         for (JobEntry victim : victims) {
             out.add(evictions.evict(victim, Eviction.Reason.RECLAIM, job.job.key(), group, now));
             pool.leaves(victim);
             keys.add(victim.job.key());
+            victimGroups.add(victim.chargedGroup);
         }
         Resources reserved = job.effectiveRequest();
         ledger.reserve(group, reserved);
-        queues.holdForReclaim(job, "reclaims the min of quota group " + group + ": waits until " + victims.size()
-                + (victims.size() == 1 ? " job" : " jobs") + " of borrowing groups (" + keys
-                + ") are seen suspended, then is admitted first");
+        queues.holdForReclaim(job, Explanation.of("reclaims the min of quota group " + group + ": waits until "
+                + victims.size() + (victims.size() == 1 ? " job" : " jobs") + " of borrowing groups (")
+                .then(Explanation.jobs(keys, victimGroups)).then(") are seen suspended, then is admitted first"));
         byPreemptor.put(job.job.key(), new InProgress(job, group, reserved, victims));
-        started.add(new CycleResult.Reclaim(job.job.key(), group, keys));
+        started.add(new CycleResult.Reclaim(job.job.key(), group, keys, victimGroups));
         return out;
     }
 

@@ -163,9 +163,10 @@ public final class Scheduler {
      *
      * @param status   the job's state
      * @param position its place in its group's queue, from 1 (0 for a job in no group)
-     * @param reason   why it is not admitted, with the numbers (the resource, the node, request, used, limit)
+     * @param reason   why it is not admitted, with the numbers (the resource, the node, request, used, limit); other
+     *                 jobs it names are rendered per reader ({@link Explanation#render})
      */
-    public record PendingView(JobStatus status, int position, String reason) {
+    public record PendingView(JobStatus status, int position, Explanation reason) {
     }
 
     /**
@@ -177,7 +178,7 @@ public final class Scheduler {
      * @param position where it would stand in its group's queue, from 1 (0 if it has no group or never fits)
      * @param reason   why it would wait, with the numbers (as in {@link #pending}); "fits now" if it would not
      */
-    public record DryRun(String group, int priority, boolean fitsNow, int position, String reason) {
+    public record DryRun(String group, int priority, boolean fitsNow, int position, Explanation reason) {
     }
 
     /** What {@link #observeUnreadable} did with a job whose request cannot be read. */
@@ -188,7 +189,10 @@ public final class Scheduler {
         WITHDRAWN,
         /** Admitted or running: it stays charged at its last known request (see {@link JobStatus#request()}). */
         KEPT,
-        /** Running, with no known request: charged one job, and its groups admit nothing until it ends or is fixed. */
+        /**
+         * Running, with no known request: charged one job; its group admits nothing and the groups above count it at
+         * the most its limits let it use, until it ends or is fixed.
+         */
         HOLDS_GROUP
     }
 
@@ -241,8 +245,8 @@ public final class Scheduler {
     /**
      * A job whose request cannot be read (docs/behaviour.md §2). A suspended one leaves the queue; an admitted or
      * running one is never uncharged for it: it keeps its last known charge, or, if none is known (seen first this
-     * way, e.g. after a restart), it is charged as unknown, and every group on its path that declares a limit
-     * admits nothing more until it ends or can be read (its real use is unknown, so any admission could exceed).
+     * way, e.g. after a restart), it is charged as unknown until it ends or can be read: its own group admits nothing
+     * more, and the groups above count its subtree at the most their limits let it use (QuotaLedger#unknownAt).
      *
      * @param observation the job as seen, its request ignored ({@link Resources#NONE})
      * @return what was done, for the Warning event

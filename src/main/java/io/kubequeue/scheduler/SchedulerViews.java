@@ -110,7 +110,8 @@ final class SchedulerViews {
         for (JobEntry e : queues.all()) {
             if (e.job.key().namespace().equals(namespace) && e.job.key().name().equals(name)) {
                 if (e.state == Scheduler.State.ADMITTED) {
-                    found.add(new Scheduler.PendingView(e.status(), 0, "admitted into quota group " + e.chargedGroup));
+                    found.add(new Scheduler.PendingView(e.status(), 0,
+                            Explanation.of("admitted into quota group " + e.chargedGroup)));
                 } else if (e.state == Scheduler.State.HELD && e.hold.kind() == Hold.Reason.NO_QUOTA_GROUP) {
                     found.add(new Scheduler.PendingView(e.status(), 0, e.hold.reason()));
                 } else {
@@ -147,35 +148,36 @@ final class SchedulerViews {
         JobEntry e = queues.detachedEntry(job);
         Optional<QuotaNode> node = ledger.tree().groupFor(job.key().namespace(), job.quotaName());
         if (node.isEmpty()) {
-            return new Scheduler.DryRun(null, e.priority, false, 0, queues.noGroupReason(job));
+            return new Scheduler.DryRun(null, e.priority, false, 0, Explanation.of(queues.noGroupReason(job)));
         }
         e.group = node.get().name();
         String neverFits = ledger.neverFits(QuotaLedger.FitShape.of(e.group, e));
         if (neverFits != null) {
-            return new Scheduler.DryRun(e.group, e.priority, false, 0, neverFits + "; it could never be admitted");
+            return new Scheduler.DryRun(e.group, e.priority, false, 0,
+                    Explanation.of(neverFits + "; it could never be admitted"));
         }
         GroupQueue queue = queues.queue(e.group);
         int ahead = queue == null ? 0 : queue.ahead(e);
-        String blocker = ledger.blocker(e.group, e); // null exactly when it fits: one walk up the tree, not two
+        Explanation blocker = ledger.blocker(e.group, e); // null exactly when it fits: one walk up the tree, not two
         boolean fits = blocker == null;
         String waits = policy.fitsButWaits(ahead);
-        String reason = blocker != null ? blocker : waits != null ? waits : "fits now";
+        Explanation reason = blocker != null ? blocker : Explanation.of(waits != null ? waits : "fits now");
         return new Scheduler.DryRun(e.group, e.priority, fits, ahead + 1, reason);
     }
 
     /** Why a pending job is not admitted, with the numbers. */
-    private String reason(JobEntry e, JobEntry head) {
+    private Explanation reason(JobEntry e, JobEntry head) {
         if (e.state == Scheduler.State.HELD) {
             return e.hold.reason();
         }
         String when = e.state == Scheduler.State.BACKOFF ? "backing off until "
                 + e.retryAt.truncatedTo(ChronoUnit.MILLIS) + " (" + e.attempts + (e.attempts == 1 ? " try)" : " tries)")
                 : "tried in the next cycle";
-        String behind = head != null && e != head ? policy.waitsBehindHead(e, head, when) : null;
+        Explanation behind = head != null && e != head ? policy.waitsBehindHead(e, head, when) : null;
         if (behind != null) {
             return behind;
         }
-        String blocker = ledger.blocker(e.group, e);
-        return (blocker == null ? "fits now; " : blocker + "; ") + when;
+        Explanation blocker = ledger.blocker(e.group, e);
+        return (blocker == null ? Explanation.of("fits now; ") : blocker.then("; ")).then(when);
     }
 }

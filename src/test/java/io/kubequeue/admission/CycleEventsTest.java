@@ -13,7 +13,11 @@ import io.kubequeue.scheduler.CycleResult;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.testing.RecordingEvents;
 
-/** The events a cycle's decisions give the jobs, here those of a reclaim that starts. */
+/**
+ * The events a cycle's decisions give the jobs, here those of a reclaim that starts. An Event is read by whoever may
+ * read events in the job's namespace, so it names only jobs of that namespace; another team's job is "a job in quota
+ * group G" (issue 25, sequence 6).
+ */
 class CycleEventsTest {
 
     private static final JobKey PREEMPTOR = new JobKey("Job", "team-a", "train-1");
@@ -22,8 +26,9 @@ class CycleEventsTest {
     private final JobDirectory directory = new JobDirectory();
 
     private static CycleResult reclaiming(JobKey... victims) {
+        List<String> groups = java.util.Arrays.stream(victims).map(v -> "root." + v.namespace().substring(5)).toList();
         return new CycleResult(List.of(), List.of(), 0, List.of(), 0, 0, List.of(),
-                List.of(new CycleResult.Reclaim(PREEMPTOR, "root.a", List.of(victims))));
+                List.of(new CycleResult.Reclaim(PREEMPTOR, "root.a", List.of(victims), groups)));
     }
 
     @Test
@@ -33,14 +38,16 @@ class CycleEventsTest {
         CycleEvents cycleEvents = new CycleEvents(directory, events);
 
         cycleEvents.write(reclaiming(new JobKey("Job", "team-b", "etl-7"), new JobKey("TFJob", "team-c", "t")));
-        cycleEvents.write(reclaiming(new JobKey("Job", "team-b", "etl-9")));
+        cycleEvents.write(reclaiming(new JobKey("Job", "team-b", "etl-9"), new JobKey("Job", "team-a", "mine")));
 
         List<RecordingEvents.Event> reclaiming = events.withReason("Reclaiming");
         assertEquals(List.of(
                 new RecordingEvents.Event("train-1", "Normal", "Reclaiming", "waits for 2 jobs of borrowing groups to"
-                        + " stop: Job team-b/etl-7, TFJob team-c/t; quota group root.a reclaims its min"),
-                new RecordingEvents.Event("train-1", "Normal", "Reclaiming", "waits for 1 job of borrowing groups to"
-                        + " stop: Job team-b/etl-9; quota group root.a reclaims its min")), reclaiming);
+                        + " stop: a job in quota group root.b, a job in quota group root.c; quota group root.a reclaims"
+                        + " its min"),
+                new RecordingEvents.Event("train-1", "Normal", "Reclaiming", "waits for 2 jobs of borrowing groups to"
+                        + " stop: a job in quota group root.b, Job team-a/mine; quota group root.a reclaims its min")),
+                reclaiming);
     }
 
     @Test

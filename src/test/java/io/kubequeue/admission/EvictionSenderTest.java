@@ -131,7 +131,8 @@ class EvictionSenderTest {
     private static CycleResult reclaimOf(String... victims) {
         List<Eviction> evictions = Stream.of(victims).map(EvictionSenderTest::victim).toList();
         return new CycleResult(List.of(), List.of(), 1, List.of(), 0, 0, evictions,
-                List.of(new CycleResult.Reclaim(PREEMPTOR, "root.a", evictions.stream().map(Eviction::key).toList())));
+                List.of(new CycleResult.Reclaim(PREEMPTOR, "root.a", evictions.stream().map(Eviction::key).toList(),
+                        evictions.stream().map(e -> e.record().group()).toList())));
     }
 
     /** The job as the patch leaves it. */

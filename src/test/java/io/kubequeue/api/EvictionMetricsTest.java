@@ -48,8 +48,9 @@ class EvictionMetricsTest {
     @Test
     void reclaimsCountPerReclaimingGroupWithTheirVictims_evictionsPerVictimsGroupAndReason() {
         metrics.reclaimStarted(new CycleResult.Reclaim(PREEMPTOR, "root.a",
-                List.of(new JobKey("Job", "team-b", "x"), new JobKey("Job", "team-b", "y"))));
-        metrics.reclaimStarted(new CycleResult.Reclaim(PREEMPTOR, "root.a", List.of(new JobKey("Job", "team-c", "z"))));
+                List.of(new JobKey("Job", "team-b", "x"), new JobKey("Job", "team-b", "y")), List.of("root.b", "root.b")));
+        metrics.reclaimStarted(new CycleResult.Reclaim(PREEMPTOR, "root.a", List.of(new JobKey("Job", "team-c", "z")),
+                List.of("root.c")));
         metrics.evicted(eviction("x", "root.b", Eviction.Reason.RECLAIM));
         metrics.evicted(eviction("y", "root.b", Eviction.Reason.RECLAIM));
         metrics.evicted(eviction("z", "root.c", Eviction.Reason.RECLAIM));

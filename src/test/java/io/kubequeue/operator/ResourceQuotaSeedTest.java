@@ -181,7 +181,7 @@ class ResourceQuotaSeedTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("default").get().max().has("cpu"));
         cluster.submitJob("early", "1", Map.of(), null);
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !cluster.admitted("early"));
-        String reason = scheduler.pending("default").get(0).reason();
+        String reason = scheduler.pending("default").get(0).reason().toString();
         assertTrue(reason.contains("ResourceQuota default/fresh has no status"), reason);
 
         quotaUses(quota, "3"); // counted: other pods already use 3 of 4

@@ -166,7 +166,7 @@ class InFlightAdmissionTest extends InFlightScenario {
         assertEquals(Scheduler.State.ADMITTED, status("w").state());
         scheduler.observe(queued("k", "uk", 1000, "13"));
         assertEquals(List.of(), scheduler.schedule().admissions(), "the group's use is unknown: nothing is admitted");
-        String reason = scheduler.pending("team-a").get(0).reason();
+        String reason = scheduler.pending("team-a").get(0).reason().toString();
         assertTrue(reason.contains("Job a/w runs with a request kube-queue cannot read"), reason);
         scheduler.observe(JobObservation.finished(new JobKey("Job", "a", "w"), "u"));
         clock.advance(Duration.ofSeconds(1));
@@ -200,7 +200,7 @@ class InFlightAdmissionTest extends InFlightScenario {
                 Resources.of("cpu", 4000L)).held("ResourceQuota a/q has no status yet"))));
         scheduler.observe(queued("j", "u", 1000, "1"));
         assertEquals(List.of(), scheduler.schedule().admissions());
-        String reason = scheduler.pending("a").get(0).reason();
+        String reason = scheduler.pending("a").get(0).reason().toString();
         assertTrue(reason.contains("ResourceQuota a/q has no status yet"), reason);
         scheduler.replaceTree(QuotaTree.perNamespace(List.of(new QuotaNode("a", null, List.of("a"), null,
                 Resources.of("cpu", 4000L)))));

@@ -83,8 +83,8 @@ class PoliciesTest {
         CycleResult result = s.schedule();
         assertEquals(List.of("behind"), names(result), "a job that can never fit blocks nobody, even when blocking");
         assertEquals(1, result.holds().size());
-        assertTrue(result.holds().get(0).reason().contains("exceeds min 1 of quota group team"),
-                result.holds().get(0).reason());
+        assertTrue(result.holds().get(0).reason().toString().contains("exceeds min 1 of quota group team"),
+                result.holds().get(0).reason().toString());
     }
 
     // ---- priority classes ------------------------------------------------------------------------------

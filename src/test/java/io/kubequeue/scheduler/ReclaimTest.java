@@ -58,7 +58,8 @@ class ReclaimTest {
         assertEquals(Eviction.Reason.RECLAIM, e.reason());
         assertEquals(new JobKey("Job", "a", "a1"), e.preemptor());
         assertEquals("team-a", e.preemptorGroup());
-        assertEquals(List.of(new CycleResult.Reclaim(new JobKey("Job", "a", "a1"), "team-a", List.of(e.key()))),
+        assertEquals(List.of(new CycleResult.Reclaim(new JobKey("Job", "a", "a1"), "team-a", List.of(e.key()),
+                        List.of(e.record().group()))),
                 reclaiming.reclaims());
         assertEquals(Scheduler.State.HELD, state("a", "a1"));
         assertEquals(4000, scheduler.usage("root").get("cpu"), "the victim stays charged until seen suspended");

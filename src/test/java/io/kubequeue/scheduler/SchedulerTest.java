@@ -193,7 +193,7 @@ class SchedulerTest {
         assertEquals(List.of(), first.admissions());
         assertEquals(1, first.holds().size());
         assertEquals(Hold.Reason.NO_QUOTA_GROUP, first.holds().get(0).kind());
-        assertTrue(first.holds().get(0).reason().contains("nowhere"));
+        assertTrue(first.holds().get(0).reason().toString().contains("nowhere"));
         assertEquals(List.of(), scheduler.schedule().holds(), "a hold is reported once");
 
         scheduler.replaceTree(new QuotaTree(List.of(
@@ -208,7 +208,7 @@ class SchedulerTest {
         CycleResult result = scheduler.schedule();
         assertEquals(List.of("small"), result.admissions().stream().map(a -> a.key().name()).toList());
         assertEquals(Hold.Reason.NEVER_FITS, result.holds().get(0).kind());
-        assertEquals("cpu: request 7 exceeds max 6 of quota group team-b", result.holds().get(0).reason());
+        assertEquals("cpu: request 7 exceeds max 6 of quota group team-b", result.holds().get(0).reason().toString());
     }
 
     @Test
@@ -300,7 +300,7 @@ class SchedulerTest {
         scheduler.replaceTree(QuotaTree.EMPTY);
         scheduler.observe(queued("a", "j", 1000, 0, 1));
         assertEquals("no quota groups are in force yet (quota objects unreadable, or no valid ElasticQuotaTree)",
-                scheduler.schedule().holds().get(0).reason());
+                scheduler.schedule().holds().get(0).reason().toString());
     }
 
     @Test

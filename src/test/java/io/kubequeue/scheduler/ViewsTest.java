@@ -61,9 +61,9 @@ class ViewsTest {
         assertEquals(List.of("high", "low", "new", "huge"), queue.stream().map(v -> v.status().key().name()).toList());
         assertEquals(List.of(1, 2, 3, 4), queue.stream().map(Scheduler.PendingView::position).toList());
         assertEquals("cpu: request 2, in use 3 of max 4 in quota group team; backing off until 2026-01-01T00:00:01Z"
-                + " (1 try)", queue.get(0).reason());
-        assertEquals("fits now; tried in the next cycle", queue.get(2).reason());
-        assertTrue(queue.get(3).reason().startsWith("cpu: request 9 exceeds max 4 of quota group team"), queue.get(3).reason());
+                + " (1 try)", queue.get(0).reason().toString());
+        assertEquals("fits now; tried in the next cycle", queue.get(2).reason().toString());
+        assertTrue(queue.get(3).reason().toString().startsWith("cpu: request 9 exceeds max 4 of quota group team"), queue.get(3).reason().toString());
         for (Scheduler.PendingView v : queue) {
             assertEquals(List.of(v), s.find("a", v.status().key().name()), "one job's view is its place in the queue");
         }
@@ -71,7 +71,7 @@ class ViewsTest {
         s.observe(job("more", 1000, 9, 6, true));
         s.schedule(); // more (first by priority) takes the last cpu
         assertEquals("cpu: request 500m, in use 4 of max 4 in quota group team; backing off until 2026-01-01T00:00:01Z"
-                + " (1 try)", s.pending("team").get(2).reason());
+                + " (1 try)", s.pending("team").get(2).reason().toString());
     }
 
     @Test
@@ -81,8 +81,8 @@ class ViewsTest {
         s.schedule();
         s.observe(job("second", 1000, 0, 1, false));
         s.schedule();
-        assertTrue(s.pending("team").get(0).reason().startsWith(
-                "cpu: request 1, non-preemptible in use 1 of min 1 in quota group team"), s.pending("team").get(0).reason());
+        assertTrue(s.pending("team").get(0).reason().toString().startsWith(
+                "cpu: request 1, non-preemptible in use 1 of min 1 in quota group team"), s.pending("team").get(0).reason().toString());
     }
 
     @Test
@@ -94,9 +94,9 @@ class ViewsTest {
         s.observe(job("small", 500, 0, 2, true));
         s.schedule();
         List<Scheduler.PendingView> queue = s.pending("team");
-        assertTrue(queue.get(0).reason().startsWith("cpu: request 2, in use 3 of max 4"), queue.get(0).reason());
+        assertTrue(queue.get(0).reason().toString().startsWith("cpu: request 2, in use 3 of max 4"), queue.get(0).reason().toString());
         assertEquals("blocking queue: waits behind the head of quota group team, Job a/head; tried in the next cycle",
-                queue.get(1).reason());
+                queue.get(1).reason().toString());
         assertEquals(List.of(queue.get(1)), s.find("a", "small"));
     }
 
@@ -133,9 +133,9 @@ class ViewsTest {
         s.observe(new JobObservation(new JobKey("Job", "nowhere", "lost"), null, JobObservation.Phase.QUEUED,
                 Resources.of("cpu", 1L), JobPriority.NONE, T0, null, true, null));
         s.schedule();
-        assertEquals("admitted into quota group team", s.find("a", "running").get(0).reason());
+        assertEquals("admitted into quota group team", s.find("a", "running").get(0).reason().toString());
         assertEquals(1, s.find("a", "waiting").get(0).position());
-        assertEquals("namespace nowhere belongs to no quota group", s.find("nowhere", "lost").get(0).reason());
+        assertEquals("namespace nowhere belongs to no quota group", s.find("nowhere", "lost").get(0).reason().toString());
         assertTrue(s.find("a", "unknown").isEmpty());
     }
 }
