@@ -441,15 +441,19 @@ final class QuotaLedger {
             if (outside != null && node.name().equals(group)) {
                 used = used.plus(outside); // saturates, never wraps
             }
-            Shortfall s = shortOf(node, request, used.plus(unknown.extra()), node.max(), false, unknown);
+            if (unknown != UnknownUse.NONE) {
+                used = used.plus(unknown.extra()); // only then: the fit check is the decision path's hot loop
+            }
+            Shortfall s = shortOf(node, request, used, node.max(), false, unknown);
             if (s == null && !preemptible) {
                 UnknownUse guaranteed = unknownUsage.containsKey(node.name())
                         ? unknownAt(node, request, true) : UnknownUse.NONE;
                 if (guaranteed.held() != null) {
                     return Shortfall.held(node.name(), guaranteed.held());
                 }
-                s = shortOf(node, request, guaranteedUsage.getOrDefault(node.name(), Resources.NONE)
-                        .plus(guaranteed.extra()), node.min(), true, guaranteed);
+                Resources guaranteedUsed = guaranteedUsage.getOrDefault(node.name(), Resources.NONE);
+                s = shortOf(node, request, guaranteed == UnknownUse.NONE ? guaranteedUsed
+                        : guaranteedUsed.plus(guaranteed.extra()), node.min(), true, guaranteed);
             }
             if (s != null) {
                 return s;
