@@ -264,6 +264,12 @@ public class AdmissionLoop {
             evictions.send(result);
             cycleEvents.write(result);
             scheduler.nextRetry().ifPresent(this::wakeUpAt);
+            if (result.failure() != null) {
+                // its admissions and evictions were handed out above all the same
+                LOG.error("scheduling cycle failed after " + result.admissions().size() + " admissions, all sent;"
+                        + " the rest is decided in 1 s", result.failure());
+                wakeUpAt(Instant.now().plusSeconds(1));
+            }
             tell(l -> l.cycle(result, decided)); // last
         } catch (RuntimeException e) {
             LOG.error("scheduling cycle failed; retrying in 1 s", e);
@@ -319,7 +325,9 @@ public class AdmissionLoop {
             wakeUp.cancel(false);
         }
         wakeUpAt = at;
-        long delay = Math.max(0, Duration.between(Instant.now(), at).toMillis());
+        Duration until = Duration.between(Instant.now(), at);
+        // a retry or timeout at the end of time (the core saturates there) must not overflow the delay
+        long delay = until.getSeconds() >= Long.MAX_VALUE / 2000 ? Long.MAX_VALUE / 2 : Math.max(0, until.toMillis());
         // a backoff expiry needs no batch window: nothing else is coming that it should wait for
         wakeUp = cycles.schedule(this::cycleNow, delay, TimeUnit.MILLISECONDS);
     }

@@ -86,7 +86,7 @@ final class AdmissionSettlements {
         }
         entry.group = group.get().name();
         entry.refused = true;
-        queues.backOff(entry, clock.instant().plus(queues.backoffFor(entry.attempts)));
+        queues.backOff(entry, Times.plus(clock.instant(), queues.backoffFor(entry.attempts)));
     }
 
     /**

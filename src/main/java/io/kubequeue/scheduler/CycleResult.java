@@ -15,9 +15,13 @@ import java.util.List;
  * @param evictions  admitted jobs to suspend again (reclaim victims, timed-out admissions); they stay charged until
  *                   they are seen suspended
  * @param reclaims   reclaims started in this cycle, each with its victims (also in {@code evictions})
+ * @param failure    what went wrong in this cycle, or null if nothing did. Whatever it was, the result holds every
+ *                   admission the cycle charged (hand them all out) and every eviction it decided; a job it was
+ *                   deciding when the failure came and did not charge waits in backoff. The next cycle runs as usual.
  */
 public record CycleResult(List<Admission> admissions, List<Hold> holds, int tried, List<Unschedulable> unschedulable,
-                          int notFitting, int heldInCycle, List<Eviction> evictions, List<Reclaim> reclaims) {
+                          int notFitting, int heldInCycle, List<Eviction> evictions, List<Reclaim> reclaims,
+                          RuntimeException failure) {
 
     /**
      * A reclaim: a job that fits its group's min but not the free room, and the jobs of borrowing groups suspended
@@ -59,6 +63,12 @@ public record CycleResult(List<Admission> admissions, List<Hold> holds, int trie
         unschedulable = List.copyOf(unschedulable);
         evictions = List.copyOf(evictions);
         reclaims = List.copyOf(reclaims);
+    }
+
+    /** The result of a cycle that ran to its end. */
+    public CycleResult(List<Admission> admissions, List<Hold> holds, int tried, List<Unschedulable> unschedulable,
+                       int notFitting, int heldInCycle, List<Eviction> evictions, List<Reclaim> reclaims) {
+        this(admissions, holds, tried, unschedulable, notFitting, heldInCycle, evictions, reclaims, null);
     }
 
     /** A result that evicts nothing. */

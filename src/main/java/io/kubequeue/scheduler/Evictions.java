@@ -97,7 +97,11 @@ final class Evictions implements QuotaLedger.ChargeListener {
         if (admittedAt == null) {
             return;
         }
-        entry.timeoutAt = admittedAt.plus(timeout);
+        Instant timeoutAt = Times.plus(admittedAt, timeout);
+        if (timeoutAt.equals(Instant.MAX)) {
+            return; // past the end of time (a record dated there, a timeout of 400000000000d): it never comes
+        }
+        entry.timeoutAt = timeoutAt;
         watched.add(entry);
     }
 
@@ -231,7 +235,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
         Eviction.Reason reason = eviction != null ? eviction.reason() : carried.reason();
         if (reason == Eviction.Reason.TIMEOUT && entry.state == Scheduler.State.ACTIVE && !marks.timedOutAt().isEmpty()) {
             Instant last = marks.timedOutAt().get(marks.timedOutAt().size() - 1);
-            Instant retryAt = last.plus(timeoutBackoff(Math.max(1, marks.timeoutsWithin(now))));
+            Instant retryAt = Times.plus(last, timeoutBackoff(Math.max(1, marks.timeoutsWithin(now))));
             if (retryAt.isAfter(now)) {
                 queues.dequeue(entry);
                 entry.attempts++;

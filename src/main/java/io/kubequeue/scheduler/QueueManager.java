@@ -125,7 +125,7 @@ final class QueueManager {
     Duration backoffFor(int attempts) {
         Duration d = settings.initialBackoff();
         for (int i = 1; i < attempts && d.compareTo(settings.maxBackoff()) < 0; i++) {
-            d = d.multipliedBy(2);
+            d = Times.doubled(d);
         }
         return d.compareTo(settings.maxBackoff()) > 0 ? settings.maxBackoff() : d;
     }
@@ -153,6 +153,22 @@ final class QueueManager {
                 : job.quotaName() != null && !job.quotaName().isEmpty()
                 ? "quota group " + job.quotaName() + " (label quota.scheduling.alibabacloud.com/name) does not exist"
                 : "namespace " + job.key().namespace() + " belongs to no quota group";
+    }
+
+    /**
+     * Backs off a job a cycle was deciding when it failed, wherever the cycle had taken it from (its active set, its
+     * backed-off set, the global set): it is in each set once afterwards, as after {@link #backOff}.
+     */
+    void backOffAfterFailure(JobEntry entry, Instant retryAt) {
+        GroupQueue queue = queues.get(entry.group);
+        if (queue != null) {
+            queue.active.remove(entry);
+            queue.backedOff.remove(entry);
+        }
+        if (entry.retryAt != null) {
+            backoff.remove(entry); // sorted by retry time: only a job that has one can be in it
+        }
+        backOff(entry, retryAt);
     }
 
     void backOff(JobEntry entry, Instant retryAt) {

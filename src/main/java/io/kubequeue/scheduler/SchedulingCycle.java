@@ -79,24 +79,68 @@ final class SchedulingCycle {
         }
     }
 
-    /** Runs the cycle; every admission returned is already charged. */
+    /**
+     * What a cycle has decided so far. Kept apart from the pass that decides, so that a failure anywhere in the pass
+     * (a bug, a value nobody foresaw) ends it with everything decided until then: every admission charged is handed
+     * out, never left charged and unsent (issue 25).
+     */
+    private static final class Decided {
+        final List<Admission> admissions = new ArrayList<>();
+        final Evicting evicting = new Evicting();
+        final List<JobEntry> backedOffNow = new ArrayList<>();
+        final List<CycleResult.Unschedulable> firstFailures = new ArrayList<>();
+        int tried;
+        int notFitting;
+        int heldInCycle;
+        /** The job being decided, taken out of its set and not yet put anywhere; null between jobs. */
+        JobEntry deciding;
+        RuntimeException failure;
+    }
+
+    /**
+     * Runs the cycle; every admission returned is already charged. A failure ends the pass early and is in the
+     * result ({@link CycleResult#failure()}), with every admission charged until then; only a clock that fails before
+     * anything is decided throws.
+     */
     CycleResult run() {
         Instant now = clock.instant();
-        List<Admission> admissions = new ArrayList<>();
-        Evicting evicting = new Evicting();
+        Decided decided = new Decided();
+        try {
+            decide(now, decided);
+        } catch (RuntimeException e) {
+            decided.failure = decided.failure == null ? e : decided.failure;
+            JobEntry stranded = decided.deciding;
+            if (stranded != null && stranded.state != Scheduler.State.ADMITTED && stranded.state != Scheduler.State.HELD) {
+                // neither charged nor back in a set: it waits in backoff, so the next cycle does not fail on it first
+                stranded.attempts++;
+                queues.backOffAfterFailure(stranded, Times.plus(now, queues.backoffFor(stranded.attempts)));
+            }
+        }
+        for (JobEntry entry : decided.backedOffNow) {
+            queues.backOff(entry, Times.plus(now, queues.backoffFor(entry.attempts)));
+        }
+        queues.dropEmptyQueues();
+        return new CycleResult(decided.admissions, queues.takeNewHolds(), decided.tried, decided.firstFailures,
+                decided.notFitting, decided.heldInCycle, decided.evicting.evictions, decided.evicting.reclaims,
+                decided.failure);
+    }
+
+    /** The cycle's pass: what it decides goes into {@code decided} as it is decided. */
+    private void decide(Instant now, Decided decided) {
+        List<Admission> admissions = decided.admissions;
+        Evicting evicting = decided.evicting;
         evicting.evictions.addAll(evictions.dueTimeouts(now));
         // preemptors whose victims are seen suspended go first, before any other job can take their room
-        reclaims.settle(admissions, (group, entry) -> admit(group, entry, now));
-        List<JobEntry> backedOffNow = new ArrayList<>();
-        List<CycleResult.Unschedulable> firstFailures = new ArrayList<>();
+        reclaims.settle(admissions, (group, entry) -> admit(group, entry, now, decided));
+        List<JobEntry> backedOffNow = decided.backedOffNow;
+        List<CycleResult.Unschedulable> firstFailures = decided.firstFailures;
         // requests found not to fit, per group, in this cycle: usage only grows within a cycle, so they cannot fit
         // later in it either; the other jobs of the same shape skip the fit check, which keeps a retry-on-release
         // cycle over thousands of backed-off jobs cheap
         Set<FitShape> notFittingNow = new HashSet<>();
-        int stillShort = endBackoffs(now, notFittingNow, evicting);
-        int tried = stillShort;
-        int notFitting = stillShort;
-        int heldInCycle = 0;
+        int stillShort = endBackoffs(now, notFittingNow, evicting, decided);
+        decided.tried = stillShort;
+        decided.notFitting = stillShort;
         Set<String> retryInPlace = policy.takeGroupsToRetry();
         PriorityQueue<Candidate> heads = new PriorityQueue<>();
         for (GroupQueue queue : queues.queues()) {
@@ -120,11 +164,11 @@ final class SchedulingCycle {
             Candidate candidate = heads.poll();
             GroupQueue queue = candidate.queue;
             JobEntry entry = candidate.entry;
-            tried++;
+            decided.tried++;
             boolean fromBackoff = candidate.cursor != null;
             if (fromBackoff && (entry.refused || reclaims.yields(entry))) {
                 // a refused admission waits out its backoff, a reclaim's victim its preemptor: not tried, not counted
-                tried--;
+                decided.tried--;
                 if (candidate.cursor.hasNext()) {
                     heads.add(new Candidate(queue, candidate.cursor.next(), candidate.cursor));
                 }
@@ -140,15 +184,17 @@ final class SchedulingCycle {
                 if (neverFits != null || !ledger.shortNow(shape, notFittingNow)) {
                     candidate.cursor.remove();
                     queues.leftBackoff(entry);
+                    decided.deciding = entry;
                     if (neverFits != null) {
                         queues.hold(entry, Hold.Reason.NEVER_FITS, neverFits);
-                        heldInCycle++;
+                        decided.heldInCycle++;
                     } else {
-                        admissions.add(admit(queue.group, entry, now));
+                        admissions.add(admit(queue.group, entry, now, decided));
                     }
+                    decided.deciding = null;
                 } else {
                     entry.attempts++;
-                    notFitting++;
+                    decided.notFitting++;
                     walkOn = false;
                 }
                 if (walkOn && candidate.cursor.hasNext()) {
@@ -156,16 +202,17 @@ final class SchedulingCycle {
                 }
             } else {
                 queue.active.pollFirst();
+                decided.deciding = entry;
                 boolean blocked = false;
                 boolean yields = reclaims.yields(entry);
                 if (neverFits != null && !yields) {
                     queues.hold(entry, Hold.Reason.NEVER_FITS, neverFits);
-                    heldInCycle++;
+                    decided.heldInCycle++;
                 } else if (!yields && !ledger.shortNow(shape, notFittingNow)) {
-                    admissions.add(admit(queue.group, entry, now));
+                    admissions.add(admit(queue.group, entry, now, decided));
                 } else if (yields || !reclaim(queue.group, entry, now, evicting)) {
                     entry.attempts++;
-                    notFitting++;
+                    decided.notFitting++;
                     if (entry.attempts == 1 && !yields) {
                         firstFailures.add(new CycleResult.Unschedulable(entry.job.key(), queue.group,
                                 ledger.blocker(entry.group, entry)));
@@ -178,17 +225,12 @@ final class SchedulingCycle {
                         backedOffNow.add(entry); // joins the backed-off set after the cycle, so no cursor meets it
                     }
                 }
+                decided.deciding = null;
                 if (!blocked && policy.mayTry(queue)) {
                     heads.add(new Candidate(queue, queue.active.first(), null));
                 }
             }
         }
-        for (JobEntry entry : backedOffNow) {
-            queues.backOff(entry, now.plus(queues.backoffFor(entry.attempts)));
-        }
-        queues.dropEmptyQueues();
-        return new CycleResult(admissions, queues.takeNewHolds(), tried, firstFailures, notFitting, heldInCycle,
-                evicting.evictions, evicting.reclaims);
     }
 
     /**
@@ -225,10 +267,24 @@ final class SchedulingCycle {
      *
      * @return how many jobs were tried here
      */
-    private int endBackoffs(Instant now, Set<FitShape> notFittingNow, Evicting evicting) {
+    private int endBackoffs(Instant now, Set<FitShape> notFittingNow, Evicting evicting, Decided decided) {
         List<JobEntry> waitAgain = new ArrayList<>();
         Set<FitShape> mayFit = new HashSet<>();
+        try {
+            endExpired(now, notFittingNow, evicting, decided, waitAgain, mayFit);
+        } finally {
+            // out of the global set since they expired: back in, even if the pass failed on another job
+            for (JobEntry entry : waitAgain) {
+                queues.waitAgain(entry, Times.plus(now, queues.backoffFor(entry.attempts)));
+            }
+        }
+        return waitAgain.size();
+    }
+
+    private void endExpired(Instant now, Set<FitShape> notFittingNow, Evicting evicting, Decided decided,
+                            List<JobEntry> waitAgain, Set<FitShape> mayFit) {
         for (JobEntry entry = queues.pollExpired(now); entry != null; entry = queues.pollExpired(now)) {
+            decided.deciding = entry;
             entry.refused = false;
             if (reclaims.yields(entry)) {
                 waitAgain.add(entry); // a reclaim's victim: not before its preemptor (freed at once when it is)
@@ -246,10 +302,7 @@ final class SchedulingCycle {
             }
             queues.endBackoff(entry, false);
         }
-        for (JobEntry entry : waitAgain) {
-            queues.waitAgain(entry, now.plus(queues.backoffFor(entry.attempts)));
-        }
-        return waitAgain.size();
+        decided.deciding = null;
     }
 
     /**
@@ -269,10 +322,22 @@ final class SchedulingCycle {
         return false;
     }
 
-    private Admission admit(String group, JobEntry entry, Instant now) {
+    /**
+     * Charges a job and returns its admission. A failure after the charge was made (in what the charge tells, e.g.
+     * the timeout watch) does not lose the admission: it is returned, to be sent, and the failure goes into the
+     * cycle's result; the cycle goes on.
+     */
+    private Admission admit(String group, JobEntry entry, Instant now, Decided decided) {
         entry.state = null;
         AdmissionRecord record = admissionClock.next(group, now);
-        ledger.charge(entry, record, false);
+        try {
+            ledger.charge(entry, record, false);
+        } catch (RuntimeException e) {
+            if (entry.record != record || entry.state != Scheduler.State.ADMITTED) {
+                throw e; // not charged: nothing to hand out
+            }
+            decided.failure = decided.failure == null ? e : decided.failure;
+        }
         return new Admission(entry.job.key(), entry.job.uid(), record, entry.job.request(),
                 Duration.between(entry.queuedAt, now).toMillis());
     }
