@@ -18,6 +18,7 @@ import org.jboss.logging.Logger;
 
 import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.config.KubeQueueConfig;
+import io.kubequeue.config.SettingRanges;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.JobFeed;
@@ -72,18 +73,9 @@ public class AdmissionLoop {
         this.scheduler = scheduler;
         this.admitter = admitter;
         this.cycleEvents = new CycleEvents(directory, events);
-        if (config.admission().workers() < 1) {
-            throw new IllegalArgumentException("kube-queue.admission.workers must be at least 1, got "
-                    + config.admission().workers());
-        }
-        if (config.admission().batchWindow().isNegative()) {
-            throw new IllegalArgumentException("kube-queue.admission.batch-window must not be negative, got "
-                    + config.admission().batchWindow());
-        }
-        if (config.admission().inFlight() < 1) {
-            throw new IllegalArgumentException("kube-queue.admission.in-flight must be at least 1, got "
-                    + config.admission().inFlight());
-        }
+        SettingRanges.WORKERS.check(config.admission().workers());
+        SettingRanges.BATCH_WINDOW.check(config.admission().batchWindow());
+        SettingRanges.IN_FLIGHT.check(config.admission().inFlight());
         this.batchWindowMillis = config.admission().batchWindow().toMillis();
         this.cycles = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("kube-queue-scheduler"));
         this.startedOutside = new StartedOutsideRecords(scheduler, admitter, config.admission().workers());

@@ -35,6 +35,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.config.KubeQueueConfig;
+import io.kubequeue.config.SettingRanges;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.scheduler.JobKey;
 import io.quarkus.runtime.Startup;
@@ -59,7 +60,6 @@ public class ReadApiAccess {
     public static final String PROXIED_AUTHORIZATION = "X-Kube-Queue-Authorization";
 
     private static final Logger LOG = Logger.getLogger(ReadApiAccess.class);
-    private static final Duration LONGEST_CACHE = Duration.ofMinutes(10);
 
     private final KubernetesClient client;
     private final Instance<JobKind<?>> kinds;
@@ -69,7 +69,7 @@ public class ReadApiAccess {
     private final Map<String, Expiring<UserInfo>> users = BoundedMaps.keepingRecentlyUsed(4096);
     private final Map<Review, Expiring<Boolean>> reviews = BoundedMaps.keepingRecentlyUsed(16_384);
 
-    /** @throws IllegalArgumentException if {@code kube-queue.read-api.cache-for} is not in (0, 10m] */
+    /** @throws IllegalArgumentException if {@code kube-queue.read-api.cache-for} is outside 1s to 10m */
     @Inject
     public ReadApiAccess(KubernetesClient client, Instance<JobKind<?>> kinds, KubeQueueConfig config) {
         this(client, kinds, config.readApi().authentication(), config.readApi().cacheFor(), Clock.systemUTC());
@@ -77,10 +77,7 @@ public class ReadApiAccess {
 
     ReadApiAccess(KubernetesClient client, Instance<JobKind<?>> kinds, KubeQueueConfig.ReadApi.Authentication mode,
                   Duration cacheFor, Clock clock) {
-        if (cacheFor.isNegative() || cacheFor.isZero() || cacheFor.compareTo(LONGEST_CACHE) > 0) {
-            throw new IllegalArgumentException("kube-queue.read-api.cache-for: must be more than 0 and at most 10m,"
-                    + " got " + cacheFor);
-        }
+        SettingRanges.READ_API_CACHE_FOR.check(cacheFor);
         this.client = client;
         this.kinds = kinds;
         this.open = mode == KubeQueueConfig.ReadApi.Authentication.NONE;

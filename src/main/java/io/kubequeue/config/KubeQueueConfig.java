@@ -34,8 +34,9 @@ public interface KubeQueueConfig {
 
     /**
      * How long start-up waits for the first list of quota objects. Past it kube-queue starts with no quota
-     * groups (every job held) and applies them as soon as the list succeeds.
+     * groups (every job held) and applies them as soon as the list succeeds. From 0s to 1h ({@link SettingRanges}).
      */
+    @WithConverter(SettingRanges.FirstListTimeout.class)
     @WithDefault("30s")
     Duration firstListTimeout();
 
@@ -73,9 +74,10 @@ public interface KubeQueueConfig {
      * How long a stopping replica may take (env {@code KUBE_QUEUE_SHUTDOWN_DEADLINE}): past it the process halts,
      * whatever its threads are doing (a call to an API server that never answers, a thread broken by an
      * OutOfMemoryError), so that it ends by itself within the pod's {@code terminationGracePeriodSeconds}
-     * (30 s in the shipped manifests) instead of being killed, or hanging outside Kubernetes. Above zero, or
+     * (30 s in the shipped manifests) instead of being killed, or hanging outside Kubernetes. From 1s to 1h, or
      * start-up fails.
      */
+    @WithConverter(SettingRanges.ShutdownDeadline.class)
     @WithDefault("25s")
     Duration shutdownDeadline();
 
@@ -83,8 +85,8 @@ public interface KubeQueueConfig {
      * How long an admitted job may go without a pod that runs (env {@code KUBE_QUEUE_ADMISSION_TIMEOUT}): past it,
      * kube-queue suspends the job again and queues it (docs/policies.md, "Admission timeout"). A pod counts once it is
      * Running, Succeeded or Failed. Unset or {@code 0}: off, unless a quota group sets its own (docs/configuration.md,
-     * "Per-group admission timeout"). Read by {@link TimeoutConverter}: a negative or unreadable value stops start-up
-     * naming the valid forms.
+     * "Per-group admission timeout"). Read by {@link TimeoutConverter}: a negative or unreadable value, or one outside
+     * 1s to 365d, stops start-up naming the valid forms and range.
      */
     @WithConverter(TimeoutConverter.class)
     Optional<Duration> admissionTimeout();
@@ -121,7 +123,8 @@ public interface KubeQueueConfig {
         @WithDefault("kubernetes")
         Authentication authentication();
 
-        /** How long a token's review and an access review are reused: positive, at most 10 minutes. */
+        /** How long a token's review and an access review are reused: from 1s to 10m. */
+        @WithConverter(SettingRanges.ReadApiCacheFor.class)
         @WithDefault("30s")
         Duration cacheFor();
 
@@ -157,27 +160,32 @@ public interface KubeQueueConfig {
         /** This replica's name in the Lease; default: the pod's ({@code HOSTNAME}), else a random one. */
         Optional<String> identity();
 
-        /** How long a leader's Lease holds without renewal (client-go's default). */
+        /** How long a leader's Lease holds without renewal (client-go's default); from 1s to 10m. */
+        @WithConverter(SettingRanges.LeaseDuration.class)
         @WithDefault("15s")
         Duration leaseDuration();
 
-        /** How long the leader keeps trying to renew before it steps down. */
+        /** How long the leader keeps trying to renew before it steps down; from 1s to 10m. */
+        @WithConverter(SettingRanges.RenewDeadline.class)
         @WithDefault("10s")
         Duration renewDeadline();
 
-        /** How often a replica tries to acquire or renew. */
+        /** How often a replica tries to acquire or renew; from 100ms to 1m. */
+        @WithConverter(SettingRanges.RetryPeriod.class)
         @WithDefault("2s")
         Duration retryPeriod();
     }
 
     /**
      * Unschedulable backoff: doubles from {@code initial} up to {@code max} (kube-scheduler: 1 s to 20 s).
-     * Start-up fails with an {@code IllegalArgumentException} unless 0 &lt; initial ≤ max.
+     * Start-up fails with an {@code IllegalArgumentException} unless initial ≤ max, each from 10ms to 1h.
      */
     interface Backoff {
+        @WithConverter(SettingRanges.BackoffInitial.class)
         @WithDefault("1s")
         Duration initial();
 
+        @WithConverter(SettingRanges.BackoffMax.class)
         @WithDefault("20s")
         Duration max();
     }
@@ -197,8 +205,9 @@ public interface KubeQueueConfig {
 
         /**
          * How many times in an hour one job may be a reclaim's victim (env {@code KUBE_QUEUE_RECLAIM_MAX_PER_HOUR}):
-         * past it, the job is left running. At least 1, or start-up fails.
+         * past it, the job is left running. From 1 to 60, or start-up fails.
          */
+        @WithConverter(SettingRanges.ReclaimMaxPerHour.class)
         @WithDefault("3")
         int maxPerHour();
     }
@@ -215,25 +224,29 @@ public interface KubeQueueConfig {
         /**
          * The most admission patches on the wire at once (sent, answer not yet in). No thread waits on any of
          * them; decisions beyond this wait their turn, quota groups served in turn. At least 1, or start-up fails.
-         * The default comes from docs/performance.md: at ~150 ms per write it keeps a busy API server's pace.
+         * The default comes from docs/performance.md: at ~150 ms per write it keeps a busy API server's pace. At most
+         * 1024.
          */
+        @WithConverter(SettingRanges.InFlight.class)
         @WithDefault("32")
         int inFlight();
 
         /**
          * Threads that write started-outside records (a job running without kube-queue's admission gets its
          * charge written on it; rare, and each may wait for a few round trips). Not used by admissions. At least
-         * 1, or start-up fails.
+         * 1 and at most 64, or start-up fails.
          */
+        @WithConverter(SettingRanges.Workers.class)
         @WithDefault("4")
         int workers();
 
         /**
          * How long a scheduling cycle waits after the first change that asks for it, so that jobs submitted
          * together are admitted in queue order. Adds this much latency, not per job but per burst. A job that
-         * finishes or is deleted does not wait for it: its room is given out at once. Not negative, or start-up
+         * finishes or is deleted does not wait for it: its room is given out at once. From 0s to 1m, or start-up
          * fails.
          */
+        @WithConverter(SettingRanges.BatchWindow.class)
         @WithDefault("100ms")
         Duration batchWindow();
     }

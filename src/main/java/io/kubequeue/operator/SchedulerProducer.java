@@ -8,6 +8,7 @@ import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
 import io.kubequeue.config.KubeQueueConfig;
+import io.kubequeue.config.SettingRanges;
 import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.scheduler.SchedulingPolicy;
 
@@ -20,7 +21,7 @@ public class SchedulerProducer {
      * The scheduler with the policy, backoff, reclaim and admission timeout of the settings.
      *
      * @throws IllegalArgumentException when the backoff bounds are inconsistent (initial above max), or
-     *                                  {@code kube-queue.reclaim.max-per-hour} is below 1
+     *                                  {@code kube-queue.reclaim.max-per-hour} is outside 1 to 60
      */
     @Produces
     @Singleton
@@ -30,10 +31,7 @@ public class SchedulerProducer {
             LOG.info("StrictPriority and StrictConsistency are both true: the blocking queue wins, and it already "
                     + "retries from the head on every release");
         }
-        int maxPerHour = config.reclaim().maxPerHour();
-        if (maxPerHour < 1) {
-            throw new IllegalArgumentException("kube-queue.reclaim.max-per-hour: must be at least 1, got " + maxPerHour);
-        }
+        int maxPerHour = SettingRanges.RECLAIM_MAX_PER_HOUR.check(config.reclaim().maxPerHour());
         Scheduler.Settings settings = new Scheduler.Settings(policy, config.backoff().initial(), config.backoff().max())
                 .withAdmissionTimeout(config.admissionTimeout().orElse(null));
         if (config.reclaim().enabled()) {

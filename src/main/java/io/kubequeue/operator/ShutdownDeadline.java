@@ -10,6 +10,7 @@ import jakarta.interceptor.Interceptor;
 import org.jboss.logging.Logger;
 
 import io.kubequeue.config.KubeQueueConfig;
+import io.kubequeue.config.SettingRanges;
 import io.quarkus.runtime.StartupEvent;
 
 /**
@@ -30,12 +31,9 @@ public class ShutdownDeadline {
 
     private final Duration deadline;
 
-    /** @throws IllegalArgumentException if {@code kube-queue.shutdown-deadline} is not above zero, naming it */
+    /** @throws IllegalArgumentException if {@code kube-queue.shutdown-deadline} is outside 1s to 1h, naming it */
     public ShutdownDeadline(KubeQueueConfig config) {
-        this.deadline = config.shutdownDeadline();
-        if (deadline.isNegative() || deadline.isZero()) {
-            throw new IllegalArgumentException("kube-queue.shutdown-deadline must be above zero, got " + deadline);
-        }
+        this.deadline = SettingRanges.SHUTDOWN_DEADLINE.check(config.shutdownDeadline());
     }
 
     void arm(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) StartupEvent event) {

@@ -171,10 +171,7 @@ public class StartupRecovery implements HealthCheck {
     private void checkSettings() {
         ApiServerTarget.log(client.getConfiguration());
         checkDisabledKinds();
-        if (config.firstListTimeout().isNegative()) {
-            throw new IllegalArgumentException("kube-queue.first-list-timeout: must not be negative ("
-                    + config.firstListTimeout() + ")");
-        }
+        io.kubequeue.config.SettingRanges.FIRST_LIST_TIMEOUT.check(config.firstListTimeout());
     }
 
     /** Step "job feed": what the feed sees of the jobs reaches the admission loop and the Queuing condition. */

@@ -25,6 +25,7 @@ class ReadApiCacheSettingTest {
             assertTrue(e.getMessage().startsWith("kube-queue.read-api.cache-for:"), e.getMessage());
         }
         assertDoesNotThrow(() -> access(Duration.ofMinutes(10)));
-        assertDoesNotThrow(() -> access(Duration.ofMillis(1)));
+        assertDoesNotThrow(() -> access(Duration.ofSeconds(1)));
+        assertThrows(IllegalArgumentException.class, () -> access(Duration.ofMillis(999)), "below a second");
     }
 }

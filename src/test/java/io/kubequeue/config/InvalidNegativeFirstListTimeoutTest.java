@@ -30,6 +30,6 @@ class InvalidNegativeFirstListTimeoutTest {
     void startUpFailsNamingTheSetting(LaunchResult result) {
         assertEquals(1, result.exitCode());
         String output = result.getErrorOutput() + result.getOutput();
-        assertTrue(output.contains("kube-queue.first-list-timeout: must not be negative"), output);
+        assertTrue(output.contains("kube-queue.first-list-timeout: must be from 0s to 1h, got '-1s'"), output);
     }
 }

@@ -13,7 +13,7 @@ import io.quarkus.test.junit.main.Launch;
 import io.quarkus.test.junit.main.LaunchResult;
 import io.quarkus.test.junit.main.QuarkusMainTest;
 
-/** A job must be allowed to be a reclaim's victim at least once an hour: 0 stops start-up, naming the setting. */
+/** A job must be allowed to be a reclaim's victim at least once an hour: 0 stops start-up, naming the range. */
 @QuarkusMainTest
 @TestProfile(InvalidReclaimMaxPerHourTest.Zero.class)
 class InvalidReclaimMaxPerHourTest {
@@ -30,6 +30,6 @@ class InvalidReclaimMaxPerHourTest {
     void startUpFailsNamingTheSetting(LaunchResult result) {
         assertEquals(1, result.exitCode());
         String output = result.getErrorOutput() + result.getOutput();
-        assertTrue(output.contains("kube-queue.reclaim.max-per-hour: must be at least 1, got 0"), output);
+        assertTrue(output.contains("kube-queue.reclaim.max-per-hour: must be from 1 to 60, got 0"), output);
     }
 }

@@ -38,7 +38,7 @@ class ShutdownDeadlineTest {
                     });
             IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
                     () -> new ShutdownDeadline(config));
-            assertEquals("kube-queue.shutdown-deadline must be above zero, got " + bad, refused.getMessage());
+            assertEquals("kube-queue.shutdown-deadline: must be from 1s to 1h, got " + bad, refused.getMessage());
         }
     }
 }

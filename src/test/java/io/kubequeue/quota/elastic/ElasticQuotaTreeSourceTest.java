@@ -128,6 +128,21 @@ class ElasticQuotaTreeSourceTest {
         assertEquals(List.of(), events.events());
     }
 
+    /** Issue 25, sequence 4: 400000000000d reads as a Duration, but puts every deadline past the end of time. */
+    @Test
+    void anEntryPastItsRangeIsLeftOutWithOneWarningNamingTheRange() {
+        QuotaTree groups = source.build(List.of(annotated("""
+                root.a: 400000000000d
+                root.b: 20m
+                """)), null);
+        assertNull(groups.node("root.a").orElseThrow().admissionTimeout(), "inherits, as if the entry were not there");
+        assertEquals(Duration.ofMinutes(20), groups.node("root.b").orElseThrow().admissionTimeout());
+        List<RecordingEvents.Event> warnings = events.withReason("InvalidAdmissionTimeout");
+        assertEquals(1, warnings.size(), warnings.toString());
+        assertTrue(warnings.get(0).message().contains("'root.a: 400000000000d': invalid duration '400000000000d': out"
+                + " of range; valid: 0 (off), or from 1s to 365d"), warnings.get(0).message());
+    }
+
     @Test
     void anEntryThatDoesNotReadIsLeftOutWithOneWarningAndTheTreeAppliesAsUsual() {
         ElasticQuotaTree tree = annotated("""

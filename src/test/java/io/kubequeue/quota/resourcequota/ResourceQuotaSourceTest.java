@@ -143,6 +143,26 @@ class ResourceQuotaSourceTest {
         }
     }
 
+    /** Issue 25, sequence 4: 400000000000d reads as a Duration, but puts every deadline past the end of time. */
+    @Test
+    void aTimeoutPastItsRangeIsLeftOutWithOneWarningNamingTheRange() {
+        RecordingEvents events = new RecordingEvents();
+        ResourceQuotaSource source = groupsOnly(events);
+        try {
+            QuotaTree groups = source.build(List.of(annotated("team", "absurd", "400000000000d"),
+                    annotated("other", "absurd", "400000000000d"), annotated("team", "good", "30m")), null);
+            assertEquals(Duration.ofMinutes(30), groups.node("team").orElseThrow().admissionTimeout());
+            assertNull(groups.node("other").orElseThrow().admissionTimeout(), "the global timeout applies");
+            List<RecordingEvents.Event> warnings = events.withReason("InvalidAdmissionTimeout");
+            assertEquals(2, warnings.size(), warnings.toString());
+            assertTrue(warnings.get(0).message().startsWith("kube-queue/admission-timeout: invalid duration"
+                    + " '400000000000d': out of range; valid: 0 (off), or from 1s to 365d; ignored"),
+                    warnings.get(0).message());
+        } finally {
+            source.stop();
+        }
+    }
+
     @Test
     void aValueThatDoesNotReadIsLeftOutWithOneWarningOnItsQuota() {
         RecordingEvents events = new RecordingEvents();
