@@ -33,6 +33,7 @@ import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.RequestConfigBuilder;
 import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.config.SettingRanges;
@@ -50,6 +51,13 @@ import io.quarkus.runtime.Startup;
  * {@code kubectl get tfjobs -n team-a} needs. A user allowed cluster-wide sees everything after one review.
  * Both answers are remembered for {@code kube-queue.read-api.cache-for} (default 30 s) so that a page of jobs costs
  * one review per namespace and kind, not one per job; at most 4,096 tokens and 16,384 review answers are kept.
+ * <p>A TokenReview's answer is read as a real API server gives it (docs/security.md, "Who sees what"): not
+ * authenticated, with or without {@code status.error} (kube-apiserver sets it to {@code "invalid bearer token"} for
+ * an unknown, malformed or expired token), is a "no": 401, remembered for {@link #REJECTED_FOR} in a cache of its
+ * own (1,024 tokens), so rejected tokens never crowd out accepted ones. Only a review that could not be had (an
+ * exception, a 5xx or 429, a timeout; not retried, so the caller hears at once) or an answer with no verdict (no
+ * status at all, or authenticated without a user) is 503 "try again", never remembered. A run of identical
+ * failures is logged once per {@link #FAILURE_LOG_INTERVAL}.
  * <p>With {@code none}, every caller sees everything.
  */
 @Singleton
@@ -60,6 +68,15 @@ public class ReadApiAccess {
     public static final String PROXIED_AUTHORIZATION = "X-Kube-Queue-Authorization";
 
     private static final Logger LOG = Logger.getLogger(ReadApiAccess.class);
+    /**
+     * How long a token the API server rejected is remembered as a "no" (at most {@code cache-for}): long enough
+     * that a client retrying with a bad token in a loop costs one TokenReview per 5 s, short enough that a token
+     * that just became valid (a new ServiceAccount token, an authenticator webhook back from a failure it answered
+     * as a "no") works again within seconds, not after a "yes"'s 30 s.
+     */
+    static final Duration REJECTED_FOR = Duration.ofSeconds(5);
+    /** The least time between two log lines about the same kind of failed review. */
+    static final Duration FAILURE_LOG_INTERVAL = Duration.ofMinutes(1);
 
     private final KubernetesClient client;
     private final Instance<JobKind<?>> kinds;
@@ -67,6 +84,10 @@ public class ReadApiAccess {
     private final Duration cacheFor;
     private final Clock clock;
     private final Map<String, Expiring<UserInfo>> users = BoundedMaps.keepingRecentlyUsed(4096);
+    private final Map<String, Expiring<UserInfo>> rejected = BoundedMaps.keepingRecentlyUsed(1024);
+    /** The client for reviews: not retried, so that a failing API server is a quick 503, not a 20 s wait. */
+    private final KubernetesClient reviewClient;
+    private final FailureLog failures;
     private final Map<Review, Expiring<Boolean>> reviews = BoundedMaps.keepingRecentlyUsed(16_384);
 
     /** @throws IllegalArgumentException if {@code kube-queue.read-api.cache-for} is outside 1s to 10m */
@@ -79,6 +100,9 @@ public class ReadApiAccess {
                   Duration cacheFor, Clock clock) {
         SettingRanges.READ_API_CACHE_FOR.check(cacheFor);
         this.client = client;
+        this.reviewClient = client == null ? null : client.newClient(new RequestConfigBuilder()
+                .withRequestRetryBackoffLimit(0).build()).adapt(KubernetesClient.class);
+        this.failures = new FailureLog(FAILURE_LOG_INTERVAL, clock, LOG::warn);
         this.kinds = kinds;
         this.open = mode == KubeQueueConfig.ReadApi.Authentication.NONE;
         this.cacheFor = cacheFor;
@@ -102,10 +126,21 @@ public class ReadApiAccess {
                 .orElseThrow(() -> unauthorized("a Kubernetes bearer token is needed: send it in 'Authorization: Bearer"
                         + " …', or in '" + PROXIED_AUTHORIZATION + ": Bearer …' through the API server's service proxy"));
         String key = sha256(token);
-        UserInfo user = cached(users, key, () -> review(token));
-        if (user == null) {
-            throw unauthorized("the API server does not accept this token (TokenReview: not authenticated)");
+        Instant now = clock.instant();
+        if (remembered(rejected, key, now) != null) {
+            throw notAccepted();
         }
+        Expiring<UserInfo> known = remembered(users, key, now);
+        if (known != null) {
+            return new Viewer(known.value());
+        }
+        UserInfo user = review(token); // outside any lock: a slow API server must not hold other callers
+        if (user == null) {
+            // a "no" lives in a cache of its own, for less time than a "yes"
+            remember(rejected, key, null, now.plus(REJECTED_FOR.compareTo(cacheFor) < 0 ? REJECTED_FOR : cacheFor));
+            throw notAccepted();
+        }
+        remember(users, key, user, now.plus(cacheFor));
         return new Viewer(user);
     }
 
@@ -202,25 +237,52 @@ public class ReadApiAccess {
         return HasMetadata.getPlural(type) + (group == null || group.isEmpty() ? "" : "." + group);
     }
 
-    /** The user behind a token, or null if the API server does not accept it. */
+    private static <V> Expiring<V> remembered(Map<String, Expiring<V>> cache, String key, Instant now) {
+        synchronized (cache) {
+            Expiring<V> hit = cache.get(key);
+            return hit != null && now.isBefore(hit.until()) ? hit : null;
+        }
+    }
+
+    private static <V> void remember(Map<String, Expiring<V>> cache, String key, V value, Instant until) {
+        synchronized (cache) {
+            cache.put(key, new Expiring<>(value, until));
+        }
+    }
+
+    private static NotAuthorizedException notAccepted() {
+        return unauthorized("the API server does not accept this token (TokenReview: not authenticated)");
+    }
+
+    /**
+     * The user behind a token, or null if the API server does not accept it. A real API server answers a token it
+     * does not accept (unknown, malformed, expired, revoked) with {@code authenticated} false (or left out, its
+     * zero value) and most often {@code status.error} set ({@code "invalid bearer token"}): that is a "no", as
+     * kube-apiserver itself answers 401 to a request bearing such a token, whatever the error says. A TokenReview
+     * has no way to say "could not decide"; an answer without a verdict (no status, or authenticated without a
+     * user name) is treated as one.
+     *
+     * @throws ServiceUnavailableException (503) when the review failed or its answer has no verdict
+     */
     private UserInfo review(String token) {
-        TokenReview answer = ask("TokenReview", () -> client.authentication().v1().tokenReviews()
+        TokenReview answer = ask("TokenReview", () -> reviewClient.authentication().v1().tokenReviews()
                 .create(new TokenReviewBuilder().withNewSpec().withToken(token).endSpec().build()));
-        if (answer.getStatus() == null || !Boolean.TRUE.equals(answer.getStatus().getAuthenticated())
-                || answer.getStatus().getUser() == null) {
-            String error = answer.getStatus() == null ? null : answer.getStatus().getError();
-            if (error != null && !error.isBlank()) {
-                // the API server could not decide (e.g. its token webhook timed out): not a "no", and not kept
-                throw unanswered("TokenReview", error);
-            }
+        if (answer == null || answer.getStatus() == null) {
+            throw unanswered("TokenReview", "its answer has no status");
+        }
+        if (!Boolean.TRUE.equals(answer.getStatus().getAuthenticated())) {
             return null;
         }
-        return answer.getStatus().getUser();
+        UserInfo user = answer.getStatus().getUser();
+        if (user == null || user.getUsername() == null || user.getUsername().isBlank()) {
+            throw unanswered("TokenReview", "authenticated, but no user named");
+        }
+        return user;
     }
 
     private boolean access(Review review) {
         Subject who = review.subject();
-        SubjectAccessReview answer = ask("SubjectAccessReview", () -> client.authorization().v1().subjectAccessReview()
+        SubjectAccessReview answer = ask("SubjectAccessReview", () -> reviewClient.authorization().v1().subjectAccessReview()
                 .create(new SubjectAccessReviewBuilder().withNewSpec()
                         .withUser(who.user()).withUid(who.uid()).withGroups(who.groups()).withExtra(who.extra())
                         .withNewResourceAttributes().withVerb("list").withGroup(review.apiGroup())
@@ -236,22 +298,31 @@ public class ReadApiAccess {
         return allowed;
     }
 
-    private static ServiceUnavailableException unanswered(String what, String error) {
-        LOG.warnf("read API: the API server could not evaluate a %s (%s); the caller gets 503", what, error);
+    private ServiceUnavailableException unanswered(String what, String error) {
+        failures.failed(what + " unanswered: " + error, "read API: the API server could not evaluate a " + what
+                + " (" + error + "); the caller gets 503");
         return new ServiceUnavailableException("the API server could not evaluate a " + what + "; try again");
     }
 
-    private static <T> T ask(String what, Supplier<T> call) {
+    /** Makes one review call; a failed call (any exception: 5xx, 429, a timeout, no connection) is a 503. */
+    private <T> T ask(String what, Supplier<T> call) {
         try {
             return call.get();
-        } catch (KubernetesClientException e) {
-            LOG.warnf("read API: the API server did not answer a %s (%d %s); the caller gets 503", what, e.getCode(),
-                    e.getMessage());
+        } catch (RuntimeException e) {
+            int code = e instanceof KubernetesClientException k ? k.getCode() : 0;
+            failures.failed(what + " failed: " + code + " " + e.getClass().getName(), String.format(
+                    "read API: the API server did not answer a %s (%d %s); the caller gets 503", what, code,
+                    e.getMessage()));
             throw new ServiceUnavailableException("the API server did not answer a " + what + "; try again");
         }
     }
 
-    /** A remembered answer; {@code null} values are remembered too (a rejected token). */
+    /** The log of failed reviews (for tests). */
+    FailureLog failureLog() {
+        return failures;
+    }
+
+    /** A remembered access review's answer. */
     private <K, V> V cached(Map<K, Expiring<V>> cache, K key, Supplier<V> compute) {
         Instant now = clock.instant();
         synchronized (cache) {

@@ -20,8 +20,6 @@ import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.authentication.TokenReview;
-import io.fabric8.kubernetes.api.model.authentication.TokenReviewStatusBuilder;
 import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributes;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewStatusBuilder;
@@ -34,16 +32,19 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.fabric8.mockwebserver.utils.ResponseProvider;
 import io.kubequeue.testing.Cluster;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.testing.StrictApiServer;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 
 /**
- * Issue 14, item 2: the read API behind the API server's authentication and authorization. The mock API server
- * answers TokenReviews and SubjectAccessReviews as an RBAC-enabled one would for three users: alice may list batch
- * Jobs in {@code team-a} only, admin may list them everywhere, and a fourth token is not accepted. Two teams of
- * 4 cpu each ({@code quota/two-teams.yaml}), each with one admitted and one waiting Job.
+ * Issue 14, item 2: the read API behind the API server's authentication and authorization. The strict API server
+ * answers TokenReviews as a real one does ({@link StrictApiServer.Tokens}: any token it was not told of is
+ * {@code authenticated: false} with {@code error: "invalid bearer token"}), and SubjectAccessReviews as an
+ * RBAC-enabled one would for three users: alice may list batch Jobs in {@code team-a} only, admin may list them
+ * everywhere, and flaky's reviews cannot be evaluated. Two teams of 4 cpu each ({@code quota/two-teams.yaml}), each
+ * with one admitted and one waiting Job.
  */
 @QuarkusTest
 @WithStrictApiServer(setup = ReadApiAccessTest.Reviews.class)
@@ -58,31 +59,16 @@ class ReadApiAccessTest {
         }
     }
 
-    static final AtomicInteger TOKEN_REVIEWS = new AtomicInteger();
+    static StrictApiServer.Tokens tokens;
     static final AtomicInteger ACCESS_REVIEWS = new AtomicInteger();
 
     /** The API server's answers: who a token is, and what each user may list. */
     public static final class Reviews implements java.util.function.Consumer<KubernetesMockServer> {
         @Override
         public void accept(KubernetesMockServer server) {
-            server.expect().post().withPath("/apis/authentication.k8s.io/v1/tokenreviews")
-                    .andReply(new Answer(TOKEN_REVIEWS, body -> {
-                        TokenReview review = Serialization.unmarshal(body, TokenReview.class);
-                        String token = review.getSpec().getToken();
-                        if (token.equals("outage-token")) {
-                            return null; // a 500
-                        }
-                        String user = switch (token) {
-                            case "alice-token" -> "alice";
-                            case "admin-token" -> "admin";
-                            case "flaky-token" -> "flaky";
-                            default -> null;
-                        };
-                        review.setStatus(user == null ? new TokenReviewStatusBuilder().withAuthenticated(false).build()
-                                : new TokenReviewStatusBuilder().withAuthenticated(true).withNewUser()
-                                .withUsername(user).withGroups(List.of("system:authenticated")).endUser().build());
-                        return review;
-                    })).always();
+            tokens = StrictApiServer.tokens(server).accept("alice-token", "alice").accept("admin-token", "admin")
+                    .accept("flaky-token", "flaky").expired("expired-token").fail("outage-token", 500)
+                    .unanswered("no-verdict-token");
             server.expect().post().withPath("/apis/authorization.k8s.io/v1/subjectaccessreviews")
                     .andReply(new Answer(ACCESS_REVIEWS, body -> {
                         SubjectAccessReview review = Serialization.unmarshal(body, SubjectAccessReview.class);
@@ -106,8 +92,8 @@ class ReadApiAccessTest {
     }
 
     /**
-     * A reply computed from the request's body: 201 with the review the function returns, or 500 when it returns
-     * null. The body can be read once, so it is read once per request and kept.
+     * A reply computed from the request's body: 201 with the review the function returns. The body can be read once,
+     * so it is read once per request and kept.
      */
     private record Answer(AtomicInteger asked, java.util.function.Function<String, Object> review,
                           Map<RecordedRequest, String> bodies) implements ResponseProvider<Object> {
@@ -122,13 +108,12 @@ class ReadApiAccessTest {
         @Override
         public Object getBody(RecordedRequest request) {
             asked.incrementAndGet();
-            Object answer = answer(request);
-            return answer == null ? "{\"kind\":\"Status\",\"code\":500}" : Serialization.asJson(answer);
+            return Serialization.asJson(answer(request));
         }
 
         @Override
         public int getStatusCode(RecordedRequest request) {
-            return bodies.computeIfAbsent(request, RecordedRequest::getUtf8Body).contains("outage-token") ? 500 : 201;
+            return 201;
         }
 
         @Override
@@ -180,10 +165,17 @@ class ReadApiAccessTest {
                 .statusCode(401);
     }
 
+    /**
+     * Issue 25, sequence 7: a real API server answers an unknown, malformed or expired token with
+     * {@code authenticated: false} and {@code status.error} set; that is a "no" (401), not "try again" (503).
+     */
     @Test
-    void aTokenTheApiServerRejectsIs401() {
-        given().auth().oauth2("stolen-token").when().get("/api/v1/queues").then().statusCode(401)
-                .body("error", containsString("TokenReview"));
+    void aTokenTheApiServerRejectsIs401WhateverItsErrorSays() {
+        for (String token : List.of("stolen-token", "not.a.jwt", "expired-token")) {
+            given().auth().oauth2(token).when().get("/api/v1/queues").then().statusCode(401)
+                    .header("WWW-Authenticate", "Bearer")
+                    .body("error", containsString("TokenReview"));
+        }
     }
 
     @Test
@@ -238,13 +230,13 @@ class ReadApiAccessTest {
     @Test
     void answersAreReusedSoAPageCostsOneReviewPerTokenNamespaceAndKind() {
         given().header("Authorization", "Bearer admin-token").when().get("/api/v1/queues").then().statusCode(200);
-        int tokens = TOKEN_REVIEWS.get();
+        int reviewed = tokens.reviews();
         int access = ACCESS_REVIEWS.get();
         for (int i = 0; i < 5; i++) {
             given().auth().oauth2("admin-token").when().get("/api/v1/queues").then().statusCode(200);
             given().auth().oauth2("admin-token").when().get("/api/v1/queues/root.team-a/jobs").then().statusCode(200);
         }
-        assertEquals(tokens, TOKEN_REVIEWS.get(), "the token's review is remembered");
+        assertEquals(reviewed, tokens.reviews(), "the token's review is remembered");
         assertEquals(access, ACCESS_REVIEWS.get(), "the access reviews are remembered");
     }
 
@@ -260,5 +252,6 @@ class ReadApiAccessTest {
     @Test
     void anApiServerThatCannotReviewTheTokenGives503NotAnOpenDoor() {
         given().auth().oauth2("outage-token").when().get("/api/v1/queues").then().statusCode(503);
+        given().auth().oauth2("no-verdict-token").when().get("/api/v1/queues").then().statusCode(503);
     }
 }

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -45,6 +46,14 @@ import io.fabric8.zjsonpatch.JsonPatchException;
  *       main resource keeps the stored status, a write to {@code /status} changes nothing else, and a create drops
  *       the status it is given. (Argo's Workflow CRD has no status subresource: its status is written with the
  *       object.)</li>
+ *   <li><b>TokenReview</b> ({@code POST /apis/authentication.k8s.io/v1/tokenreviews}) is answered as kube-apiserver
+ *       answers it (its tokenreview REST storage sets {@code status.authenticated} from the authenticators' verdict
+ *       and {@code status.error} from their error, if any): a token registered with {@link #tokens} is
+ *       authenticated as its user; any other token (unknown, malformed) is answered not authenticated
+ *       ({@code authenticated} left out, as Go's omitempty leaves out false) <em>with</em>
+ *       {@code error: "invalid bearer token"}, an expired one with the service account authenticator's error too,
+ *       and one registered as {@link Tokens#rejectWithoutError} with an empty status, the other form a real server
+ *       sends. The plain mock stored the review and sent it back without a status.</li>
  * </ul>
  * Expectations set with {@link KubernetesMockServer#expect()} are answered first, as on the plain mock.
  */
@@ -62,8 +71,120 @@ public final class StrictApiServer {
             kind("scheduling.sigs.k8s.io", "v1beta1", "elasticquotatrees", "ElasticQuotaTree"));
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String TOKEN_REVIEWS = "/apis/authentication.k8s.io/v1/tokenreviews";
+    /** Each server's tokens; a server is dropped with the last reference to it. */
+    private static final Map<KubernetesMockServer, Tokens> TOKENS =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
     private StrictApiServer() {
+    }
+
+    /**
+     * The tokens this server's TokenReview knows: register users (and faults) here, before or during a test.
+     *
+     * @param server a server made by {@link #create} or {@link #started}
+     */
+    public static Tokens tokens(KubernetesMockServer server) {
+        Tokens tokens = TOKENS.get(server);
+        if (tokens == null) {
+            throw new IllegalArgumentException("not a StrictApiServer: " + server);
+        }
+        return tokens;
+    }
+
+    /**
+     * What a server's TokenReview answers per token; every token not registered is unknown. Thread-safe: the server
+     * answers on its own threads.
+     */
+    public static final class Tokens {
+        /** What kube-apiserver sets {@code status.error} to for a token no authenticator accepts. */
+        public static final String INVALID = "invalid bearer token";
+        /** ... and for an expired service account token (the union authenticator joins the errors). */
+        public static final String EXPIRED = "[invalid bearer token, service account token has expired]";
+
+        private final Map<String, io.fabric8.kubernetes.api.model.authentication.UserInfo> users =
+                new java.util.concurrent.ConcurrentHashMap<>();
+        private final Map<String, String> rejected = new java.util.concurrent.ConcurrentHashMap<>();
+        private final Map<String, Integer> failing = new java.util.concurrent.ConcurrentHashMap<>();
+        private final Set<String> unanswered = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        private final java.util.concurrent.atomic.AtomicInteger reviews = new java.util.concurrent.atomic.AtomicInteger();
+
+        /** A token authenticated as this user, in {@code system:authenticated} and the groups given. */
+        public Tokens accept(String token, String user, String... groups) {
+            List<String> all = new java.util.ArrayList<>(List.of(groups));
+            all.add("system:authenticated");
+            users.put(token, new io.fabric8.kubernetes.api.model.authentication.UserInfoBuilder().withUsername(user)
+                    .withUid("uid-" + user).withGroups(all).build());
+            return this;
+        }
+
+        /** A token that has expired: {@code authenticated: false}, {@code error} {@value #EXPIRED}. */
+        public Tokens expired(String token) {
+            users.remove(token);
+            rejected.put(token, EXPIRED);
+            return this;
+        }
+
+        /** A token refused with no {@code status.error} (an authenticator that says no without an error). */
+        public Tokens rejectWithoutError(String token) {
+            users.remove(token);
+            rejected.put(token, "");
+            return this;
+        }
+
+        /** The review of this token fails: answered with this HTTP status (500, 429, ...) and a Status body. */
+        public Tokens fail(String token, int httpStatus) {
+            failing.put(token, httpStatus);
+            return this;
+        }
+
+        /** The review of this token is answered 201 with no status: no verdict at all. */
+        public Tokens unanswered(String token) {
+            unanswered.add(token);
+            return this;
+        }
+
+        /** How many TokenReviews the server was asked, whatever the answer. */
+        public int reviews() {
+            return reviews.get();
+        }
+
+        MockResponse answer(RecordedRequest request) {
+            reviews.incrementAndGet();
+            ObjectNode review;
+            try {
+                review = (ObjectNode) JSON.readTree(request.getBody().getBytes());
+            } catch (Exception e) {
+                return new MockResponse().setResponseCode(400).setBody(status(400, "BadRequest", e.getMessage()));
+            }
+            String token = review.path("spec").path("token").asText("");
+            Integer failure = failing.get(token);
+            if (failure != null) {
+                return new MockResponse().setResponseCode(failure).setBody(status(failure,
+                        failure == 429 ? "TooManyRequests" : "InternalError", "the TokenReview failed (test fault)"));
+            }
+            ObjectNode status = review.putObject("status");
+            if (unanswered.contains(token)) {
+                review.remove("status");
+            } else if (users.containsKey(token)) {
+                status.put("authenticated", true);
+                status.set("user", JSON.valueToTree(users.get(token)));
+                status.putArray("audiences").add("https://kubernetes.default.svc");
+            } else {
+                // no "authenticated": false: kube-apiserver leaves it out (omitempty), a "no" is an empty status
+                String error = rejected.getOrDefault(token, INVALID);
+                if (!error.isEmpty()) {
+                    status.put("error", error);
+                }
+            }
+            return new MockResponse().setResponseCode(201).setHeader("Content-Type", "application/json")
+                    .setBody(review.toString());
+        }
+
+        private static String status(int code, String reason, String message) {
+            return JsonNodeFactory.instance.objectNode().put("apiVersion", "v1").put("kind", "Status")
+                    .put("status", "Failure").put("reason", reason).put("code", code).put("message", message).toString();
+        }
     }
 
     /**
@@ -72,8 +193,11 @@ public final class StrictApiServer {
      */
     public static KubernetesMockServer create() {
         Map<ServerRequest, Queue<ServerResponse>> expectations = new HashMap<>();
-        return new KubernetesMockServer(new Context(), new MockWebServer(), expectations,
-                new StrictDispatcher(expectations), false);
+        Tokens tokens = new Tokens();
+        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), expectations,
+                new StrictDispatcher(expectations, tokens), false);
+        TOKENS.put(server, tokens);
+        return server;
     }
 
     /** A started server on the loopback interface, plain HTTP, any free port; its request log quiet. */
@@ -95,10 +219,12 @@ public final class StrictApiServer {
         private final Map<ServerRequest, Queue<ServerResponse>> expectations;
         private final MockDispatcher expected;
         private final KubernetesCrudDispatcher crud = new KubernetesCrudDispatcher(STATUS_SUBRESOURCES);
+        private final Tokens tokens;
 
-        StrictDispatcher(Map<ServerRequest, Queue<ServerResponse>> expectations) {
+        StrictDispatcher(Map<ServerRequest, Queue<ServerResponse>> expectations, Tokens tokens) {
             this.expectations = expectations;
             this.expected = new MockDispatcher(expectations);
+            this.tokens = tokens;
         }
 
         @Override
@@ -107,6 +233,9 @@ public final class StrictApiServer {
                     new SimpleRequest(HttpMethod.valueOf(request.getMethod()), request.getPath()));
             if (queued != null && !queued.isEmpty()) {
                 return expected.dispatch(request);
+            }
+            if ("POST".equals(request.getMethod()) && request.getPath().startsWith(TOKEN_REVIEWS)) {
+                return tokens.answer(request);
             }
             if ("PATCH".equals(request.getMethod()) && isJsonPatch(request)) {
                 String refusal = jsonPatchRefusal(request);
