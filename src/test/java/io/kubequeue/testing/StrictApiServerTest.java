@@ -8,6 +8,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.fabric8.kubernetes.api.model.authentication.TokenReviewBuilder;
+import io.fabric8.kubernetes.api.model.authentication.TokenReviewStatus;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
@@ -76,5 +78,34 @@ class StrictApiServerTest {
         job.setStatus(new JobStatusBuilder().withSucceeded(1).build());
         client.batch().v1().jobs().inNamespace("default").resource(job).updateStatus();
         assertEquals(1, client.batch().v1().jobs().inNamespace("default").withName("j").get().getStatus().getSucceeded());
+    }
+
+    /**
+     * TokenReviews are answered as kube-apiserver answers them: a token it does not know is "not authenticated"
+     * with {@code status.error} set and {@code authenticated} left out (Go's omitempty), not stored and echoed back
+     * without a status as the plain mock does.
+     */
+    @Test
+    void aTokenReviewIsAnsweredAsARealServerAnswersIt() {
+        StrictApiServer.tokens(server).accept("alice-token", "alice", "team-a").expired("old-token")
+                .rejectWithoutError("refused-token");
+        TokenReviewStatus alice = review("alice-token");
+        assertEquals(Boolean.TRUE, alice.getAuthenticated());
+        assertEquals("alice", alice.getUser().getUsername());
+        assertEquals(java.util.List.of("team-a", "system:authenticated"), alice.getUser().getGroups());
+
+        TokenReviewStatus unknown = review("unknown-token");
+        assertNull(unknown.getAuthenticated(), "false is left out");
+        assertEquals("invalid bearer token", unknown.getError());
+        assertEquals("[invalid bearer token, service account token has expired]", review("old-token").getError());
+        TokenReviewStatus refused = review("refused-token");
+        assertNull(refused.getAuthenticated());
+        assertNull(refused.getError(), "the other form: an empty status");
+        assertEquals(4, StrictApiServer.tokens(server).reviews());
+    }
+
+    private TokenReviewStatus review(String token) {
+        return client.authentication().v1().tokenReviews().create(new TokenReviewBuilder().withNewSpec()
+                .withToken(token).endSpec().build()).getStatus();
     }
 }
