@@ -78,7 +78,6 @@ public class ReadApiAccess {
     /** The least time between two log lines about the same kind of failed review. */
     static final Duration FAILURE_LOG_INTERVAL = Duration.ofMinutes(1);
 
-    private final KubernetesClient client;
     private final Instance<JobKind<?>> kinds;
     private final boolean open;
     private final Duration cacheFor;
@@ -99,9 +98,9 @@ public class ReadApiAccess {
     ReadApiAccess(KubernetesClient client, Instance<JobKind<?>> kinds, KubeQueueConfig.ReadApi.Authentication mode,
                   Duration cacheFor, Clock clock) {
         SettingRanges.READ_API_CACHE_FOR.check(cacheFor);
-        this.client = client;
-        this.reviewClient = client == null ? null : client.newClient(new RequestConfigBuilder()
-                .withRequestRetryBackoffLimit(0).build()).adapt(KubernetesClient.class);
+        // the client's own request settings (timeouts), without its retries
+        this.reviewClient = client == null ? null : client.newClient(new RequestConfigBuilder(client.getConfiguration()
+                .getRequestConfig()).withRequestRetryBackoffLimit(0).build()).adapt(KubernetesClient.class);
         this.failures = new FailureLog(FAILURE_LOG_INTERVAL, clock, LOG::warn);
         this.kinds = kinds;
         this.open = mode == KubeQueueConfig.ReadApi.Authentication.NONE;
