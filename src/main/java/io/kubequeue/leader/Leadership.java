@@ -9,6 +9,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.event.Event;
 import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
@@ -39,6 +40,8 @@ public class Leadership {
     private final KubernetesClient client;
     private final KubeQueueConfig.LeaderElection config;
     private final String identity;
+    /** Told, asynchronously, of each term this replica starts to lead ({@link ReadApiLeaderAddress} publishes it). */
+    private final Event<Term> terms;
     private final ExecutorService elections = Executors.newSingleThreadExecutor(DaemonThreads.named("kube-queue-leader"));
     private final java.util.concurrent.ScheduledExecutorService retries =
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("kube-queue-leader-retry"));
@@ -56,6 +59,7 @@ public class Leadership {
         public void usable(boolean wrote) {
             problem = Optional.empty();
             if (wrote) {
+                announceTerm();
                 synchronized (this) {
                     if (logged != null) {
                         LOG.infof("leader election runs: the Lease is written, the earlier problem (%s) is gone",
@@ -82,9 +86,10 @@ public class Leadership {
      * @throws IllegalArgumentException unless lease-duration &gt; renew-deadline &gt; retry-period &gt; 0 (as
      *                                  client-go's leader election requires), naming the settings
      */
-    public Leadership(KubernetesClient client, KubeQueueConfig config) {
+    public Leadership(KubernetesClient client, KubeQueueConfig config, Event<Term> terms) {
         this.client = client;
         this.config = config.leaderElection();
+        this.terms = terms;
         if (this.config.enabled()) {
             checkTimings(this.config);
         }
@@ -101,6 +106,25 @@ public class Leadership {
         throw new IllegalArgumentException(String.format("kube-queue.leader-election: lease-duration (%s) must be "
                 + "longer than renew-deadline (%s), and renew-deadline longer than retry-period (%s), which must be "
                 + "above zero", c.leaseDuration(), c.renewDeadline(), c.retryPeriod()));
+    }
+
+    /** The term last announced to {@link Term}'s observers, so that each term is announced once. */
+    private final AtomicLong announced = new AtomicLong();
+
+    /**
+     * Announces a confirmed term at this replica's first write of the Lease in it (called on the elector's thread
+     * just after the write): the observers' own writes of the Lease then fall into the retry period before the next
+     * renewal, not between a renewal's read and its write, where they would make it fail with a conflict.
+     */
+    private void announceTerm() {
+        long now;
+        synchronized (term) {
+            now = term.get();
+            if (!leader || announced.getAndSet(now) == now) {
+                return;
+            }
+        }
+        terms.fireAsync(new Term(now));
     }
 
     /** Whether this replica leads now (always, when leader election is off). */
@@ -126,6 +150,38 @@ public class Leadership {
         return identity;
     }
 
+    /** Whether replicas elect a leader on a Lease ({@code kube-queue.leader-election.enabled}). */
+    public boolean elects() {
+        return config.enabled();
+    }
+
+    /** The Lease's namespace: the setting, else the pod's ({@code POD_NAMESPACE}), else {@code kube-queue}. */
+    public String leaseNamespace() {
+        return config.namespace().or(() -> Optional.ofNullable(System.getenv("POD_NAMESPACE")))
+                .filter(n -> !n.isBlank()).orElse("kube-queue");
+    }
+
+    /** The Lease's name. */
+    public String leaseName() {
+        return config.leaseName();
+    }
+
+    /**
+     * One term of this replica's leadership, fired (asynchronously, as a CDI event) once it is confirmed, just
+     * after this replica's first renewal of the Lease in it: this replica is reported leader from then on, until
+     * {@link #isLeader()} turns false or {@link #termNumber()} moves on. Not fired with leader election off (the
+     * only replica leads, and no one needs to find it).
+     *
+     * @param number {@link #termNumber()} while the term lasts; it grows with every start and end of a term
+     */
+    public record Term(long number) {
+    }
+
+    /** The number of the current or last term (it changes when a term starts and when it ends); 0 before any. */
+    public long termNumber() {
+        return term.get();
+    }
+
     /**
      * Starts competing for the Lease, or leads at once if leader election is off.
      *
@@ -140,8 +196,7 @@ public class Leadership {
             LOG.info("leader election off: this replica admits");
             return;
         }
-        String namespace = config.namespace().or(() -> Optional.ofNullable(System.getenv("POD_NAMESPACE")))
-                .filter(n -> !n.isBlank()).orElse("kube-queue");
+        String namespace = leaseNamespace();
         LOG.infof("competing for Lease %s/%s as %s", namespace, config.leaseName(), identity);
         compete(namespace, onLeading, onStopping);
     }
