@@ -128,6 +128,7 @@ public final class PackagedOperator implements AutoCloseable {
             e.put("KUBERNETES_NAMESPACE", "kube-queue");
             e.put("HOSTNAME", name);
             e.put("POD_NAMESPACE", "kube-queue");
+            e.put("POD_IP", "127.0.0.1"); // as the Deployment sets it: a leader publishes http://127.0.0.1:<port>
             e.put("QUARKUS_HTTP_PORT", Integer.toString(port));
             e.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(managementPort)); // health and metrics
             e.putAll(env);
@@ -329,6 +330,50 @@ public final class PackagedOperator implements AutoCloseable {
     /** Where the replica's output is written. */
     public Path logFile() {
         return log;
+    }
+
+    /** This replica's read API as another replica reaches it, e.g. {@code http://127.0.0.1:34567}. */
+    public String readApiUrl() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    /**
+     * One answer of the read API: its status (0 when the replica did not answer), body and headers (names in
+     * lower case, as the JDK's client gives them).
+     */
+    public record Reply(int status, String body, Map<String, List<String>> headers) {
+        /** The first value of a header, or null. */
+        public String header(String name) {
+            List<String> values = headers.get(name.toLowerCase(java.util.Locale.ROOT));
+            return values == null || values.isEmpty() ? null : values.get(0);
+        }
+    }
+
+    /**
+     * A request on this replica's HTTP port with a bearer token (see {@link #acceptEveryReader}).
+     *
+     * @param method      {@code GET} or {@code POST}
+     * @param path        e.g. {@code /api/v1/jobs/default/a}
+     * @param body        the body of a POST (e.g. a manifest for the dry run), or null for none
+     * @param contentType its media type, e.g. {@code application/yaml}; ignored without a body
+     */
+    public Reply request(String method, String path, String body, String contentType) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(readApiUrl() + path))
+                .timeout(Duration.ofSeconds(10)).header("Authorization", "Bearer packaged-it");
+        if (body == null) {
+            request.method(method, HttpRequest.BodyPublishers.noBody());
+        } else {
+            request.method(method, HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", contentType);
+        }
+        try {
+            HttpResponse<String> r = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            return new Reply(r.statusCode(), r.body(), r.headers().map());
+        } catch (IOException e) {
+            return new Reply(0, "", Map.of());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Reply(0, "", Map.of());
+        }
     }
 
     @Override
