@@ -313,13 +313,23 @@ class HelmChartIT {
     }
 
     @Test
-    void theNetworkPolicyLetsInOnlyTheListedPeersAndTheApiServer() {
+    void theNetworkPolicyLetsInOnlyTheListedPeersTheApiServerAndTheOtherReplicas() {
         assertEquals(List.of(), template(Map.of()).ofKind("NetworkPolicy"), "off by default");
+        NetworkPolicy alone = template(Map.of("networkPolicy.enabled", "true", "leaderElection.enabled", "false"))
+                .get(NetworkPolicy.class, "kube-queue-controller");
+        // an empty `from` would let every source in: no peers listed means no rule, i.e. closed to every pod
+        assertEquals(List.of(), alone.getSpec().getIngress(), "nothing listed, one replica: no ingress rule");
+        assertEquals(List.of("Ingress"), alone.getSpec().getPolicyTypes());
+        // with leader election on, a follower forwards read API calls to the leader: kube-queue's own pods only
         NetworkPolicy closed = template(Map.of("networkPolicy.enabled", "true")).get(NetworkPolicy.class,
                 "kube-queue-controller");
-        // an empty `from` would let every source in: no peers listed means no rule, i.e. closed to every pod
-        assertEquals(List.of(), closed.getSpec().getIngress(), "nothing listed: no ingress rule");
-        assertEquals(List.of("Ingress"), closed.getSpec().getPolicyTypes());
+        assertEquals(1, closed.getSpec().getIngress().size(), "nothing listed: the replicas reach each other's read API");
+        var replicas = closed.getSpec().getIngress().get(0);
+        assertEquals(8080, replicas.getPorts().get(0).getPort().getIntVal());
+        assertEquals(1, replicas.getFrom().size());
+        assertEquals(closed.getSpec().getPodSelector().getMatchLabels(),
+                replicas.getFrom().get(0).getPodSelector().getMatchLabels(), "exactly the controller's pods");
+        assertEquals(null, replicas.getFrom().get(0).getNamespaceSelector(), "in the release's namespace only");
         NetworkPolicy policy = template(Map.of("networkPolicy.enabled", "true",
                 "networkPolicy.from[0].namespaceSelector.matchLabels.team", "monitoring",
                 "networkPolicy.apiServerCIDRs[0]", "10.0.0.1/32")).get(NetworkPolicy.class, "kube-queue-controller");
@@ -328,17 +338,19 @@ class HelmChartIT {
         assertEquals(8080, rule.getPorts().get(0).getPort().getIntVal());
         assertEquals("monitoring", rule.getFrom().get(0).getNamespaceSelector().getMatchLabels().get("team"));
         assertEquals("10.0.0.1/32", rule.getFrom().get(1).getIpBlock().getCidr());
+        assertEquals(replicas.getFrom().get(0), rule.getFrom().get(2));
         assertEquals("kube-queue-controller", policy.getSpec().getPodSelector().getMatchLabels()
                 .get("app.kubernetes.io/name"), "selects the controller's pods");
         NetworkPolicy prometheus = template(Map.of("networkPolicy.enabled", "true",
                 "networkPolicy.metricsFrom[0].namespaceSelector.matchLabels.team", "monitoring"))
                 .get(NetworkPolicy.class, "kube-queue-controller");
-        assertEquals(1, prometheus.getSpec().getIngress().size(), "the read API's port stays closed");
-        var metrics = prometheus.getSpec().getIngress().get(0);
+        assertEquals(2, prometheus.getSpec().getIngress().size(), prometheus.getSpec().getIngress().toString());
+        assertEquals(replicas, prometheus.getSpec().getIngress().get(0), "the read API's port: the replicas only");
+        var metrics = prometheus.getSpec().getIngress().get(1);
         assertEquals(9000, metrics.getPorts().get(0).getPort().getIntVal());
         assertEquals("monitoring", metrics.getFrom().get(0).getNamespaceSelector().getMatchLabels().get("team"));
         assertThrows(Exception.class, () -> template(Map.of("networkPolicy.apiServerCIDRs[0]", "apiserver")));
-        for (NetworkPolicy p : List.of(closed, policy, prometheus)) {
+        for (NetworkPolicy p : List.of(alone, closed, policy, prometheus)) {
             p.getSpec().getIngress().forEach(r -> assertFalse(r.getFrom() == null || r.getFrom().isEmpty(),
                     "a rule without peers would open its port to every source"));
         }
