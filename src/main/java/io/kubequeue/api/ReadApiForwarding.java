@@ -12,6 +12,7 @@ import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
 import io.kubequeue.config.ReadApiForwardingConfig;
+import io.kubequeue.config.SettingRanges;
 import io.kubequeue.leader.Leadership;
 import io.kubequeue.leader.ReadApiLeaderAddress;
 import io.micrometer.core.instrument.Counter;
@@ -60,7 +61,6 @@ public class ReadApiForwarding {
     /** Request header of a forwarded call: the identity of the follower that forwarded it. */
     public static final String FORWARDED_BY = "X-Kube-Queue-Forwarded-By";
     static final long RETRY_MILLIS = 250;
-    private static final Duration LONGEST_WAIT = Duration.ofSeconds(30);
     static final long CONNECT_MILLIS = 2_000;
     /** A leader that sends nothing for this long (reviews of the token included) has the call cut. */
     static final long IDLE_MILLIS = 10_000;
@@ -90,12 +90,7 @@ public class ReadApiForwarding {
      */
     public ReadApiForwarding(Vertx vertx, Leadership leadership, ReadApiLeaderAddress address, MeterRegistry registry,
                              ReadApiForwardingConfig settings) {
-        Duration wait = settings.forwardWait();
-        if (wait.isNegative() || wait.compareTo(LONGEST_WAIT) > 0) {
-            throw new IllegalArgumentException("kube-queue.read-api.forward-wait: must be between 0s and 30s, got "
-                    + wait);
-        }
-        this.waitNanos = wait.toNanos();
+        this.waitNanos = SettingRanges.READ_API_FORWARD_WAIT.check(settings.forwardWait()).toNanos();
         this.vertx = vertx;
         this.leadership = leadership;
         this.address = address;

@@ -37,6 +37,8 @@ public final class SettingRanges {
             "1m");
     public static final Durations BATCH_WINDOW = new Durations("kube-queue.admission.batch-window", "0s", "1m");
     public static final Durations READ_API_CACHE_FOR = new Durations("kube-queue.read-api.cache-for", "1s", "10m");
+    public static final Durations READ_API_FORWARD_WAIT = new Durations("kube-queue.read-api.forward-wait", "0s",
+            "30s");
     public static final Numbers IN_FLIGHT = new Numbers("kube-queue.admission.in-flight", 1, 1024);
     public static final Numbers WORKERS = new Numbers("kube-queue.admission.workers", 1, 64);
     public static final Numbers RECLAIM_MAX_PER_HOUR = new Numbers("kube-queue.reclaim.max-per-hour", 1, 60);

@@ -18,7 +18,7 @@ class ReadApiForwardWaitSettingTest {
         for (Duration bad : java.util.List.of(Duration.ofMillis(-1), Duration.ofSeconds(31), Duration.ofDays(100_000))) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> new ReadApiForwarding(null, null, null, null, settings(bad)));
-            assertEquals("kube-queue.read-api.forward-wait: must be between 0s and 30s, got " + bad, e.getMessage());
+            assertEquals("kube-queue.read-api.forward-wait: must be from 0s to 30s, got " + bad, e.getMessage());
         }
     }
 
