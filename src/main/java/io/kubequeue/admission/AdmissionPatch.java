@@ -1,14 +1,16 @@
 package io.kubequeue.admission;
 
 import static io.kubequeue.admission.JsonPatchOps.JSON;
-import static io.kubequeue.admission.JsonPatchOps.annotation;
 import static io.kubequeue.admission.JsonPatchOps.op;
 
+import java.util.Map;
+
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.JobDirectory;
+import io.kubequeue.job.RecordFields;
+import io.kubequeue.job.RecordSignatures;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.scheduler.Admission;
 
@@ -24,17 +26,22 @@ final class AdmissionPatch {
     }
 
     /**
-     * The JSON Patch (RFC 6902) for one admission, as a real API server applies it to the job as stored: a {@code test} of the uid the decision was made for (a namesake created since refuses it), a
-     * {@code test} and a removal for each mark, then the admission record. A job with annotations
-     * gets the record's two keys added to its map; one without gets the map added whole, since an {@code add}
-     * whose parent is missing is refused (422). Adding the whole map would replace annotations written since the
-     * job was seen, so that patch first tests the job's {@code resourceVersion}: a job changed meanwhile refuses
-     * it (422) and is retried as it is now. A job kube-queue evicted ({@link JobDirectory.Entry#evictionMarked})
-     * also gets {@link Annotations#EVICTED} and {@link Annotations#EVICTED_FOR} emptied: admitted again, it is no
-     * longer suspended by kube-queue, and a later suspension by its user must not read as kube-queue's eviction.
-     * The eviction histories stay (they count evictions per hour).
+     * The JSON Patch (RFC 6902) for one admission, as a real API server applies it to the job as stored: a {@code test}
+     * of the uid the decision was made for (a namesake created since refuses it), a {@code test} and a removal for
+     * each mark, then the signed set ({@link RecordFields}, {@link RecordSignatures}): the admission record, the
+     * eviction marks {@link Annotations#EVICTED} and {@link Annotations#EVICTED_FOR} emptied (admitted again, a job is
+     * no longer suspended by kube-queue, and a later suspension by its user must not read as kube-queue's eviction),
+     * the eviction histories kube-queue wrote on the job ({@link JobDirectory.Entry#history}; they count evictions per
+     * hour, and one it did not write is dropped), and the signature over all six and the uid. All seven are written
+     * whatever the job carries, so that what is signed is exactly what the job holds afterwards. A job with
+     * annotations gets them one key at a time; one without gets the map added whole, since an {@code add} whose
+     * parent is missing is refused (422). Adding the whole map would replace annotations written since the job was
+     * seen, so that patch first tests the job's {@code resourceVersion}: a job changed meanwhile refuses it (422) and
+     * is retried as it is now.
+     *
+     * @throws IllegalStateException before the record key is loaded
      */
-    static ArrayNode of(JobDirectory.Entry entry, Admission admission) {
+    static ArrayNode of(JobDirectory.Entry entry, Admission admission, RecordSignatures signatures) {
         ArrayNode ops = JSON.arrayNode();
         if (admission.uid() != null) {
             ops.add(op("test", "/metadata/uid").put("value", admission.uid()));
@@ -51,19 +58,16 @@ final class AdmissionPatch {
                 ops.add(op("replace", mark.pointer()).put("value", false));
             }
         }
-        if (entry.annotationsPresent()) {
-            ops.add(op("add", annotation(Annotations.QUOTA_GROUP)).put("value", admission.record().group()));
-            ops.add(op("add", annotation(Annotations.ADMITTED_AT)).put("value", admission.record().admittedAt()));
-            if (entry.evictionMarked()) {
-                ops.add(op("add", annotation(Annotations.EVICTED)).put("value", ""));
-                ops.add(op("add", annotation(Annotations.EVICTED_FOR)).put("value", ""));
-            }
-        } else {
-            ObjectNode annotations = JSON.objectNode()
-                    .put(Annotations.QUOTA_GROUP, admission.record().group())
-                    .put(Annotations.ADMITTED_AT, admission.record().admittedAt());
-            ops.add(op("add", "/metadata/annotations").set("value", annotations));
-        }
+        RecordFields fields = RecordFields.admission(admission.record().group(), admission.record().admittedAt(),
+                entry.history());
+        Map<String, String> signed = fields.asAnnotations();
+        signed.put(Annotations.RECORD_SIGNATURE, signatures.sign(uid(entry, admission), fields));
+        JsonPatchOps.addAnnotations(ops, entry.annotationsPresent(), signed);
         return ops;
+    }
+
+    /** The uid the record is signed for: the decision's, else the job's as seen. */
+    private static String uid(JobDirectory.Entry entry, Admission admission) {
+        return admission.uid() != null ? admission.uid() : entry.ref() == null ? null : entry.ref().getUid();
     }
 }

@@ -20,6 +20,7 @@ import io.kubequeue.job.Annotations;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
+import io.kubequeue.job.RecordSignatures;
 import io.kubequeue.job.ShowsQueuingCondition;
 import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.AdmissionOutcome;
@@ -68,9 +69,11 @@ public class Admitter {
     private final JobDirectory directory;
     private final EventRecorder events;
     private final QueuingConditions queuing;
+    private final RecordSignatures signatures;
 
     public Admitter(AsyncJobRequests requests, Scheduler scheduler, JobDirectory directory, EventRecorder events,
-                    QueuingConditions queuing) {
+                    QueuingConditions queuing, RecordSignatures signatures) {
+        this.signatures = signatures;
         this.requests = requests;
         this.scheduler = scheduler;
         this.directory = directory;
@@ -149,7 +152,7 @@ public class Admitter {
             // deleted and created again since the decision: the decision was for an object that is gone
             return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.GONE));
         }
-        String patch = AdmissionPatch.of(entry, admission).toString();
+        String patch = AdmissionPatch.of(entry, admission, signatures).toString();
         return requests.patch(entry.kind().type(), admission.key(), patch).handle((admitted, failure) -> {
             if (failure == null) {
                 return CompletableFuture.completedFuture(new Settlement(Settlement.Kind.APPLIED,
@@ -258,12 +261,13 @@ public class Admitter {
 
     /**
      * What the job as read says about our admission: applied (our record on it, running); gone (absent, or another uid);
-     * admitted by another replica (its record, no mark: the charge moves to that record); started by hand (no
-     * mark, no record: the charge stays, as started outside kube-queue); else not applied (handed back). The
-     * read only decides about this admission; the job's state still reaches the scheduler through the informer.
+     * admitted by another replica (its record, signed by kube-queue, no mark: the charge moves to that record);
+     * started by hand (no mark, and no record kube-queue wrote: the charge stays, as started outside kube-queue);
+     * else not applied (handed back). The read only decides about this admission; the job's state still reaches the
+     * scheduler through the informer.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static Settlement settle(JobKind kind, Admission admission, HasMetadata job) {
+    private Settlement settle(JobKind kind, Admission admission, HasMetadata job) {
         String uid = job == null ? null : job.getMetadata().getUid();
         if (job == null || admission.uid() != null && uid != null && !admission.uid().equals(uid)) {
             return Settlement.of(Settlement.Kind.GONE);
@@ -277,9 +281,9 @@ public class Admitter {
         if (admission.record().admittedAt().equals(annotations.get(Annotations.ADMITTED_AT))) {
             return new Settlement(Settlement.Kind.APPLIED, rv, null, null);
         }
-        String group = annotations.get(Annotations.QUOTA_GROUP);
-        if (group != null) {
-            AdmissionRecord found = new AdmissionRecord(group, annotations.getOrDefault(Annotations.ADMITTED_AT, ""));
+        // a record kube-queue did not write moves no charge (docs/security.md): it reads as started by hand
+        AdmissionRecord found = signatures.read(uid, annotations).record();
+        if (found != null) {
             return new Settlement(Settlement.Kind.TAKEN_OVER, rv, found, null);
         }
         return new Settlement(Settlement.Kind.STARTED_BY_HAND, rv, null, null);
@@ -341,13 +345,14 @@ public class Admitter {
             return;
         }
         JobKind kind = seen.get().kind();
-        JobDirectory.Entry entry = new JobDirectory.Entry(kind, seen.get().ref(), List.of(),
-                seen.get().annotationsPresent(), seen.get().resourceVersion());
+        JobDirectory.Entry entry = seen.get().withMarks(List.of());
         for (int attempt = 1;; attempt++) {
             try {
-                awaitAnswer(requests.patch(kind.type(), charge.key(), AdmissionPatch.of(entry, charge).toString()));
-                events.warning(entry.ref(), "StartedOutsideQueue", "started without kube-queue (" + started.how()
-                        + "); charged to quota group " + charge.record().group() + " until it ends");
+                awaitAnswer(requests.patch(kind.type(), charge.key(), AdmissionPatch.of(entry, charge, signatures).toString()));
+                if (!started.told()) {
+                    events.warning(entry.ref(), "StartedOutsideQueue", "started without kube-queue (" + started.how()
+                            + "); charged to quota group " + charge.record().group() + " until it ends");
+                }
                 return;
             } catch (KubernetesClientException e) {
                 boolean changed = e.getCode() == 409 || e.getCode() == 422;
@@ -367,12 +372,16 @@ public class Admitter {
                         charge.key(), e.getMessage());
                 return;
             }
-            Map<String, String> annotations = now == null ? null : now.getMetadata().getAnnotations();
             if (now == null || charge.uid() != null && !charge.uid().equals(now.getMetadata().getUid())
-                    || kind.held(now) || annotations != null && annotations.containsKey(Annotations.QUOTA_GROUP)) {
+                    || kind.held(now)) {
                 return;
             }
-            entry = JobDirectory.Entry.of(kind, now, List.of());
+            RecordSignatures.Reading signed = signatures.read(now.getMetadata().getUid(),
+                    now.getMetadata().getAnnotations());
+            if (signed.record() != null) {
+                return; // recorded by kube-queue meanwhile (a record it did not write is written over)
+            }
+            entry = JobDirectory.Entry.of(kind, now, List.of(), signed.trusted().history());
         }
     }
 

@@ -19,6 +19,7 @@ import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.EvictionAnnotations;
 import io.kubequeue.job.JobDirectory;
+import io.kubequeue.job.RecordSignatures;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.scheduler.AdmissionRecord;
 import io.kubequeue.scheduler.Eviction;
@@ -66,10 +67,12 @@ public class Evicter {
     private final Core core;
     private final JobDirectory directory;
     private final EventRecorder events;
+    private final RecordSignatures signatures;
     private volatile Predicate<JobKey> podRuns = key -> false;
 
     @Inject
-    public Evicter(AsyncJobRequests requests, Scheduler scheduler, JobDirectory directory, EventRecorder events) {
+    public Evicter(AsyncJobRequests requests, Scheduler scheduler, JobDirectory directory, EventRecorder events,
+                   RecordSignatures signatures) {
         this(requests, new Core() {
             @Override
             public void settle(JobKey key, AdmissionRecord record, EvictionOutcome outcome) {
@@ -85,10 +88,12 @@ public class Evicter {
             public void podRan(JobKey key) {
                 scheduler.podRan(key);
             }
-        }, directory, events);
+        }, directory, events, signatures);
     }
 
-    Evicter(AsyncJobRequests requests, Core core, JobDirectory directory, EventRecorder events) {
+    Evicter(AsyncJobRequests requests, Core core, JobDirectory directory, EventRecorder events,
+            RecordSignatures signatures) {
+        this.signatures = signatures;
         this.requests = requests;
         this.core = core;
         this.directory = directory;
@@ -134,7 +139,7 @@ public class Evicter {
             core.podRan(key);
             return CompletableFuture.completedFuture(EvictionOutcome.REFUSED);
         }
-        String patch = EvictionPatch.of(entry.stopMark(), eviction).toString();
+        String patch = EvictionPatch.of(entry.stopMark(), eviction, entry.ref().getUid(), signatures).toString();
         return requests.patch(entry.kind().type(), key, patch).handle((evicted, failure) -> {
             if (failure == null) {
                 return CompletableFuture.<EvictionOutcome>completedFuture(

@@ -4,10 +4,14 @@ import static io.kubequeue.admission.JsonPatchOps.JSON;
 import static io.kubequeue.admission.JsonPatchOps.annotation;
 import static io.kubequeue.admission.JsonPatchOps.op;
 
+import java.util.Map;
+
 import com.fasterxml.jackson.databind.node.ArrayNode;
 
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.EvictionAnnotations;
+import io.kubequeue.job.RecordFields;
+import io.kubequeue.job.RecordSignatures;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.scheduler.Eviction;
 
@@ -32,19 +36,25 @@ final class EvictionPatch {
      *   <li>{@code add} of the stop mark with value {@code true} ({@code "true"} for the annotation): {@code add}
      *       replaces a member that exists, and creates {@code spec.suspend}, or {@code spec.runPolicy.suspend}
      *       under a {@code runPolicy} that exists (a kind offers that mark only when its spec has the field);</li>
-     *   <li>{@code add} of {@link Annotations#EVICTED} (the reason, lowercase), {@link Annotations#EVICTED_FOR}
+     *   <li>{@code add} of the rest of the signed set ({@link RecordFields}), one key at a time (the job has an
+     *       annotation map, since it carries the admission record the second op tests): {@link Annotations#QUOTA_GROUP}
+     *       (the record's group), {@link Annotations#EVICTED} (the reason, lowercase), {@link Annotations#EVICTED_FOR}
      *       ({@code Kind/namespace/name} of the preemptor, empty for a timeout), {@link Annotations#RECLAIMED_AT} and
-     *       {@link Annotations#TIMED_OUT_AT} (the eviction's history, this eviction included), one key at a time:
-     *       the job has an annotation map, since it carries the admission record the second op tests.</li>
+     *       {@link Annotations#TIMED_OUT_AT} (the eviction's history as the scheduler holds it, this eviction
+     *       included), then {@link Annotations#RECORD_SIGNATURE} over all six and the uid ({@link RecordSignatures}):
+     *       what is signed is exactly what the job holds afterwards.</li>
      * </ol>
      * The admission record stays on the job: its quota is released when the informer shows it suspended with that
      * record, and a restarted leader reads the marks back ({@link EvictionAnnotations#read}).
      *
      * @param stopMark the mark that stops the job ({@link io.kubequeue.job.StopsWhenSuspended#stopMark})
      * @param eviction the decision
+     * @param jobUid   the job's uid as seen, which the signature binds to when the decision names none
+     * @param signatures the record key ({@link RecordSignatures#sign})
      * @return the patch document
+     * @throws IllegalStateException before the record key is loaded
      */
-    static ArrayNode of(SuspendMark stopMark, Eviction eviction) {
+    static ArrayNode of(SuspendMark stopMark, Eviction eviction, String jobUid, RecordSignatures signatures) {
         ArrayNode ops = JSON.arrayNode();
         if (eviction.uid() != null) {
             ops.add(op("test", "/metadata/uid").put("value", eviction.uid()));
@@ -55,14 +65,15 @@ final class EvictionPatch {
         } else {
             ops.add(op("add", stopMark.pointer()).put("value", true));
         }
-        ops.add(op("add", annotation(Annotations.EVICTED)).put("value", EvictionAnnotations.reason(eviction.reason())));
-        ops.add(op("add", annotation(Annotations.EVICTED_FOR))
-                .put("value", EvictionAnnotations.jobRef(eviction.reason() == Eviction.Reason.RECLAIM
-                        ? eviction.preemptor() : null)));
-        ops.add(op("add", annotation(Annotations.RECLAIMED_AT))
-                .put("value", EvictionAnnotations.times(eviction.history().reclaimedAt())));
-        ops.add(op("add", annotation(Annotations.TIMED_OUT_AT))
-                .put("value", EvictionAnnotations.times(eviction.history().timedOutAt())));
+        RecordFields fields = new RecordFields(eviction.record().group(), eviction.record().admittedAt(),
+                EvictionAnnotations.reason(eviction.reason()),
+                EvictionAnnotations.jobRef(eviction.reason() == Eviction.Reason.RECLAIM ? eviction.preemptor() : null),
+                EvictionAnnotations.times(eviction.history().reclaimedAt()),
+                EvictionAnnotations.times(eviction.history().timedOutAt()));
+        Map<String, String> signed = fields.asAnnotations();
+        signed.remove(Annotations.ADMITTED_AT); // tested above: it holds this value
+        signed.put(Annotations.RECORD_SIGNATURE, signatures.sign(eviction.uid() != null ? eviction.uid() : jobUid, fields));
+        JsonPatchOps.addAnnotations(ops, true, signed);
         return ops;
     }
 }

@@ -21,6 +21,11 @@ public final class Annotations {
     public static final String RECLAIMED_AT = "kube-queue/reclaimed-at";
     /** When the job's admission timed out in the last hour: RFC 3339 times, comma-separated, oldest first. */
     public static final String TIMED_OUT_AT = "kube-queue/timed-out-at";
+    /**
+     * kube-queue's signature over the job's uid and the six annotations above ({@link RecordFields}): a record or
+     * history without a valid one was not written by kube-queue and is read as absent ({@link RecordSignatures}).
+     */
+    public static final String RECORD_SIGNATURE = "kube-queue/record-signature";
     /** Label naming the job's ElasticQuotaTree node, overriding the namespace. */
     public static final String QUOTA_NAME_LABEL = "quota.scheduling.alibabacloud.com/name";
     /** Label that makes a job non-preemptible when {@code "false"}. */

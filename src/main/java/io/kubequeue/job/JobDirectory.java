@@ -30,28 +30,48 @@ public class JobDirectory {
      * @param stopMark           the mark that would stop the job if set now ({@link StopsWhenSuspended#stopMark}),
      *                           what an eviction sets; null if its kind has none or this job would not stop
      * @param evictionMarked     whether it carries a non-empty {@link Annotations#EVICTED} or
-     *                           {@link Annotations#EVICTED_FOR}: what its next admission clears, so that a later
-     *                           suspension by its user is not read as kube-queue's eviction
+     *                           {@link Annotations#EVICTED_FOR}, trusted or not: what its next admission clears, so
+     *                           that a later suspension by its user is not read as kube-queue's eviction
+     * @param history            the eviction histories it carries that kube-queue wrote ({@link RecordSignatures}):
+     *                           what its next admission or started-outside record writes back, signed
      */
     public record Entry(JobKind<?> kind, ObjectReference ref, List<SuspendMark> marks, boolean annotationsPresent,
-                        String resourceVersion, SuspendMark stopMark, boolean evictionMarked) {
+                        String resourceVersion, SuspendMark stopMark, boolean evictionMarked,
+                        RecordFields.History history) {
+
+        public Entry {
+            history = history == null ? RecordFields.History.NONE : history;
+        }
 
         /** An entry of a job that is never evicted and carries no eviction mark. */
         public Entry(JobKind<?> kind, ObjectReference ref, List<SuspendMark> marks, boolean annotationsPresent,
                      String resourceVersion) {
-            this(kind, ref, marks, annotationsPresent, resourceVersion, null, false);
+            this(kind, ref, marks, annotationsPresent, resourceVersion, null, false, RecordFields.History.NONE);
         }
 
-        /** What is kept of a job as seen, with the marks it carries (or none, for a write that removes none). */
+        /** The same entry with other marks (a write that removes none). */
+        public Entry withMarks(List<SuspendMark> others) {
+            return new Entry(kind, ref, others, annotationsPresent, resourceVersion, stopMark, evictionMarked, history);
+        }
+
+        /**
+         * What is kept of a job as seen, with the marks it carries (or none, for a write that removes none), and the
+         * eviction histories kube-queue wrote on it ({@code trusted}, {@link RecordSignatures.Reading#trusted}).
+         */
         @SuppressWarnings({"unchecked", "rawtypes"})
-        public static Entry of(JobKind<?> kind, HasMetadata job, List<SuspendMark> marks) {
+        public static Entry of(JobKind<?> kind, HasMetadata job, List<SuspendMark> marks, RecordFields.History trusted) {
             Map<String, String> annotations = job.getMetadata().getAnnotations();
             SuspendMark stopMark = kind instanceof StopsWhenSuspended stops
                     ? (SuspendMark) stops.stopMark(job).orElse(null) : null;
             boolean evictionMarked = annotations != null && (notEmpty(annotations.get(Annotations.EVICTED))
                     || notEmpty(annotations.get(Annotations.EVICTED_FOR)));
             return new Entry(kind, EventRecorder.refOf(job), marks, annotations != null && !annotations.isEmpty(),
-                    job.getMetadata().getResourceVersion(), stopMark, evictionMarked);
+                    job.getMetadata().getResourceVersion(), stopMark, evictionMarked, trusted);
+        }
+
+        /** As {@link #of(JobKind, HasMetadata, List, RecordFields.History)}, with no eviction history trusted. */
+        public static Entry of(JobKind<?> kind, HasMetadata job, List<SuspendMark> marks) {
+            return of(kind, job, marks, RecordFields.History.NONE);
         }
 
         private static boolean notEmpty(String value) {

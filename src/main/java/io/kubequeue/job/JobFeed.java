@@ -44,6 +44,7 @@ public class JobFeed {
     private static final Logger LOG = Logger.getLogger(JobFeed.class);
 
     private final Scheduler scheduler;
+    private final RecordSignatures signatures;
     private final JobDirectory directory;
     private final EventRecorder events;
     private final Set<String> disabledKinds;
@@ -65,6 +66,8 @@ public class JobFeed {
     };
     /** Eviction annotation values already reported as unreadable ("key annotation value"): one event each. */
     private final Map<String, Boolean> reportedMarks = BoundedMaps.keepingNewest(10_000);
+    /** Untrusted signed sets already reported (key, uid, digest of values and signature): one event each. */
+    private final Map<String, Boolean> reportedUntrusted = BoundedMaps.keepingNewest(10_000);
 
     /**
      * A job seen queued whose kind shows it as condition {@code Queuing=True} and that does not show it yet.
@@ -80,11 +83,20 @@ public class JobFeed {
      *
      * @param charge the charge, as an admission of that job's uid (request and wait unused)
      * @param how    how it came to run, for the Warning event (e.g. "its suspend mark was removed by hand")
+     * @param told   whether the job already got its Warning event (an {@code UntrustedRecord} one): then writing the
+     *               record adds none
      */
-    public record StartedOutside(Admission charge, String how) {
+    public record StartedOutside(Admission charge, String how, boolean told) {
+
+        /** A charge whose Warning event is the record write's ({@code StartedOutsideQueue}). */
+        public StartedOutside(Admission charge, String how) {
+            this(charge, how, false);
+        }
     }
 
-    public JobFeed(Scheduler scheduler, JobDirectory directory, EventRecorder events, KubeQueueConfig config) {
+    public JobFeed(Scheduler scheduler, JobDirectory directory, EventRecorder events, KubeQueueConfig config,
+                   RecordSignatures signatures) {
+        this.signatures = signatures;
         this.scheduler = scheduler;
         this.directory = directory;
         this.events = events;
@@ -183,9 +195,11 @@ public class JobFeed {
             return;
         }
         List<SuspendMark> marks = kind.suspendMarks(job);
-        AdmissionRecord record = admissionRecord(job);
-        Phase phase = phaseOf(kind, job, marks, record);
-        if (record == null && !scheduler.manages(key)) {
+        RecordSignatures.Reading signed = signatures.read(job.getMetadata().getUid(), job.getMetadata().getAnnotations());
+        AdmissionRecord record = signed.record();
+        Phase phase = phaseOf(kind, job, marks, record, signed.untrustedRecord());
+        // a job that carries a record, trusted or not, claims kube-queue's admission: it is managed
+        if (record == null && !signed.untrustedRecord() && !scheduler.manages(key)) {
             if (phase == Phase.UNSUSPENDED_WITHOUT_RECORD) {
                 return; // never suspended: not managed by kube-queue
             }
@@ -195,13 +209,16 @@ public class JobFeed {
                 return;
             }
         }
-        JobDirectory.Entry entry = JobDirectory.Entry.of(kind, job, marks);
-        EvictionMarks evictions = evictionMarks(key, job, phase);
+        JobDirectory.Entry entry = JobDirectory.Entry.of(kind, job, marks, signed.trusted().history());
+        EvictionMarks evictions = evictionMarks(key, job, phase, signed.trusted());
         Resources request;
         try {
             request = kind.request(job);
         } catch (InvalidJobException e) {
             unreadable(kind, job, key, phase, record, entry, evictions, e);
+            if (signed.untrusted()) {
+                untrusted(job, key, signed);
+            }
             return;
         }
         invalid.remove(key);
@@ -212,6 +229,7 @@ public class JobFeed {
         onObservation.accept(observation);
         Observed observed = scheduler.observe(observation);
         LOG.debugf("observed %s: %s, request %s: %s", key, phase, request, observed.change());
+        boolean told = signed.untrusted() && untrusted(job, key, signed);
         switch (observed.change()) {
             case QUEUED, REQUEUED -> {
                 if (observed.group() != null) {
@@ -221,8 +239,10 @@ public class JobFeed {
             }
             case CHARGED_STARTED_OUTSIDE -> // have the charge written on it, so that a restart keeps it
                     onStartedOutside.accept(new StartedOutside(new Admission(key, job.getMetadata().getUid(),
-                            observed.record(), Resources.NONE, 0), phase == Phase.STARTED_DESPITE_MARK
-                            ? ignoredMarkReason(kind, marks) : "its suspend mark was removed by hand"));
+                            observed.record(), Resources.NONE, 0), signed.untrustedRecord()
+                            ? "it carries an admission record kube-queue did not write"
+                            : phase == Phase.STARTED_DESPITE_MARK ? ignoredMarkReason(kind, marks)
+                            : "its suspend mark was removed by hand", told));
             default -> {
             }
         }
@@ -246,7 +266,7 @@ public class JobFeed {
     public <R extends HasMetadata> JobObservation preview(JobKind<R> kind, R job, Instant now) {
         JobKey key = new JobKey(kind.kind(), job.getMetadata().getNamespace() == null ? "default"
                 : job.getMetadata().getNamespace(), job.getMetadata().getName());
-        Phase phase = phaseOf(kind, job, kind.suspendMarks(job), null);
+        Phase phase = phaseOf(kind, job, kind.suspendMarks(job), null, false);
         JobObservation o = observation(kind, job, key, phase, kind.request(job), null);
         return job.getMetadata().getCreationTimestamp() != null ? o : new JobObservation(o.key(), o.uid(), o.phase(),
                 o.request(), o.priority(), now, o.quotaName(), o.preemptible(), null);
@@ -268,14 +288,15 @@ public class JobFeed {
      * controller holds it ({@link JobKind#held}); one that carries a mark its controller ignores runs.
      */
     private static <R extends HasMetadata> Phase phaseOf(JobKind<R> kind, R job, List<SuspendMark> marks,
-                                                         AdmissionRecord record) {
+                                                         AdmissionRecord record, boolean untrustedRecord) {
         if (!marks.isEmpty() && kind.held(job)) {
             return Phase.QUEUED;
         }
         if (record != null) {
             return Phase.ADMITTED;
         }
-        return marks.isEmpty() ? Phase.UNSUSPENDED_WITHOUT_RECORD : Phase.STARTED_DESPITE_MARK;
+        // one that runs with a record kube-queue did not write is charged as started outside, seen before or not
+        return marks.isEmpty() && !untrustedRecord ? Phase.UNSUSPENDED_WITHOUT_RECORD : Phase.STARTED_DESPITE_MARK;
     }
 
     /**
@@ -354,8 +375,8 @@ public class JobFeed {
      * queued. A value that does not read gets one Warning event on the job ({@code InvalidEvictionMark}, naming the
      * annotation and the value; its log line is the Warning's) the first time it is seen, and is read as absent.
      */
-    private EvictionMarks evictionMarks(JobKey key, HasMetadata job, Phase phase) {
-        return EvictionAnnotations.read(job.getMetadata().getAnnotations(), phase == Phase.QUEUED, problem -> {
+    private EvictionMarks evictionMarks(JobKey key, HasMetadata job, Phase phase, RecordFields trusted) {
+        return EvictionAnnotations.read(trusted.asAnnotations(), phase == Phase.QUEUED, problem -> {
             boolean first;
             synchronized (reportedMarks) {
                 first = reportedMarks.put(key + " " + problem.annotation() + " " + problem.value(), true) == null;
@@ -368,12 +389,54 @@ public class JobFeed {
         });
     }
 
-    private static AdmissionRecord admissionRecord(HasMetadata job) {
+    /**
+     * A job carries an admission record or eviction history kube-queue did not write ({@link RecordSignatures}): one
+     * Warning event ({@code UntrustedRecord}, its log line the Warning's) the first time each such set is seen, saying
+     * what the job is taken for now that the set reads as absent. Called after the scheduler took the observation in.
+     *
+     * @return whether the event was asked for now (false: this very set was reported before)
+     */
+    private boolean untrusted(HasMetadata job, JobKey key, RecordSignatures.Reading signed) {
         Map<String, String> annotations = job.getMetadata().getAnnotations();
-        if (annotations == null || !annotations.containsKey(Annotations.QUOTA_GROUP)) {
-            return null;
+        String seen = key + " " + job.getMetadata().getUid() + " " + digest(signed.fields().values(),
+                annotations.get(Annotations.RECORD_SIGNATURE));
+        synchronized (reportedUntrusted) {
+            if (reportedUntrusted.put(seen, Boolean.TRUE) != null) {
+                return false;
+            }
         }
-        return new AdmissionRecord(annotations.get(Annotations.QUOTA_GROUP),
-                annotations.getOrDefault(Annotations.ADMITTED_AT, ""));
+        Map<String, String> carried = signed.fields().asAnnotations();
+        String which = carried.entrySet().stream().filter(e -> !e.getValue().isEmpty())
+                .map(e -> e.getKey() + ": \"" + e.getValue() + "\"").collect(Collectors.joining(", "));
+        String why = signed.trust() == RecordSignatures.Trust.UNSIGNED
+                ? "they carry no " + Annotations.RECORD_SIGNATURE + ": written by hand, or by a kube-queue older than"
+                        + " signed records, see docs/upgrade.md"
+                : "their " + Annotations.RECORD_SIGNATURE + " is not kube-queue's for these values on this job";
+        Optional<Scheduler.JobStatus> now = scheduler.status(key);
+        String what = now.map(status -> status.state() != Scheduler.State.ADMITTED
+                ? "the job queues in quota group " + status.group() + " as one kube-queue never admitted or evicted"
+                : status.record() != null && status.record().startedOutside()
+                ? "the job runs, so it is charged as started outside kube-queue to quota group " + status.group()
+                        + " (its own) until it ends, and kube-queue writes its own record on it"
+                : "the job stays charged as kube-queue admitted it, to quota group " + status.group())
+                .orElse("kube-queue leaves the job alone");
+        events.warning(job, "UntrustedRecord", "annotations " + which + " were not written by kube-queue (" + why
+                + "). kube-queue reads them as absent: " + what);
+        return true;
+    }
+
+    /** A SHA-256 of the values (a tenant's annotations may be large; what is remembered of them is not). */
+    private static String digest(List<String> values, String signature) {
+        try {
+            java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+            for (String value : values) {
+                sha.update(value.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                sha.update((byte) 0);
+            }
+            sha.update(String.valueOf(signature).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(sha.digest());
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
     }
 }

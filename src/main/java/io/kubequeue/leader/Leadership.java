@@ -145,6 +145,16 @@ public class Leadership {
         return leader ? "leader" : "follower";
     }
 
+    /**
+     * kube-queue's own namespace, where its Lease (and its record key's Secret) live:
+     * {@code kube-queue.leader-election.namespace}, else {@code POD_NAMESPACE}, else {@code kube-queue}. The same with
+     * leader election off.
+     */
+    public String namespace() {
+        return config.namespace().or(() -> Optional.ofNullable(System.getenv("POD_NAMESPACE")))
+                .filter(n -> !n.isBlank()).orElse("kube-queue");
+    }
+
     /** This replica's identity in the Lease (the pod name). */
     public String identity() {
         return identity;
@@ -155,11 +165,6 @@ public class Leadership {
         return config.enabled();
     }
 
-    /** The Lease's namespace: the setting, else the pod's ({@code POD_NAMESPACE}), else {@code kube-queue}. */
-    public String leaseNamespace() {
-        return config.namespace().or(() -> Optional.ofNullable(System.getenv("POD_NAMESPACE")))
-                .filter(n -> !n.isBlank()).orElse("kube-queue");
-    }
 
     /** The Lease's name. */
     public String leaseName() {
@@ -196,7 +201,7 @@ public class Leadership {
             LOG.info("leader election off: this replica admits");
             return;
         }
-        String namespace = leaseNamespace();
+        String namespace = namespace();
         LOG.infof("competing for Lease %s/%s as %s", namespace, config.leaseName(), identity);
         compete(namespace, onLeading, onStopping);
     }

@@ -172,7 +172,7 @@ public class ReadApiLeaderAddress {
     private Lookup read() {
         Lease lease;
         try {
-            lease = client.leases().inNamespace(leadership.leaseNamespace()).withName(leadership.leaseName()).get();
+            lease = client.leases().inNamespace(leadership.namespace()).withName(leadership.leaseName()).get();
         } catch (KubernetesClientException e) {
             return Lookup.unknown("cannot read Lease " + leaseName() + " (" + e.getCode() + ")");
         }
@@ -219,7 +219,7 @@ public class ReadApiLeaderAddress {
                 return; // the term ended: the next leader publishes its own
             }
             try {
-                Lease lease = client.leases().inNamespace(leadership.leaseNamespace()).withName(leadership.leaseName())
+                Lease lease = client.leases().inNamespace(leadership.namespace()).withName(leadership.leaseName())
                         .get();
                 if (lease == null || lease.getSpec() == null
                         || !leadership.identity().equals(lease.getSpec().getHolderIdentity())) {
@@ -268,7 +268,7 @@ public class ReadApiLeaderAddress {
     }
 
     private String leaseName() {
-        return leadership.leaseNamespace() + "/" + leadership.leaseName();
+        return leadership.namespace() + "/" + leadership.leaseName();
     }
 
     private record Remembered(Lookup lookup, Instant until) {

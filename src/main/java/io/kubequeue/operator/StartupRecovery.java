@@ -62,6 +62,9 @@ import io.quarkus.runtime.StartupEvent;
  *   <li><b>quota groups</b> of {@code QueueGroupPlugin}: start its source and wait for its first full list; under
  *       the ElasticQuotaTree plugin also the tree's status writer, under the ResourceQuota plugin first the pods of
  *       managed jobs ({@link JobPods}); a tree whose groups set an admission timeout starts that pod watch too;</li>
+ *   <li><b>record key</b>: read (or create) the Secret whose key signs admission records and eviction histories
+ *       ({@link RecordKeySecret}); every replica, since followers check records too. Until it can, the replica
+ *       reports not ready with the reason (data {@code recordKey}) and tries again: no job is read without it;</li>
  *   <li><b>recovery</b>: list every job of every kind: each unfinished job carrying an admission record is charged
  *       to its group, each suspended one is queued (queue order puts them back in their original order); under the
  *       ResourceQuota plugin, recount what uses each quota outside the admitted jobs;</li>
@@ -99,6 +102,7 @@ public class StartupRecovery implements HealthCheck {
     private final Leadership leadership;
     private final QuotaTreeStatusWriter treeStatus;
     private final Evicter evicter;
+    private final RecordKeySecret recordKey;
     /** The quota-group source of the plugin in force, once the quota step has made it. */
     private QuotaGroupSource source;
     /** The same source under the ResourceQuota plugin (recounted after recovery and on leading); else null. */
@@ -111,7 +115,8 @@ public class StartupRecovery implements HealthCheck {
                            AdmissionLoop loop, EventRecorder events, Instance<JobKind<?>> kinds,
                            QueuingConditions queuing, PriorityClassWatch priorityClasses, AdmittedPods admittedPods,
                            JobPods jobPods, Leadership leadership, QuotaTreeStatusWriter treeStatus,
-                           Evicter evicter) {
+                           Evicter evicter, RecordKeySecret recordKey) {
+        this.recordKey = recordKey;
         this.client = client;
         this.config = config;
         this.scheduler = scheduler;
@@ -138,6 +143,7 @@ public class StartupRecovery implements HealthCheck {
                 StartupStep.startOnly("job feed", this::connectFeed),
                 StartupStep.startOnly("PriorityClasses", this::watchPriorityClasses), // stops itself: @PreDestroy
                 underResourceQuota ? resourceQuotaGroups() : elasticQuotaGroups(),
+                StartupStep.startOnly("record key", () -> recordKey.load(leadership.namespace())),
                 StartupStep.startOnly("recovery", this::recoverJobs),
                 StartupStep.startOnly("pods that ran (admission timeouts)", this::reportPodRuns), // stops itself
                 StartupStep.startOnly("readiness", () -> recovered = true),
@@ -378,7 +384,8 @@ public class StartupRecovery implements HealthCheck {
     /**
      * Ready once start-up recovery is done (DOWN before): from then on this replica serves the read API and
      * metrics; it admits only while it leads. DOWN again while it cannot take part in leader election (its
-     * Lease's namespace missing, RBAC), with the reason and the fix as data {@code leaderElection}.
+     * Lease's namespace missing, RBAC), with the reason and the fix as data {@code leaderElection}; while start-up
+     * waits for the record key, the reason and the fix are data {@code recordKey}.
      */
     @Override
     public HealthCheckResponse call() {
@@ -387,6 +394,9 @@ public class StartupRecovery implements HealthCheck {
         HealthCheckResponseBuilder response = HealthCheckResponse.named("kube-queue-recovery")
                 .status(recovered && lease.isEmpty()).withData("role", leadership == null ? "starting" : leadership.role());
         lease.ifPresent(p -> response.withData("leaderElection", p.message()));
+        if (recordKey != null) {
+            recordKey.problem().ifPresent(p -> response.withData("recordKey", p));
+        }
         return response.build();
     }
 }

@@ -37,6 +37,7 @@ import io.kubequeue.scheduler.QuotaTree;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.scheduler.SchedulingPolicy;
+import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.RecordingEvents;
 import io.kubequeue.testing.TestConfig;
 
@@ -71,10 +72,10 @@ class AdmissionLoopTest {
                 config.backoff().max()), Clock.systemUTC());
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("g", null, List.of("ns"), null, Resources.of("cpu", 4000L)))));
-        feed = new JobFeed(scheduler, directory, events, config);
+        feed = new JobFeed(scheduler, directory, events, config, TrustedRecords.signatures());
         // a batch Job is never a Kubeflow job: the Queuing condition writer is never reached
-        Admitter admitter = new Admitter(requests, scheduler, directory, events, null);
-        loop = new AdmissionLoop(scheduler, admitter, new Evicter(requests, scheduler, directory, events), directory,
+        Admitter admitter = new Admitter(requests, scheduler, directory, events, null, TrustedRecords.signatures());
+        loop = new AdmissionLoop(scheduler, admitter, new Evicter(requests, scheduler, directory, events, TrustedRecords.signatures()), directory,
                 events, config);
         feed.onChange(loop::trigger);
         feed.onRelease(loop::triggerAtOnce);

@@ -65,7 +65,8 @@ class AdmissionPatchOnStrictServerTest {
         JobDirectory.Entry entry = new JobDirectory.Entry(null, new ObjectReferenceBuilder().withUid(uid).build(),
                 List.of(SuspendMark.SPEC_SUSPEND), annotated, view.getMetadata().getResourceVersion());
         Admission admission = new Admission(new JobKey("Job", "default", "j"), uid, RECORD, Resources.NONE, 0);
-        return jobs().withName("j").patch(PatchContext.of(PatchType.JSON), AdmissionPatch.of(entry, admission).toString());
+        return jobs().withName("j").patch(PatchContext.of(PatchType.JSON), AdmissionPatch.of(entry, admission,
+                io.kubequeue.testing.TrustedRecords.signatures()).toString());
     }
 
     @Test

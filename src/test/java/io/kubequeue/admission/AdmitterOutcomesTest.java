@@ -33,6 +33,7 @@ import io.kubequeue.scheduler.QuotaNode;
 import io.kubequeue.scheduler.QuotaTree;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.RecordingEvents;
 import io.kubequeue.testing.TestConfig;
 
@@ -63,9 +64,9 @@ class AdmitterOutcomesTest {
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("g", null, List.of("ns"), null, Resources.of("cpu", 4000L)),
                 new QuotaNode("h", null, List.of("other"), null, Resources.of("cpu", 4000L)))));
-        feed = new JobFeed(scheduler, directory, events, TestConfig.defaults());
+        feed = new JobFeed(scheduler, directory, events, TestConfig.defaults(), TrustedRecords.signatures());
         // a batch Job is never a Kubeflow job: the Queuing condition writer is never reached
-        admitter = new Admitter(requests, scheduler, directory, events, null);
+        admitter = new Admitter(requests, scheduler, directory, events, null, TrustedRecords.signatures());
     }
 
     @AfterEach
@@ -82,14 +83,14 @@ class AdmitterOutcomesTest {
                 .endTemplate().endSpec().build();
     }
 
-    /** The same job running (spec.suspend false), with this admission record on it (none if null). */
+    /** The same job running (spec.suspend false), with this admission record on it, signed (none if null). */
     private static Job running(String resourceVersion, AdmissionRecord record) {
         Job job = new JobBuilder(suspended(resourceVersion)).editSpec().withSuspend(false).endSpec().build();
         if (record != null) {
             Map<String, String> annotations = new HashMap<>();
             annotations.put(Annotations.QUOTA_GROUP, record.group());
             annotations.put(Annotations.ADMITTED_AT, record.admittedAt());
-            job.getMetadata().setAnnotations(annotations);
+            job.getMetadata().setAnnotations(TrustedRecords.signed(job.getMetadata().getUid(), annotations));
         }
         return job;
     }

@@ -28,6 +28,7 @@ import io.kubequeue.scheduler.EvictionMarks;
 import io.kubequeue.scheduler.EvictionOutcome;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Resources;
+import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.Parse;
 import io.kubequeue.testing.RecordingEvents;
 
@@ -73,7 +74,7 @@ class EvicterOutcomesTest {
             public void podRan(JobKey key) {
                 podsRan.add(key);
             }
-        }, directory, events);
+        }, directory, events, TrustedRecords.signatures());
         Job running = running("1");
         directory.put(KEY, JobDirectory.Entry.of(new BatchJobKind(), running, List.of()));
     }

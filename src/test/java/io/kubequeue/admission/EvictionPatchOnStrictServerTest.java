@@ -24,6 +24,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.JobDirectory;
+import io.kubequeue.job.RecordSignatures;
+import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.JobKinds;
 import io.kubequeue.job.StopsWhenSuspended;
@@ -45,6 +47,8 @@ import io.kubequeue.testing.StrictApiServer;
  * cached, applies on it and clears the reason and preemptor while the history stays.
  */
 class EvictionPatchOnStrictServerTest {
+
+    private static final RecordSignatures SIGNATURES = TrustedRecords.signatures();
 
     private static final AdmissionRecord RECORD = new AdmissionRecord("root.b", "2026-01-01T00:00:00.000Z");
     private static final Instant AT = Instant.parse("2026-01-01T00:30:00Z");
@@ -120,11 +124,12 @@ class EvictionPatchOnStrictServerTest {
 
         // a decision about an earlier admission, or about another object of that name, changes nothing
         AdmissionRecord earlier = new AdmissionRecord(RECORD.group(), "2025-12-31T23:00:00.000Z");
-        assertEquals(422, refusal(() -> send(kind, EvictionPatch.of(stopMark, reclaim(uid, earlier)).toString())));
-        assertEquals(422, refusal(() -> send(kind, EvictionPatch.of(stopMark, reclaim("not-" + uid, RECORD)).toString())));
+        assertEquals(422, refusal(() -> send(kind, EvictionPatch.of(stopMark, reclaim(uid, earlier), uid, SIGNATURES).toString())));
+        assertEquals(422, refusal(() -> send(kind, EvictionPatch.of(stopMark, reclaim("not-" + uid, RECORD), uid, SIGNATURES)
+                .toString())));
         assertFalse(kind.held(read(kind)), "still running");
 
-        HasMetadata evicted = send(kind, EvictionPatch.of(stopMark, reclaim(uid, RECORD)).toString());
+        HasMetadata evicted = send(kind, EvictionPatch.of(stopMark, reclaim(uid, RECORD), uid, SIGNATURES).toString());
         assertEquals(evicted.getMetadata().getResourceVersion(), read(kind).getMetadata().getResourceVersion());
         assertTrue(kind.held(evicted), "suspended again");
         assertEquals(List.of(stopMark), kind.suspendMarks(evicted));
@@ -136,19 +141,26 @@ class EvictionPatchOnStrictServerTest {
         assertEquals(AT.toString(), annotations.get(Annotations.RECLAIMED_AT));
         assertEquals("", annotations.get(Annotations.TIMED_OUT_AT));
         assertEquals("alice", annotations.get("owner"), "other annotations stay");
+        assertEquals(RecordSignatures.Trust.TRUSTED, SIGNATURES.read(uid, annotations).trust(),
+                "what the server holds is what was signed");
 
         // admitted again, from the cached copy of the evicted job
         HasMetadata cached = kind.pruned(evicted);
-        JobDirectory.Entry entry = JobDirectory.Entry.of(kind, cached, kind.suspendMarks(cached));
+        RecordSignatures.Reading signed = SIGNATURES.read(uid, cached.getMetadata().getAnnotations());
+        assertEquals(RecordSignatures.Trust.TRUSTED, signed.trust(), "the cache keeps the signature");
+        JobDirectory.Entry entry = JobDirectory.Entry.of(kind, cached, kind.suspendMarks(cached),
+                signed.trusted().history());
         assertTrue(entry.evictionMarked());
         AdmissionRecord again = new AdmissionRecord(RECORD.group(), "2026-01-01T01:00:00.000Z");
         HasMetadata running = send(kind, AdmissionPatch.of(entry,
-                new Admission(new JobKey(kind.kind(), "team-b", "j"), uid, again, Resources.NONE, 0)).toString());
+                new Admission(new JobKey(kind.kind(), "team-b", "j"), uid, again, Resources.NONE, 0), SIGNATURES)
+                .toString());
         assertFalse(kind.held(running));
         Map<String, String> after = running.getMetadata().getAnnotations();
         assertEquals(again.admittedAt(), after.get(Annotations.ADMITTED_AT));
         assertEquals("", after.get(Annotations.EVICTED), "no longer suspended by kube-queue");
         assertEquals("", after.get(Annotations.EVICTED_FOR));
         assertEquals(AT.toString(), after.get(Annotations.RECLAIMED_AT), "the history stays");
+        assertEquals(again, SIGNATURES.read(uid, after).record(), "signed again, over the new record");
     }
 }

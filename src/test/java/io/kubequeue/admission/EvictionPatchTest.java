@@ -7,12 +7,15 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import io.kubequeue.job.RecordFields;
+import io.kubequeue.job.RecordSignatures;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.scheduler.AdmissionRecord;
 import io.kubequeue.scheduler.Eviction;
 import io.kubequeue.scheduler.EvictionMarks;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Resources;
+import io.kubequeue.testing.TrustedRecords;
 
 /**
  * The eviction JSON Patch: tests of the uid and of the admission the decision was made about, the stop mark set,
@@ -24,6 +27,7 @@ class EvictionPatchTest {
     private static final JobKey VICTIM = new JobKey("Job", "team-b", "etl-7");
     private static final AdmissionRecord RECORD = new AdmissionRecord("root.b", "2026-01-01T00:00:00.123Z");
     private static final Instant AT = Instant.parse("2026-01-01T00:30:00Z");
+    private static final RecordSignatures SIGNATURES = TrustedRecords.signatures();
 
     @Test
     void aReclaimTestsUidAndAdmissionThenSetsSpecSuspendAndWritesWhyForWhomAndTheHistory() {
@@ -35,11 +39,17 @@ class EvictionPatchTest {
                 + "{\"op\":\"test\",\"path\":\"/metadata/uid\",\"value\":\"u1\"},"
                 + "{\"op\":\"test\",\"path\":\"/metadata/annotations/kube-queue~1admitted-at\",\"value\":\"2026-01-01T00:00:00.123Z\"},"
                 + "{\"op\":\"add\",\"path\":\"/spec/suspend\",\"value\":true},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1quota-group\",\"value\":\"root.b\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1evicted\",\"value\":\"reclaim\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1evicted-for\",\"value\":\"TFJob/team-a/train-1\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1reclaimed-at\",\"value\":\"2026-01-01T00:10:00Z,2026-01-01T00:30:00Z\"},"
-                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1timed-out-at\",\"value\":\"2026-01-01T00:05:00.500Z\"}"
-                + "]", EvictionPatch.of(SuspendMark.SPEC_SUSPEND, reclaim).toString());
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1timed-out-at\",\"value\":\"2026-01-01T00:05:00.500Z\"},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1record-signature\",\"value\":\""
+                + SIGNATURES.sign("u1", new RecordFields("root.b", "2026-01-01T00:00:00.123Z", "reclaim",
+                        "TFJob/team-a/train-1", "2026-01-01T00:10:00Z,2026-01-01T00:30:00Z", "2026-01-01T00:05:00.500Z"))
+                + "\"}"
+                + "]", EvictionPatch.of(SuspendMark.SPEC_SUSPEND, reclaim, "ignored: the decision names u1", SIGNATURES)
+                .toString());
     }
 
     @Test
@@ -49,10 +59,15 @@ class EvictionPatchTest {
         assertEquals("["
                 + "{\"op\":\"test\",\"path\":\"/metadata/annotations/kube-queue~1admitted-at\",\"value\":\"2026-01-01T00:00:00.123Z\"},"
                 + "{\"op\":\"add\",\"path\":\"/spec/runPolicy/suspend\",\"value\":true},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1quota-group\",\"value\":\"root.b\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1evicted\",\"value\":\"timeout\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1evicted-for\",\"value\":\"\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1reclaimed-at\",\"value\":\"\"},"
-                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1timed-out-at\",\"value\":\"2026-01-01T00:30:00Z\"}"
-                + "]", EvictionPatch.of(SuspendMark.RUN_POLICY_SUSPEND, timeout).toString());
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1timed-out-at\",\"value\":\"2026-01-01T00:30:00Z\"},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1record-signature\",\"value\":\""
+                + SIGNATURES.sign("seen-uid", new RecordFields("root.b", "2026-01-01T00:00:00.123Z", "timeout", "", "",
+                        "2026-01-01T00:30:00Z"))
+                + "\"}"
+                + "]", EvictionPatch.of(SuspendMark.RUN_POLICY_SUSPEND, timeout, "seen-uid", SIGNATURES).toString());
     }
 }

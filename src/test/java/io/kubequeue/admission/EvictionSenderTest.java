@@ -35,6 +35,7 @@ import io.kubequeue.scheduler.EvictionMarks;
 import io.kubequeue.scheduler.EvictionOutcome;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Resources;
+import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.RecordingEvents;
 
 /**
@@ -82,7 +83,7 @@ class EvictionSenderTest {
             @Override
             public void podRan(JobKey key) {
             }
-        }, directory, events);
+        }, directory, events, TrustedRecords.signatures());
         sender = new EvictionSender(evicter, 1, timers, reports, () -> open, cyclesAsked::incrementAndGet,
                 call -> call.accept(new AdmissionLoop.Listener() {
                     @Override

@@ -32,6 +32,7 @@ import io.kubequeue.scheduler.QuotaNode;
 import io.kubequeue.scheduler.QuotaTree;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.Parse;
 import io.kubequeue.testing.RecordingEvents;
 import io.kubequeue.testing.TestConfig;
@@ -59,7 +60,7 @@ class JobFeedTest {
         scheduler = new Scheduler(Scheduler.Settings.defaults(), Clock.systemUTC());
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("g", null, List.of("feed"), null, Resources.of("cpu", 4000L)))));
-        feed = new JobFeed(scheduler, directory, events, TestConfig.defaults());
+        feed = new JobFeed(scheduler, directory, events, TestConfig.defaults(), TrustedRecords.signatures());
         feed.onUnconfirmedCopy(askedToRead::add);
         feed.onStartedOutside(startedOutside::add);
         feed.onChange(() -> cycles.add("change"));
@@ -69,14 +70,17 @@ class JobFeedTest {
 
     private static final AdmissionRecord RECORD = new AdmissionRecord("g", "2026-01-01T00:00:00.000Z");
 
-    /** The job with the admission record and these annotations besides (a key given twice: the latter wins). */
+    /**
+     * The job with the admission record and these annotations besides (a key given twice: the latter wins), signed as
+     * kube-queue signs them.
+     */
     private static Job annotated(Job job, String... keysAndValues) {
         Map<String, String> annotations = new HashMap<>(Map.of(Annotations.QUOTA_GROUP, RECORD.group(),
                 Annotations.ADMITTED_AT, RECORD.admittedAt()));
         for (int i = 0; i < keysAndValues.length; i += 2) {
             annotations.put(keysAndValues[i], keysAndValues[i + 1]);
         }
-        job.getMetadata().setAnnotations(annotations);
+        job.getMetadata().setAnnotations(TrustedRecords.signed(job.getMetadata().getUid(), annotations));
         return job;
     }
 
@@ -97,8 +101,8 @@ class JobFeedTest {
     }
 
     private static Job withRecord(Job job, AdmissionRecord record) {
-        job.getMetadata().setAnnotations(Map.of(Annotations.QUOTA_GROUP, record.group(),
-                Annotations.ADMITTED_AT, record.admittedAt()));
+        job.getMetadata().setAnnotations(TrustedRecords.signed(job.getMetadata().getUid(),
+                Map.of(Annotations.QUOTA_GROUP, record.group(), Annotations.ADMITTED_AT, record.admittedAt())));
         return job;
     }
 
@@ -220,6 +224,7 @@ class JobFeedTest {
 
     @Test
     void anEvictionMarkThatDoesNotReadGetsOneWarningAndIsReadAsAbsent_theJobIsObservedAllTheSame() {
+        // signed: the values are kube-queue's (e.g. of a later version), they only do not read
         Job job = annotated(job("1"), Annotations.EVICTED, "preempted", Annotations.EVICTED_FOR, "train-1",
                 Annotations.RECLAIMED_AT, "yesterday", Annotations.TIMED_OUT_AT, "2026-01-01T00:05:00Z");
         feed.observe(kind, job);

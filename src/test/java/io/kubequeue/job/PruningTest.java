@@ -48,6 +48,7 @@ import io.kubequeue.job.kubeflow.KubeflowJobKind;
 import io.kubequeue.job.kubeflow.MPIJob;
 import io.kubequeue.job.kubeflow.MPIJobV2beta1;
 import io.kubequeue.job.kubeflow.PyTorchJob;
+import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.Parse;
 import io.kubequeue.testing.StrictApiServer;
 
@@ -192,6 +193,15 @@ class PruningTest {
 
     // ---- a job as a real API server stores it, and as its controller moves it along -----------------------------
 
+    /** Signs the record and history the object carries, as kube-queue writes them (over its uid). */
+    private static void sign(ObjectNode o) {
+        ObjectNode annotations = o.withObjectProperty("metadata").withObjectProperty("annotations");
+        Map<String, String> values = new java.util.HashMap<>();
+        annotations.fields().forEachRemaining(e -> values.put(e.getKey(), e.getValue().asText()));
+        annotations.put(Annotations.RECORD_SIGNATURE, TrustedRecords.signatures().sign(
+                o.path("metadata").path("uid").asText(null), RecordFields.of(values)));
+    }
+
     /** The job as written, then in the states a cluster shows it in; each a new object. */
     private static Map<String, HasMetadata> states(HasMetadata job) {
         Map<String, HasMetadata> states = new LinkedHashMap<>();
@@ -210,6 +220,7 @@ class PruningTest {
         states.put("admitted, running", edit(stored, o -> {
             o.withObjectProperty("metadata").withObjectProperty("annotations").put(Annotations.QUOTA_GROUP, "root.a")
                     .put(Annotations.ADMITTED_AT, "2024-06-14T09:13:00Z");
+            sign(o);
             o.set("status", status(job.getKind(), "running"));
         }));
         states.put("evicted for a reclaim", edit(stored, o -> {
@@ -218,6 +229,7 @@ class PruningTest {
                     .put(Annotations.EVICTED_FOR, "TFJob/team-a/train-1")
                     .put(Annotations.RECLAIMED_AT, "2024-06-14T09:20:00Z,2024-06-14T09:40:00Z")
                     .put(Annotations.TIMED_OUT_AT, "");
+            sign(o);
             if (o.get("spec") instanceof ObjectNode spec) {
                 // as the eviction patch leaves it: the kind's stop mark set (a Kubeflow job's runPolicy.suspend)
                 (job instanceof CustomResource<?, ?> && !"Workflow".equals(job.getKind())
@@ -390,6 +402,7 @@ class PruningTest {
                 String.valueOf(annotations.get(Annotations.QUOTA_GROUP)),
                 String.valueOf(annotations.get(Annotations.ADMITTED_AT))));
         r.put("annotation keys", new java.util.TreeSet<>(annotations.keySet()));
+        r.put("signed set", answer(() -> TrustedRecords.signatures().read(meta.getUid(), meta.getAnnotations())));
         r.put("eviction marks", Stream.of(Annotations.EVICTED, Annotations.EVICTED_FOR, Annotations.RECLAIMED_AT,
                 Annotations.TIMED_OUT_AT).map(k -> String.valueOf(annotations.get(k))).toList());
         if (kind instanceof StopsWhenSuspended<?>) {

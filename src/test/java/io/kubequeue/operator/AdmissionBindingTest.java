@@ -26,6 +26,7 @@ import io.kubequeue.scheduler.AdmissionRecord;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -271,8 +272,9 @@ class AdmissionBindingTest extends SeedTreeFixture {
         String path = JOBS + "taken";
         server.expect().patch().withPath(path).andReturn(409, "{\"kind\":\"Status\",\"code\":409}").once();
         Job theirs = new JobBuilder().withNewMetadata().withName("taken").withNamespace("default")
-                .withAnnotations(Map.of(Annotations.QUOTA_GROUP, "root.defaultQuotaGroup",
-                        Annotations.ADMITTED_AT, "2026-01-01T00:00:00.500Z")).endMetadata()
+                .withAnnotations(TrustedRecords.signed(TrustedRecords.clusterKey(client), null, Map.of(
+                        Annotations.QUOTA_GROUP, "root.defaultQuotaGroup",
+                        Annotations.ADMITTED_AT, "2026-01-01T00:00:00.500Z"))).endMetadata()
                 .withNewSpec().withSuspend(false).withNewTemplate().withNewSpec().addNewContainer().withName("c")
                 .withImage("x").endContainer().endSpec().endTemplate().endSpec().build();
         // fabric8's patch reads the job first, and kube-queue reads it back after the refusal

@@ -22,6 +22,7 @@ import io.kubequeue.job.argo.Workflow;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
+import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.kubequeue.testing.Cluster;
 
@@ -102,7 +103,7 @@ class BadInputTest {
                     kube-queue/admitted-at: "2026-01-01T00:00:00.000Z"
                 spec: {suspend: false, entrypoint: main}
                 """, Workflow.class);
-        client.resource(running).create();
+        TrustedRecords.createSigned(client, running); // admitted by kube-queue before its request became unreadable
         await().atMost(Duration.ofSeconds(10)).until(() -> !invalidJobEvents(cluster, "running").isEmpty());
         String note = invalidJobEvents(cluster, "running").get(0).getNote();
         assertTrue(note.contains("the job runs and its use is unknown, so quota group root.defaultQuotaGroup"), note);

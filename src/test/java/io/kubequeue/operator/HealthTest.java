@@ -27,7 +27,7 @@ class HealthTest {
 
     @Test
     void notReadyBeforeRecovery() {
-        StartupRecovery beforeStart = new StartupRecovery(null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+        StartupRecovery beforeStart = new StartupRecovery(null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
         assertEquals(HealthCheckResponse.Status.DOWN, beforeStart.call().getStatus());
     }
 }

@@ -15,6 +15,7 @@ import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
+import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.ManagementPort;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -79,8 +80,9 @@ class LeaderElectionTest {
         Cluster cluster = new Cluster(client);
         Job byOther = cluster.submitJob("admitted-by-other", "3", Map.of(), null);
         byOther.getSpec().setSuspend(false); // the other leader's admission
-        byOther.getMetadata().setAnnotations(Map.of(Annotations.QUOTA_GROUP, GROUP,
-                Annotations.ADMITTED_AT, "2026-11-30T00:00:00.000Z"));
+        byOther.getMetadata().setAnnotations(TrustedRecords.signed(TrustedRecords.clusterKey(client),
+                byOther.getMetadata().getUid(), Map.of(Annotations.QUOTA_GROUP, GROUP,
+                        Annotations.ADMITTED_AT, "2026-11-30T00:00:00.000Z")));
         client.batch().v1().jobs().inNamespace("default").resource(byOther).update();
         cluster.submitJob("a-small", "1", Map.of(), null);
         cluster.submitJob("b-big", "3", Map.of(), null);

@@ -31,6 +31,7 @@ import io.kubequeue.scheduler.QuotaNode;
 import io.kubequeue.scheduler.QuotaTree;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -77,7 +78,7 @@ class QueueLifecycleAdversarialTest extends SeedTreeFixture {
         Scheduler fresh = new Scheduler(Scheduler.Settings.defaults(), Clock.systemUTC());
         fresh.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("g", null, List.of("wf-ns"), null, Resources.of("cpu", 4000L)))));
-        JobFeed feed = new JobFeed(fresh, new JobDirectory(), events, config);
+        JobFeed feed = new JobFeed(fresh, new JobDirectory(), events, config, TrustedRecords.signatures());
         Workflow asArgoLeavesIt = client.getKubernetesSerialization().unmarshal("""
                 apiVersion: argoproj.io/v1alpha1
                 kind: Workflow

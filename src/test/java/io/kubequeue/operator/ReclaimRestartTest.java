@@ -25,6 +25,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.Cluster;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
@@ -72,8 +73,9 @@ class ReclaimRestartTest {
             create(client, job("gpu-a", "a-1", 0, true, Map.of()));
         }
 
+        /** Creates the job; its record and history as the earlier leader wrote them, signed. */
         private static void create(KubernetesClient client, Job job) {
-            client.batch().v1().jobs().inNamespace(job.getMetadata().getNamespace()).resource(job).create();
+            TrustedRecords.createSigned(client, job);
         }
     }
 

@@ -27,6 +27,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.kubequeue.testing.Cluster;
 
@@ -69,7 +70,7 @@ class RecoveryAloneTest {
                 status.putArray("conditions").addObject().put("type", "Succeeded").put("status", "True");
                 // as a real API server does, the test server drops a status sent with the object: the training
                 // operator writes it through /status
-                TFJob created = client.resource(done).create();
+                TFJob created = TrustedRecords.createSigned(client, done);
                 created.setStatus(status);
                 client.resource(created).updateStatus();
             } catch (IOException e) {

@@ -21,6 +21,7 @@ import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.kubequeue.testing.Cluster;
 
@@ -48,7 +49,7 @@ class RecoveryTest {
                 job1.getMetadata().getAnnotations().remove(SuspendMark.ANNOTATION_KEY);
                 job1.getMetadata().getAnnotations().put(Annotations.QUOTA_GROUP, "root.defaultQuotaGroup");
                 job1.getMetadata().getAnnotations().put(Annotations.ADMITTED_AT, "2026-01-01T00:00:00Z");
-                client.resource(job1).create();
+                TrustedRecords.createSigned(client, job1); // as kube-queue wrote it before the restart
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }

@@ -74,10 +74,10 @@ class StartupStepsTest {
     @Test
     void kubeQueueStartsInThisOrderUnderEitherPlugin() {
         assertEquals(List.of("settings", "job feed", "PriorityClasses", "quota groups (ElasticQuotaTree and its status)",
-                        "recovery", "pods that ran (admission timeouts)", "readiness", "leadership"),
+                        "record key", "recovery", "pods that ran (admission timeouts)", "readiness", "leadership"),
                 names(QueueGroupPlugin.ELASTICQUOTA));
         assertEquals(List.of("settings", "job feed", "PriorityClasses",
-                        "quota groups (ResourceQuotas and the pods of admitted jobs)", "recovery",
+                        "quota groups (ResourceQuotas and the pods of admitted jobs)", "record key", "recovery",
                         "pods that ran (admission timeouts)", "readiness", "leadership"),
                 names(QueueGroupPlugin.RESOURCEQUOTA));
     }
@@ -92,7 +92,7 @@ class StartupStepsTest {
                     throw new UnsupportedOperationException(method.getName());
                 });
         StartupRecovery startup = new StartupRecovery(null, config, null, null, null, null, null, null, null, null, null, null,
-                null, null);
+                null, null, null);
         return startup.steps().stream().map(StartupStep::name).toList();
     }
 }

@@ -1,0 +1,205 @@
+package io.kubequeue.job;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+import jakarta.inject.Singleton;
+
+import io.kubequeue.scheduler.AdmissionRecord;
+
+/**
+ * Signs and checks what kube-queue writes on a job: the six annotations of {@link RecordFields}, bound to the job's
+ * {@code metadata.uid}, with an HMAC-SHA256 (the JDK's {@code javax.crypto}) keyed by a Secret kube-queue owns (loaded
+ * at start-up, {@link io.kubequeue.operator.RecordKeySecret}). A set that does not carry a signature made with that
+ * key over exactly these values and this uid was not written by kube-queue, and is read as absent (docs/security.md,
+ * "How admission records are trusted").
+ *
+ * <p>The signature, annotation {@link Annotations#RECORD_SIGNATURE}, is {@code v1.} and the unpadded base64url of
+ * HMAC-SHA256(key, message), where the message is {@code kube-queue/record v1} followed by the uid and the six values
+ * in {@link RecordFields#KEYS} order, each as its UTF-8 length (4 bytes, big-endian) and its UTF-8 bytes: no two
+ * sets share a message. A null uid signs as {@code ""}. Checking costs one HMAC per accepted key over the six values
+ * (the API server bounds a job's annotations to 256 KiB), compared in constant time.
+ *
+ * <p>Thread-safe: the keys are set once, before any job is read; each thread keeps its own {@link Mac}s.
+ */
+@Singleton
+public class RecordSignatures {
+
+    /** How the signed set a job carries reads. */
+    public enum Trust {
+        /** The job carries none of the six, or only empty ones: nothing to trust. */
+        NONE,
+        /** Signed by kube-queue, with a key it holds, over these values and this uid. */
+        TRUSTED,
+        /** It carries some of the six but no signature (written by hand, or by a kube-queue before signing). */
+        UNSIGNED,
+        /** Its signature is not kube-queue's for these values and this uid (forged, copied, edited, another key). */
+        MISMATCHED
+    }
+
+    /**
+     * What a job's signed set reads as.
+     *
+     * @param trust  how it reads
+     * @param fields the values as found (trusted or not)
+     */
+    public record Reading(Trust trust, RecordFields fields) {
+
+        /** Whether it carries values that kube-queue did not write, read as absent. */
+        public boolean untrusted() {
+            return trust == Trust.UNSIGNED || trust == Trust.MISMATCHED;
+        }
+
+        /** The values kube-queue stands by: all six if trusted, else none. */
+        public RecordFields trusted() {
+            return trust == Trust.TRUSTED ? fields : RecordFields.NONE;
+        }
+
+        /** The admission record kube-queue wrote, or null (none, or one it did not write). */
+        public AdmissionRecord record() {
+            RecordFields t = trusted();
+            return t.group().isEmpty() ? null : new AdmissionRecord(t.group(), t.admittedAt());
+        }
+
+        /** Whether it carries an admission record that kube-queue did not write. */
+        public boolean untrustedRecord() {
+            return untrusted() && !fields.group().isEmpty();
+        }
+    }
+
+    static final String ALGORITHM = "HmacSHA256";
+    private static final String VERSION = "v1.";
+    private static final byte[] DOMAIN = "kube-queue/record v1".getBytes(StandardCharsets.UTF_8);
+    /** The shortest key accepted, in bytes: the HMAC-SHA256 output size (RFC 2104 §3). */
+    public static final int MIN_KEY_BYTES = 32;
+
+    private volatile List<SecretKeySpec> keys = List.of();
+    private final ThreadLocal<Map<SecretKeySpec, Mac>> macs = ThreadLocal.withInitial(HashMap::new);
+
+    /** A bean without a key yet: {@link #useKeys} sets it at start-up. */
+    public RecordSignatures() {
+    }
+
+    /**
+     * Signs with {@code signing} from now on, and accepts signatures of it and of each of {@code alsoAccepted} (the
+     * key before a rotation).
+     *
+     * @throws IllegalArgumentException if a key is shorter than {@value #MIN_KEY_BYTES} bytes
+     */
+    public void useKeys(byte[] signing, List<byte[]> alsoAccepted) {
+        List<SecretKeySpec> all = new ArrayList<>();
+        all.add(spec(signing));
+        alsoAccepted.forEach(k -> all.add(spec(k)));
+        keys = List.copyOf(all);
+    }
+
+    private static SecretKeySpec spec(byte[] key) {
+        if (key == null || key.length < MIN_KEY_BYTES) {
+            throw new IllegalArgumentException("a record key must hold at least " + MIN_KEY_BYTES + " bytes, not "
+                    + (key == null ? 0 : key.length));
+        }
+        return new SecretKeySpec(key.clone(), ALGORITHM);
+    }
+
+    /** Whether a key is set (start-up step "record key" has run). */
+    public boolean hasKey() {
+        return !keys.isEmpty();
+    }
+
+    /**
+     * The signature of these values on the job of this uid, with the signing key.
+     *
+     * @throws IllegalStateException before a key is set
+     */
+    public String sign(String uid, RecordFields fields) {
+        return VERSION + Base64.getUrlEncoder().withoutPadding().encodeToString(mac(signingKey(), uid, fields));
+    }
+
+    /**
+     * How the signed set of a job reads.
+     *
+     * @param uid         the job's {@code metadata.uid} (null signs as {@code ""})
+     * @param annotations its annotations; null reads as none
+     * @throws IllegalStateException before a key is set
+     */
+    public Reading read(String uid, Map<String, String> annotations) {
+        RecordFields fields = RecordFields.of(annotations);
+        if (!fields.present()) {
+            return new Reading(Trust.NONE, fields);
+        }
+        String signature = annotations.get(Annotations.RECORD_SIGNATURE);
+        if (signature == null || signature.isEmpty()) {
+            signingKey(); // no key yet is a bug of start-up, not an unsigned record
+            return new Reading(Trust.UNSIGNED, fields);
+        }
+        return new Reading(verifies(uid, fields, signature) ? Trust.TRUSTED : Trust.MISMATCHED, fields);
+    }
+
+    private boolean verifies(String uid, RecordFields fields, String signature) {
+        if (!signature.startsWith(VERSION)) {
+            signingKey();
+            return false;
+        }
+        byte[] given;
+        try {
+            given = Base64.getUrlDecoder().decode(signature.substring(VERSION.length()));
+        } catch (IllegalArgumentException e) {
+            signingKey();
+            return false;
+        }
+        for (SecretKeySpec key : keysInForce()) {
+            if (MessageDigest.isEqual(given, mac(key, uid, fields))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private SecretKeySpec signingKey() {
+        return keysInForce().get(0);
+    }
+
+    private List<SecretKeySpec> keysInForce() {
+        List<SecretKeySpec> k = keys;
+        if (k.isEmpty()) {
+            throw new IllegalStateException("no record key yet: start-up step \"record key\" has not run");
+        }
+        return k;
+    }
+
+    private byte[] mac(SecretKeySpec key, String uid, RecordFields fields) {
+        Mac mac = macs.get().computeIfAbsent(key, RecordSignatures::newMac);
+        mac.update(DOMAIN);
+        update(mac, uid == null ? "" : uid);
+        for (String value : fields.values()) {
+            update(mac, value);
+        }
+        return mac.doFinal();
+    }
+
+    private static void update(Mac mac, String value) {
+        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+        mac.update(ByteBuffer.allocate(Integer.BYTES).putInt(bytes.length).array());
+        mac.update(bytes);
+    }
+
+    private static Mac newMac(SecretKeySpec key) {
+        try {
+            Mac mac = Mac.getInstance(ALGORITHM);
+            mac.init(key);
+            return mac;
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(ALGORITHM + " is part of every JDK", e);
+        }
+    }
+}
