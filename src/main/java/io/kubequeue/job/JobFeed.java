@@ -194,6 +194,12 @@ public class JobFeed {
             finish(key, job);
             return;
         }
+        if (!signatures.hasKey()) {
+            // start-up waits for the record key (RBAC): nothing can be told kube-queue's from a forgery yet; once it
+            // is read, start-up recovery lists every job, so nothing seen now is lost
+            LOG.debugf("observed %s before the record key was read: left to start-up recovery", key);
+            return;
+        }
         List<SuspendMark> marks = kind.suspendMarks(job);
         RecordSignatures.Reading signed = signatures.read(job.getMetadata().getUid(), job.getMetadata().getAnnotations());
         AdmissionRecord record = signed.record();

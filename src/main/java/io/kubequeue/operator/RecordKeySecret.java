@@ -1,14 +1,12 @@
 package io.kubequeue.operator;
 
 import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
@@ -29,7 +27,7 @@ import io.kubequeue.job.RecordSignatures;
  *
  * <p>If it can be neither read nor created (RBAC, the namespace missing, an API server away, a key too short), the
  * replica does not crash-loop: it reports not ready with the reason and the fix ({@link #problem()}, readiness data
- * {@code recordKey}), logs each new problem once, and tries again (1 s, doubling to 30 s) until it can.
+ * {@code recordKey}), logs each new problem once, and start-up tries again (1 s, doubling to 30 s) until it can.
  */
 @Singleton
 public class RecordKeySecret {
@@ -44,26 +42,16 @@ public class RecordKeySecret {
     public static final String PREVIOUS_KEY = "previous-key";
     /** The size of a key kube-queue generates: 256 bits, the HMAC-SHA256 block's half (RFC 2104 §3). */
     static final int GENERATED_KEY_BYTES = 32;
-    private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
-    private static final Duration LAST_RETRY = Duration.ofSeconds(30);
 
     private final KubernetesClient client;
     private final RecordSignatures signatures;
-    private final Duration firstRetry;
     private volatile Optional<String> problem = Optional.empty();
     private String logged;
 
     /** Built by CDI. */
-    @Inject
     public RecordKeySecret(KubernetesClient client, RecordSignatures signatures) {
-        this(client, signatures, FIRST_RETRY);
-    }
-
-    /** @param firstRetry the wait before the first retry (it doubles, up to 30 s) */
-    RecordKeySecret(KubernetesClient client, RecordSignatures signatures, Duration firstRetry) {
         this.client = client;
         this.signatures = signatures;
-        this.firstRetry = firstRetry;
     }
 
     /** Why the key cannot be had now, in one line with the fix; empty once it is loaded, or before it is tried. */
@@ -72,38 +60,12 @@ public class RecordKeySecret {
     }
 
     /**
-     * Reads (or creates) the Secret and hands its keys to {@link RecordSignatures}; blocks, trying again, until it
-     * can. Ends early only if the JVM shuts down meanwhile.
+     * One try: reads (or creates) the Secret and hands its keys to {@link RecordSignatures}. Start-up tries again
+     * with backoff until it succeeds ({@link StartupStep#gate}); meanwhile {@link #problem()} says why.
      *
      * @param namespace kube-queue's own namespace
-     * @throws IllegalStateException if interrupted (shutdown) before the key could be had
+     * @return true once the keys are in force
      */
-    public void load(String namespace) {
-        Thread loading = Thread.currentThread();
-        Thread onShutdown = new Thread(loading::interrupt, "kube-queue-record-key-shutdown");
-        Runtime.getRuntime().addShutdownHook(onShutdown); // a SIGTERM while waiting ends start-up, not the wait
-        try {
-            Duration wait = firstRetry;
-            while (!tryLoad(namespace)) {
-                try {
-                    Thread.sleep(wait.toMillis());
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("stopped before the record key could be read: " + problem.orElse(""),
-                            e);
-                }
-                wait = wait.multipliedBy(2).compareTo(LAST_RETRY) > 0 ? LAST_RETRY : wait.multipliedBy(2);
-            }
-        } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(onShutdown);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook runs or ran: nothing to remove
-            }
-        }
-    }
-
-    /** One try: true once the keys are in force. */
     boolean tryLoad(String namespace) {
         String where = "Secret " + namespace + "/" + NAME;
         try {

@@ -63,8 +63,11 @@ import io.quarkus.runtime.StartupEvent;
  *       the ElasticQuotaTree plugin also the tree's status writer, under the ResourceQuota plugin first the pods of
  *       managed jobs ({@link JobPods}); a tree whose groups set an admission timeout starts that pod watch too;</li>
  *   <li><b>record key</b>: read (or create) the Secret whose key signs admission records and eviction histories
- *       ({@link RecordKeySecret}); every replica, since followers check records too. Until it can, the replica
- *       reports not ready with the reason (data {@code recordKey}) and tries again: no job is read without it;</li>
+ *       ({@link RecordKeySecret}); every replica, since followers check records too. A gate
+ *       ({@link StartupStep#gate}): if it cannot be had at once (RBAC), start-up returns, so that health is served,
+ *       the replica reports not ready with the reason (data {@code recordKey}), and the key is tried again with
+ *       backoff; the steps below start once it is had. Meanwhile the job feed reads no running or queued job (each
+ *       is read by recovery), and nothing is admitted;</li>
  *   <li><b>recovery</b>: list every job of every kind: each unfinished job carrying an admission record is charged
  *       to its group, each suspended one is queued (queue order puts them back in their original order); under the
  *       ResourceQuota plugin, recount what uses each quota outside the admitted jobs;</li>
@@ -143,7 +146,7 @@ public class StartupRecovery implements HealthCheck {
                 StartupStep.startOnly("job feed", this::connectFeed),
                 StartupStep.startOnly("PriorityClasses", this::watchPriorityClasses), // stops itself: @PreDestroy
                 underResourceQuota ? resourceQuotaGroups() : elasticQuotaGroups(),
-                StartupStep.startOnly("record key", () -> recordKey.load(leadership.namespace())),
+                StartupStep.gate("record key", () -> recordKey.tryLoad(leadership.namespace())),
                 StartupStep.startOnly("recovery", this::recoverJobs),
                 StartupStep.startOnly("pods that ran (admission timeouts)", this::reportPodRuns), // stops itself
                 StartupStep.startOnly("readiness", () -> recovered = true),
@@ -154,10 +157,16 @@ public class StartupRecovery implements HealthCheck {
      * Runs before QOSDK starts the operator (lower priority value first; QOSDK then starts it in the background,
      * {@code quarkus.operator-sdk.async-start}), so no reconcile can interleave with the recovery list: a job that
      * finishes meanwhile is seen finished by its first reconcile, never re-charged by a stale list entry
-     * afterwards. Readiness does not wait for the informers of kinds the cluster does not serve.
+     * afterwards. Readiness does not wait for the informers of kinds the cluster does not serve. If the record key
+     * must be waited for, recovery runs later, beside the reconciles: a job seen finished is still never charged
+     * again (the scheduler remembers its uid), and each job's state is the later of its list entry and its events.
      */
     void onStart(@Observes @Priority(Interceptor.Priority.LIBRARY_BEFORE) StartupEvent event) {
-        running = new StartupSteps(steps());
+        running = new StartupSteps(steps(), Duration.ofSeconds(1), e -> {
+            // a step after the record key failed, on the thread that waited for it: end as a failed start-up does
+            LOG.errorf(e, "start-up failed after the record key was read: %s", e.getMessage());
+            io.quarkus.runtime.Quarkus.asyncExit(1);
+        });
         running.start();
     }
 

@@ -1,6 +1,7 @@
 package io.kubequeue.operator;
 
 import java.util.Objects;
+import java.util.function.BooleanSupplier;
 
 /**
  * One named step of start-up ({@link StartupRecovery#steps()}): what it starts, and what stops it again at
@@ -10,8 +11,9 @@ import java.util.Objects;
  * @param start starts it; runs once, after every step before it has started; a failure ends start-up
  * @param stop  stops it; runs once at shutdown, before the steps before it are stopped; {@link #NOTHING} when the
  *              step leaves nothing running, or what it starts stops itself (a bean's {@code @PreDestroy})
+ * @param gate  for a step that may have to wait ({@link #gate}): one try, true once started; else null
  */
-record StartupStep(String name, Runnable start, Runnable stop) {
+record StartupStep(String name, Runnable start, Runnable stop, BooleanSupplier gate) {
 
     /** The stop of a step that has nothing to stop at shutdown. */
     static final Runnable NOTHING = () -> {
@@ -22,6 +24,24 @@ record StartupStep(String name, Runnable start, Runnable stop) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(start, "start");
         Objects.requireNonNull(stop, "stop");
+    }
+
+    /** A step that starts at once, or fails start-up. */
+    StartupStep(String name, Runnable start, Runnable stop) {
+        this(name, start, stop, null);
+    }
+
+    /**
+     * A step that may not be able to start yet, and must not fail start-up for it (e.g. a Secret RBAC does not let
+     * it read yet): {@code tryOnce} tries it and says whether it started. If not, {@link StartupSteps} starts the
+     * steps after it on a thread of its own once it has (trying again with backoff), and start-up returns meanwhile,
+     * so that the health endpoints are served and say why the replica is not ready.
+     *
+     * @param name    what it starts
+     * @param tryOnce one try; true once started
+     */
+    static StartupStep gate(String name, BooleanSupplier tryOnce) {
+        return new StartupStep(name, NOTHING, NOTHING, Objects.requireNonNull(tryOnce, "tryOnce"));
     }
 
     /**

@@ -1,8 +1,10 @@
 package io.kubequeue.operator;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.function.Consumer;
 
 import org.jboss.logging.Logger;
 
@@ -22,20 +24,46 @@ import org.jboss.logging.Logger;
  * <p><b>A stop that throws</b> ends the stopping there, with its exception, as the single stop method before it
  * did: the steps before it are not stopped.
  *
- * <p>Start and stop never run at the same time (Quarkus waits for start-up to end before it stops); the record
- * of what started is still guarded, since they run on different threads.
+ * <p><b>A gate</b> ({@link StartupStep#gate}) that cannot start yet does not fail start-up: {@link #start()} returns,
+ * and a thread of its own tries the gate again (1 s, doubling to 30 s) and then starts the steps after it, in order;
+ * a failure there is handed to {@code onLateFailure} (the process exits, as after a failed start-up). {@link #stop()}
+ * ends the waiting, and no step starts after it.
+ *
+ * <p>Start and stop otherwise never run at the same time (Quarkus waits for start-up to end before it stops); the
+ * record of what started is guarded, since they run on different threads.
  */
 final class StartupSteps {
 
     private static final Logger LOG = Logger.getLogger(StartupSteps.class);
+    private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
+    private static final Duration LAST_RETRY = Duration.ofSeconds(30);
 
     private final List<StartupStep> steps;
+    private final Duration firstRetry;
+    private final Consumer<RuntimeException> onLateFailure;
     /** The steps started so far, the last started on top; guarded by {@code this}. */
     private final Deque<StartupStep> started = new ArrayDeque<>();
+    /** Set by {@link #stop()}: no step starts after it; guarded by {@code this}. */
+    private boolean stopping;
+    /** The thread waiting for a gate, if one waits; guarded by {@code this}. */
+    private Thread waiting;
 
-    /** @param steps the steps in start order */
+    /** @param steps the steps in start order; a late failure is rethrown on the waiting thread */
     StartupSteps(List<StartupStep> steps) {
+        this(steps, FIRST_RETRY, e -> {
+            throw e;
+        });
+    }
+
+    /**
+     * @param steps         the steps in start order
+     * @param firstRetry    the wait before a gate is tried again (it doubles, up to 30 s)
+     * @param onLateFailure told of a step's failure to start after a gate opened, on the waiting thread
+     */
+    StartupSteps(List<StartupStep> steps, Duration firstRetry, Consumer<RuntimeException> onLateFailure) {
         this.steps = List.copyOf(steps);
+        this.firstRetry = firstRetry;
+        this.onLateFailure = onLateFailure;
     }
 
     /** The steps in start order. */
@@ -49,13 +77,63 @@ final class StartupSteps {
      * @throws RuntimeException the first step's failure, unchanged; the steps after it are not started
      */
     void start() {
-        for (StartupStep step : steps) {
+        startFrom(0);
+    }
+
+    /** Starts the steps from index {@code first} on; at a gate that cannot start yet, waits for it on a thread. */
+    private void startFrom(int first) {
+        for (int i = first; i < steps.size(); i++) {
+            StartupStep step = steps.get(i);
             LOG.debugf("start-up: starting %s", step.name());
+            if (step.gate() != null && !step.gate().getAsBoolean()) {
+                waitFor(i);
+                return;
+            }
+            synchronized (this) {
+                if (stopping) {
+                    return;
+                }
+            }
             step.start().run();
             synchronized (this) {
                 started.push(step);
             }
         }
+    }
+
+    /** Tries the gate at {@code index} again with backoff, on a thread of its own, then starts the steps after it. */
+    private synchronized void waitFor(int index) {
+        StartupStep gate = steps.get(index);
+        LOG.infof("start-up waits for step \"%s\"; the steps after it start once it can", gate.name());
+        waiting = new Thread(() -> {
+            Duration wait = firstRetry;
+            try {
+                do {
+                    Thread.sleep(wait.toMillis());
+                    synchronized (this) {
+                        if (stopping) {
+                            return;
+                        }
+                    }
+                    wait = wait.multipliedBy(2).compareTo(LAST_RETRY) > 0 ? LAST_RETRY : wait.multipliedBy(2);
+                } while (!gate.gate().getAsBoolean());
+            } catch (InterruptedException e) {
+                return; // stopped
+            }
+            synchronized (this) {
+                if (stopping) {
+                    return;
+                }
+                started.push(gate);
+            }
+            try {
+                startFrom(index + 1);
+            } catch (RuntimeException e) {
+                onLateFailure.accept(e);
+            }
+        }, "kube-queue-startup");
+        waiting.setDaemon(true);
+        waiting.start();
     }
 
     /**
@@ -64,6 +142,12 @@ final class StartupSteps {
      * @throws RuntimeException a stop's failure, unchanged; the steps before it are not stopped
      */
     void stop() {
+        synchronized (this) {
+            stopping = true;
+            if (waiting != null) {
+                waiting.interrupt();
+            }
+        }
         for (StartupStep step = next(); step != null; step = next()) {
             LOG.debugf("shutdown: stopping %s", step.name());
             step.stop().run();

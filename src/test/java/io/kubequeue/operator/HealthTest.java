@@ -30,4 +30,5 @@ class HealthTest {
         StartupRecovery beforeStart = new StartupRecovery(null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
         assertEquals(HealthCheckResponse.Status.DOWN, beforeStart.call().getStatus());
     }
+
 }

@@ -72,6 +72,31 @@ class StartupStepsTest {
     }
 
     @Test
+    void aGateThatCannotStartYetLetsStartUpReturnAndTheStepsAfterItStartOnceItCan() throws InterruptedException {
+        java.util.concurrent.atomic.AtomicInteger tries = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.CountDownLatch last = new java.util.concurrent.CountDownLatch(1);
+        StartupStep gate = StartupStep.gate("key", () -> {
+            log.add("try key");
+            return tries.incrementAndGet() == 3;
+        });
+        StartupStep after = new StartupStep("c", () -> {
+            log.add("start c");
+            last.countDown();
+        }, () -> log.add("stop c"));
+        StartupSteps steps = new StartupSteps(List.of(step("a"), gate, after), java.time.Duration.ofMillis(1),
+                e -> log.add("failed " + e.getMessage()));
+
+        steps.start();
+        assertEquals("start a", log.get(0), "start-up returned after the first try of the gate");
+        assertEquals("try key", log.get(1));
+        last.await();
+        assertEquals(List.of("start a", "try key", "try key", "try key", "start c"), log);
+        log.clear();
+        steps.stop();
+        assertEquals(List.of("stop c", "stop a"), log, "the gate has nothing to stop");
+    }
+
+    @Test
     void kubeQueueStartsInThisOrderUnderEitherPlugin() {
         assertEquals(List.of("settings", "job feed", "PriorityClasses", "quota groups (ElasticQuotaTree and its status)",
                         "record key", "recovery", "pods that ran (admission timeouts)", "readiness", "leadership"),
