@@ -266,7 +266,7 @@ class HelmChartIT {
         assertEquals(2, all.stream().filter(reviews).count(), "tokenreviews and subjectaccessreviews, create");
 
         for (String role : List.of("kube-queue-controller-leader-election", "kube-queue-controller-quota-tree",
-                "kube-queue-reader")) {
+                "kube-queue-controller-record-key", "kube-queue-reader")) {
             assertEquals(generated.get(Role.class, role).getRules(), elastic.get(Role.class, role).getRules(), role);
             assertEquals(generated.get(Role.class, role).getMetadata().getNamespace(),
                     elastic.get(Role.class, role).getMetadata().getNamespace(), role);

@@ -125,6 +125,14 @@ class ManifestsIT {
         // fabric8's LeaseLock creates the Lease, then renews, takes over and hands it back with a merge PATCH
         assertEquals(Map.of("coordination.k8s.io/leases", List.of("get", "create", "patch")),
                 grants(lease.getRules()));
+        // the record key: its Secret read by name, created once if missing (a create cannot be limited to a name)
+        Role recordKey = manifests.get(Role.class, "kube-queue-controller-record-key");
+        assertEquals("kube-queue", recordKey.getMetadata().getNamespace());
+        assertEquals(2, recordKey.getRules().size());
+        assertEquals(Map.of("core/secrets", List.of("get")), grants(recordKey.getRules().subList(0, 1)));
+        assertEquals(List.of("kube-queue-record-key"), recordKey.getRules().get(0).getResourceNames(),
+                "get of that Secret only");
+        assertEquals(Map.of("core/secrets", List.of("create")), grants(recordKey.getRules().subList(1, 2)));
         Role tree = manifests.get(Role.class, "kube-queue-controller-quota-tree");
         assertEquals("kube-system", tree.getMetadata().getNamespace());
         assertEquals(Map.of("scheduling.sigs.k8s.io/elasticquotatrees", List.of("get", "list", "watch"),
@@ -135,9 +143,9 @@ class ManifestsIT {
         assertEquals(Map.of("core/services/proxy", List.of("get", "create")), grants(reader.getRules()));
         assertEquals(List.of("kube-queue-controller", "kube-queue-controller:http"),
                 reader.getRules().get(0).getResourceNames());
-        // nothing else grants anything: one ClusterRole, two Roles bound to the controller's account only
+        // nothing else grants anything: one ClusterRole, three Roles bound to the controller's account only
         assertEquals(List.of("kube-queue-controller"), names("ClusterRole"));
-        assertEquals(3, manifests.ofKind("ClusterRoleBinding").size() + manifests.ofKind("RoleBinding").size());
+        assertEquals(4, manifests.ofKind("ClusterRoleBinding").size() + manifests.ofKind("RoleBinding").size());
         assertTrue(manifests.ofKind("RoleBinding").stream().noneMatch(b -> b.getMetadata().getName()
                 .equals("kube-queue-reader")));
         // the namespace enforces the Pod Security Standard the pod meets

@@ -193,8 +193,10 @@ class OlmBundleIT {
         var namespaced = spec.getInstall().getSpec().getPermissions();
         assertEquals(1, namespaced.size());
         assertEquals(account, namespaced.get(0).getServiceAccountName());
-        assertEquals(generated.get(Role.class, "kube-queue-controller-leader-election").getRules(),
-                namespaced.get(0).getRules());
+        var ownNamespace = new java.util.ArrayList<>(generated.get(Role.class, "kube-queue-controller-leader-election")
+                .getRules());
+        ownNamespace.addAll(generated.get(Role.class, "kube-queue-controller-record-key").getRules());
+        assertEquals(ownNamespace, namespaced.get(0).getRules(), "the Lease and the record key's Secret");
     }
 
     @Test

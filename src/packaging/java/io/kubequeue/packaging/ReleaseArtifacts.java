@@ -170,7 +170,10 @@ public final class ReleaseArtifacts {
         // OLM grants namespaced permissions in the operator's namespace only: the quota tree's Role (kube-system)
         // becomes a cluster permission here (get/list/watch on elasticquotatrees, patch on their status)
         clusterRules.addAll(one(manifests, Role.class, "kube-queue-controller-quota-tree").getRules());
-        List<PolicyRule> leaseRules = one(manifests, Role.class, "kube-queue-controller-leader-election").getRules();
+        // the operator's namespace: its Lease, and its record key's Secret
+        List<PolicyRule> ownNamespaceRules = new ArrayList<>(
+                one(manifests, Role.class, "kube-queue-controller-leader-election").getRules());
+        ownNamespaceRules.addAll(one(manifests, Role.class, "kube-queue-controller-record-key").getRules());
         String csvVersion = version.toLowerCase(Locale.ROOT);
 
         Map<String, String> csvAnnotations = new TreeMap<>(Map.of(
@@ -206,7 +209,7 @@ public final class ReleaseArtifacts {
                 .addNewDeployment().withName(deployment.getMetadata().getName())
                 .withLabel(deployment.getMetadata().getLabels()).withSpec(deployment.getSpec()).endDeployment()
                 .addNewClusterPermission().withServiceAccountName(account).withRules(clusterRules).endClusterPermission()
-                .addNewPermission().withServiceAccountName(account).withRules(leaseRules).endPermission()
+                .addNewPermission().withServiceAccountName(account).withRules(ownNamespaceRules).endPermission()
                 .endSpec().endInstall()
                 .withNewCustomresourcedefinitions().addNewOwned()
                 .withName(crd.getMetadata().getName()).withVersion(ownedVersion(crd))

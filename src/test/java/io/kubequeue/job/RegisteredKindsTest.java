@@ -84,6 +84,40 @@ class RegisteredKindsTest {
     }
 
     /**
+     * The record key's Role grants what {@link io.kubequeue.operator.RecordKeySecret} calls and no more: get of its
+     * Secret by name, and create (which RBAC cannot limit to a name), in kube-queue's own namespace; in the manifests
+     * fragment and the chart alike.
+     */
+    @Test
+    void theRecordKeyRoleGrantsGetOfItsSecretAndCreateOnly() throws IOException {
+        Path fragment = Path.of("src", "main", "kubernetes", "kubernetes.yml");
+        List<HasMetadata> manifests;
+        try (InputStream in = Files.newInputStream(fragment)) {
+            manifests = CLIENT.load(in).items();
+        }
+        String chart = new Helm(Path.of("helm", "kube-queue")).template().withName("kq").withNamespace("kube-queue")
+                .withKubeVersion("1.31.0").call();
+        for (List<HasMetadata> objects : List.of(manifests,
+                CLIENT.load(new ByteArrayInputStream(chart.getBytes(StandardCharsets.UTF_8))).items())) {
+            io.fabric8.kubernetes.api.model.rbac.Role role = objects.stream()
+                    .filter(io.fabric8.kubernetes.api.model.rbac.Role.class::isInstance)
+                    .map(io.fabric8.kubernetes.api.model.rbac.Role.class::cast)
+                    .filter(r -> "kube-queue-controller-record-key".equals(r.getMetadata().getName())).findFirst()
+                    .orElseThrow(() -> new AssertionError("no Role kube-queue-controller-record-key"));
+            assertEquals("kube-queue", role.getMetadata().getNamespace());
+            assertEquals(List.of(
+                    new io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder().withApiGroups("")
+                            .withResources("secrets").withResourceNames(io.kubequeue.operator.RecordKeySecret.NAME)
+                            .withVerbs("get").build(),
+                    new io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder().withApiGroups("")
+                            .withResources("secrets").withVerbs("create").build()), role.getRules());
+            assertTrue(objects.stream().anyMatch(o -> o instanceof io.fabric8.kubernetes.api.model.rbac.RoleBinding b
+                    && "kube-queue-controller-record-key".equals(b.getRoleRef().getName())
+                    && "kube-queue-controller".equals(b.getSubjects().get(0).getName())), "bound to kube-queue");
+        }
+    }
+
+    /**
      * @param where   names the manifest in failure messages
      * @param objects its objects; ClusterRole {@code kube-queue-controller} is held to the registered kinds
      */

@@ -15,6 +15,8 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.job.Annotations;
+import io.kubequeue.job.RecordSignatures;
+import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.StrictApiServer;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
@@ -37,7 +39,7 @@ class AdmissionPatchesTest extends SeedTreeFixture {
     KubernetesMockServer server;
 
     @Test
-    void aBatchJobWithoutAnnotationsGetsTheWholeRecordAndNothingElse() {
+    void aBatchJobWithoutAnnotationsGetsTheWholeSignedRecordAndNothingElse() {
         Job submitted = cluster.submitJob("bare", "1", Map.of(), null);
         assertTrue(submitted.getMetadata().getAnnotations() == null || submitted.getMetadata().getAnnotations().isEmpty(),
                 "the job arrives without annotations");
@@ -45,8 +47,12 @@ class AdmissionPatchesTest extends SeedTreeFixture {
         await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("bare"));
         Map<String, String> annotations = cluster.job("bare").getMetadata().getAnnotations();
         assertEquals(SEED_GROUP, annotations.get(Annotations.QUOTA_GROUP));
-        assertEquals(List.of(Annotations.ADMITTED_AT, Annotations.QUOTA_GROUP),
-                annotations.keySet().stream().sorted().toList());
+        assertEquals(new java.util.TreeSet<>(List.of(Annotations.QUOTA_GROUP, Annotations.ADMITTED_AT,
+                        Annotations.EVICTED, Annotations.EVICTED_FOR, Annotations.RECLAIMED_AT, Annotations.TIMED_OUT_AT,
+                        Annotations.RECORD_SIGNATURE)), new java.util.TreeSet<>(annotations.keySet()),
+                "the signed set and its signature");
+        assertEquals(RecordSignatures.Trust.TRUSTED, TrustedRecords.clusterKey(client)
+                .read(cluster.job("bare").getMetadata().getUid(), annotations).trust());
     }
 
     /** The jobs K3sSeedScenarioIT submits to a real API server: each kind queued its own operator's way. */
