@@ -37,6 +37,13 @@ import io.kubequeue.scheduler.Scheduler;
  * taken out of the queue (not lost: the cluster still holds it, and the next change to it is read again). An
  * eviction annotation that does not read gets one Warning event ({@code InvalidEvictionMark}) and is read as
  * absent; the job is observed all the same.
+ *
+ * <p>The admission record and the eviction annotations are read only if kube-queue wrote them
+ * ({@link RecordSignatures}, docs/security.md "How admission records are trusted"): a set whose signature does not
+ * verify gets one Warning event ({@code UntrustedRecord}) and is read as absent; a running job that carries such a
+ * record is charged as started outside kube-queue in its own group, and asked to have kube-queue's own record
+ * written ({@link #onStartedOutside}). Before the record key is loaded, running and queued jobs are not read at all
+ * (start-up recovery reads them once it is).
  */
 @Singleton
 public class JobFeed {
