@@ -14,6 +14,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,6 +24,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.kubequeue.job.Annotations;
+import io.kubequeue.job.RecordSignatures;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.batch.BatchJobKind;
@@ -163,6 +166,54 @@ class AdmitterOutcomesTest {
                 .toList();
         assertTrue(order.indexOf("test /spec/suspend") < order.indexOf("replace /spec/suspend"),
                 "the test comes before the change it guards: " + order);
+    }
+
+    /** Signing costs no request: the one admission patch carries the signed set, which verifies on the job. */
+    @Test
+    void oneAdmissionIsOnePatchAndWhatItWritesIsSignedForThisJob() {
+        Admission admission = decide();
+        requests.answerPatch(ok(running("2", admission.record())));
+        admit(admission);
+
+        assertEquals(1, requests.patches().size(), "one write per admission");
+        JsonNode map = requests.patches().get(0).value("add", "/metadata/annotations");
+        Map<String, String> written = new HashMap<>();
+        map.fields().forEachRemaining(e -> written.put(e.getKey(), e.getValue().asText()));
+        RecordSignatures.Reading read = TrustedRecords.signatures().read(UID, written);
+        assertEquals(RecordSignatures.Trust.TRUSTED, read.trust(), written.toString());
+        assertEquals(admission.record(), read.record());
+        assertEquals(RecordSignatures.Trust.MISMATCHED, TrustedRecords.signatures().read("another-uid", written).trust());
+    }
+
+    /**
+     * A running job with a hand-written record: one patch writes kube-queue's own signed started-outside record over
+     * it, and the job's one Warning is the feed's UntrustedRecord (no StartedOutsideQueue besides).
+     */
+    @Test
+    void aHandWrittenRecordCostsOnePatchAndOneWarning() {
+        Job forged = running("1", null);
+        forged.getMetadata().setAnnotations(new HashMap<>(Map.of(Annotations.QUOTA_GROUP, "h",
+                Annotations.ADMITTED_AT, "2026-01-01T00:00:00.000Z")));
+        feed.onStartedOutside(recordsAskedFor::add);
+        feed.observe(kind, forged);
+        assertEquals("g", status().group(), "its own group, not the one it names");
+        assertEquals(1, recordsAskedFor.size());
+        requests.answerPatch(ok(forged));
+
+        admitter.recordStartedOutside(recordsAskedFor.get(0));
+
+        assertEquals(1, requests.patches().size());
+        FakeJobRequests.Patch patch = requests.patches().get(0);
+        Map<String, String> written = new HashMap<>();
+        for (String key : List.of(Annotations.QUOTA_GROUP, Annotations.ADMITTED_AT, Annotations.EVICTED,
+                Annotations.EVICTED_FOR, Annotations.RECLAIMED_AT, Annotations.TIMED_OUT_AT,
+                Annotations.RECORD_SIGNATURE)) {
+            written.put(key, patch.value("add", "/metadata/annotations/" + key.replace("/", "~1")).asText());
+        }
+        assertEquals(new AdmissionRecord("g", AdmissionRecord.STARTED_OUTSIDE),
+                TrustedRecords.signatures().read(UID, written).record(), "kube-queue's own record, signed");
+        assertEquals(List.of("UntrustedRecord"), events.events().stream().filter(e -> e.type().equals("Warning"))
+                .map(RecordingEvents.Event::reason).toList());
     }
 
     @Test
