@@ -120,7 +120,7 @@ class AdmissionLoopTest {
                 .endContainer().endSpec().endTemplate().endSpec().build();
     }
 
-    /** The job as a patch leaves it: running, at a new version, with the record the patch writes. */
+    /** The job as a patch leaves it: running, at a new version, with the record the patch writes, signed. */
     private static Job runningAsPatched(FakeJobRequests.Patch patch) {
         return running(patch.key().name(), patch.record());
     }
@@ -128,8 +128,8 @@ class AdmissionLoopTest {
     private static Job running(String name, AdmissionRecord record) {
         Job job = new JobBuilder(suspended(name, 0)).editMetadata().withResourceVersion("2").endMetadata()
                 .editSpec().withSuspend(false).endSpec().build();
-        job.getMetadata().setAnnotations(Map.of(Annotations.QUOTA_GROUP, record.group(),
-                Annotations.ADMITTED_AT, record.admittedAt()));
+        job.getMetadata().setAnnotations(TrustedRecords.signed(job.getMetadata().getUid(),
+                Map.of(Annotations.QUOTA_GROUP, record.group(), Annotations.ADMITTED_AT, record.admittedAt())));
         return job;
     }
 
