@@ -25,6 +25,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.testing.Cluster;
+import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -80,12 +81,14 @@ class ReasonsPerReaderTest {
         submit("team-a", "a-behind", "1", null);
         // team-c: a job running with kube-queue's record whose request cannot be read: its memory use is unbounded
         // below root, since team-c limits cpu only
-        client.batch().v1().jobs().inNamespace("team-c").resource(new JobBuilder(job("c-broken", "1", null))
-                .editMetadata().addToAnnotations("kube-queue/quota-group", "root.team-c")
-                .addToAnnotations("kube-queue/admitted-at", "2026-01-01T00:00:00.000Z").endMetadata()
-                .editSpec().withSuspend(false).editTemplate().editSpec().editFirstContainer().editResources()
-                .addToRequests("memory", new Quantity("lots")).endResources().endContainer().endSpec().endTemplate()
-                .endSpec().build()).createOr(r -> r.update());
+        if (client.batch().v1().jobs().inNamespace("team-c").withName("c-broken").get() == null) {
+            TrustedRecords.createSigned(client, new JobBuilder(job("c-broken", "1", null))
+                    .editMetadata().withNamespace("team-c").addToAnnotations("kube-queue/quota-group", "root.team-c")
+                    .addToAnnotations("kube-queue/admitted-at", "2026-01-01T00:00:00.000Z").endMetadata()
+                    .editSpec().withSuspend(false).editTemplate().editSpec().editFirstContainer().editResources()
+                    .addToRequests("memory", new Quantity("lots")).endResources().endContainer().endSpec().endTemplate()
+                    .endSpec().build());
+        }
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.find("team-c", "c-broken").size() == 1);
         // alice's job in a group of its own (by label) asks for memory: root is held for memory
         Job labelled = new JobBuilder(job("a-labelled", "1", "root.a-labelled")).editSpec().editTemplate().editSpec()

@@ -22,6 +22,7 @@ import io.kubequeue.job.argo.WorkflowKind;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.testing.Cluster;
+import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
 
@@ -53,7 +54,8 @@ class UnknownUseAfterRestartTest {
                     .addToAnnotations(Annotations.ADMITTED_AT, "2026-01-01T00:00:00.000Z").build());
             running.setSpec(com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode()
                     .put("suspend", false).put("entrypoint", "main"));
-            client.resource(running).create();
+            TrustedRecords.clusterKey(client); // the Secret an earlier kube-queue left, with its key
+            TrustedRecords.createSigned(client, running); // its record, as that kube-queue signed it
         }
     }
 
