@@ -98,6 +98,21 @@ final class QuotaLedger {
     /** The admitted jobs whose request cannot be read, by key: their charged group and preemptibility. */
     private final Map<JobKey, JobEntry> unknownJobs = new HashMap<>();
     /**
+     * The charges of jobs kube-queue did not admit (started outside it: a mark removed by hand, a record it did not
+     * write), per job, as they were added to the group they are charged at (see {@link #counted}).
+     */
+    private final Map<JobKey, Charge> startedOutsideJobs = new HashMap<>();
+    /** Per group: the sum of the started-outside charges made at it. */
+    private final Map<String, Resources> startedOutside = new HashMap<>();
+    /** Per group: the part of its started-outside charges above its max, which the groups above it do not count. */
+    private final Map<String, Resources> hidden = new HashMap<>();
+    /** Per node: the sum of {@link #hidden} over the groups strictly below it. */
+    private final Map<String, Resources> hiddenBelow = new HashMap<>();
+
+    /** A charge as the ledger added it. */
+    private record Charge(String group, Resources amount) {
+    }
+    /**
      * Room reserved per node for reclaiming jobs (each counted at its group and every ancestor): taken as used by
      * every fit check, so that neither the victims nor anyone else takes the room a reclaim frees before its
      * preemptor is admitted (see {@link Reclaims}). Empty unless a reclaim is in progress.
@@ -127,9 +142,9 @@ final class QuotaLedger {
         this.chargeListener = Objects.requireNonNull(listener, "listener");
     }
 
-    /** Usage plus reservations at a node: what a fit check counts as taken. */
+    /** Usage as counted (see {@link #counted}) plus reservations at a node: what a fit check counts as taken. */
     Resources usedOrReserved(String node) {
-        Resources used = usage.getOrDefault(node, Resources.NONE);
+        Resources used = counted(node);
         if (reserved.isEmpty()) {
             return used;
         }
@@ -143,7 +158,7 @@ final class QuotaLedger {
      * past a max while any job still runs.
      */
     private Resources usedOrUnbackedReserved(String node, Map<String, Resources> leaving) {
-        Resources used = usage.getOrDefault(node, Resources.NONE);
+        Resources used = counted(node);
         Resources held = reserved.get(node);
         if (held == null) {
             return used;
@@ -198,6 +213,10 @@ final class QuotaLedger {
         guaranteedUsage.clear();
         unknownUsage.clear();
         unknownJobs.clear();
+        startedOutsideJobs.clear();
+        startedOutside.clear();
+        hidden.clear();
+        hiddenBelow.clear();
         reserved.clear(); // the scheduler ends every reclaim when the groups change
         for (JobEntry entry : admitted) {
             entry.chargedGroup = groupToCharge(entry, entry.record);
@@ -297,6 +316,11 @@ final class QuotaLedger {
             if (entry.chargeUnknown) {
                 unknownJobs.remove(entry.job.key());
             }
+            Charge outside = startedOutsideJobs.remove(entry.job.key());
+            if (outside != null) {
+                subtract(startedOutside, outside.group(), outside.amount());
+            }
+            rehide(entry.chargedGroup);
             if (externalRecount != null) {
                 // a recount that read this job as admitted is stale now, whatever happens next
                 externalRecountTicket.merge(entry.chargedGroup, 1L, Long::sum);
@@ -341,6 +365,71 @@ final class QuotaLedger {
         }
         if (entry.chargeUnknown) {
             unknownJobs.put(entry.job.key(), entry);
+        }
+        if (entry.record != null && entry.record.startedOutside()) {
+            startedOutsideJobs.put(entry.job.key(), new Charge(entry.chargedGroup, entry.charged));
+            startedOutside.merge(entry.chargedGroup, entry.charged, Resources::plus);
+        }
+        rehide(entry.chargedGroup);
+    }
+
+    /**
+     * What a node counts as used in a fit check: its subtree's usage, less the part of the started-outside charges of
+     * the groups below it that lies above those groups' max (issue 25). A job kube-queue did not admit (its mark
+     * removed by hand, a record it did not write) is charged in full at its own group, which then admits nothing
+     * more; the groups above count it only as far as its group's max leaves room, so one team's job started past the
+     * queue cannot stop the other teams. What kube-queue admitted counts in full everywhere, also above a max that
+     * was lowered since. The read views and metrics show the usage itself.
+     */
+    Resources counted(String node) {
+        Resources used = usage.getOrDefault(node, Resources.NONE);
+        Resources below = hiddenBelow.get(node);
+        return below == null ? used : used.minus(below);
+    }
+
+    /**
+     * Works out again, from {@code group} up, the part of each group's started-outside charges above its max
+     * ({@link #hidden}) and what the groups above each of them leave out ({@link #hiddenBelow}): O(depth), and a
+     * lookup per node when no job started outside is charged.
+     */
+    private void rehide(String group) {
+        if (startedOutside.isEmpty() && hidden.isEmpty()) {
+            return;
+        }
+        List<QuotaNode> path = tree.pathToRoot(group);
+        for (int i = 0; i < path.size(); i++) {
+            QuotaNode node = path.get(i);
+            Resources outside = startedOutside.get(node.name());
+            Resources before = hidden.getOrDefault(node.name(), Resources.NONE);
+            Resources now = Resources.NONE;
+            if (outside != null) {
+                Resources used = counted(node.name());
+                Map<String, Long> above = new HashMap<>();
+                for (Map.Entry<String, Long> r : outside.asMap().entrySet()) {
+                    String k = r.getKey();
+                    if (node.max().has(k) && used.get(k) > node.max().get(k)) {
+                        above.put(k, Math.min(r.getValue(), used.get(k) - node.max().get(k)));
+                    }
+                }
+                now = Resources.of(above);
+            }
+            if (now.equals(before)) {
+                continue;
+            }
+            if (now.isEmpty()) {
+                hidden.remove(node.name());
+            } else {
+                hidden.put(node.name(), now);
+            }
+            for (int j = i + 1; j < path.size(); j++) {
+                String ancestor = path.get(j).name();
+                Resources below = hiddenBelow.getOrDefault(ancestor, Resources.NONE).minus(before).plus(now);
+                if (below.isEmpty()) {
+                    hiddenBelow.remove(ancestor);
+                } else {
+                    hiddenBelow.put(ancestor, below);
+                }
+            }
         }
     }
 
@@ -483,7 +572,8 @@ final class QuotaLedger {
      */
     private UnknownUse unknownAt(QuotaNode node, Resources request, boolean guaranteed) {
         Resources limits = guaranteed ? node.min() : node.max();
-        Map<String, Resources> known = guaranteed ? guaranteedUsage : usage;
+        java.util.function.Function<String, Resources> known = guaranteed
+                ? name -> guaranteedUsage.getOrDefault(name, Resources.NONE) : this::counted;
         // the nodes strictly below `node` on the paths of its jobs of unknown use, and one such job under each
         Map<String, JobEntry> witness = new HashMap<>();
         Map<String, List<String>> children = new HashMap<>();
@@ -536,7 +626,7 @@ final class QuotaLedger {
                     more = more > Long.MAX_VALUE - c ? Long.MAX_VALUE : more + c;
                 }
                 QuotaNode n = tree.node(name).orElseThrow();
-                long used = known.getOrDefault(name, Resources.NONE).get(k);
+                long used = known.apply(name).get(k);
                 if (n.max().has(k)) {
                     more = Math.min(more, Math.max(0, n.max().get(k) - used)); // its max bounds its subtree
                 }
@@ -554,7 +644,7 @@ final class QuotaLedger {
                             + " them limits " + k), Resources.NONE, Map.of());
                 }
                 more = more > Long.MAX_VALUE - c ? Long.MAX_VALUE : more + c;
-                long worst = known.getOrDefault(child, Resources.NONE).get(k) + c; // ≤ that group's max: no overflow
+                long worst = known.apply(child).get(k) + c; // ≤ that group's max: no overflow
                 which = (which.isEmpty() ? which : which.then("; ")).then("quota group " + child + " counted at "
                         + Resources.format(k, worst) + ", as much as its limits let it use: admitted job ")
                         .then(job.job.key(), job.chargedGroup).then(" runs with a request kube-queue cannot read");

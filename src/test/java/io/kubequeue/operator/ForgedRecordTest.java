@@ -120,4 +120,36 @@ class ForgedRecordTest {
         assertEquals(2000, scheduler.usage("root.team-b").get("cpu"));
         new Cluster(client).clear();
     }
+
+    /**
+     * The same with a request far above team-a's max (100 cpu): charged in full in team-a, which admits nothing more,
+     * but root counts team-a only up to team-a's max, so team-b is still admitted. Counted in full at root, it would
+     * stop every team of the tree.
+     */
+    @Test
+    void aHandWrittenRecordWithAHugeRequestStopsOnlyTheTenantsOwnGroup() {
+        if (client.resources(io.kubequeue.quota.elastic.ElasticQuotaTree.class).inNamespace("kube-system").list()
+                .getItems().isEmpty()) { // the other test clears the cluster when it ends
+            new Cluster(client).apply("/quota/two-teams.yaml");
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("root.team-b").isPresent());
+        client.batch().v1().jobs().inNamespace("team-a").resource(job("team-a", "huge", false, "100", ROOT_RECORD))
+                .create();
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(new JobKey("Job", "team-a", "huge"))
+                .map(s -> "root.team-a".equals(s.group()) && s.record().startedOutside()).orElse(false));
+        client.batch().v1().jobs().inNamespace("team-a").resource(job("team-a", "same-team-2", true, "1", Map.of()))
+                .create();
+        client.batch().v1().jobs().inNamespace("team-b").resource(job("team-b", "other-team-2", true, "3", Map.of()))
+                .create();
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> !Boolean.TRUE.equals(get("team-b", "other-team-2")
+                .getSpec().getSuspend()));
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> Boolean.TRUE.equals(
+                get("team-a", "same-team-2").getSpec().getSuspend()));
+        assertEquals(100_000, scheduler.usage("root.team-a").get("cpu"), "charged in full where it runs");
+        for (String[] job : new String[][] {{"team-a", "huge"}, {"team-a", "same-team-2"}, {"team-b", "other-team-2"}}) {
+            client.batch().v1().jobs().inNamespace(job[0]).withName(job[1]).delete();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(new JobKey("Job", "team-a", "huge")).isEmpty());
+    }
 }

@@ -36,7 +36,8 @@ import net.jqwik.api.Provide;
  *       (a suspended job is charged only while an admission decided for it is still unsettled);</li>
  *   <li>under the ResourceQuota plugin an admitted job is charged to its namespace, whatever its record says;</li>
  *   <li>an admission never takes a node's usage above its max (or, non-preemptible, above its min); only a
- *       tree shrink or a restart may leave a node above;</li>
+ *       tree shrink or a restart may leave a node above. The usage is as the node counts it: a group's
+ *       started-outside charges count above it only as far as its max leaves room ({@code countedUsages});</li>
  *   <li>blocking queue: no job is admitted while a pending job ahead of it in its group is not;</li>
  *   <li>retry on release: the first job a cycle admits is the highest-priority, earliest job that fits;</li>
  * </ul>
@@ -405,7 +406,7 @@ class SchedulerPropertiesTest {
             // a refused job whose backoff has expired is retried like any other from this cycle on
             this.refused.removeIf(k -> before.get(k) == null || before.get(k).retryAt() == null
                     || !before.get(k).retryAt().isAfter(clock.instant()));
-            Map<String, Resources> usageBefore = usages(scheduler::usage);
+            Map<String, Resources> usageBefore = countedUsages();
             Map<String, Resources> guaranteedBefore = usages(scheduler::guaranteedUsage);
             CycleResult result = scheduler.schedule();
             for (Admission admission : result.admissions()) {
@@ -562,10 +563,45 @@ class SchedulerPropertiesTest {
             }
         }
 
+        /**
+         * What each node counts as used (docs/behaviour.md §3, issue 25): its subtree's usage, less, for each group
+         * below it, the part of that group's started-outside charges above that group's max. Worked out here from
+         * the usage and the jobs' records, deepest groups first, apart from the ledger's incremental bookkeeping.
+         */
+        Map<String, Resources> countedUsages() {
+            Map<String, Resources> raw = usages(scheduler::usage);
+            Map<String, Resources> outside = new HashMap<>();
+            for (Scheduler.JobStatus s : statuses().values()) {
+                if (s.state() == Scheduler.State.ADMITTED && s.record() != null && s.record().startedOutside()) {
+                    outside.merge(s.group(), s.request().with(Resources.MAX_JOBS, 1), Resources::plus);
+                }
+            }
+            Map<String, Resources> hiddenBelow = new HashMap<>();
+            Map<String, Resources> counted = new HashMap<>();
+            List<QuotaNode> deepestFirst = new ArrayList<>(tree.nodes());
+            deepestFirst.sort(Comparator.comparingInt((QuotaNode n) -> tree.pathToRoot(n.name()).size()).reversed());
+            for (QuotaNode node : deepestFirst) {
+                Resources c = raw.get(node.name()).minus(hiddenBelow.getOrDefault(node.name(), Resources.NONE));
+                counted.put(node.name(), c);
+                Map<String, Long> above = new HashMap<>();
+                outside.getOrDefault(node.name(), Resources.NONE).asMap().forEach((k, o) -> {
+                    if (node.max().has(k) && c.get(k) > node.max().get(k)) {
+                        above.put(k, Math.min(o, c.get(k) - node.max().get(k)));
+                    }
+                });
+                List<QuotaNode> path = tree.pathToRoot(node.name());
+                for (QuotaNode ancestor : path.subList(1, path.size())) {
+                    hiddenBelow.merge(ancestor.name(), Resources.of(above), Resources::plus);
+                }
+            }
+            return counted;
+        }
+
         void checkNoOverAdmission(Map<String, Resources> usageBefore, Map<String, Resources> guaranteedBefore) {
+            Map<String, Resources> countedAfter = countedUsages();
             for (QuotaNode node : tree.nodes()) {
                 exceedsOnlyIfAlreadyAbove(node.name(), "max", node.max(), usageBefore.get(node.name()),
-                        scheduler.usage(node.name()));
+                        countedAfter.get(node.name()));
                 exceedsOnlyIfAlreadyAbove(node.name(), "min", node.min().with(Resources.MAX_JOBS, Long.MAX_VALUE),
                         guaranteedBefore.get(node.name()), scheduler.guaranteedUsage(node.name()));
             }
