@@ -16,6 +16,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.kubequeue.input.JsonBounds;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
@@ -54,6 +56,9 @@ import io.fabric8.zjsonpatch.JsonPatchException;
  *       {@code error: "invalid bearer token"}, an expired one with the service account authenticator's error too,
  *       and one registered as {@link Tokens#rejectWithoutError} with an empty status, the other form a real server
  *       sends. The plain mock stored the review and sent it back without a status.</li>
+ *   <li><b>Deep objects</b>: an object nested up to the API server's 10,000 levels is stored, listed, watched and
+ *       patched ({@link JsonBounds}); the plain mock parses with Jackson's default of 1,000 levels and never answers
+ *       a deeper create, where a real API server stores it (and Argo's Workflow CRD keeps unknown fields).</li>
  * </ul>
  * Expectations set with {@link KubernetesMockServer#expect()} are answered first, as on the plain mock.
  */
@@ -70,7 +75,7 @@ public final class StrictApiServer {
             kind("kubeflow.org", "v2beta1", "mpijobs", "MPIJob"),
             kind("scheduling.sigs.k8s.io", "v1beta1", "elasticquotatrees", "ElasticQuotaTree"));
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonBounds.apply(new ObjectMapper());
     private static final String TOKEN_REVIEWS = "/apis/authentication.k8s.io/v1/tokenreviews";
     /** Each server's tokens; a server is dropped with the last reference to it. */
     private static final Map<KubernetesMockServer, Tokens> TOKENS =
@@ -192,6 +197,8 @@ public final class StrictApiServer {
      * and {@link KubernetesMockServer#destroy()} when done.
      */
     public static KubernetesMockServer create() {
+        // the mock's CRUD dispatcher reads and writes with fabric8's static mapper: as deep as a real server goes
+        JsonBounds.apply(Serialization.jsonMapper());
         Map<ServerRequest, Queue<ServerResponse>> expectations = new HashMap<>();
         Tokens tokens = new Tokens();
         KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), expectations,

@@ -3,6 +3,7 @@ package io.kubequeue.testing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -107,5 +108,24 @@ class StrictApiServerTest {
     private TokenReviewStatus review(String token) {
         return client.authentication().v1().tokenReviews().create(new TokenReviewBuilder().withNewSpec()
                 .withToken(token).endSpec().build()).getStatus();
+    }
+
+    /**
+     * A real API server stores objects nested up to 10,000 levels (Argo's Workflow CRD keeps unknown fields); the
+     * plain mock never answered the create of a 1,200-level one (Jackson's default nesting limit is 1,000).
+     */
+    @Test
+    void aWorkflowNested1200LevelsIsStoredListedAndPatched() {
+        Hostile.createWorkflow(client, "default", Hostile.workflow("default", "deep", 1_200, "1"));
+        String listed = client.getHttpClient().sendAsync(client.getHttpClient().newHttpRequestBuilder()
+                .uri(client.getMasterUrl() + "apis/argoproj.io/v1alpha1/namespaces/default/workflows").build(),
+                String.class).join().body();
+        assertTrue(listed.contains(Hostile.nested(1_200)), "listed whole");
+        String patched = client.getHttpClient().sendAsync(client.getHttpClient().newHttpRequestBuilder()
+                .uri(client.getMasterUrl() + "apis/argoproj.io/v1alpha1/namespaces/default/workflows/deep")
+                .patch("application/json-patch+json", "[{\"op\":\"test\",\"path\":\"/spec/suspend\",\"value\":true},"
+                        + "{\"op\":\"replace\",\"path\":\"/spec/suspend\",\"value\":false}]").build(),
+                String.class).join().body();
+        assertTrue(patched.contains("\"suspend\":false"), patched.substring(0, Math.min(300, patched.length())));
     }
 }
