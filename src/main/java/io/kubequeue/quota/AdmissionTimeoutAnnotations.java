@@ -8,10 +8,10 @@ import java.util.List;
 import java.util.Map;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.config.TimeoutConverter;
 import io.kubequeue.events.EventRecorder;
+import io.kubequeue.input.BoundedYaml;
 
 /**
  * The per-group admission timeouts the quota objects carry (docs/configuration.md, "Per-group admission timeout"),
@@ -24,6 +24,9 @@ import io.kubequeue.events.EventRecorder;
  * </ul>
  * Durations read as {@code kube-queue.admission-timeout} does ({@link TimeoutConverter}); {@code 0} switches the
  * timeout off for the group (and, in a tree, the groups below it that set none).
+ *
+ * <p>The tree's annotation is read within bounds ({@link BoundedYaml}: at most {@value #TREE_MAX_LENGTH} characters
+ * and {@value #TREE_MAX_ENTRIES} entries, flat, no aliases); a value is read as written, a number as seconds.
  *
  * <p>Bad input from the cluster never stops anything: an entry that names no quota group, or whose duration does not
  * read, is left out and the rest applies. Each object with such entries gets one Warning event
@@ -39,8 +42,10 @@ public final class AdmissionTimeoutAnnotations {
     public static final String REASON = "InvalidAdmissionTimeout";
 
     private final EventRecorder events;
-    /** fabric8's reader: YAML, and JSON as a part of it. */
-    private final KubernetesSerialization serialization = new KubernetesSerialization();
+    /** The longest {@value #TREE} read, in characters (docs/security.md, "Hostile input: the bounds"). */
+    public static final int TREE_MAX_LENGTH = 64 * 1024;
+    /** The most entries {@value #TREE} may hold. */
+    public static final int TREE_MAX_ENTRIES = 4096;
     /** Per object ({@code Kind/namespace/name/uid}), what its last Warning said; objects without problems are left out. */
     private final Map<String, String> reported = BoundedMaps.keepingRecentlyUsed(1_000);
 
@@ -62,26 +67,28 @@ public final class AdmissionTimeoutAnnotations {
         Map<String, Duration> timeouts = new LinkedHashMap<>();
         List<String> problems = new ArrayList<>();
         if (text != null) {
-            Map<?, ?> entries = null;
+            Map<String, String> entries = null;
+            String unread = null;
             try {
-                Object read = serialization.unmarshal(text, Object.class);
-                if (read instanceof Map<?, ?> map) {
-                    entries = map;
-                }
-            } catch (RuntimeException e) {
-                // said below, as for any value that is not a map
+                entries = BoundedYaml.flatMap(text, TREE_MAX_LENGTH, TREE_MAX_ENTRIES);
+            } catch (IllegalArgumentException e) {
+                unread = e.getMessage();
             }
             if (entries == null) {
-                problems.add("'" + text + "' is not a map from quota group to duration (e.g. root.team-a: 15m)");
+                problems.add("'" + shown(text) + "' is not a map from quota group to duration (e.g. root.team-a: 15m): "
+                        + unread);
             } else {
                 entries.forEach((node, value) -> {
-                    String entry = "'" + node + ": " + value + "'";
-                    if (!nodes.contains(String.valueOf(node))) {
-                        problems.add(entry + ": no quota group " + node + " in the tree");
+                    String entry = "'" + shown(node) + ": " + shown(String.valueOf(value)) + "'";
+                    if (!nodes.contains(node)) {
+                        problems.add(entry + ": no quota group " + shown(node) + " in the tree");
                         return;
                     }
                     try {
-                        timeouts.put(String.valueOf(node), TimeoutConverter.parse(scalar(value)));
+                        if (value == null || BoundedYaml.COLLECTION.equals(value)) {
+                            throw new IllegalArgumentException("not a duration");
+                        }
+                        timeouts.put(node, duration(value));
                     } catch (IllegalArgumentException e) {
                         problems.add(entry + ": " + e.getMessage());
                     }
@@ -106,7 +113,7 @@ public final class AdmissionTimeoutAnnotations {
         String problem = null;
         if (text != null) {
             try {
-                timeout = TimeoutConverter.parse(text);
+                timeout = duration(text);
             } catch (IllegalArgumentException e) {
                 problem = QUOTA + ": " + e.getMessage() + "; ignored: the namespace takes the global"
                         + " kube-queue.admission-timeout, unless another of its ResourceQuotas sets one";
@@ -116,9 +123,21 @@ public final class AdmissionTimeoutAnnotations {
         return timeout;
     }
 
-    /** A map value as the duration's text: strings as written, numbers (YAML {@code 90}, {@code 0}) as seconds. */
-    private static String scalar(Object value) {
-        return value instanceof String || value instanceof Number ? String.valueOf(value) : null;
+    /** The longest duration text read, in characters: {@code 1h30m}, {@code PT15M}, {@code 90}. */
+    public static final int DURATION_MAX_LENGTH = 64;
+
+    /** {@link TimeoutConverter#parse}, for a text of at most {@value #DURATION_MAX_LENGTH} characters. */
+    private static Duration duration(String text) {
+        if (text.length() > DURATION_MAX_LENGTH) {
+            throw new IllegalArgumentException("a duration of " + text.length() + " characters: at most "
+                    + DURATION_MAX_LENGTH + " are read");
+        }
+        return TimeoutConverter.parse(text);
+    }
+
+    /** A tenant's text as a message shows it: at most 100 characters. */
+    private static String shown(String text) {
+        return text.length() <= 100 ? text : text.substring(0, 100) + "...";
     }
 
     private static String annotation(HasMetadata object, String key) {

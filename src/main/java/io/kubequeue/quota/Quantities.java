@@ -16,10 +16,80 @@ import io.kubequeue.scheduler.Resources;
  * role: a request or a used amount up ({@link #toUnits}), a limit down ({@link #toLimitUnits}). Kubernetes compares
  * a ResourceQuota's {@code spec.hard} with the usage exactly (apiserver quota {@code LessThanOrEqual}, Kubernetes
  * doc "Resource Quotas"), so a limit rounded up would admit more than Kubernetes would.
+ *
+ * <p><b>Bounds</b> (docs/security.md, "Hostile input: the bounds"): a quantity reaches fabric8's arithmetic only
+ * if its text has at most {@value #MAX_LENGTH} characters and the exponent of an {@code e}/{@code E} suffix lies
+ * within ±{@value #MAX_EXPONENT}; anything else is refused at once, without computing it. No quantity inside those
+ * bounds costs more than a few hundred digits of BigDecimal work, and every one that fits the scheduler's
+ * {@code long} (millicores, bytes) is inside them: a long has 19 digits, and cpu moves the point by 3. The API
+ * server itself caps a quantity at 2^63-1 and rounds below 1n; a custom resource's quantity (a Kubeflow template,
+ * the tree's min/max) is only matched against a pattern, so {@code 1e999999999} reaches kube-queue as written, and
+ * fabric8 would spend minutes on it or throw an ArithmeticException.
  */
 public final class Quantities {
 
+    /** The longest quantity text read, in characters. */
+    public static final int MAX_LENGTH = 64;
+    /** The largest decimal exponent ({@code 5e3}, {@code 1E-6}) read, either way. */
+    public static final int MAX_EXPONENT = 30;
+
     private Quantities() {
+    }
+
+    /**
+     * The quantity's amount, checked against the bounds above before fabric8 computes it: for comparisons of two
+     * quantities (a tree's min against its max, a quota's status against its spec).
+     *
+     * @return the amount in the quantity's base unit (cores, bytes, counts)
+     * @throws IllegalArgumentException if the quantity is out of bounds or cannot be parsed
+     */
+    public static BigDecimal amount(Quantity quantity) {
+        String text = bounded(quantity);
+        try {
+            return Quantity.getAmountInBytes(new Quantity(text));
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("invalid quantity '" + text + "'", e);
+        }
+    }
+
+    /**
+     * The quantity's text, if it is within the bounds ({@value #MAX_LENGTH} characters, exponent within
+     * ±{@value #MAX_EXPONENT}); what fabric8 parses it into is not computed yet.
+     *
+     * @throws IllegalArgumentException naming the bound it breaks
+     */
+    static String bounded(Quantity quantity) {
+        if (quantity == null || quantity.getAmount() == null) {
+            throw new IllegalArgumentException("missing quantity");
+        }
+        String amount = quantity.getAmount();
+        String format = quantity.getFormat() == null ? "" : quantity.getFormat();
+        if (amount.length() + format.length() > MAX_LENGTH) {
+            throw new IllegalArgumentException("quantity of " + (amount.length() + format.length())
+                    + " characters: at most " + MAX_LENGTH + " are read");
+        }
+        String text = amount + format;
+        Quantity parsed;
+        try {
+            parsed = Quantity.parse(text); // splits number and suffix; computes nothing
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("invalid quantity '" + text + "'", e);
+        }
+        String suffix = parsed.getFormat() == null ? "" : parsed.getFormat();
+        if (suffix.length() > 1 && (suffix.charAt(0) == 'e' || suffix.charAt(0) == 'E') && !suffix.equals("Ei")) {
+            int exponent;
+            try {
+                exponent = Integer.parseInt(suffix.substring(1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("quantity '" + text + "': exponent " + suffix.substring(1)
+                        + " is not a whole number within ±" + MAX_EXPONENT);
+            }
+            if (Math.abs((long) exponent) > MAX_EXPONENT) {
+                throw new IllegalArgumentException("quantity '" + text + "': exponent " + exponent
+                        + " is out of range (at most ±" + MAX_EXPONENT + ")");
+            }
+        }
+        return text;
     }
 
     /**
@@ -28,7 +98,8 @@ public final class Quantities {
      * @param resource the resource name (decides the unit)
      * @param quantity a Kubernetes quantity such as {@code 100m}, {@code 4Gi}, {@code 5G}
      * @return millicores for cpu, base units (bytes, counts) otherwise, rounded up
-     * @throws IllegalArgumentException if the quantity cannot be parsed, is negative, or does not fit a long
+     * @throws IllegalArgumentException if the quantity cannot be parsed, is negative, is out of the bounds above,
+     *                                  or does not fit a long
      */
     public static long toUnits(String resource, Quantity quantity) {
         return toUnits(resource, quantity, RoundingMode.CEILING);
@@ -41,7 +112,8 @@ public final class Quantities {
      * @param resource the resource name (decides the unit)
      * @param quantity a Kubernetes quantity such as {@code 100m}, {@code 4Gi}, {@code 5G}
      * @return millicores for cpu, base units (bytes, counts) otherwise, rounded down
-     * @throws IllegalArgumentException if the quantity cannot be parsed, is negative, or does not fit a long
+     * @throws IllegalArgumentException if the quantity cannot be parsed, is negative, is out of the bounds above,
+     *                                  or does not fit a long
      */
     public static long toLimitUnits(String resource, Quantity quantity) {
         return toUnits(resource, quantity, RoundingMode.FLOOR);
@@ -50,9 +122,9 @@ public final class Quantities {
     private static long toUnits(String resource, Quantity quantity, RoundingMode rounding) {
         BigDecimal amount;
         try {
-            amount = quantity.getNumericalAmount();
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("invalid quantity '" + quantity + "' for " + resource, e);
+            amount = amount(quantity);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e.getMessage() + " for " + resource, e);
         }
         if (amount.signum() < 0) {
             throw new IllegalArgumentException("negative quantity '" + quantity + "' for " + resource);

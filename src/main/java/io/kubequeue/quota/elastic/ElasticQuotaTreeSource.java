@@ -160,8 +160,8 @@ public class ElasticQuotaTreeSource extends InformedQuotaSource<ElasticQuotaTree
             BigDecimal minAmount;
             BigDecimal maxAmount;
             try {
-                minAmount = min.getValue().getNumericalAmount();
-                maxAmount = max.getNumericalAmount();
+                minAmount = Quantities.amount(min.getValue()); // bounded: never fabric8's arithmetic on 1e999999999
+                maxAmount = Quantities.amount(max);
             } catch (RuntimeException e) {
                 continue; // reported as a bad quantity by the conversion
             }

@@ -157,7 +157,7 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
             Quantity status = seen.get(h.getKey());
             try {
                 if (status == null || h.getValue() == null
-                        || status.getNumericalAmount().compareTo(h.getValue().getNumericalAmount()) != 0) {
+                        || Quantities.amount(status).compareTo(Quantities.amount(h.getValue())) != 0) {
                     return false;
                 }
             } catch (RuntimeException e) {
@@ -173,10 +173,33 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
         String ns = quota.getMetadata().getNamespace();
         Map<String, Quantity> usedBefore = before == null || before.getStatus() == null ? null : before.getStatus().getUsed();
         Map<String, Quantity> usedAfter = after == null || after.getStatus() == null ? null : after.getStatus().getUsed();
-        if (!Objects.equals(usedBefore, usedAfter)) {
+        if (!sameText(usedBefore, usedAfter)) {
             statusSeenNanos.put(ns, System.nanoTime());
         }
         recompute(ns);
+    }
+
+    /**
+     * Whether two {@code status.used} maps are written the same. Not {@code Map.equals}: fabric8's
+     * {@code Quantity.equals} computes both amounts, unbounded (docs/security.md, "Hostile input: the bounds"); a
+     * change of writing alone ({@code 1000m} for {@code 1}) only counts as a status change, which costs nothing.
+     */
+    private static boolean sameText(Map<String, Quantity> a, Map<String, Quantity> b) {
+        if (a == null || b == null) {
+            return a == b;
+        }
+        if (!a.keySet().equals(b.keySet())) {
+            return false;
+        }
+        for (Map.Entry<String, Quantity> entry : a.entrySet()) {
+            Quantity other = b.get(entry.getKey());
+            if (entry.getValue() == null || other == null ? entry.getValue() != other
+                    : !(Objects.equals(entry.getValue().getAmount(), other.getAmount())
+                    && Objects.equals(entry.getValue().getFormat(), other.getFormat()))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

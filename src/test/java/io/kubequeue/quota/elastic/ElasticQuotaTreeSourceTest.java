@@ -184,4 +184,17 @@ class ElasticQuotaTreeSourceTest {
         assertTrue(events.events().get(0).message().contains("'15m' is not a map from quota group to duration"),
                 events.events().get(0).message());
     }
+
+    /** Issue 25, sequence 2: a min or max of 1e999999999 threw an ArithmeticException past InvalidQuotaTree. */
+    @Test
+    void aHugeMinOrMaxIsABadQuantityNamingTheNode() {
+        for (String node : new String[] {"{name: a, max: {cpu: \"1e999999999\"}}",
+                "{name: a, min: {cpu: \"1e999999999\"}, max: {cpu: \"1e999999999\"}}",
+                "{name: a, min: {cpu: \"1e30000000\"}, max: {cpu: \"4\"}}"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> ElasticQuotaTreeSource.toQuotaTree(tree("name: root\nchildren: [" + node + "]")));
+            assertTrue(e.getMessage().startsWith("spec.root.children[0] (a):") && e.getMessage().contains("exponent"),
+                    e.getMessage());
+        }
+    }
 }

@@ -185,4 +185,22 @@ class ResourceQuotaSourceTest {
             source.stop();
         }
     }
+
+    /**
+     * Issue 25, sequence 2: a spec.hard (or status) of 1e999999999 threw an ArithmeticException out of the quota
+     * source; now the quota gets its InvalidQuota Warning, holds its namespace to zero, and the group is built.
+     */
+    @Test
+    void aHugeHardLimitIsAnInvalidQuotaThatHoldsItsNamespace() {
+        RecordingEvents events = new RecordingEvents();
+        ResourceQuotaSource source = groupsOnly(events);
+        ResourceQuota quota = resourceQuota("hard: {cpu: \"1e999999999\", memory: 1Gi}",
+                "hard: {cpu: \"1e999999999\", memory: 1Gi}\nused: {cpu: \"1e30000000\"}");
+        assertEquals(Resources.of("cpu", 0L, "memory", 1L << 30), source.hardLimits(quota));
+        QuotaTree groups = source.build(List.of(quota), null);
+        assertEquals(Resources.of("cpu", 0L, "memory", 1L << 30), groups.node("team").orElseThrow().max());
+        List<RecordingEvents.Event> warnings = events.withReason("InvalidQuota");
+        assertTrue(!warnings.isEmpty() && warnings.get(0).message().startsWith("spec.hard.cpu:")
+                && warnings.get(0).message().contains("exponent"), warnings.toString());
+    }
 }
