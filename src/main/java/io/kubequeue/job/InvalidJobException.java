@@ -1,10 +1,19 @@
 package io.kubequeue.job;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 /**
  * A job that cannot be queued as written: the message names the field and the value, so the Warning event
  * tells the user what to fix. The job stays suspended.
+ *
+ * <p>The message is bounded whatever the job holds (docs/security.md, "Hostile input: the bounds"): the field path
+ * and the value are each cut to {@value #SHOWN} characters, and a JSON object or list is named by its size, never
+ * written out (it may be 10,000 levels deep).
  */
 public class InvalidJobException extends RuntimeException {
+
+    /** The most characters of the field path, and of the value, that the message shows. */
+    public static final int SHOWN = 200;
 
     /**
      * @param field  the field path, e.g. {@code spec.tfReplicaSpecs.Worker.replicas}
@@ -12,6 +21,18 @@ public class InvalidJobException extends RuntimeException {
      * @param reason why it is refused
      */
     public InvalidJobException(String field, Object value, String reason) {
-        super(field + ": " + reason + " (value: " + value + ")");
+        super(cut(field) + ": " + reason + " (value: " + shown(value) + ")");
+    }
+
+    /** The value as the message shows it: a JSON collection by its size, anything else cut to {@value #SHOWN}. */
+    static String shown(Object value) {
+        if (value instanceof JsonNode node && node.isContainerNode()) {
+            return node.isObject() ? "an object of " + node.size() + " fields" : "a list of " + node.size() + " items";
+        }
+        return cut(String.valueOf(value));
+    }
+
+    private static String cut(String text) {
+        return text.length() <= SHOWN ? text : text.substring(0, SHOWN) + "... (" + text.length() + " characters)";
     }
 }

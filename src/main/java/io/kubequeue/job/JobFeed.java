@@ -233,6 +233,11 @@ public class JobFeed {
                 untrusted(job, key, signed);
             }
             return;
+        } catch (RuntimeException e) {
+            // any other failure of the kind's reading is the job's too, never the watch's (docs/security.md)
+            unreadable(kind, job, key, phase, record, entry, evictions,
+                    new InvalidJobException("spec", "...", "cannot be read (" + brief(e) + ")"));
+            return;
         }
         invalid.remove(key);
         directory.put(key, entry);
@@ -266,6 +271,40 @@ public class JobFeed {
             onUnconfirmedCopy.accept(observed.unconfirmed());
         }
         onChange.run();
+    }
+
+    /**
+     * {@link #observe}, with any failure kept at the job: what every reconciler and start-up recovery call. A job
+     * whose kind adapter throws before its request is read (its status, marks or priority cannot be read) gets one
+     * Warning event ({@code InvalidJob}) and its log line, and the scheduler keeps what it knew of it; its watch, the
+     * other jobs and start-up go on (docs/security.md, "Hostile input: the bounds").
+     *
+     * @return whether the job was observed (false: it was reported as unreadable)
+     */
+    public <R extends HasMetadata> boolean observeOrReport(JobKind<R> kind, R job) {
+        try {
+            observe(kind, job);
+            return true;
+        } catch (RuntimeException e) {
+            String key = kind.kind() + " " + (job.getMetadata() == null ? "?" : job.getMetadata().getNamespace() + "/"
+                    + job.getMetadata().getName());
+            LOG.debugf(e, "cannot read %s", key);
+            if (job.getMetadata() != null) {
+                events.warning(job, "InvalidJob", "kube-queue cannot read this " + kind.kind() + " (" + brief(e)
+                        + "); what it knew of the job stands until the job changes");
+            } else {
+                LOG.warnf("cannot read %s: %s", key, brief(e));
+            }
+            return false;
+        }
+    }
+
+    /** An exception in one bounded line: its class and the start of its message. */
+    static String brief(RuntimeException e) {
+        String message = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        message = message.lines().findFirst().orElse(message);
+        return message.length() > InvalidJobException.SHOWN
+                ? message.substring(0, InvalidJobException.SHOWN) + "..." : message;
     }
 
     /** Releases a finished or deleted job; a re-created namesake (another uid) keeps its place and entry. */

@@ -49,7 +49,7 @@ public final class JobKinds {
      */
     public static List<JobKind<?>> all(KubernetesClient client) {
         return List.of(new BatchJobKind(), new TFJobKind(client), new PyTorchJobKind(client),
-                new MPIJobKind(client), new MPIJobV2beta1Kind(client), new WorkflowKind(client));
+                new MPIJobKind(client), new MPIJobV2beta1Kind(client), new WorkflowKind());
     }
 
     /**

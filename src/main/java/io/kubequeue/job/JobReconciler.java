@@ -79,10 +79,12 @@ public abstract class JobReconciler<R extends HasMetadata> implements Configurab
      * Hands the job to the feed. {@code job} is the informer's cached copy itself, not JOSDK's copy of it
      * ({@code NoCopyOperatorProducer}): never change it, and return {@code noUpdate} only. A status patch, a
      * resource patch or a finalizer (a {@code Cleaner}) would have JOSDK write into the shared, pruned cache object.
+     * A job that cannot be read is reported at the job ({@link JobFeed#observeOrReport}), never thrown to JOSDK,
+     * which would retry it with backoff forever.
      */
     @Override
     public UpdateControl<R> reconcile(R job, Context<R> context) {
-        feed.observe(kind, job);
+        feed.observeOrReport(kind, job); // a job that cannot be read is reported at the job: no retry loop
         return UpdateControl.noUpdate();
     }
 

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubequeue.input.JsonBounds;
 
 /**
  * {@link Pruning} of pod templates written as JSON (a Kubeflow replica's {@code template}, which the typed model
@@ -28,8 +29,9 @@ final class PrunedPodTemplates {
 
     /** See {@link Pruning#podTemplate}. */
     static JsonNode podTemplate(JsonNode template, KubernetesSerialization serialization) {
-        if (template == null || !template.isObject()) {
-            return template;
+        if (template == null || !template.isObject()
+                || JsonBounds.depth(template, JsonBounds.MAX_TEMPLATE_DEPTH) > JsonBounds.MAX_TEMPLATE_DEPTH) {
+            return template; // too deep to convert: kept, and refused the same way when read
         }
         try {
             serialization.convertValue(template, PodTemplateSpec.class);

@@ -331,7 +331,10 @@ public class StartupRecovery implements HealthCheck {
      * Feeds every job of one kind, listed in pages of {@value JobReconciler#LIST_PAGE}; a failure lists the kind again
      * from the start. A kind the API server does not serve (404: its CRD is not installed) has no
      * admitted jobs to recover and is skipped with one log line; any other failure is retried, then fails
-     * start-up, since admitting without knowing what already runs could exceed a quota.
+     * start-up, since admitting without knowing what already runs could exceed a quota. A job that cannot be read
+     * is skipped and reported at the job ({@link JobFeed#observeOrReport}); the list goes on. A list page that
+     * cannot be parsed at all fails as the list does: fabric8 parses a page whole, so it cannot be split into its
+     * objects; the page bounds ({@code io.kubequeue.input.JsonBounds}) are set at what a real API server sends.
      */
     private <R extends HasMetadata> int recover(JobKind<R> kind) {
         for (int attempt = 1;; attempt++) {
@@ -339,16 +342,24 @@ public class StartupRecovery implements HealthCheck {
                 // page by page: one list of every job would hold them all whole at once (15,000 jobs do not fit
                 // a small heap); the pages of one list show one version of the cluster, as a single list does
                 int n = 0;
+                int skipped = 0;
                 String next = null;
                 do {
                     KubernetesResourceList<R> page = client.resources(kind.type()).inAnyNamespace().list(
                             new ListOptionsBuilder().withLimit(JobReconciler.LIST_PAGE).withContinue(next).build());
                     for (R job : page.getItems()) {
-                        feed.observe(kind, job);
-                        n++;
+                        if (feed.observeOrReport(kind, job)) { // a job that cannot be read is skipped, and reported
+                            n++;
+                        } else {
+                            skipped++;
+                        }
                     }
                     next = page.getMetadata() == null ? null : page.getMetadata().getContinue();
                 } while (next != null && !next.isEmpty());
+                if (skipped > 0) {
+                    LOG.warnf("recovery skipped %d %s that cannot be read (each has its InvalidJob Warning)", skipped,
+                            kind.kind());
+                }
                 return n;
             } catch (KubernetesClientException e) {
                 if (e.getCode() == 404) {

@@ -477,7 +477,7 @@ class PruningTest {
     @Test
     void aWorkflowsNodesAreKeptAsOneEmptyEntry() {
         HasMetadata running = states(Parse.resource("/upstream/argo-workflows_steps.yaml").get(0)).get("admitted, running");
-        JsonNode nodes = JSON.convertValue(new WorkflowKind(CLIENT).pruned((io.kubequeue.job.argo.Workflow) running),
+        JsonNode nodes = JSON.convertValue(new WorkflowKind().pruned((io.kubequeue.job.argo.Workflow) running),
                 JsonNode.class).path("status").path("nodes");
         assertEquals(1, nodes.size());
         assertEquals(0, nodes.elements().next().size());

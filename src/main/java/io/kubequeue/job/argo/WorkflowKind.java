@@ -15,8 +15,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubequeue.input.BoundedYaml;
 import io.kubequeue.job.InvalidJobException;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.Pruning;
@@ -42,13 +41,11 @@ public class WorkflowKind implements JobKind<Workflow> {
     /** The annotations whose values a workflow's cached copy keeps. */
     private static final Set<String> ANNOTATIONS_READ = Stream.concat(Pruning.JOB_ANNOTATIONS.stream(),
             Stream.of(MIN_RESOURCES)).collect(Collectors.toUnmodifiableSet());
+    /** The longest {@value #MIN_RESOURCES} read, in characters (docs/security.md, "Hostile input: the bounds"). */
+    public static final int MIN_RESOURCES_MAX_LENGTH = 4096;
+    /** The most resources {@value #MIN_RESOURCES} may name. */
+    public static final int MIN_RESOURCES_MAX_ENTRIES = 64;
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
-
-    private final KubernetesSerialization serialization;
-
-    public WorkflowKind(KubernetesClient client) {
-        this.serialization = client.getKubernetesSerialization();
-    }
 
     @Override
     public String kind() {
@@ -97,7 +94,10 @@ public class WorkflowKind implements JobKind<Workflow> {
     /**
      * @return the quantities of {@code kube-queue/min-resources} (millicores, bytes, counts)
      * @throws InvalidJobException if the annotation is missing, not a map, or holds a bad quantity; the
-     *                             original admitted such workflows at zero cost, we do not
+     *                             original admitted such workflows at zero cost, we do not. The annotation is read
+     *                             within bounds ({@link BoundedYaml}: at most {@value #MIN_RESOURCES_MAX_LENGTH}
+     *                             characters and {@value #MIN_RESOURCES_MAX_ENTRIES} entries, flat, no aliases), each
+     *                             quantity as written ({@link Quantities} bounds)
      */
     @Override
     public Resources request(Workflow workflow) {
@@ -107,24 +107,26 @@ public class WorkflowKind implements JobKind<Workflow> {
             throw new InvalidJobException(field, null, "a queued Workflow needs its request in this annotation,"
                     + " e.g. 'cpu: 5' and 'memory: 5G' on separate lines");
         }
-        Object parsed;
+        Map<String, String> map;
         try {
-            parsed = serialization.unmarshal(text, Object.class);
-        } catch (RuntimeException e) {
-            throw new InvalidJobException(field, text.strip(), "not YAML or JSON");
+            map = BoundedYaml.flatMap(text, MIN_RESOURCES_MAX_LENGTH, MIN_RESOURCES_MAX_ENTRIES);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidJobException(field, text.strip(), e.getMessage()
+                    + "; must be a map of resource name to quantity, e.g. 'cpu: 5' and 'memory: 5G' on separate lines");
         }
-        if (!(parsed instanceof Map<?, ?> map) || map.isEmpty()) {
+        if (map.isEmpty()) {
             throw new InvalidJobException(field, text.strip(), "must be a map of resource name to quantity");
         }
         Map<String, Long> units = new LinkedHashMap<>();
-        for (Map.Entry<?, ?> entry : map.entrySet()) {
-            String name = String.valueOf(entry.getKey());
-            Object value = entry.getValue();
-            if (value == null || value instanceof Map || value instanceof List) {
-                throw new InvalidJobException(field + "." + name, value, "must be a quantity such as 5 or 5G");
+        for (Map.Entry<String, String> entry : map.entrySet()) {
+            String name = entry.getKey();
+            String value = entry.getValue();
+            if (value == null || BoundedYaml.COLLECTION.equals(value)) {
+                throw new InvalidJobException(field + "." + name, value == null ? null : "a list or map",
+                        "must be a quantity such as 5 or 5G");
             }
             try {
-                units.put(name, Quantities.toUnits(name, new Quantity(String.valueOf(value))));
+                units.put(name, Quantities.toUnits(name, new Quantity(value)));
             } catch (IllegalArgumentException e) {
                 throw new InvalidJobException(field + "." + name, value, e.getMessage());
             }
@@ -157,7 +159,8 @@ public class WorkflowKind implements JobKind<Workflow> {
     }
 
     /**
-     * Keeps {@code spec.suspend}, {@code spec.podPriorityClassName}, {@code spec.podPriority} (not the templates),
+     * Keeps {@code spec.suspend}, {@code spec.podPriorityClassName}, {@code spec.podPriority} when they are scalars
+     * (not the templates; a collection there reads as the field's absence, and is not kept),
      * {@code status.phase}, and of {@code status.nodes} only whether it has an entry: one entry, emptied, stands for
      * all of them ({@link #started} reads nothing else). The annotation {@value #MIN_RESOURCES} keeps its value.
      */
@@ -169,7 +172,9 @@ public class WorkflowKind implements JobKind<Workflow> {
         if (spec != null && spec.isObject()) {
             ObjectNode kept = JSON.objectNode();
             for (String field : List.of("suspend", "podPriorityClassName", "podPriority")) {
-                if (spec.get(field) != null) {
+                // scalars only: a tenant may write any JSON here, 10,000 levels of it (the readers answer the same
+                // for a missing field as for a collection: not suspended, no class name, no priority)
+                if (spec.get(field) != null && spec.get(field).isValueNode()) {
                     kept.set(field, spec.get(field));
                 }
             }
@@ -179,7 +184,7 @@ public class WorkflowKind implements JobKind<Workflow> {
         JsonNode status = workflow.getStatus();
         if (status != null && status.isObject()) {
             ObjectNode kept = JSON.objectNode();
-            if (status.get("phase") != null) {
+            if (status.get("phase") != null && status.get("phase").isValueNode()) {
                 kept.set("phase", status.get("phase"));
             }
             JsonNode nodes = status.path("nodes");

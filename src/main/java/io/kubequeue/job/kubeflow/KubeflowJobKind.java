@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubequeue.input.JsonBounds;
 import io.kubequeue.job.InvalidJobException;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.PodRequests;
@@ -308,6 +309,10 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
     private Resources pod(JsonNode template, String field) {
         if (template == null || template.isNull()) {
             throw new InvalidJobException(field, null, "a replica spec needs a pod template");
+        }
+        if (JsonBounds.depth(template, JsonBounds.MAX_TEMPLATE_DEPTH) > JsonBounds.MAX_TEMPLATE_DEPTH) {
+            throw new InvalidJobException(field, template, "a pod template nested more than "
+                    + JsonBounds.MAX_TEMPLATE_DEPTH + " levels deep is not read");
         }
         PodTemplateSpec podTemplate;
         try {

@@ -41,7 +41,7 @@ class WorkflowKindTest {
 
     @Test
     void aWorkflowRequestsItsMinResourcesWrittenAsYamlOrJson() {
-        WorkflowKind kind = new WorkflowKind(client);
+        WorkflowKind kind = new WorkflowKind();
         Workflow yaml = workflow("kube-queue/min-resources: |\n  cpu: 5\n  memory: 5G\n", "suspend: true");
         assertEquals(Resources.of("cpu", 5000L, "memory", 5_000_000_000L), kind.request(yaml));
         assertEquals(List.of(SuspendMark.SPEC_SUSPEND), kind.suspendMarks(yaml));
@@ -60,7 +60,7 @@ class WorkflowKindTest {
 
     @Test
     void aWorkflowSuspendedWithoutMinResourcesIsNotOursUnlessAnnotated() {
-        WorkflowKind kind = new WorkflowKind(client);
+        WorkflowKind kind = new WorkflowKind();
         assertEquals(List.of(), kind.suspendMarks(workflow("other: x", "suspend: true")));
         Workflow annotated = workflow("scheduling.x-k8s.io/suspend: \"true\"", "entrypoint: main");
         assertEquals(List.of(SuspendMark.ANNOTATION), kind.suspendMarks(annotated));
@@ -70,7 +70,7 @@ class WorkflowKindTest {
 
     @Test
     void badMinResourcesAreRefusedNamingTheValue() {
-        WorkflowKind kind = new WorkflowKind(client);
+        WorkflowKind kind = new WorkflowKind();
         InvalidJobException notMap = assertThrows(InvalidJobException.class,
                 () -> kind.request(workflow("kube-queue/min-resources: just text", "suspend: true")));
         assertTrue(notMap.getMessage().contains("just text"), notMap.getMessage());
@@ -87,12 +87,12 @@ class WorkflowKindTest {
                 podPriority: 3
                 entrypoint: main
                 """);
-        assertEquals(new JobPriority("batch-low", 3), new WorkflowKind(client).priority(wf));
+        assertEquals(new JobPriority("batch-low", 3), new WorkflowKind().priority(wf));
     }
 
     @Test
     void namesItsPodsByWorkflowName() {
         Workflow w = workflow("a: b", "entrypoint: main");
-        assertEquals(Map.of("workflows.argoproj.io/workflow", "w"), new WorkflowKind(client).podLabels(w));
+        assertEquals(Map.of("workflows.argoproj.io/workflow", "w"), new WorkflowKind().podLabels(w));
     }
 }
