@@ -100,6 +100,11 @@ public class QueuingConditions {
             }
             LOG.warnf("could not set condition Queuing=%s on %s %s/%s: %s", status, kind.kind(),
                     job.getMetadata().getNamespace(), job.getMetadata().getName(), e.getMessage());
+        } catch (RuntimeException | StackOverflowError e) {
+            // fabric8's edit writes the whole job to diff it, recursively: a job nested thousands of levels deep
+            // (a CRD that keeps unknown fields) cannot be; the condition is only shown, the job is queued as usual
+            LOG.warnf("could not set condition Queuing=%s on %s %s/%s: %s", status, kind.kind(),
+                    job.getMetadata().getNamespace(), job.getMetadata().getName(), e.getClass().getSimpleName());
         }
     }
 }

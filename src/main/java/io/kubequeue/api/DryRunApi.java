@@ -24,7 +24,7 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kubequeue.input.ManifestBounds;
 import io.kubequeue.job.InvalidJobException;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
@@ -78,7 +78,8 @@ public class DryRunApi {
     }
 
     /**
-     * @throws BadRequestException (400) if the body is not a manifest
+     * @throws BadRequestException (400) if the body is not a manifest, or breaks the bounds of {@link ManifestBounds}
+     *                             (size, depth, YAML aliases)
      * @throws WebApplicationException 422 if it holds no job of a kind kube-queue knows, or its request cannot be
      *                                 read (the message names the field and value)
      * @throws jakarta.ws.rs.NotAuthorizedException (401) without a token the API server accepts
@@ -94,9 +95,12 @@ public class DryRunApi {
         ReadApiAccess.Viewer viewer = access.viewer(headers); // before parsing: no work for an unknown caller
         List<HasMetadata> objects;
         try {
+            ManifestBounds.check(manifest); // size, depth, aliases: before fabric8 builds anything of it
             objects = Manifests.read(client, new ByteArrayInputStream(manifest.getBytes(StandardCharsets.UTF_8)));
-        } catch (KubernetesClientException | IllegalArgumentException e) {
-            throw new BadRequestException("not a Kubernetes manifest: " + e.getMessage());
+        } catch (RuntimeException e) { // KubernetesClientException, IllegalArgumentException, or any other
+            String message = "not a Kubernetes manifest: " + brief(e);
+            throw new BadRequestException(message, Response.status(400).entity(Map.of("error", message))
+                    .type(MediaType.APPLICATION_JSON).build());
         }
         for (HasMetadata object : objects) {
             Optional<JobKind<?>> kind = kinds.stream().filter(k -> k.type().isInstance(object)).findFirst();
@@ -126,6 +130,8 @@ public class DryRunApi {
             o = feed.preview(kind, job, Clock.systemUTC().instant());
         } catch (InvalidJobException e) {
             throw unprocessable(e.getMessage());
+        } catch (RuntimeException e) { // the kind adapter could not read it otherwise: the manifest's fault too
+            throw unprocessable("cannot be read (" + brief(e) + ")");
         }
         Scheduler.DryRun d = scheduler.dryRun(o);
         String notManaged = !feed.enabled(kind.kind())
@@ -146,6 +152,13 @@ public class DryRunApi {
         return new Verdict(notManaged == null, kind.kind(), o.key().namespace(), o.key().name(), d.group(),
                 o.request().asQuantities(), d.priority(), d.fitsNow(), d.position(),
                 notManaged != null ? notManaged : d.reason().render(viewer::mayName));
+    }
+
+    /** An exception in one bounded line (its message may quote the manifest). */
+    private static String brief(RuntimeException e) {
+        String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        message = message.lines().findFirst().orElse(message);
+        return message.length() > 300 ? message.substring(0, 300) + "..." : message;
     }
 
     private static WebApplicationException unprocessable(String message) {

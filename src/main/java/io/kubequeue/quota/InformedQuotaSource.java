@@ -120,7 +120,16 @@ public abstract class InformedQuotaSource<T> implements QuotaGroupSource {
 
     private synchronized void refresh() {
         // until the first full list, the store may miss quota objects: report no groups, never fewer limits
-        QuotaTree next = listed ? build(informer.getStore().list(), current) : QuotaTree.EMPTY;
+        QuotaTree next;
+        try {
+            next = listed ? build(informer.getStore().list(), current) : QuotaTree.EMPTY;
+        } catch (RuntimeException e) {
+            // a plugin reports a bad object at the object (InvalidQuotaTree, InvalidQuota); anything it did not
+            // foresee keeps the groups in force, never the watch's thread (docs/security.md)
+            LOG.errorf("cannot build the quota groups from %s (%s); the groups in force stay", describe(),
+                    e.toString().lines().findFirst().orElse(""));
+            return;
+        }
         if (!next.equals(current)) {
             current = next;
             onChange.accept(next);

@@ -111,4 +111,30 @@ class DryRunApiTest extends SeedTreeFixture {
         given().contentType("application/yaml").body(yaml("kind: ConfigMap\napiVersion: v1\nmetadata: {name: x}\n"))
                 .when().post("/api/v1/dry-run").then().statusCode(422);
     }
+
+    /**
+     * Hostile manifests get a 400 or a 422 naming the bound, never a 500 or a stack overflow of the request thread:
+     * fabric8 reads YAML into maps and converts them recursively, without a bound on depth.
+     */
+    @Test
+    void hostileManifestsAreRefusedNamingTheBound() {
+        given().contentType("application/yaml").body(yaml("a: " + "[".repeat(200_000) + "]".repeat(200_000)))
+                .when().post("/api/v1/dry-run").then().statusCode(400).body(containsString("levels deep"));
+        given().contentType("application/json").body("{\"a\":".repeat(20_000) + "1" + "}".repeat(20_000))
+                .when().post("/api/v1/dry-run").then().statusCode(400).body(containsString("nesting depth"));
+        given().contentType("application/yaml").body(yaml("""
+                a: &a [x, x, x, x, x, x, x, x, x]
+                b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
+                c: [*b, *b, *b, *b, *b, *b, *b, *b, *b]
+                """)).when().post("/api/v1/dry-run").then().statusCode(400).body(containsString("aliases"));
+        given().contentType("application/yaml").body(yaml("""
+                apiVersion: argoproj.io/v1alpha1
+                kind: Workflow
+                metadata:
+                  name: huge
+                  annotations:
+                    kube-queue/min-resources: "cpu: 1e999999999"
+                spec: {suspend: true}
+                """)).when().post("/api/v1/dry-run").then().statusCode(422).body(containsString("exponent"));
+    }
 }

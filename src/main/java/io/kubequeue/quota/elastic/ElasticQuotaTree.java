@@ -57,15 +57,33 @@ public class ElasticQuotaTree extends CustomResource<ElasticQuotaTree.Spec, Elas
 
     /** Levels of {@code children} below the root that the CRD's schema validates. */
     public static final int SCHEMA_DEPTH = 6;
+    /** The most quota-group levels a tree may have, root included (docs/security.md, "Hostile input: the bounds"). */
+    public static final int MAX_LEVELS = 64;
+    /** JSON levels of a spec with {@value #MAX_LEVELS} node levels: two per level (node, children), and room. */
+    public static final int MAX_JSON_DEPTH = 2 * MAX_LEVELS + 4;
 
     /** A Kubernetes quantity, as {@code resource.Quantity}'s OpenAPI pattern has it (e.g. {@code 4}, {@code 500m}, {@code 4Gi}). */
     public static final String QUANTITY = "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$";
 
-    /** The tree: one root node. */
+    /**
+     * The tree: one root node. Read through {@link BoundedSpecDeserializer}: a tree nested deeper than
+     * {@value #MAX_JSON_DEPTH} JSON levels is not read into nodes (Jackson reads nodes recursively, and a tree of a
+     * thousand levels overflowed the watch thread's stack); it is marked {@link #tooDeep} instead, which the source
+     * reports as an invalid tree.
+     */
     @RegisterForReflection // read by Jackson, also in the native image
+    @com.fasterxml.jackson.databind.annotation.JsonDeserialize(using = BoundedSpecDeserializer.class)
     public static class Spec {
         @Required
         private Node root;
+        @com.fasterxml.jackson.annotation.JsonIgnore
+        private boolean tooDeep;
+
+        /** Whether the tree was nested too deep to be read (its root is then null). */
+        @com.fasterxml.jackson.annotation.JsonIgnore
+        public boolean tooDeep() {
+            return tooDeep;
+        }
 
         public Node getRoot() {
             return root;
@@ -214,5 +232,33 @@ public class ElasticQuotaTree extends CustomResource<ElasticQuotaTree.Spec, Elas
     @RegisterForReflection
     public record GroupStatus(String name, Map<String, String> min, Map<String, String> max, Map<String, String> used,
                               Integer pending, Integer admitted) {
+    }
+
+    /**
+     * Reads a {@link Spec} from its JSON tree (Jackson reads a tree without recursion), and into nodes only if it is
+     * at most {@value #MAX_JSON_DEPTH} levels deep; a deeper one becomes an empty spec marked {@link Spec#tooDeep}.
+     */
+    public static class BoundedSpecDeserializer extends com.fasterxml.jackson.databind.deser.std.StdDeserializer<Spec> {
+
+        public BoundedSpecDeserializer() {
+            super(Spec.class);
+        }
+
+        @Override
+        public Spec deserialize(com.fasterxml.jackson.core.JsonParser parser,
+                                com.fasterxml.jackson.databind.DeserializationContext context)
+                throws java.io.IOException {
+            JsonNode tree = parser.readValueAsTree();
+            Spec spec = new Spec();
+            if (io.kubequeue.input.JsonBounds.depth(tree, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+                spec.tooDeep = true;
+                return spec;
+            }
+            JsonNode root = tree == null ? null : tree.get("root");
+            if (root != null && !root.isNull()) {
+                spec.setRoot(context.readTreeAsValue(root, Node.class));
+            }
+            return spec;
+        }
     }
 }

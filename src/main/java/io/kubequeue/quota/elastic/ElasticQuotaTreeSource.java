@@ -93,9 +93,10 @@ public class ElasticQuotaTreeSource extends InformedQuotaSource<ElasticQuotaTree
             try {
                 next = withAdmissionTimeouts(toQuotaTree(inForce.get()), inForce.get());
                 this.inForce = new TreeRef(namespace, inForce.get().getMetadata().getName());
-            } catch (IllegalArgumentException e) {
+            } catch (RuntimeException e) { // IllegalArgumentException names the field; anything else is the tree's too
                 boolean noneYet = current == null || current.equals(QuotaTree.EMPTY);
-                events.warning(inForce.get(), "InvalidQuotaTree", e.getMessage()
+                events.warning(inForce.get(), "InvalidQuotaTree", (e instanceof IllegalArgumentException
+                        ? e.getMessage() : "cannot be read (" + e.getClass().getSimpleName() + ")")
                         + (noneYet ? "; no valid tree yet: every job is held" : "; the last valid tree stays in force"));
                 next = noneYet ? QuotaTree.EMPTY : current;
             }
@@ -118,9 +119,14 @@ public class ElasticQuotaTreeSource extends InformedQuotaSource<ElasticQuotaTree
      * Flattens a tree into quota groups.
      *
      * @throws IllegalArgumentException for a missing root or node name, a bad quantity, min above max, a
-     *                                  duplicate node name, or a namespace in two nodes
+     *                                  duplicate node name, a namespace in two nodes, or more than
+     *                                  {@value #MAX_TREE_LEVELS} levels
      */
     public static QuotaTree toQuotaTree(ElasticQuotaTree tree) {
+        if (tree.getSpec() != null && tree.getSpec().tooDeep()) {
+            throw new IllegalArgumentException("spec.root is nested more than " + ElasticQuotaTree.MAX_JSON_DEPTH
+                    + " levels deep (at most " + MAX_TREE_LEVELS + " levels of quota groups are read)");
+        }
         if (tree.getSpec() == null || tree.getSpec().getRoot() == null) {
             throw new IllegalArgumentException("spec.root is missing");
         }
@@ -129,7 +135,25 @@ public class ElasticQuotaTreeSource extends InformedQuotaSource<ElasticQuotaTree
         return new QuotaTree(nodes);
     }
 
+    /**
+     * The most levels of a tree below its root, root included: far above any real tree, and a bound on the recursion
+     * of {@link #flatten} (the CRD's schema stops at {@value ElasticQuotaTree#SCHEMA_DEPTH} levels and keeps deeper
+     * children as written).
+     */
+    public static final int MAX_TREE_LEVELS = ElasticQuotaTree.MAX_LEVELS;
+
     private static void flatten(ElasticQuotaTree.Node node, String parent, String path, List<QuotaNode> out) {
+        flatten(node, parent, path, out, 1);
+    }
+
+    private static void flatten(ElasticQuotaTree.Node node, String parent, String path, List<QuotaNode> out,
+                                int level) {
+        if (level > MAX_TREE_LEVELS) {
+            throw new IllegalArgumentException("the tree has more than " + MAX_TREE_LEVELS + " levels");
+        }
+        if (node == null) {
+            throw new IllegalArgumentException(path + " is empty");
+        }
         if (node.getName() == null || node.getName().isBlank()) {
             throw new IllegalArgumentException(path + ".name is missing");
         }
@@ -144,7 +168,7 @@ public class ElasticQuotaTreeSource extends InformedQuotaSource<ElasticQuotaTree
         out.add(flat);
         List<ElasticQuotaTree.Node> children = node.getChildren() == null ? List.of() : node.getChildren();
         for (int i = 0; i < children.size(); i++) {
-            flatten(children.get(i), node.getName(), path + ".children[" + i + "]", out);
+            flatten(children.get(i), node.getName(), path + ".children[" + i + "]", out, level + 1);
         }
     }
 

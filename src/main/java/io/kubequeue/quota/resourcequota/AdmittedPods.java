@@ -19,7 +19,6 @@ import org.jboss.logging.Logger;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.kubequeue.concurrent.DaemonThreads;
-import io.kubequeue.job.InvalidJobException;
 import io.kubequeue.job.JobPods;
 import io.kubequeue.job.PodRequests;
 import io.kubequeue.scheduler.JobKey;
@@ -128,7 +127,7 @@ public class AdmittedPods {
             if (admittedJob.isPresent()) {
                 try {
                     byJob.merge(admittedJob.get(), PodRequests.of(pod.getSpec(), "spec"), Resources::plus);
-                } catch (InvalidJobException e) {
+                } catch (RuntimeException e) { // InvalidJobException, or anything a pod could still throw
                     // the API server validated this pod; an unreadable one is left counted once, in status.used
                     LOG.debugf("pod %s/%s: %s", namespace, pod.getMetadata().getName(), e.getMessage());
                 }

@@ -197,4 +197,27 @@ class ElasticQuotaTreeSourceTest {
                     e.getMessage());
         }
     }
+
+    /**
+     * A tree of 2,000 levels (the CRD's schema stops at six and keeps deeper children as written) overflowed the
+     * stack of the thread reading it (Jackson reads nodes recursively); now it is read as a tree too deep, an
+     * invalid tree like any other. A tree of 64 levels still reads.
+     */
+    @Test
+    void aTreeNestedThousandsOfLevelsIsAnInvalidTreeNotAStackOverflow() {
+        var serialization = new io.fabric8.kubernetes.client.utils.KubernetesSerialization(
+                io.kubequeue.input.JsonBounds.apply(new com.fasterxml.jackson.databind.ObjectMapper()), false);
+        java.util.function.IntFunction<ElasticQuotaTree> levels = n -> serialization.unmarshal(
+                "{\"apiVersion\":\"scheduling.sigs.k8s.io/v1beta1\",\"kind\":\"ElasticQuotaTree\","
+                        + "\"metadata\":{\"name\":\"t\"},\"spec\":{\"root\":"
+                        + java.util.stream.IntStream.range(1, n).mapToObj(i -> "{\"name\":\"n" + i + "\",\"children\":[")
+                        .collect(java.util.stream.Collectors.joining()) + "{\"name\":\"leaf\"}" + "]}".repeat(n - 1)
+                        + "}}", ElasticQuotaTree.class);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ElasticQuotaTreeSource.toQuotaTree(levels.apply(2_000)));
+        assertTrue(e.getMessage().contains("levels deep"), e.getMessage());
+        assertEquals(64, ElasticQuotaTreeSource.toQuotaTree(levels.apply(64)).nodes().size());
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> ElasticQuotaTreeSource.toQuotaTree(levels.apply(65))).getMessage().contains("64"));
+    }
 }
