@@ -18,8 +18,9 @@ import io.kubequeue.scheduler.Resources;
  * doc "Resource Quotas"), so a limit rounded up would admit more than Kubernetes would.
  *
  * <p><b>Bounds</b> (docs/security.md, "Hostile input: the bounds"): a quantity reaches fabric8's arithmetic only
- * if its text has at most {@value #MAX_LENGTH} characters and the exponent of an {@code e}/{@code E} suffix lies
- * within ±{@value #MAX_EXPONENT}; anything else is refused at once, without computing it. No quantity inside those
+ * if its text has at most {@value #MAX_LENGTH} characters, its suffix is one of Kubernetes' (fabric8 reads any
+ * suffix with a digit as a power of ten), and the exponent of an {@code e}/{@code E} suffix lies within
+ * ±{@value #MAX_EXPONENT}; anything else is refused at once, without computing it. No quantity inside those
  * bounds costs more than a few hundred digits of BigDecimal work, and every one that fits the scheduler's
  * {@code long} (millicores, bytes) is inside them: a long has 19 digits, and cpu moves the point by 3. The API
  * server itself caps a quantity at 2^63-1 and rounds below 1n; a custom resource's quantity (a Kubeflow template,
@@ -32,6 +33,9 @@ public final class Quantities {
     public static final int MAX_LENGTH = 64;
     /** The largest decimal exponent ({@code 5e3}, {@code 1E-6}) read, either way. */
     public static final int MAX_EXPONENT = 30;
+    /** Kubernetes' quantity suffixes (k8s.io/apimachinery resource.Quantity): SI, binary SI, or a decimal exponent. */
+    private static final java.util.regex.Pattern SUFFIX =
+            java.util.regex.Pattern.compile("|[numkMGTPE]|[KMGTPE]i|[eE][+-]?[0-9]{1,12}");
 
     private Quantities() {
     }
@@ -76,13 +80,18 @@ public final class Quantities {
             throw new IllegalArgumentException("invalid quantity '" + text + "'", e);
         }
         String suffix = parsed.getFormat() == null ? "" : parsed.getFormat();
+        if (!SUFFIX.matcher(suffix).matches()) {
+            // fabric8 reads any suffix with a digit in it as a power of ten ("1u999999999" is 10^999999999)
+            throw new IllegalArgumentException("quantity '" + text + "': suffix '" + suffix + "' is none of"
+                    + " Kubernetes' (n, u, m, k, M, G, T, P, E, Ki ... Ei, or e/E with an exponent)");
+        }
         if (suffix.length() > 1 && (suffix.charAt(0) == 'e' || suffix.charAt(0) == 'E') && !suffix.equals("Ei")) {
             int exponent;
             try {
                 exponent = Integer.parseInt(suffix.substring(1));
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("quantity '" + text + "': exponent " + suffix.substring(1)
-                        + " is not a whole number within ±" + MAX_EXPONENT);
+                        + " is out of range (at most ±" + MAX_EXPONENT + ")");
             }
             if (Math.abs((long) exponent) > MAX_EXPONENT) {
                 throw new IllegalArgumentException("quantity '" + text + "': exponent " + exponent

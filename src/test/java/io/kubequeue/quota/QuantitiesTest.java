@@ -65,7 +65,7 @@ class QuantitiesTest {
     @Test
     void aQuantityBeyondTheBoundsIsRefusedAsIllegalArgumentWithoutComputingIt() {
         for (String huge : new String[] {"1e999999999", "1e30000000", "1E31", "1e-999999999", "1e2147483648",
-                "0." + "0".repeat(70) + "1", "1".repeat(65)}) {
+                "0." + "0".repeat(70) + "1", "1".repeat(65), "1u999999999", "1Ki5"}) {
             for (String resource : new String[] {"cpu", "memory"}) {
                 IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
                         () -> Quantities.toUnits(resource, new Quantity(huge)), huge);
