@@ -20,6 +20,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kubequeue.job.argo.Workflow;
 import io.kubequeue.operator.Manifests;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Scheduler;
@@ -65,6 +66,14 @@ class HostileInputTest {
 
     @Inject
     Scheduler scheduler;
+
+    /** The customizer reaches kube-queue's own client: it reads what a real API server may send. */
+    @Test
+    void theClientReadsAWorkflowNestedTheApiServersTenThousandLevels() {
+        Workflow deep = client.getKubernetesSerialization().unmarshal(
+                Hostile.workflow("team-a", "deep", JsonBounds.API_SERVER_MAX_DEPTH - 8, "1"), Workflow.class);
+        assertEquals("deep", deep.getMetadata().getName());
+    }
 
     @Test
     void startUpGoesPastHostileObjectsAndNoWatchStopsOnThemLater() {
