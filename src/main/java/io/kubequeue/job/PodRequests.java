@@ -53,7 +53,8 @@ public final class PodRequests {
      * @param field where the spec sits in the job, for error messages (e.g. {@code spec.template.spec})
      * @return millicores for cpu, bytes for memory, ephemeral-storage and hugepages, counts for extended resources;
      *         the cpu, memory and ephemeral-storage limits as {@code limits.<name>} in the same units
-     * @throws InvalidJobException naming the field of a quantity that cannot be parsed or is negative
+     * @throws InvalidJobException naming the field of a quantity that cannot be parsed or is negative, or of a
+     *                             container that is null
      */
     public static Resources of(PodSpec spec, String field) {
         if (spec == null) {
@@ -77,7 +78,7 @@ public final class PodRequests {
         for (int i = 0; i < initContainers.size(); i++) {
             Container container = initContainers.get(i);
             Amounts c = container(container, field + ".initContainers[" + i + "]");
-            if ("Always".equals(container.getRestartPolicy())) {
+            if ("Always".equals(container.getRestartPolicy())) { // not null: container() refused that
                 sidecars = sidecars.plus(c.requests());
                 sidecarLimits = sidecarLimits.plus(c.limits());
                 init = init.max(sidecars);
@@ -145,6 +146,9 @@ public final class PodRequests {
 
     /** A container's requests (limits standing in for missing requests) and its limits. */
     private static Amounts container(Container container, String field) {
+        if (container == null) { // a null in the list: the API server would refuse it, a tenant's CRD may not
+            throw new InvalidJobException(field, null, "a container must be an object");
+        }
         ResourceRequirements resources = container.getResources();
         if (resources == null) {
             return new Amounts(Resources.NONE, Resources.NONE);

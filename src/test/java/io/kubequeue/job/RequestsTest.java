@@ -241,4 +241,16 @@ class RequestsTest {
         InvalidJobException e = assertThrows(InvalidJobException.class, () -> new BatchJobKind().request(job));
         assertTrue(e.getMessage().startsWith("spec.template.spec.containers[0].resources.requests.cpu:"), e.getMessage());
     }
+
+    /** Found by HostileInputPropertiesTest: a null in a container list threw a NullPointerException. */
+    @Test
+    void aNullContainerIsAnInvalidJobNamingIt() {
+        io.fabric8.kubernetes.api.model.PodSpec spec = new io.fabric8.kubernetes.api.model.PodSpec();
+        spec.setContainers(new java.util.ArrayList<>(java.util.Arrays.asList(
+                new io.fabric8.kubernetes.api.model.Container(), null)));
+        io.kubequeue.job.InvalidJobException e = org.junit.jupiter.api.Assertions.assertThrows(
+                io.kubequeue.job.InvalidJobException.class, () -> PodRequests.of(spec, "spec.template.spec"));
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().startsWith("spec.template.spec.containers[1]:"),
+                e.getMessage());
+    }
 }
