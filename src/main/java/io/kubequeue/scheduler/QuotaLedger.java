@@ -1,14 +1,11 @@
 package io.kubequeue.scheduler;
 
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.Consumer;
 import io.kubequeue.collections.BoundedMaps;
 
@@ -38,7 +35,7 @@ final class QuotaLedger {
      * nothing ({@code held}).
      *
      * @param ofMin   whether it is a non-preemptible job's min that is short, not a max
-     * @param counted which groups of unknown use {@code inUse} counts at their max (see {@link #unknownAt}); empty
+     * @param counted which groups of unknown use {@code inUse} counts at their max (see {@link UnknownUse}); empty
      *                when none
      */
     record Shortfall(String node, String resource, long request, long inUse, long limit, boolean ofMin,
@@ -52,17 +49,6 @@ final class QuotaLedger {
         }
     }
 
-    /**
-     * What the admitted jobs of unknown use below a node count for there, for one fit check: either the reason they
-     * hold the node for this request, or how much more than their groups' known usage is counted, per resource.
-     *
-     * @param held   why the node admits nothing of this request now; null if it does not hold it
-     * @param extra  per resource: what is counted above the usage at the node (groups of unknown use at their max)
-     * @param counted the groups counted so, for the reason text
-     */
-    private record UnknownUse(Explanation held, Resources extra, Map<String, Explanation> counted) {
-        static final UnknownUse NONE = new UnknownUse(null, Resources.NONE, Map.of());
-    }
 
     /** Where a shape was found short, and the {@link #roomClock} then. */
     private record ShortAt(String node, long roomClock) {
@@ -91,27 +77,10 @@ final class QuotaLedger {
     private final Map<String, Resources> usage = new HashMap<>();
     /** The part of {@link #usage} that non-preemptible jobs hold, checked against {@code min}. */
     private final Map<String, Resources> guaranteedUsage = new HashMap<>();
-    /**
-     * Per node: the admitted jobs charged there or below whose request cannot be read (see {@link #unknownAt}).
-     */
-    private final Map<String, TreeSet<JobKey>> unknownUsage = new HashMap<>();
-    /** The admitted jobs whose request cannot be read, by key: their charged group and preemptibility. */
-    private final Map<JobKey, JobEntry> unknownJobs = new HashMap<>();
-    /**
-     * The charges of jobs kube-queue did not admit (started outside it: a mark removed by hand, a record it did not
-     * write), per job, as they were added to the group they are charged at (see {@link #counted}).
-     */
-    private final Map<JobKey, Charge> startedOutsideJobs = new HashMap<>();
-    /** Per group: the sum of the started-outside charges made at it. */
-    private final Map<String, Resources> startedOutside = new HashMap<>();
-    /** Per group: the part of its started-outside charges above its max, which the groups above it do not count. */
-    private final Map<String, Resources> hidden = new HashMap<>();
-    /** Per node: the sum of {@link #hidden} over the groups strictly below it. */
-    private final Map<String, Resources> hiddenBelow = new HashMap<>();
-
-    /** A charge as the ledger added it. */
-    private record Charge(String group, Resources amount) {
-    }
+    /** The admitted jobs whose request cannot be read, and what they count for at each node above them. */
+    private final UnknownUse unknown = new UnknownUse();
+    /** The charges of jobs kube-queue did not admit, and what the groups above them leave out of them. */
+    private final StartedOutsideCharges startedOutside = new StartedOutsideCharges();
     /**
      * Room reserved per node for reclaiming jobs (each counted at its group and every ancestor): taken as used by
      * every fit check, so that neither the victims nor anyone else takes the room a reclaim frees before its
@@ -211,12 +180,8 @@ final class QuotaLedger {
         roomGainedAt.clear();
         usage.clear();
         guaranteedUsage.clear();
-        unknownUsage.clear();
-        unknownJobs.clear();
-        startedOutsideJobs.clear();
+        unknown.clear();
         startedOutside.clear();
-        hidden.clear();
-        hiddenBelow.clear();
         reserved.clear(); // the scheduler ends every reclaim when the groups change
         for (JobEntry entry : admitted) {
             entry.chargedGroup = groupToCharge(entry, entry.record);
@@ -270,7 +235,7 @@ final class QuotaLedger {
      * the job knows about its admission's answer.
      *
      * @param unknown the job runs but its request cannot be read: it is charged one job, holds its own group, and
-     *                counts at its group's max above it (see {@link #unknownAt})
+     *                counts at its group's max above it (see {@link UnknownUse})
      */
     void charge(JobEntry entry, AdmissionRecord record, boolean unknown) {
         entry.state = Scheduler.State.ADMITTED;
@@ -306,21 +271,12 @@ final class QuotaLedger {
                 if (entry.chargedGuaranteed) {
                     subtract(guaranteedUsage, node.name(), entry.charged);
                 }
-                if (entry.chargeUnknown) {
-                    unknownUsage.computeIfPresent(node.name(), (n, jobs) -> {
-                        jobs.remove(entry.job.key());
-                        return jobs.isEmpty() ? null : jobs;
-                    });
-                }
             }
             if (entry.chargeUnknown) {
-                unknownJobs.remove(entry.job.key());
+                unknown.remove(entry, tree);
             }
-            Charge outside = startedOutsideJobs.remove(entry.job.key());
-            if (outside != null) {
-                subtract(startedOutside, outside.group(), outside.amount());
-            }
-            rehide(entry.chargedGroup);
+            startedOutside.remove(entry.job.key());
+            startedOutside.rehide(tree.pathToRoot(entry.chargedGroup), this::counted);
             if (externalRecount != null) {
                 // a recount that read this job as admitted is stale now, whatever happens next
                 externalRecountTicket.merge(entry.chargedGroup, 1L, Long::sum);
@@ -359,78 +315,25 @@ final class QuotaLedger {
             if (entry.chargedGuaranteed) {
                 guaranteedUsage.merge(node.name(), entry.charged, Resources::plus);
             }
-            if (entry.chargeUnknown) {
-                unknownUsage.computeIfAbsent(node.name(), n -> new TreeSet<>()).add(entry.job.key());
-            }
         }
         if (entry.chargeUnknown) {
-            unknownJobs.put(entry.job.key(), entry);
+            unknown.add(entry, tree);
         }
         if (entry.record != null && entry.record.startedOutside()) {
-            startedOutsideJobs.put(entry.job.key(), new Charge(entry.chargedGroup, entry.charged));
-            startedOutside.merge(entry.chargedGroup, entry.charged, Resources::plus);
+            startedOutside.add(entry.job.key(), entry.chargedGroup, entry.charged);
         }
-        rehide(entry.chargedGroup);
+        startedOutside.rehide(tree.pathToRoot(entry.chargedGroup), this::counted);
     }
 
     /**
-     * What a node counts as used in a fit check: its subtree's usage, less the part of the started-outside charges of
-     * the groups below it that lies above those groups' max (issue 25). A job kube-queue did not admit (its mark
-     * removed by hand, a record it did not write) is charged in full at its own group, which then admits nothing
-     * more; the groups above count it only as far as its group's max leaves room, so one team's job started past the
-     * queue cannot stop the other teams. What kube-queue admitted counts in full everywhere, also above a max that
-     * was lowered since. The read views and metrics show the usage itself.
+     * What a node counts as used in a fit check: its subtree's usage, less what {@link StartedOutsideCharges} leaves
+     * out above the groups whose started-outside charges exceed their max (issue 25). The read views and metrics show
+     * the usage itself.
      */
     Resources counted(String node) {
         Resources used = usage.getOrDefault(node, Resources.NONE);
-        Resources below = hiddenBelow.get(node);
+        Resources below = startedOutside.hiddenBelow(node);
         return below == null ? used : used.minus(below);
-    }
-
-    /**
-     * Works out again, from {@code group} up, the part of each group's started-outside charges above its max
-     * ({@link #hidden}) and what the groups above each of them leave out ({@link #hiddenBelow}): O(depth), and a
-     * lookup per node when no job started outside is charged.
-     */
-    private void rehide(String group) {
-        if (startedOutside.isEmpty() && hidden.isEmpty()) {
-            return;
-        }
-        List<QuotaNode> path = tree.pathToRoot(group);
-        for (int i = 0; i < path.size(); i++) {
-            QuotaNode node = path.get(i);
-            Resources outside = startedOutside.get(node.name());
-            Resources before = hidden.getOrDefault(node.name(), Resources.NONE);
-            Resources now = Resources.NONE;
-            if (outside != null) {
-                Resources used = counted(node.name());
-                Map<String, Long> above = new HashMap<>();
-                for (Map.Entry<String, Long> r : outside.asMap().entrySet()) {
-                    String k = r.getKey();
-                    if (node.max().has(k) && used.get(k) > node.max().get(k)) {
-                        above.put(k, Math.min(r.getValue(), used.get(k) - node.max().get(k)));
-                    }
-                }
-                now = Resources.of(above);
-            }
-            if (now.equals(before)) {
-                continue;
-            }
-            if (now.isEmpty()) {
-                hidden.remove(node.name());
-            } else {
-                hidden.put(node.name(), now);
-            }
-            for (int j = i + 1; j < path.size(); j++) {
-                String ancestor = path.get(j).name();
-                Resources below = hiddenBelow.getOrDefault(ancestor, Resources.NONE).minus(before).plus(now);
-                if (below.isEmpty()) {
-                    hiddenBelow.remove(ancestor);
-                } else {
-                    hiddenBelow.put(ancestor, below);
-                }
-            }
-        }
     }
 
     /**
@@ -520,28 +423,27 @@ final class QuotaLedger {
                 return Shortfall.held(node.name(), Explanation.of("quota group " + node.name()
                         + " admits nothing now: " + node.heldBecause()));
             }
-            UnknownUse unknown = unknownUsage.containsKey(node.name())
-                    ? unknownAt(node, request, false) : UnknownUse.NONE;
-            if (unknown.held() != null) {
-                return Shortfall.held(node.name(), unknown.held());
+            UnknownUse.Count unread = unknown.at(node, request, false, tree, this::counted);
+            if (unread.held() != null) {
+                return Shortfall.held(node.name(), unread.held());
             }
             Resources used = leaving == null ? usedOrReserved(node.name()) : usedOrUnbackedReserved(node.name(), leaving);
             Resources outside = external.get(node.name());
             if (outside != null && node.name().equals(group)) {
                 used = used.plus(outside); // saturates, never wraps
             }
-            if (unknown != UnknownUse.NONE) {
-                used = used.plus(unknown.extra()); // only then: the fit check is the decision path's hot loop
+            if (unread != UnknownUse.Count.NONE) {
+                used = used.plus(unread.extra()); // only then: the fit check is the decision path's hot loop
             }
-            Shortfall s = shortOf(node, request, used, node.max(), false, unknown);
+            Shortfall s = shortOf(node, request, used, node.max(), false, unread);
             if (s == null && !preemptible) {
-                UnknownUse guaranteed = unknownUsage.containsKey(node.name())
-                        ? unknownAt(node, request, true) : UnknownUse.NONE;
+                UnknownUse.Count guaranteed = unknown.at(node, request, true, tree,
+                        name -> guaranteedUsage.getOrDefault(name, Resources.NONE));
                 if (guaranteed.held() != null) {
                     return Shortfall.held(node.name(), guaranteed.held());
                 }
                 Resources guaranteedUsed = guaranteedUsage.getOrDefault(node.name(), Resources.NONE);
-                s = shortOf(node, request, guaranteed == UnknownUse.NONE ? guaranteedUsed
+                s = shortOf(node, request, guaranteed == UnknownUse.Count.NONE ? guaranteedUsed
                         : guaranteedUsed.plus(guaranteed.extra()), node.min(), true, guaranteed);
             }
             if (s != null) {
@@ -552,130 +454,18 @@ final class QuotaLedger {
     }
 
     /**
-     * What the admitted jobs of unknown use charged at or below {@code node} count for there, for a request (issue 25;
-     * docs/behaviour.md §2). Such a job runs, but kube-queue cannot read what it uses:
-     * <ul>
-     *   <li>its own group admits nothing more while it runs, if the group declares a {@code max} (or, for a
-     *       non-preemptible request, a {@code min});</li>
-     *   <li>above its group, each subtree that holds such a job counts, in a resource, as much as it could use: its
-     *       own group at its {@code max} of the resource, and every group above at the sum of its children's worst
-     *       cases capped by its own {@code max} (never below its known usage). So an ancestor admits into the rest of
-     *       its room, and the teams elsewhere under it go on;</li>
-     *   <li>a resource that no group between the job and the ancestor limits is unbounded there: the ancestor admits
-     *       nothing that asks for it.</li>
-     * </ul>
-     * The {@link Resources#MAX_JOBS} count is known (one job each) and is not affected. Costs O(jobs of unknown use
-     * below the node × depth), and nothing when there are none.
-     *
-     * @param guaranteed whether this is the min check of a non-preemptible request: then only non-preemptible jobs of
-     *                   unknown use count, against the guaranteed usage of their subtrees
-     */
-    private UnknownUse unknownAt(QuotaNode node, Resources request, boolean guaranteed) {
-        Resources limits = guaranteed ? node.min() : node.max();
-        java.util.function.Function<String, Resources> known = guaranteed
-                ? name -> guaranteedUsage.getOrDefault(name, Resources.NONE) : this::counted;
-        // the nodes strictly below `node` on the paths of its jobs of unknown use, and one such job under each
-        Map<String, JobEntry> witness = new HashMap<>();
-        Map<String, List<String>> children = new HashMap<>();
-        Set<String> ownGroups = new java.util.HashSet<>();
-        for (JobKey key : unknownUsage.get(node.name())) {
-            JobEntry job = unknownJobs.get(key);
-            if (job == null || guaranteed && job.job.preemptible()) {
-                continue;
-            }
-            if (job.chargedGroup.equals(node.name())) {
-                if (!limits.asMap().isEmpty()) { // a limit of 0 is a limit too
-                    return new UnknownUse(Explanation.of("quota group " + node.name() + " admits nothing now: "
-                            + "admitted job ").then(key, job.chargedGroup).then(" runs with a request kube-queue"
-                            + " cannot read, so the group's use is unknown"), Resources.NONE, Map.of());
-                }
-                continue;
-            }
-            ownGroups.add(job.chargedGroup);
-            String below = null;
-            for (QuotaNode n : tree.pathToRoot(job.chargedGroup)) {
-                witness.putIfAbsent(n.name(), job);
-                if (below != null && !children.computeIfAbsent(n.name(), c -> new ArrayList<>()).contains(below)) {
-                    children.get(n.name()).add(below);
-                }
-                if (n.name().equals(node.name())) {
-                    break;
-                }
-                below = n.name();
-            }
-        }
-        if (ownGroups.isEmpty()) {
-            return UnknownUse.NONE;
-        }
-        // deepest first, so that each node's children are worked out before it
-        List<String> bottomUp = new ArrayList<>(witness.keySet());
-        bottomUp.remove(node.name());
-        bottomUp.sort(java.util.Comparator.comparingInt((String n) -> tree.pathToRoot(n).size()).reversed());
-        Map<String, Long> extra = new HashMap<>();
-        Map<String, Explanation> counted = new HashMap<>();
-        for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
-            String k = r.getKey();
-            if (k.equals(Resources.MAX_JOBS) || !limits.has(k) || r.getValue() == 0) {
-                continue;
-            }
-            Map<String, Long> unread = new HashMap<>(); // per node: what its subtree may use beyond its known usage
-            for (String name : bottomUp) {
-                long more = ownGroups.contains(name) ? Long.MAX_VALUE : 0;
-                for (String child : children.getOrDefault(name, List.of())) {
-                    long c = unread.get(child);
-                    more = more > Long.MAX_VALUE - c ? Long.MAX_VALUE : more + c;
-                }
-                QuotaNode n = tree.node(name).orElseThrow();
-                long used = known.apply(name).get(k);
-                if (n.max().has(k)) {
-                    more = Math.min(more, Math.max(0, n.max().get(k) - used)); // its max bounds its subtree
-                }
-                unread.put(name, more);
-            }
-            long more = 0;
-            Explanation which = Explanation.empty();
-            for (String child : children.getOrDefault(node.name(), List.of())) {
-                long c = unread.get(child);
-                JobEntry job = witness.get(child);
-                if (c == Long.MAX_VALUE) {
-                    return new UnknownUse(Explanation.of(k + ": quota group " + node.name() + " admits no more " + k
-                            + " now: admitted job ").then(job.job.key(), job.chargedGroup).then(" of quota group "
-                            + job.chargedGroup + " runs with a request kube-queue cannot read, and no group between"
-                            + " them limits " + k), Resources.NONE, Map.of());
-                }
-                more = more > Long.MAX_VALUE - c ? Long.MAX_VALUE : more + c;
-                long worst = known.apply(child).get(k) + c; // ≤ that group's max: no overflow
-                which = (which.isEmpty() ? which : which.then("; ")).then("quota group " + child + " counted at "
-                        + Resources.format(k, worst) + ", as much as its limits let it use: admitted job ")
-                        .then(job.job.key(), job.chargedGroup).then(" runs with a request kube-queue cannot read");
-            }
-            if (more > 0) {
-                extra.put(k, more);
-            }
-            if (!which.isEmpty()) {
-                counted.put(k, which);
-            }
-        }
-        return extra.isEmpty() && counted.isEmpty() ? UnknownUse.NONE
-                : new UnknownUse(null, Resources.of(extra), counted);
-    }
-
-    /**
      * What the jobs of unknown use count for at a node above what is charged there, for a request that must fit its
-     * max (see {@link #unknownAt}); null if they hold the node for this request (it is their own group, or a resource
+     * max (see {@link UnknownUse}); null if they hold the node for this request (it is their own group, or a resource
      * the request asks for is unbounded there).
      */
     Resources unknownExtra(QuotaNode node, Resources request) {
-        if (!unknownUsage.containsKey(node.name())) {
-            return Resources.NONE;
-        }
-        UnknownUse u = unknownAt(node, request, false);
+        UnknownUse.Count u = unknown.at(node, request, false, tree, this::counted);
         return u.held() != null ? null : u.extra();
     }
 
     /** The first resource whose limit, where declared, used + request exceeds; null if none. */
     private static Shortfall shortOf(QuotaNode node, Resources request, Resources used, Resources limit, boolean ofMin,
-                                     UnknownUse unknown) {
+                                     UnknownUse.Count unknown) {
         for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
             String k = r.getKey();
             if (ofMin && k.equals(Resources.MAX_JOBS)) {

@@ -157,7 +157,7 @@ final class ReclaimPlanner {
                 return null;
             }
             // the jobs being evicted will leave: their room is already promised to the reservations counted here;
-            // groups of unknown use below count at their max (QuotaLedger.unknownAt)
+            // groups of unknown use below count at their max (UnknownUse)
             Resources used = ledger.usedOrReserved(node.name()).minus(leaving.getOrDefault(node.name(), Resources.NONE))
                     .plus(unknown);
             if (node.name().equals(group)) {

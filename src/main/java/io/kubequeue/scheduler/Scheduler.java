@@ -246,7 +246,7 @@ public final class Scheduler {
      * A job whose request cannot be read (docs/behaviour.md §2). A suspended one leaves the queue; an admitted or
      * running one is never uncharged for it: it keeps its last known charge, or, if none is known (seen first this
      * way, e.g. after a restart), it is charged as unknown until it ends or can be read: its own group admits nothing
-     * more, and the groups above count its subtree at the most their limits let it use (QuotaLedger#unknownAt).
+     * more, and the groups above count its subtree at the most their limits let it use (see UnknownUse).
      *
      * @param observation the job as seen, its request ignored ({@link Resources#NONE})
      * @return what was done, for the Warning event
