@@ -151,7 +151,8 @@ final class QueueManager {
         return ledger.tree().nodes().isEmpty()
                 ? "no quota groups are in force yet (quota objects unreadable, or no valid ElasticQuotaTree)"
                 : job.quotaName() != null && !job.quotaName().isEmpty()
-                ? "quota group " + job.quotaName() + " (label quota.scheduling.alibabacloud.com/name) does not exist"
+                ? java.util.Objects.requireNonNullElse(ledger.tree().labelRefusal(job.key().namespace(),
+                        job.quotaName()), "quota group " + job.quotaName() + " is not in force")
                 : "namespace " + job.key().namespace() + " belongs to no quota group";
     }
 

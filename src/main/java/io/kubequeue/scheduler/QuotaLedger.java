@@ -348,9 +348,14 @@ final class QuotaLedger {
         return groupOf(entry.job);
     }
 
-    /** Where the job would be queued now; null if it has no group. */
+    /**
+     * The group a running job is charged to when no record of kube-queue's says: where it would be queued now, or, if
+     * its label names a group not open to its namespace ({@link QuotaTree#labelRefusal}), its namespace's own group, so
+     * that what runs is charged where its team's quota is; null if neither exists.
+     */
     String groupOf(JobObservation job) {
-        return tree.groupFor(job.key().namespace(), job.quotaName()).map(QuotaNode::name).orElse(null);
+        return tree.groupFor(job.key().namespace(), job.quotaName())
+                .or(() -> tree.groupFor(job.key().namespace(), null)).map(QuotaNode::name).orElse(null);
     }
 
     /** Whether the job fits its group now (see the class comment). */

@@ -88,15 +88,49 @@ public final class QuotaTree {
         }
     }
 
-    /** The group of a job: by quota-name label first, else by namespace. */
+    /**
+     * The group of a job: the node that lists its namespace, or the node its quota-name label names if that node is the
+     * namespace's own or lies below it. A label that names any other node (root, another team's group, a node outside
+     * the namespace's subtree) gives no group: a tenant cannot take another team's quota, or its parent's, by a label
+     * (issue 25; docs/behaviour.md §3). {@link #labelRefusal} says why.
+     */
     public Optional<QuotaNode> groupFor(String namespace, String quotaName) {
         if (everyNamespaceIsAGroup) {
             return Optional.of(byNamespace.getOrDefault(namespace, unlimited(namespace)));
         }
         if (quotaName != null && !quotaName.isEmpty()) {
-            return Optional.ofNullable(byName.get(quotaName));
+            QuotaNode named = byName.get(quotaName);
+            return named != null && labelAllowed(namespace, named) ? Optional.of(named) : Optional.empty();
         }
         return Optional.ofNullable(byNamespace.get(namespace));
+    }
+
+    private boolean labelAllowed(String namespace, QuotaNode named) {
+        QuotaNode home = byNamespace.get(namespace);
+        return home != null && pathToRoot(named.name()).stream().anyMatch(n -> n.name().equals(home.name()));
+    }
+
+    /**
+     * Why a job of {@code namespace} labelled with {@code quotaName} has no group, if the label is the cause: the node
+     * does not exist, or it is not the namespace's own node nor below it; null if the label names an allowed node
+     * (or none).
+     */
+    public String labelRefusal(String namespace, String quotaName) {
+        if (everyNamespaceIsAGroup || quotaName == null || quotaName.isEmpty()) {
+            return null;
+        }
+        QuotaNode named = byName.get(quotaName);
+        if (named == null) {
+            return "quota group " + quotaName + " (label quota.scheduling.alibabacloud.com/name) does not exist";
+        }
+        if (labelAllowed(namespace, named)) {
+            return null;
+        }
+        QuotaNode home = byNamespace.get(namespace);
+        return "quota group " + quotaName + " (label quota.scheduling.alibabacloud.com/name) is not open to namespace "
+                + namespace + ": the label may name only " + (home == null
+                ? "a group below the one that lists the namespace, and no group lists " + namespace
+                : "quota group " + home.name() + ", which lists the namespace, or a group below it");
     }
 
     /**
