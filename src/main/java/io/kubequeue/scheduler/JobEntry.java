@@ -58,6 +58,11 @@ final class JobEntry {
     AdmissionRecord podRanUnder;
     /** When its admission times out, while it is watched for that ({@link Evictions}); else null. */
     Instant timeoutAt;
+    /**
+     * The newest {@code admittedAt} among the records its suspended copies carried: every record up to it is spent
+     * (the job queued again after that admission), so a running copy under one was started by hand; else null.
+     */
+    Instant spentUpTo;
 
     /** The request plus one job of the {@link Resources#MAX_JOBS} pseudo-resource; kept, as fit checks are hot. */
     private Resources effectiveRequest;

@@ -1,6 +1,7 @@
 package io.kubequeue.scheduler;
 
 import java.time.Clock;
+import java.time.Instant;
 import java.util.Map;
 import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.scheduler.JobObservation.Phase;
@@ -20,7 +21,8 @@ import io.kubequeue.scheduler.JobObservation.Phase;
  *       lost). If our admission's answer was lost, such a copy is the cue to read the job back at once
  *       ({@link Observed#unconfirmed()}).</li>
  *   <li>{@code ADMITTED}: charged to the group its record names (start-up recovery, or another
- *       replica's admission).</li>
+ *       replica's admission); under a record the job was seen suspended with since, as {@code STARTED_DESPITE_MARK}
+ *       (it was started by hand).</li>
  *   <li>{@code UNSUSPENDED_WITHOUT_RECORD}: ignored unless the job was queued here; then it was started
  *       behind our back and is charged to its group, so quota is never over-admitted.</li>
  *   <li>{@code STARTED_DESPITE_MARK}: as {@code UNSUSPENDED_WITHOUT_RECORD}, and charged even if the job was
@@ -65,11 +67,15 @@ final class Observations {
 
     /** See {@link Scheduler#observe}; reports what changed. */
     Observed observe(JobObservation observation) {
+        observation = resumedUnderSpentRecord(observation);
         JobKey key = observation.key();
         JobEntry before = queues.get(key);
         Scheduler.State stateBefore = before == null ? null : before.state;
         AdmissionRecord recordBefore = before == null ? null : before.record;
         boolean stale = !apply(observation);
+        if (!stale) {
+            noteSpentRecord(observation);
+        }
         JobEntry after = queues.get(key);
         Scheduler.State state = after == null ? null : after.state;
         boolean released = stateBefore == Scheduler.State.ADMITTED && state != Scheduler.State.ADMITTED;
@@ -222,6 +228,7 @@ final class Observations {
         if (observation.phase() == Phase.FINISHED) {
             throw new IllegalArgumentException("a finished job has no request to read: " + observation.key());
         }
+        observation = resumedUnderSpentRecord(observation);
         JobEntry entry = currentEntry(observation);
         Phase phase = asWithdrawnJob(entry, observation).phase();
         if (phase == Phase.QUEUED) {
@@ -264,6 +271,56 @@ final class Observations {
         return Scheduler.Unreadable.HOLDS_GROUP;
     }
 
+    /**
+     * A running copy whose record is spent: the job was seen suspended with that record or a newer one since (its
+     * user suspended it again, or kube-queue's eviction did, which leaves the record on it). kube-queue did not admit
+     * this start: its mark was removed by hand (with the old record kept, or one signed for an earlier admission of
+     * the same job written back). It is read as such ({@code STARTED_DESPITE_MARK}: charged as started outside in its
+     * own group, and counted above it only up to the group's max), never as kube-queue's admission under a record
+     * that would count it in full above its group (issue 25, review). Another replica's admission is newer than every
+     * record it saw on the job (see {@link AdmissionClock}), and is not affected.
+     */
+    private JobObservation resumedUnderSpentRecord(JobObservation observation) {
+        if (observation.phase() != Phase.ADMITTED || observation.record() == null) {
+            return observation;
+        }
+        JobEntry entry = queues.get(observation.key());
+        if (entry == null || entry.spentUpTo == null || anotherJob(entry, observation)) {
+            return observation;
+        }
+        Instant admittedAt = admittedAt(observation.record());
+        return admittedAt != null && !admittedAt.isAfter(entry.spentUpTo)
+                ? observation.inPhase(Phase.STARTED_DESPITE_MARK) : observation;
+    }
+
+    /** A suspended copy that carries a record: that record, and every older one of the job, is spent. */
+    private void noteSpentRecord(JobObservation observation) {
+        if (observation.phase() != Phase.QUEUED || observation.record() == null) {
+            return;
+        }
+        JobEntry entry = queues.get(observation.key());
+        if (entry != null && !anotherJob(entry, observation)) {
+            spend(entry, observation.record());
+        }
+    }
+
+    /** Every record of the job up to this one is spent: it queued again since (see resumedUnderSpentRecord). */
+    private static void spend(JobEntry entry, AdmissionRecord record) {
+        Instant admittedAt = record == null ? null : admittedAt(record);
+        if (admittedAt != null && (entry.spentUpTo == null || admittedAt.isAfter(entry.spentUpTo))) {
+            entry.spentUpTo = admittedAt;
+        }
+    }
+
+    /** A record's admission time; null for a started-outside record (or one that does not read). */
+    private static Instant admittedAt(AdmissionRecord record) {
+        try {
+            return Instant.parse(record.admittedAt());
+        } catch (java.time.format.DateTimeParseException e) {
+            return null;
+        }
+    }
+
     /** Whether the core manages the job: it holds it, or withdrew it as unreadable (see {@link Scheduler#manages}). */
     boolean manages(JobKey key) {
         return queues.get(key) != null || withdrawn.containsKey(key);
@@ -294,6 +351,7 @@ final class Observations {
     /** An admitted job was suspended again, as {@code copy} shows: its quota goes back, and it queues again. */
     private void queueAgain(JobEntry entry, JobObservation copy) {
         Eviction eviction = entry.evicting;
+        spend(entry, entry.record); // also when the copy no longer carries it (e.g. the manifest applied again)
         ledger.uncharge(entry, true);
         entry.setJob(QueueManager.keepCreation(copy, entry.job), queues.priorityClasses());
         entry.attempts = 0;

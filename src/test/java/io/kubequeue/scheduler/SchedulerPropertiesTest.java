@@ -203,6 +203,25 @@ class SchedulerPropertiesTest {
         AdmissionRecord record;
         /** Started by hand (no record) before a restart: kube-queue cannot know it after (a documented limit). */
         boolean forgotten;
+        /**
+         * The newest record the job was suspended again under, as the running process saw it: a record up to it is
+         * spent, and the job running under one was started past the queue (charged as started outside).
+         */
+        Instant spentUpTo;
+
+        void spend(AdmissionRecord spent) {
+            if (spent != null && !spent.startedOutside()) {
+                Instant at = Instant.parse(spent.admittedAt());
+                if (spentUpTo == null || at.isAfter(spentUpTo)) {
+                    spentUpTo = at;
+                }
+            }
+        }
+
+        boolean runsUnderSpentRecord() {
+            return phase == Phase.RUNNING && record != null && !record.startedOutside() && spentUpTo != null
+                    && !Instant.parse(record.admittedAt()).isAfter(spentUpTo);
+        }
 
         ClusterJob(JobKey key, String uid, JobSpec spec, Instant created) {
             this.key = key;
@@ -281,6 +300,10 @@ class SchedulerPropertiesTest {
             scheduler.replacePriorityClasses(classes);
             for (ClusterJob job : cluster.values()) {
                 job.forgotten |= job.phase == Phase.RUNNING && job.record == null;
+                job.spentUpTo = null; // what the new process knows is spent: the record a suspended job carries
+                if (job.phase == Phase.SUSPENDED) {
+                    job.spend(job.record);
+                }
                 scheduler.observe(job.observation());
             }
         }
@@ -355,6 +378,7 @@ class SchedulerPropertiesTest {
                     scheduler.observe(JobObservation.finished(job.key, job.uid));
                 });
                 case RESUSPEND -> pick(op.arg(), Phase.RUNNING).ifPresent(job -> {
+                    job.spend(job.record);
                     job.phase = Phase.SUSPENDED;
                     if (op.arg() % 2 == 1) {
                         job.record = null; // e.g. kubectl replace of the original manifest; else the record stays
@@ -540,7 +564,11 @@ class SchedulerPropertiesTest {
                 }
                 if (job.phase == Phase.RUNNING || s.state() == Scheduler.State.ADMITTED) {
                     assertEquals(Scheduler.State.ADMITTED, s.state(), job.key + " runs");
-                    if (job.phase == Phase.RUNNING && job.record != null) {
+                    if (job.runsUnderSpentRecord()) {
+                        // a late patch of a decision kube-queue moved on from, landing after the job queued again
+                        assertTrue(s.record().startedOutside(), job.key + " runs under a spent record " + job.record
+                                + ": " + s.record());
+                    } else if (job.phase == Phase.RUNNING && job.record != null) {
                         assertEquals(job.record, s.record());
                     }
                     for (QuotaNode node : tree.pathToRoot(s.group())) {
