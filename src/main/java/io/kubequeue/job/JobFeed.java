@@ -459,7 +459,8 @@ public class JobFeed {
         }
         Map<String, String> carried = signed.fields().asAnnotations();
         String which = carried.entrySet().stream().filter(e -> !e.getValue().isEmpty())
-                .map(e -> e.getKey() + ": \"" + e.getValue() + "\"").collect(Collectors.joining(", "));
+                .map(e -> e.getKey() + ": \"" + InvalidJobException.shown(e.getValue()) + "\"") // bounded: a log line
+                .collect(Collectors.joining(", "));
         String why = signed.trust() == RecordSignatures.Trust.UNSIGNED
                 ? "they carry no " + Annotations.RECORD_SIGNATURE + ": written by hand, or by a kube-queue older than"
                         + " signed records, see docs/upgrade.md"

@@ -167,4 +167,22 @@ class UntrustedRecordsTest {
     private JobObservation last() {
         return observed.get(observed.size() - 1);
     }
+
+    /**
+     * Issue 25 review, hostile-input bounds: the values a tenant writes by hand are quoted in the UntrustedRecord
+     * Warning, whose log line is the whole message (the event note alone is cut to 1 KiB). docs/security.md bounds a
+     * value in messages, events and log lines, to 200 characters; a 200 KiB annotation was quoted whole, once per
+     * edit of it, so a tenant could write that much into kube-queue's log with each write to its own job.
+     */
+    @Test
+    void theUntrustedRecordWarningQuotesEachValueCutTo200Characters() {
+        String huge = "x".repeat(200_000);
+        feed.observe(kind, job("team-a", "loud", false, "1", Map.of(Annotations.QUOTA_GROUP, huge,
+                Annotations.EVICTED_FOR, huge)));
+
+        List<RecordingEvents.Event> said = events.withReason("UntrustedRecord");
+        assertEquals(1, said.size());
+        assertTrue(said.get(0).message().length() < 2_000, "a message of " + said.get(0).message().length()
+                + " characters");
+    }
 }
