@@ -223,8 +223,16 @@ public class Admitter {
                 // handed back: counted and logged where the refusal was read (countRefusal)
             }
             case GONE -> endRefusalStreak(key);
-            case TAKEN_OVER -> LOG.infof("%s was admitted meanwhile elsewhere (%s): charged as recorded", key,
-                    settlement.found());
+            case TAKEN_OVER -> {
+                if (startedOutside.isPresent()) { // the record found was spent: started by hand under it
+                    LOG.debugf("%s was started by hand meanwhile, under a spent record: its charge stays", key);
+                    recordStartedOutside.accept(new JobFeed.StartedOutside(new Admission(key, admission.uid(),
+                            startedOutside.get(), Resources.NONE, 0), "its suspend mark was removed by hand"));
+                } else {
+                    LOG.infof("%s was admitted meanwhile elsewhere (%s): charged as recorded", key,
+                            settlement.found());
+                }
+            }
             case STARTED_BY_HAND -> {
                 LOG.debugf("%s was started by hand meanwhile: its charge stays", key);
                 startedOutside.ifPresent(kept -> recordStartedOutside.accept(new JobFeed.StartedOutside(

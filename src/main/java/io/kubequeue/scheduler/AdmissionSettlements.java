@@ -50,6 +50,9 @@ final class AdmissionSettlements {
             AdmissionRecord kept = entry.record;
             observations.settleNewest(entry, started.resourceVersion());
             return entry.state == Scheduler.State.ADMITTED ? Optional.of(kept) : Optional.empty();
+        } else if (outcome instanceof AdmissionOutcome.TakenOver taken && observations.spent(entry, taken.found())) {
+            // not another replica's: a record the job was seen suspended with since, kept as it was started by hand
+            return settle(key, record, new AdmissionOutcome.StartedByHand(taken.resourceVersion()));
         } else if (outcome instanceof AdmissionOutcome.TakenOver taken) {
             takenOver(entry, taken);
         } else if (outcome instanceof AdmissionOutcome.Unknown && !entry.seenRunning

@@ -285,12 +285,17 @@ final class Observations {
             return observation;
         }
         JobEntry entry = queues.get(observation.key());
-        if (entry == null || entry.spentUpTo == null || anotherJob(entry, observation)) {
-            return observation;
+        if (entry == null || anotherJob(entry, observation)
+                || entry.state == Scheduler.State.ADMITTED && observation.record().equals(entry.record)) {
+            return observation; // the admission this scheduler decided or took in, seen through
         }
-        Instant admittedAt = admittedAt(observation.record());
-        return admittedAt != null && !admittedAt.isAfter(entry.spentUpTo)
-                ? observation.inPhase(Phase.STARTED_DESPITE_MARK) : observation;
+        return spent(entry, observation.record()) ? observation.inPhase(Phase.STARTED_DESPITE_MARK) : observation;
+    }
+
+    /** Whether the job was seen suspended with this record, or a newer one, since it was admitted under it. */
+    boolean spent(JobEntry entry, AdmissionRecord record) {
+        Instant admittedAt = record == null || entry.spentUpTo == null ? null : admittedAt(record);
+        return admittedAt != null && !admittedAt.isAfter(entry.spentUpTo);
     }
 
     /** A suspended copy that carries a record: that record, and every older one of the job, is spent. */

@@ -301,6 +301,35 @@ class AdmitterOutcomesTest {
         assertEquals(List.of(), recordsAskedFor);
     }
 
+    /**
+     * Issue 25 review: the job ran under kube-queue's record, was suspended again (the record stays on it) and is
+     * admitted anew; its tenant removes the mark meanwhile, so the patch is refused and the read-back finds the old
+     * record, which verifies. It is spent, not another replica's: the job was started by hand, is charged as started
+     * outside and gets kube-queue's record. Read as another replica's admission, it counted in full above its group.
+     */
+    @Test
+    void aReadBackThatFindsTheJobsSpentRecordIsAJobStartedByHand() {
+        Admission first = decide();
+        requests.answerPatch(ok(running("2", first.record())));
+        report(first, admit(first));
+        feed.observe(kind, running("2", first.record()));
+        Job suspendedAgain = running("3", first.record());
+        suspendedAgain.getSpec().setSuspend(true);
+        feed.observe(kind, suspendedAgain);
+        clock.advance(java.time.Duration.ofMinutes(1));
+        List<Admission> again = scheduler.schedule().admissions();
+        assertEquals(1, again.size());
+        requests.answerPatch(fails(409)).answerGet(ok(running("4", first.record())));
+
+        Admitter.Settlement settlement = admit(again.get(0));
+        assertEquals(Admitter.Settlement.Kind.TAKEN_OVER, settlement.kind());
+        report(again.get(0), settlement);
+
+        assertTrue(status().record().startedOutside(), "started by hand under its spent record: " + status().record());
+        assertEquals(1, recordsAskedFor.size(), "kube-queue's started-outside record is asked for");
+        assertEquals(status().record(), recordsAskedFor.get(0).charge().record());
+    }
+
     @Test
     void anAnswerAndReadBackBothLostLeaveTheChargeUntilARecheckConfirmsIt() {
         Admission admission = decide();

@@ -96,20 +96,35 @@ class ResumedWithSpentRecordTest {
     }
 
     @Test
-    void aReadBackThatFindsTheSpentRecordMovesTheChargeOnlyUntilTheRunningCopyArrives() {
+    void aReadBackThatFindsTheSpentRecordSettlesTheAdmissionAsStartedByHand() {
         // the tenant removes the mark while kube-queue's new admission is on its way: the patch is refused (its test
-        // op finds no mark) and the read-back finds kube-queue's old record, which verifies, and reads it as another
-        // replica's; the running copy the informer then brings settles it as started by hand
+        // op finds no mark) and the read-back finds kube-queue's old record, which verifies: not another replica's
+        // admission, but the spent record of a job started by hand
         AdmissionRecord spent = admittedThenSuspendedAgain();
         clock.advance(Duration.ofMinutes(1));
         CycleResult cycle = scheduler.schedule();
         assertEquals(1, cycle.admissions().size());
         AdmissionRecord ours = cycle.admissions().get(0).record();
-        scheduler.settle(HUGE, ours, new AdmissionOutcome.TakenOver(spent, "4"));
-        Observed running = observe(HUGE, JobObservation.Phase.ADMITTED, 1000, spent, "4");
+        java.util.Optional<AdmissionRecord> toWrite = scheduler.settle(HUGE, ours,
+                new AdmissionOutcome.TakenOver(spent, "4"));
 
-        assertEquals(Observed.Change.CHARGED_STARTED_OUTSIDE, running.change());
+        assertTrue(toWrite.isPresent() && toWrite.get().startedOutside(), "the started-outside record to write: "
+                + toWrite);
         assertTrue(scheduler.status(HUGE).orElseThrow().record().startedOutside());
+        observe(HUGE, JobObservation.Phase.ADMITTED, 1000, spent, "4"); // the running copy follows
+        assertTrue(scheduler.status(HUGE).orElseThrow().record().startedOutside());
+    }
+
+    @Test
+    void kubeQueuesOwnAdmissionIsNeverSpentEvenIfAnEarlierRecordIsDatedAfterIt() {
+        // a record written by a replica whose clock ran hours ahead (AdmissionClock does not move past it)
+        observe(HUGE, JobObservation.Phase.QUEUED, 1000, new AdmissionRecord("team-a", "2026-01-01T05:00:00.000Z"),
+                "1");
+        CycleResult cycle = scheduler.schedule();
+        AdmissionRecord ours = cycle.admissions().get(0).record();
+        scheduler.settle(HUGE, ours, new AdmissionOutcome.Applied("2"));
+        assertEquals(Observed.Change.UPDATED, observe(HUGE, JobObservation.Phase.ADMITTED, 1000, ours, "2").change());
+        assertEquals(ours, scheduler.status(HUGE).orElseThrow().record());
     }
 
     @Test
