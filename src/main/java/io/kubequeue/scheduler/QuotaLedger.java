@@ -80,7 +80,9 @@ final class QuotaLedger {
     /** The admitted jobs whose request cannot be read, and what they count for at each node above them. */
     private final UnknownUse unknown = new UnknownUse();
     /** The charges of jobs kube-queue did not admit, and what the groups above them leave out of them. */
-    private final StartedOutsideCharges startedOutside = new StartedOutsideCharges();
+    private final StartedOutsideCharges startedOutside = new StartedOutsideCharges(QuotaNode::max);
+    /** The same for the non-preemptible ones, which the min check counts: capped above each group at its min. */
+    private final StartedOutsideCharges startedOutsideGuaranteed = new StartedOutsideCharges(QuotaNode::min);
     /**
      * Room reserved per node for reclaiming jobs (each counted at its group and every ancestor): taken as used by
      * every fit check, so that neither the victims nor anyone else takes the room a reclaim frees before its
@@ -182,6 +184,7 @@ final class QuotaLedger {
         guaranteedUsage.clear();
         unknown.clear();
         startedOutside.clear();
+        startedOutsideGuaranteed.clear();
         reserved.clear(); // the scheduler ends every reclaim when the groups change
         for (JobEntry entry : admitted) {
             entry.chargedGroup = groupToCharge(entry, entry.record);
@@ -277,6 +280,8 @@ final class QuotaLedger {
             }
             startedOutside.remove(entry.job.key());
             startedOutside.rehide(tree.pathToRoot(entry.chargedGroup), this::counted);
+            startedOutsideGuaranteed.remove(entry.job.key());
+            startedOutsideGuaranteed.rehide(tree.pathToRoot(entry.chargedGroup), this::countedGuaranteed);
             if (externalRecount != null) {
                 // a recount that read this job as admitted is stale now, whatever happens next
                 externalRecountTicket.merge(entry.chargedGroup, 1L, Long::sum);
@@ -321,8 +326,12 @@ final class QuotaLedger {
         }
         if (entry.record != null && entry.record.startedOutside()) {
             startedOutside.add(entry.job.key(), entry.chargedGroup, entry.charged);
+            if (entry.chargedGuaranteed) {
+                startedOutsideGuaranteed.add(entry.job.key(), entry.chargedGroup, entry.charged);
+            }
         }
         startedOutside.rehide(tree.pathToRoot(entry.chargedGroup), this::counted);
+        startedOutsideGuaranteed.rehide(tree.pathToRoot(entry.chargedGroup), this::countedGuaranteed);
     }
 
     /**
@@ -333,6 +342,16 @@ final class QuotaLedger {
     Resources counted(String node) {
         Resources used = usage.getOrDefault(node, Resources.NONE);
         Resources below = startedOutside.hiddenBelow(node);
+        return below == null ? used : used.minus(below);
+    }
+
+    /**
+     * What a node counts as non-preemptible use in a min check: as {@link #counted}, with each group's started-outside
+     * non-preemptible charges counted above it only up to its min.
+     */
+    Resources countedGuaranteed(String node) {
+        Resources used = guaranteedUsage.getOrDefault(node, Resources.NONE);
+        Resources below = startedOutsideGuaranteed.hiddenBelow(node);
         return below == null ? used : used.minus(below);
     }
 
@@ -442,12 +461,11 @@ final class QuotaLedger {
             }
             Shortfall s = shortOf(node, request, used, node.max(), false, unread);
             if (s == null && !preemptible) {
-                UnknownUse.Count guaranteed = unknown.at(node, request, true, tree,
-                        name -> guaranteedUsage.getOrDefault(name, Resources.NONE));
+                UnknownUse.Count guaranteed = unknown.at(node, request, true, tree, this::countedGuaranteed);
                 if (guaranteed.held() != null) {
                     return Shortfall.held(node.name(), guaranteed.held());
                 }
-                Resources guaranteedUsed = guaranteedUsage.getOrDefault(node.name(), Resources.NONE);
+                Resources guaranteedUsed = countedGuaranteed(node.name());
                 s = shortOf(node, request, guaranteed == UnknownUse.Count.NONE ? guaranteedUsed
                         : guaranteedUsed.plus(guaranteed.extra()), node.min(), true, guaranteed);
             }

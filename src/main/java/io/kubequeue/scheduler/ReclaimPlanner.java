@@ -196,7 +196,7 @@ final class ReclaimPlanner {
                         && r.getValue() > node.min().get(k) - ledger.usedOrReserved(node.name()).get(k)) {
                     return false;
                 }
-                if (nonPreemptible && r.getValue() > node.min().get(k) - ledger.guaranteedUsage(node.name()).get(k)) {
+                if (nonPreemptible && r.getValue() > node.min().get(k) - ledger.countedGuaranteed(node.name()).get(k)) {
                     return false;
                 }
             }

@@ -10,10 +10,20 @@ import java.util.function.Function;
  * write), and what the groups above each one leave out of them (issue 25, docs/behaviour.md §3): such a job is
  * charged in full at its own group, which then admits nothing more; the groups above count it only as far as its
  * group's max leaves room, so one team's job started past the queue cannot stop the other teams. What kube-queue
- * admitted counts in full everywhere, also above a max lowered since. The only owner of that state; only
- * {@link QuotaLedger} calls it, under the scheduler's lock.
+ * admitted counts in full everywhere, also above a max lowered since. The ledger keeps two: one for the max check
+ * (every started-outside charge, capped at each group's max), one for the min check of non-preemptible requests
+ * (the non-preemptible ones, capped at each group's min). The only owner of that state; only {@link QuotaLedger}
+ * calls it, under the scheduler's lock.
  */
 final class StartedOutsideCharges {
+
+    /** The limit a group's started-outside charges are capped at above it: its max, or (non-preemptible) its min. */
+    private final Function<QuotaNode, Resources> limit;
+
+    /** @param limit the limit of a group that its started-outside charges count above it up to */
+    StartedOutsideCharges(Function<QuotaNode, Resources> limit) {
+        this.limit = limit;
+    }
 
     /** A charge as the ledger added it. */
     private record Charge(String group, Resources amount) {
@@ -23,7 +33,7 @@ final class StartedOutsideCharges {
     private final Map<JobKey, Charge> byJob = new HashMap<>();
     /** Per group: the sum of the started-outside charges made at it. */
     private final Map<String, Resources> byGroup = new HashMap<>();
-    /** Per group: the part of its started-outside charges above its max, which the groups above it do not count. */
+    /** Per group: the part of its started-outside charges above its limit, which the groups above it do not count. */
     private final Map<String, Resources> hidden = new HashMap<>();
     /** Per node: the sum of {@link #hidden} over the groups strictly below it. */
     private final Map<String, Resources> hiddenBelow = new HashMap<>();
@@ -59,7 +69,7 @@ final class StartedOutsideCharges {
 
     /**
      * Works out again, along {@code path} (a group, then its ancestors), the part of each group's started-outside
-     * charges above its max ({@link #hidden}) and what the groups above leave out ({@link #hiddenBelow}): O(depth),
+     * charges above its limit ({@link #hidden}) and what the groups above leave out ({@link #hiddenBelow}): O(depth),
      * and nothing when no job started outside is charged.
      *
      * @param counted per node, its usage as a fit check counts it ({@link QuotaLedger#counted}), read as the walk goes
@@ -78,8 +88,9 @@ final class StartedOutsideCharges {
                 Map<String, Long> above = new HashMap<>();
                 for (Map.Entry<String, Long> r : outside.asMap().entrySet()) {
                     String k = r.getKey();
-                    if (node.max().has(k) && used.get(k) > node.max().get(k)) {
-                        above.put(k, Math.min(r.getValue(), used.get(k) - node.max().get(k)));
+                    Resources cap = limit.apply(node);
+                    if (cap.has(k) && used.get(k) > cap.get(k)) {
+                        above.put(k, Math.min(r.getValue(), used.get(k) - cap.get(k)));
                     }
                 }
                 now = Resources.of(above);

@@ -37,7 +37,8 @@ import net.jqwik.api.Provide;
  *   <li>under the ResourceQuota plugin an admitted job is charged to its namespace, whatever its record says;</li>
  *   <li>an admission never takes a node's usage above its max (or, non-preemptible, above its min); only a
  *       tree shrink or a restart may leave a node above. The usage is as the node counts it: a group's
- *       started-outside charges count above it only as far as its max leaves room ({@code countedUsages});</li>
+ *       started-outside charges count above it only as far as its max (non-preemptible ones, for the min check,
+ *       its min) leaves room ({@code countedUsages});</li>
  *   <li>blocking queue: no job is admitted while a pending job ahead of it in its group is not;</li>
  *   <li>retry on release: the first job a cycle admits is the highest-priority, earliest job that fits;</li>
  * </ul>
@@ -431,7 +432,7 @@ class SchedulerPropertiesTest {
             this.refused.removeIf(k -> before.get(k) == null || before.get(k).retryAt() == null
                     || !before.get(k).retryAt().isAfter(clock.instant()));
             Map<String, Resources> usageBefore = countedUsages();
-            Map<String, Resources> guaranteedBefore = usages(scheduler::guaranteedUsage);
+            Map<String, Resources> guaranteedBefore = countedUsages(true);
             CycleResult result = scheduler.schedule();
             for (Admission admission : result.admissions()) {
                 ClusterJob job = cluster.get(admission.key());
@@ -597,10 +598,19 @@ class SchedulerPropertiesTest {
          * the usage and the jobs' records, deepest groups first, apart from the ledger's incremental bookkeeping.
          */
         Map<String, Resources> countedUsages() {
-            Map<String, Resources> raw = usages(scheduler::usage);
+            return countedUsages(false);
+        }
+
+        /**
+         * As {@link #countedUsages()}; with {@code guaranteed}, the non-preemptible usage the min check counts: the
+         * non-preemptible started-outside charges of a group count above it only up to its min.
+         */
+        Map<String, Resources> countedUsages(boolean guaranteed) {
+            Map<String, Resources> raw = usages(guaranteed ? scheduler::guaranteedUsage : scheduler::usage);
             Map<String, Resources> outside = new HashMap<>();
             for (Scheduler.JobStatus s : statuses().values()) {
-                if (s.state() == Scheduler.State.ADMITTED && s.record() != null && s.record().startedOutside()) {
+                if (s.state() == Scheduler.State.ADMITTED && s.record() != null && s.record().startedOutside()
+                        && (!guaranteed || !cluster.get(s.key()).spec.preemptible())) {
                     outside.merge(s.group(), s.request().with(Resources.MAX_JOBS, 1), Resources::plus);
                 }
             }
@@ -612,9 +622,10 @@ class SchedulerPropertiesTest {
                 Resources c = raw.get(node.name()).minus(hiddenBelow.getOrDefault(node.name(), Resources.NONE));
                 counted.put(node.name(), c);
                 Map<String, Long> above = new HashMap<>();
+                Resources limit = guaranteed ? node.min() : node.max();
                 outside.getOrDefault(node.name(), Resources.NONE).asMap().forEach((k, o) -> {
-                    if (node.max().has(k) && c.get(k) > node.max().get(k)) {
-                        above.put(k, Math.min(o, c.get(k) - node.max().get(k)));
+                    if (limit.has(k) && c.get(k) > limit.get(k)) {
+                        above.put(k, Math.min(o, c.get(k) - limit.get(k)));
                     }
                 });
                 List<QuotaNode> path = tree.pathToRoot(node.name());
@@ -627,11 +638,12 @@ class SchedulerPropertiesTest {
 
         void checkNoOverAdmission(Map<String, Resources> usageBefore, Map<String, Resources> guaranteedBefore) {
             Map<String, Resources> countedAfter = countedUsages();
+            Map<String, Resources> guaranteedAfter = countedUsages(true);
             for (QuotaNode node : tree.nodes()) {
                 exceedsOnlyIfAlreadyAbove(node.name(), "max", node.max(), usageBefore.get(node.name()),
                         countedAfter.get(node.name()));
                 exceedsOnlyIfAlreadyAbove(node.name(), "min", node.min().with(Resources.MAX_JOBS, Long.MAX_VALUE),
-                        guaranteedBefore.get(node.name()), scheduler.guaranteedUsage(node.name()));
+                        guaranteedBefore.get(node.name()), guaranteedAfter.get(node.name()));
             }
         }
 
