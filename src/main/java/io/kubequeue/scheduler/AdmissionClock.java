@@ -14,7 +14,7 @@ import java.time.temporal.ChronoUnit;
 final class AdmissionClock {
 
     /** Records from further ahead than this are not taken as a clock to move past (hand-written, or broken). */
-    private static final Duration RECORD_CLOCK_SKEW = Duration.ofHours(1);
+    static final Duration RECORD_CLOCK_SKEW = Duration.ofHours(1);
 
     private final Clock clock;
     /** The latest admission time decided here or read on any job's record. */

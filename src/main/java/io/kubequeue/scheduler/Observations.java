@@ -309,10 +309,15 @@ final class Observations {
         }
     }
 
-    /** Every record of the job up to this one is spent: it queued again since (see resumedUnderSpentRecord). */
-    private static void spend(JobEntry entry, AdmissionRecord record) {
+    /**
+     * Every record of the job up to this one is spent: it queued again since (see resumedUnderSpentRecord). A record
+     * dated further ahead than {@link AdmissionClock} moves past is not taken (a replica's clock that ran ahead):
+     * admissions decided since would be dated before it, and must not read as spent.
+     */
+    private void spend(JobEntry entry, AdmissionRecord record) {
         Instant admittedAt = record == null ? null : admittedAt(record);
-        if (admittedAt != null && (entry.spentUpTo == null || admittedAt.isAfter(entry.spentUpTo))) {
+        if (admittedAt != null && !admittedAt.isAfter(clock.instant().plus(AdmissionClock.RECORD_CLOCK_SKEW))
+                && (entry.spentUpTo == null || admittedAt.isAfter(entry.spentUpTo))) {
             entry.spentUpTo = admittedAt;
         }
     }

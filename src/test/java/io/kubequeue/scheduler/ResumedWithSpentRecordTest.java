@@ -157,4 +157,15 @@ class ResumedWithSpentRecordTest {
 
         assertEquals(Observed.Change.CHARGED_STARTED_OUTSIDE, resumed.change());
     }
+
+    @Test
+    void anotherReplicasAdmissionAfterARecordDatedHoursAheadIsNotSpent() {
+        // a follower: the job queued carrying a record a replica wrote with its clock hours ahead, then the leader
+        // (clock right) admits it: its record is dated before that one, and is no less the leader's admission
+        observe(HUGE, JobObservation.Phase.QUEUED, 1000, new AdmissionRecord("team-a", "2026-01-01T05:00:00.000Z"),
+                "1");
+        AdmissionRecord leaders = new AdmissionRecord("team-a", "2026-01-01T00:00:00.000Z");
+        assertEquals(Observed.Change.CHARGED, observe(HUGE, JobObservation.Phase.ADMITTED, 1000, leaders, "2").change());
+        assertEquals(leaders, scheduler.status(HUGE).orElseThrow().record());
+    }
 }
