@@ -27,7 +27,8 @@ import org.jboss.logging.Logger;
  * <p><b>A gate</b> ({@link StartupStep#gate}) that cannot start yet does not fail start-up: {@link #start()} returns,
  * and a thread of its own tries the gate again (1 s, doubling to 30 s) and then starts the steps after it, in order;
  * a failure there is handed to {@code onLateFailure} (the process exits, as after a failed start-up). {@link #stop()}
- * ends the waiting, and no step starts after it.
+ * ends the waiting, and no step starts after it; a step that is starting on that thread when it comes is let finish
+ * (at most 10 s) and is then stopped with the others, in the reverse order.
  *
  * <p>Start and stop otherwise never run at the same time (Quarkus waits for start-up to end before it stops); the
  * record of what started is guarded, since they run on different threads.
@@ -37,6 +38,11 @@ final class StartupSteps {
     private static final Logger LOG = Logger.getLogger(StartupSteps.class);
     private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
     private static final Duration LAST_RETRY = Duration.ofSeconds(30);
+    /**
+     * How long {@link #stop()} waits for a step that is starting on the gate's thread, so that it is stopped too
+     * (within the pod's grace period; {@link ShutdownDeadline} ends the process after 25 s whatever happens).
+     */
+    private static final Duration LONGEST_START_AT_STOP = Duration.ofSeconds(10);
 
     private final List<StartupStep> steps;
     private final Duration firstRetry;
@@ -142,10 +148,24 @@ final class StartupSteps {
      * @throws RuntimeException a stop's failure, unchanged; the steps before it are not stopped
      */
     void stop() {
+        Thread starting;
         synchronized (this) {
             stopping = true;
-            if (waiting != null) {
-                waiting.interrupt();
+            starting = waiting;
+            if (starting != null) {
+                starting.interrupt();
+            }
+        }
+        if (starting != null && starting != Thread.currentThread()) {
+            try {
+                // a step starting on the gate's thread now is recorded once its start returns: wait for it, so that
+                // it is stopped as well, before the ones it came after
+                starting.join(LONGEST_START_AT_STOP.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (starting.isAlive()) {
+                LOG.warnf("shutdown: a start-up step still starts after %s; stopping the others", LONGEST_START_AT_STOP);
             }
         }
         for (StartupStep step = next(); step != null; step = next()) {
