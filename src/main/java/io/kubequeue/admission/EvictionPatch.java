@@ -39,7 +39,8 @@ final class EvictionPatch {
      *   <li>{@code add} of the rest of the signed set ({@link RecordFields}), one key at a time (the job has an
      *       annotation map, since it carries the admission record the second op tests): {@link Annotations#QUOTA_GROUP}
      *       (the record's group), {@link Annotations#EVICTED} (the reason, lowercase), {@link Annotations#EVICTED_FOR}
-     *       ({@code Kind/namespace/name} of the preemptor, empty for a timeout), {@link Annotations#RECLAIMED_AT} and
+     *       ({@code Kind/namespace/name} of the preemptor sealed for this job, {@link RecordSignatures#seal}: the victim's
+     *       team reads it, and the preemptor is another team's job; empty for a timeout), {@link Annotations#RECLAIMED_AT} and
      *       {@link Annotations#TIMED_OUT_AT} (the eviction's history as the scheduler holds it, this eviction
      *       included), then {@link Annotations#RECORD_SIGNATURE} over all six and the uid ({@link RecordSignatures}):
      *       what is signed is exactly what the job holds afterwards.</li>
@@ -65,14 +66,16 @@ final class EvictionPatch {
         } else {
             ops.add(op("add", stopMark.pointer()).put("value", true));
         }
+        String uid = eviction.uid() != null ? eviction.uid() : jobUid;
+        // the preemptor is another team's job, and the victim's team reads this annotation: sealed, opened on read
         RecordFields fields = new RecordFields(eviction.record().group(), eviction.record().admittedAt(),
-                EvictionAnnotations.reason(eviction.reason()),
-                EvictionAnnotations.jobRef(eviction.reason() == Eviction.Reason.RECLAIM ? eviction.preemptor() : null),
+                EvictionAnnotations.reason(eviction.reason()), signatures.seal(uid,
+                EvictionAnnotations.jobRef(eviction.reason() == Eviction.Reason.RECLAIM ? eviction.preemptor() : null)),
                 EvictionAnnotations.times(eviction.history().reclaimedAt()),
                 EvictionAnnotations.times(eviction.history().timedOutAt()));
         Map<String, String> signed = fields.asAnnotations();
         signed.remove(Annotations.ADMITTED_AT); // tested above: it holds this value
-        signed.put(Annotations.RECORD_SIGNATURE, signatures.sign(eviction.uid() != null ? eviction.uid() : jobUid, fields));
+        signed.put(Annotations.RECORD_SIGNATURE, signatures.sign(uid, fields));
         JsonPatchOps.addAnnotations(ops, true, signed);
         return ops;
     }

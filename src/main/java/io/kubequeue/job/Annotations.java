@@ -13,8 +13,9 @@ public final class Annotations {
      */
     public static final String EVICTED = "kube-queue/evicted";
     /**
-     * For a reclaim's victim: the job it was suspended for, as {@code Kind/namespace/name}; it is not admitted again
-     * before that job is. Empty otherwise.
+     * For a reclaim's victim: the job it was suspended for, {@code Kind/namespace/name} sealed with the record key
+     * ({@link RecordSignatures#seal}: that job is another team's, and the victim's team reads this annotation); it is
+     * not admitted again before that job is. Empty otherwise.
      */
     public static final String EVICTED_FOR = "kube-queue/evicted-for";
     /** When the job was a reclaim's victim in the last hour: RFC 3339 times, comma-separated, oldest first. */

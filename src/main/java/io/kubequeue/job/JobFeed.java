@@ -428,17 +428,33 @@ public class JobFeed {
      * annotation and the value; its log line is the Warning's) the first time it is seen, and is read as absent.
      */
     private EvictionMarks evictionMarks(JobKey key, HasMetadata job, Phase phase, RecordFields trusted) {
-        return EvictionAnnotations.read(trusted.asAnnotations(), phase == Phase.QUEUED, problem -> {
-            boolean first;
-            synchronized (reportedMarks) {
-                first = reportedMarks.put(key + " " + problem.annotation() + " " + problem.value(), true) == null;
+        Map<String, String> marks = trusted.asAnnotations();
+        String sealed = marks.get(Annotations.EVICTED_FOR);
+        if (sealed != null && !sealed.isEmpty()) {
+            // kube-queue seals the preemptor, another team's job (RecordSignatures#seal): opened here for the core
+            String preemptor = signatures.open(job.getMetadata().getUid(), sealed);
+            if (preemptor == null) {
+                marks.remove(Annotations.EVICTED_FOR);
+                reportMark(key, job, new EvictionAnnotations.Problem(Annotations.EVICTED_FOR,
+                        InvalidJobException.shown(sealed), "a preemptor kube-queue sealed for this job"));
+            } else {
+                marks.put(Annotations.EVICTED_FOR, preemptor);
             }
-            if (first) {
-                events.warning(job, "InvalidEvictionMark", "annotation " + problem.annotation() + " has \""
-                        + problem.value() + "\", which is not " + problem.expected()
-                        + "; kube-queue reads it as absent (it writes this annotation itself when it evicts the job)");
-            }
-        });
+        }
+        return EvictionAnnotations.read(marks, phase == Phase.QUEUED, problem -> reportMark(key, job, problem));
+    }
+
+    /** One Warning event ({@code InvalidEvictionMark}) the first time an eviction annotation's value is seen unreadable. */
+    private void reportMark(JobKey key, HasMetadata job, EvictionAnnotations.Problem problem) {
+        boolean first;
+        synchronized (reportedMarks) {
+            first = reportedMarks.put(key + " " + problem.annotation() + " " + problem.value(), true) == null;
+        }
+        if (first) {
+            events.warning(job, "InvalidEvictionMark", "annotation " + problem.annotation() + " has \""
+                    + problem.value() + "\", which is not " + problem.expected()
+                    + "; kube-queue reads it as absent (it writes this annotation itself when it evicts the job)");
+        }
     }
 
     /**

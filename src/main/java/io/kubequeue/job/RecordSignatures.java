@@ -10,7 +10,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import javax.crypto.Cipher;
 import javax.crypto.Mac;
+import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
 import jakarta.inject.Singleton;
@@ -82,6 +84,15 @@ public class RecordSignatures {
     private static final byte[] DOMAIN = "kube-queue/record v1".getBytes(StandardCharsets.UTF_8);
     /** The shortest key accepted, in bytes: the HMAC-SHA256 output size (RFC 2104 §3). */
     public static final int MIN_KEY_BYTES = 32;
+
+    private static final String SEAL = "AES/GCM/NoPadding";
+    private static final int NONCE_BYTES = 12;
+    private static final int TAG_BITS = 128;
+    /** A sealed value longer than this is not opened (a preemptor's reference is under 700 characters sealed). */
+    private static final int MAX_SEALED_CHARS = 1024;
+    private static final byte[] SEALING_LABEL = "kube-queue/evicted-for v1".getBytes(StandardCharsets.UTF_8);
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+    private final Map<SecretKeySpec, SecretKeySpec> sealingKeys = new java.util.concurrent.ConcurrentHashMap<>();
 
     private volatile List<SecretKeySpec> keys = List.of();
     private final ThreadLocal<Map<SecretKeySpec, Mac>> macs = ThreadLocal.withInitial(HashMap::new);
@@ -191,6 +202,81 @@ public class RecordSignatures {
         byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
         mac.update(ByteBuffer.allocate(Integer.BYTES).putInt(bytes.length).array());
         mac.update(bytes);
+    }
+
+    /**
+     * The preemptor of a reclaim as written on its victim ({@link Annotations#EVICTED_FOR}): {@code Kind/namespace/name}
+     * sealed with AES-256-GCM (the JDK's {@code javax.crypto}, NIST SP 800-38D) under a key derived from the record key,
+     * the victim's uid as additional data. The victim's team reads its own job's annotations, and the preemptor is
+     * another team's job (issue 25, reasons per reader): they see an opaque value, and a restarted leader opens it.
+     *
+     * @param uid       the victim's uid (null: {@code ""})
+     * @param plaintext the preemptor as {@code Kind/namespace/name}; empty gives empty
+     * @return {@code v1.} and the unpadded base64url of a 12-byte random nonce and the ciphertext with its tag
+     * @throws IllegalStateException before a key is set
+     */
+    public String seal(String uid, String plaintext) {
+        if (plaintext == null || plaintext.isEmpty()) {
+            return "";
+        }
+        byte[] nonce = new byte[NONCE_BYTES];
+        RANDOM.nextBytes(nonce);
+        try {
+            Cipher cipher = Cipher.getInstance(SEAL);
+            cipher.init(Cipher.ENCRYPT_MODE, sealingKey(signingKey()), new GCMParameterSpec(TAG_BITS, nonce));
+            cipher.updateAAD((uid == null ? "" : uid).getBytes(StandardCharsets.UTF_8));
+            byte[] sealed = cipher.doFinal(plaintext.getBytes(StandardCharsets.UTF_8));
+            return VERSION + Base64.getUrlEncoder().withoutPadding().encodeToString(
+                    ByteBuffer.allocate(nonce.length + sealed.length).put(nonce).put(sealed).array());
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(SEAL + " is part of every JDK", e);
+        }
+    }
+
+    /**
+     * Opens a value {@link #seal} wrote on the job of {@code uid}, with the signing key or an accepted one.
+     *
+     * @return the plaintext; empty for an empty value; null if it does not open (not sealed by kube-queue for this job)
+     * @throws IllegalStateException before a key is set
+     */
+    public String open(String uid, String sealed) {
+        if (sealed == null || sealed.isEmpty()) {
+            return "";
+        }
+        List<SecretKeySpec> inForce = keysInForce();
+        if (!sealed.startsWith(VERSION) || sealed.length() > MAX_SEALED_CHARS) {
+            return null;
+        }
+        byte[] bytes;
+        try {
+            bytes = Base64.getUrlDecoder().decode(sealed.substring(VERSION.length()));
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        if (bytes.length <= NONCE_BYTES + TAG_BITS / 8) {
+            return null;
+        }
+        for (SecretKeySpec key : inForce) {
+            try {
+                Cipher cipher = Cipher.getInstance(SEAL);
+                cipher.init(Cipher.DECRYPT_MODE, sealingKey(key), new GCMParameterSpec(TAG_BITS, bytes, 0, NONCE_BYTES));
+                cipher.updateAAD((uid == null ? "" : uid).getBytes(StandardCharsets.UTF_8));
+                return new String(cipher.doFinal(bytes, NONCE_BYTES, bytes.length - NONCE_BYTES), StandardCharsets.UTF_8);
+            } catch (javax.crypto.AEADBadTagException e) {
+                // not sealed with this key: the next one
+            } catch (GeneralSecurityException e) {
+                throw new IllegalStateException(SEAL + " is part of every JDK", e);
+            }
+        }
+        return null;
+    }
+
+    /** The AES key of sealing, derived from a record key: HMAC-SHA256 of a fixed label (a key of its own per use). */
+    private SecretKeySpec sealingKey(SecretKeySpec recordKey) {
+        return sealingKeys.computeIfAbsent(recordKey, k -> {
+            Mac mac = newMac(k);
+            return new SecretKeySpec(mac.doFinal(SEALING_LABEL), "AES");
+        });
     }
 
     private static Mac newMac(SecretKeySpec key) {

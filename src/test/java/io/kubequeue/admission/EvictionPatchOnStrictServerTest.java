@@ -137,7 +137,9 @@ class EvictionPatchOnStrictServerTest {
         assertEquals(RECORD.group(), annotations.get(Annotations.QUOTA_GROUP), "the admission record stays");
         assertEquals(RECORD.admittedAt(), annotations.get(Annotations.ADMITTED_AT));
         assertEquals("reclaim", annotations.get(Annotations.EVICTED));
-        assertEquals("TFJob/team-a/train-1", annotations.get(Annotations.EVICTED_FOR));
+        // the preemptor is another team's job: sealed on the victim, opened by kube-queue only
+        assertFalse(annotations.get(Annotations.EVICTED_FOR).contains("team-a"), annotations.get(Annotations.EVICTED_FOR));
+        assertEquals("TFJob/team-a/train-1", TrustedRecords.opened(uid, annotations.get(Annotations.EVICTED_FOR)));
         assertEquals(AT.toString(), annotations.get(Annotations.RECLAIMED_AT));
         assertEquals("", annotations.get(Annotations.TIMED_OUT_AT));
         assertEquals("alice", annotations.get("owner"), "other annotations stay");

@@ -35,21 +35,27 @@ class EvictionPatchTest {
                 new JobKey("TFJob", "team-a", "train-1"), "root.a", Resources.of("cpu", 2000L), AT,
                 new EvictionMarks(Eviction.Reason.RECLAIM, new JobKey("TFJob", "team-a", "train-1"),
                         List.of(Instant.parse("2026-01-01T00:10:00Z"), AT), List.of(Instant.parse("2026-01-01T00:05:00.5Z"))));
+        com.fasterxml.jackson.databind.node.ArrayNode patch = EvictionPatch.of(SuspendMark.SPEC_SUSPEND, reclaim,
+                "ignored: the decision names u1", SIGNATURES);
+        // the preemptor is sealed for the victim u1 (its team reads this annotation): random each time, opened by
+        // kube-queue's key only
+        String sealed = patch.get(5).get("value").asText();
+        assertEquals("TFJob/team-a/train-1", TrustedRecords.opened("u1", sealed));
+        assertEquals(null, TrustedRecords.opened("u2", sealed), "sealed for u1 only");
         assertEquals("["
                 + "{\"op\":\"test\",\"path\":\"/metadata/uid\",\"value\":\"u1\"},"
                 + "{\"op\":\"test\",\"path\":\"/metadata/annotations/kube-queue~1admitted-at\",\"value\":\"2026-01-01T00:00:00.123Z\"},"
                 + "{\"op\":\"add\",\"path\":\"/spec/suspend\",\"value\":true},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1quota-group\",\"value\":\"root.b\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1evicted\",\"value\":\"reclaim\"},"
-                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1evicted-for\",\"value\":\"TFJob/team-a/train-1\"},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1evicted-for\",\"value\":\"" + sealed + "\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1reclaimed-at\",\"value\":\"2026-01-01T00:10:00Z,2026-01-01T00:30:00Z\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1timed-out-at\",\"value\":\"2026-01-01T00:05:00.500Z\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1record-signature\",\"value\":\""
                 + SIGNATURES.sign("u1", new RecordFields("root.b", "2026-01-01T00:00:00.123Z", "reclaim",
-                        "TFJob/team-a/train-1", "2026-01-01T00:10:00Z,2026-01-01T00:30:00Z", "2026-01-01T00:05:00.500Z"))
+                        sealed, "2026-01-01T00:10:00Z,2026-01-01T00:30:00Z", "2026-01-01T00:05:00.500Z"))
                 + "\"}"
-                + "]", EvictionPatch.of(SuspendMark.SPEC_SUSPEND, reclaim, "ignored: the decision names u1", SIGNATURES)
-                .toString());
+                + "]", patch.toString());
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.kubequeue.job;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -138,5 +139,29 @@ class RecordSignaturesTest {
         assertThrows(IllegalStateException.class, () -> none.read("u1", EVICTED.asAnnotations()));
         assertThrows(IllegalStateException.class, () -> none.sign("u1", EVICTED));
         assertEquals(RecordSignatures.Trust.NONE, none.read("u1", Map.of()).trust(), "nothing to check: no key needed");
+    }
+
+    /**
+     * A reclaim's preemptor is sealed on its victim (issue 25, found in review: the victim's team read another team's
+     * job name in {@code kube-queue/evicted-for}): opaque to them, opened by kube-queue's key only, for that job only.
+     */
+    @Test
+    void aSealedPreemptorOpensWithTheKeyForThatJobOnly() {
+        String sealed = signatures.seal("u1", "TFJob/team-a/secret-project");
+        assertTrue(sealed.startsWith("v1.") && !sealed.contains("team-a") && !sealed.contains("secret"), sealed);
+        assertEquals("TFJob/team-a/secret-project", signatures.open("u1", sealed));
+        assertNotEquals(sealed, signatures.seal("u1", "TFJob/team-a/secret-project"), "a fresh nonce each time");
+        assertNull(signatures.open("u2", sealed), "bound to the victim's uid: not copied to another job");
+        assertNull(TrustedRecords.signatures("another key of 32 bytes, not ours".getBytes(StandardCharsets.UTF_8))
+                .open("u1", sealed), "another key");
+        String tampered = sealed.substring(0, sealed.length() - 2) + (sealed.endsWith("A") ? "BB" : "AA");
+        assertNull(signatures.open("u1", tampered));
+        assertNull(signatures.open("u1", "TFJob/team-a/train-1"), "a plain name is no sealed value");
+        assertNull(signatures.open("u1", "v1.%%%"));
+        assertEquals("", signatures.seal("u1", ""));
+        assertEquals("", signatures.open("u1", ""));
+        RecordSignatures rotated = new RecordSignatures();
+        rotated.useKeys("the next record key, 32 bytes!!!".getBytes(StandardCharsets.UTF_8), List.of(TrustedRecords.KEY));
+        assertEquals("TFJob/team-a/secret-project", rotated.open("u1", sealed), "the key before a rotation opens it");
     }
 }

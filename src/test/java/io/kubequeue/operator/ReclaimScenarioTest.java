@@ -22,6 +22,7 @@ import io.kubequeue.job.Annotations;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.testing.Cluster;
+import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -116,7 +117,10 @@ class ReclaimScenarioTest {
         assertTrue(suspended("leaf-b", "b-low"), "the lowest-priority borrower was suspended");
         Map<String, String> marks = job("leaf-b", "b-low").getMetadata().getAnnotations();
         assertEquals("reclaim", marks.get(Annotations.EVICTED));
-        assertEquals("Job/leaf-a/a-1", marks.get(Annotations.EVICTED_FOR));
+        // the preemptor, another team's job, is sealed on the victim: leaf-b reads no name there (issue 25)
+        assertTrue(!marks.get(Annotations.EVICTED_FOR).contains("leaf-a"), marks.get(Annotations.EVICTED_FOR));
+        assertEquals("Job/leaf-a/a-1", TrustedRecords.clusterKey(client).open(job("leaf-b", "b-low").getMetadata()
+                .getUid(), marks.get(Annotations.EVICTED_FOR)));
         assertTrue(marks.get(Annotations.RECLAIMED_AT) != null && !marks.get(Annotations.RECLAIMED_AT).isEmpty());
         assertEquals("leaf-b", Cluster.admittedGroup(job("leaf-b", "b-low")),
                 "the victim keeps its admission record: suspended with it, it is one kube-queue suspended again");

@@ -49,11 +49,24 @@ public final class TrustedRecords {
         return signed(signatures(), uid, annotations);
     }
 
-    /** {@code annotations} and the signature of their signed set, for the job of {@code uid}. */
+    /**
+     * {@code annotations} and the signature of their signed set, for the job of {@code uid}; a preemptor in
+     * {@link Annotations#EVICTED_FOR} written as {@code Kind/namespace/name} is sealed first, as kube-queue writes it
+     * ({@link RecordSignatures#seal}).
+     */
     public static Map<String, String> signed(RecordSignatures signatures, String uid, Map<String, String> annotations) {
         Map<String, String> all = new HashMap<>(annotations);
-        all.put(Annotations.RECORD_SIGNATURE, signatures.sign(uid, RecordFields.of(annotations)));
+        String preemptor = all.get(Annotations.EVICTED_FOR);
+        if (preemptor != null && !preemptor.isEmpty() && !preemptor.startsWith("v1.")) {
+            all.put(Annotations.EVICTED_FOR, signatures.seal(uid, preemptor));
+        }
+        all.put(Annotations.RECORD_SIGNATURE, signatures.sign(uid, RecordFields.of(all)));
         return all;
+    }
+
+    /** The preemptor as kube-queue reads it back from a victim's {@link Annotations#EVICTED_FOR}, with {@link #KEY}. */
+    public static String opened(String uid, String sealed) {
+        return signatures().open(uid, sealed);
     }
 
     /**
