@@ -236,7 +236,8 @@ public class Leadership {
                             }
                             onStopping.run();
                         },
-                        newLeader -> LOG.infof("the leader is %s", newLeader)))
+                        newLeader -> LOG.infof(newLeader == null ? "no replica holds the Lease now"
+                                : "the leader is %s", newLeader)))
                 .build()).build();
         CompletableFuture<?> started = elector.start();
         running = started;

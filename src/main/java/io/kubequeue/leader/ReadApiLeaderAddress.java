@@ -208,9 +208,10 @@ public class ReadApiLeaderAddress {
      */
     void publish(@ObservesAsync Leadership.Term term) {
         if (advertised.isEmpty()) {
-            LOG.warnf("read API: this replica leads but has no address to publish (set POD_IP, as the shipped"
-                    + " Deployment does, or kube-queue.read-api.advertised-url): the other replicas answer the read"
-                    + " API with 503 while it leads");
+            // INFO, not WARN: alone (the demo, a replica run outside the cluster) nothing needs the address
+            LOG.infof("read API: this replica leads with no address to publish (no POD_IP, no"
+                    + " kube-queue.read-api.advertised-url): other replicas, if any run, answer the read API with 503"
+                    + " while it leads; the shipped Deployment sets POD_IP");
             return;
         }
         String url = advertised.get().toString();
