@@ -78,4 +78,19 @@ class LabelRoutingTest {
         observe("b", "b-job", JobObservation.Phase.QUEUED, 4000, null);
         assertEquals(List.of("b-job"), admitted(), "counted at root only up to team-a's max");
     }
+
+    /**
+     * Sequence 3 through the label (found in review): a running job of unknown use holds only its own group; labelled
+     * root, it held root, and every team with it. The label is not open to its namespace, so it is charged to team-a.
+     */
+    @Test
+    void aRunningJobOfUnknownUseLabelledRootHoldsOnlyItsNamespacesGroup() {
+        scheduler.observeUnreadable(new JobObservation(new JobKey("Job", "a", "unreadable"), "u-unreadable",
+                JobObservation.Phase.STARTED_DESPITE_MARK, Resources.NONE, JobPriority.NONE, T0, "root", true, null,
+                null));
+        assertEquals("team-a", status("a", "unreadable").group());
+        observe("b", "b-job", JobObservation.Phase.QUEUED, 1000, null);
+        assertEquals(List.of("b-job"), admitted(), scheduler.pending("team-b").isEmpty() ? ""
+                : scheduler.pending("team-b").get(0).reason().toString());
+    }
 }
