@@ -60,6 +60,8 @@ import io.fabric8.zjsonpatch.JsonPatchException;
  *       patched ({@link JsonBounds}); the plain mock parses with Jackson's default of 1,000 levels and never answers
  *       a deeper create, where a real API server stores it (and Argo's Workflow CRD keeps unknown fields).</li>
  * </ul>
+ * and, for the races of issue 26, {@link InFlightPatches} ({@link #inFlight}): an edit landing just before a patch, and a
+ * patch answered 504 and applied after the client gave up.
  * Expectations set with {@link KubernetesMockServer#expect()} are answered first, as on the plain mock.
  */
 public final class StrictApiServer {
@@ -81,7 +83,24 @@ public final class StrictApiServer {
     private static final Map<KubernetesMockServer, Tokens> TOKENS =
             java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
+    /** Each server's in-flight races (issue 26); a server is dropped with the last reference to it. */
+    private static final Map<KubernetesMockServer, InFlightPatches> IN_FLIGHT =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
     private StrictApiServer() {
+    }
+
+    /**
+     * What happens to this server's JSON Patches between sending and applying ({@link InFlightPatches}).
+     *
+     * @param server a server made by {@link #create} or {@link #started}
+     */
+    public static InFlightPatches inFlight(KubernetesMockServer server) {
+        InFlightPatches inFlight = IN_FLIGHT.get(server);
+        if (inFlight == null) {
+            throw new IllegalArgumentException("not a StrictApiServer: " + server);
+        }
+        return inFlight;
     }
 
     /**
@@ -201,9 +220,11 @@ public final class StrictApiServer {
         JsonBounds.apply(Serialization.jsonMapper());
         Map<ServerRequest, Queue<ServerResponse>> expectations = new HashMap<>();
         Tokens tokens = new Tokens();
+        InFlightPatches inFlight = new InFlightPatches();
         KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), expectations,
-                new StrictDispatcher(expectations, tokens), false);
+                new StrictDispatcher(expectations, tokens, inFlight), false);
         TOKENS.put(server, tokens);
+        IN_FLIGHT.put(server, inFlight);
         return server;
     }
 
@@ -227,11 +248,15 @@ public final class StrictApiServer {
         private final MockDispatcher expected;
         private final KubernetesCrudDispatcher crud = new KubernetesCrudDispatcher(STATUS_SUBRESOURCES);
         private final Tokens tokens;
+        private final InFlightPatches inFlight;
 
-        StrictDispatcher(Map<ServerRequest, Queue<ServerResponse>> expectations, Tokens tokens) {
+        StrictDispatcher(Map<ServerRequest, Queue<ServerResponse>> expectations, Tokens tokens,
+                         InFlightPatches inFlight) {
             this.expectations = expectations;
             this.expected = new MockDispatcher(expectations);
             this.tokens = tokens;
+            this.inFlight = inFlight;
+            inFlight.serveWith(this::strictly);
         }
 
         @Override
@@ -244,6 +269,17 @@ public final class StrictApiServer {
             if ("POST".equals(request.getMethod()) && request.getPath().startsWith(TOKEN_REVIEWS)) {
                 return tokens.answer(request);
             }
+            if ("PATCH".equals(request.getMethod()) && isJsonPatch(request)) {
+                MockResponse instead = inFlight.intercept(request);
+                if (instead != null) {
+                    return instead;
+                }
+            }
+            return strictly(request);
+        }
+
+        /** The strict checks, then the CRUD store. */
+        private MockResponse strictly(RecordedRequest request) {
             if ("PATCH".equals(request.getMethod()) && isJsonPatch(request)) {
                 String refusal = jsonPatchRefusal(request);
                 if (refusal != null) {
