@@ -303,6 +303,11 @@ public class AdmissionLoop {
             listener.admitted(admission);
         } else if (outcome == Admitter.Outcome.UNKNOWN) {
             recheckLater(admission, 1);
+        } else if (settlement.kind() == Admitter.Settlement.Kind.OUTDATED
+                || settlement.kind() == Admitter.Settlement.Kind.OUTDATED_UNSENT) {
+            // the job changed since the decision: it is decided again on its new copy, without backoff
+            trigger();
+            cycles.execute(() -> scheduler.nextRetry().ifPresent(this::wakeUpAt));
         } else {
             // a refused admission backs off: make sure a wake-up is set for it (on the cycle thread)
             cycles.execute(() -> scheduler.nextRetry().ifPresent(this::wakeUpAt));

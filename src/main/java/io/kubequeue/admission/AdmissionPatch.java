@@ -35,9 +35,13 @@ final class AdmissionPatch {
      * hour, and one it did not write is dropped), and the signature over all six and the uid. All seven are written
      * whatever the job carries, so that what is signed is exactly what the job holds afterwards. A job with
      * annotations gets them one key at a time; one without gets the map added whole, since an {@code add} whose
-     * parent is missing is refused (422). Adding the whole map would replace annotations written since the job was
-     * seen, so that patch first tests the job's {@code resourceVersion}: a job changed meanwhile refuses it (422) and
-     * is retried as it is now.
+     * parent is missing is refused (422).
+     *
+     * <p>The patch first tests the {@code resourceVersion} the decision was made on ({@link Admission#resourceVersion};
+     * issue 26): a job changed since in any way (its request, its labels, its annotations, a status write) refuses
+     * it (422) and is decided again as it is now, so a decision never starts a job it did not read. An admission
+     * without a version (a charge recorded on a running job) is bound to the version of {@code entry} when the map
+     * is added whole, since that would replace annotations written since the job was seen.
      *
      * @throws IllegalStateException before the record key is loaded
      */
@@ -46,8 +50,10 @@ final class AdmissionPatch {
         if (admission.uid() != null) {
             ops.add(op("test", "/metadata/uid").put("value", admission.uid()));
         }
-        if (!entry.annotationsPresent() && entry.resourceVersion() != null) {
-            ops.add(op("test", "/metadata/resourceVersion").put("value", entry.resourceVersion()));
+        String version = admission.resourceVersion() != null ? admission.resourceVersion()
+                : entry.annotationsPresent() ? null : entry.resourceVersion();
+        if (version != null) {
+            ops.add(op("test", "/metadata/resourceVersion").put("value", version));
         }
         for (SuspendMark mark : entry.marks()) {
             if (mark == SuspendMark.ANNOTATION) {

@@ -97,7 +97,7 @@ public class Admitter {
      *
      * @param kind            what happened
      * @param resourceVersion the job's {@code resourceVersion} as read or as patched (APPLIED, TAKEN_OVER,
-     *                        STARTED_BY_HAND); else null
+     *                        STARTED_BY_HAND), or the newer one it was found at (OUTDATED, OUTDATED_UNSENT); else null
      * @param found           the admission record another replica wrote (TAKEN_OVER); else null
      * @param job             the job as the patch left it (APPLIED by the patch's own answer); else null
      */
@@ -109,6 +109,16 @@ public class Admitter {
             APPLIED,
             /** Not applied, and will not be: the charge is handed back and the job waits again. */
             REFUSED,
+            /**
+             * Refused by the API server because the job changed since the decision (the patch's version test
+             * failed; a read shows it suspended at a newer version): handed back, and decided again on the new copy.
+             */
+            OUTDATED,
+            /**
+             * Not sent: the informer already showed the job changed since the decision in something the decision
+             * read (its request, quota label, priority): handed back, and decided again on the new copy.
+             */
+            OUTDATED_UNSENT,
             /** The job (or the object the decision was made for) no longer exists. */
             GONE,
             /** Another replica admitted it meanwhile: charged as that replica recorded. */
@@ -128,6 +138,7 @@ public class Admitter {
             return switch (kind) {
                 case APPLIED -> new AdmissionOutcome.Applied(resourceVersion);
                 case REFUSED -> AdmissionOutcome.REFUSED;
+                case OUTDATED, OUTDATED_UNSENT -> new AdmissionOutcome.Refused(resourceVersion);
                 case GONE -> AdmissionOutcome.GONE;
                 case TAKEN_OVER -> new AdmissionOutcome.TakenOver(found, resourceVersion);
                 case STARTED_BY_HAND -> new AdmissionOutcome.StartedByHand(resourceVersion);
@@ -138,22 +149,40 @@ public class Admitter {
 
     /**
      * Sends one admission and works out what became of it: one API-server round trip, a second (a read of the
-     * job) only when the answer is not a plain success. Never blocks: the future completes on the HTTP client's
-     * thread, and never exceptionally. Nothing is told to the scheduler here: pass the result to
+     * job) only when the answer is not a plain success, and a third (the same patch again, see {@link #fence}) only
+     * when an ambiguous answer is followed by a read that shows the job unchanged. Never blocks: the future completes
+     * on the HTTP client's thread, and never exceptionally. Nothing is told to the scheduler here: pass the result to
      * {@link #report}.
+     *
+     * <p>The patch is bound to the version the decision was made on ({@link AdmissionPatch}). If the informer already
+     * shows a newer copy, the admission is rebound to it when the decision still stands for it
+     * ({@link Scheduler#rebind}: a status write, say), else handed back unsent ({@link Settlement.Kind#OUTDATED_UNSENT}).
      */
-    public CompletableFuture<Settlement> admit(Admission admission) {
-        Optional<JobDirectory.Entry> seen = directory.get(admission.key());
+    public CompletableFuture<Settlement> admit(Admission decided) {
+        Optional<JobDirectory.Entry> seen = directory.get(decided.key());
         if (seen.isEmpty() || seen.get().marks().isEmpty()) {
             return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.REFUSED));
         }
         JobDirectory.Entry entry = seen.get();
-        if (admission.uid() != null && entry.ref().getUid() != null && !admission.uid().equals(entry.ref().getUid())) {
+        if (decided.uid() != null && entry.ref().getUid() != null && !decided.uid().equals(entry.ref().getUid())) {
             // deleted and created again since the decision: the decision was for an object that is gone
             return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.GONE));
         }
-        String patch = AdmissionPatch.of(entry, admission, signatures).toString();
-        return requests.patch(entry.kind().type(), admission.key(), patch).handle((admitted, failure) -> {
+        String current = entry.resourceVersion();
+        Admission admission = decided;
+        if (decided.resourceVersion() != null && current != null && !current.equals(decided.resourceVersion())) {
+            if (!scheduler.rebind(decided.key(), decided.record(), current)) {
+                LOG.debugf("admission of %s not sent: the job changed since the decision (version %s, now %s)",
+                        decided.key(), decided.resourceVersion(), current);
+                return CompletableFuture.completedFuture(
+                        new Settlement(Settlement.Kind.OUTDATED_UNSENT, current, null, null));
+            }
+            rebound.incrementAndGet();
+            admission = decided.boundTo(current);
+        }
+        Admission bound = admission;
+        String patch = AdmissionPatch.of(entry, bound, signatures).toString();
+        return requests.patch(entry.kind().type(), bound.key(), patch).handle((admitted, failure) -> {
             if (failure == null) {
                 return CompletableFuture.completedFuture(new Settlement(Settlement.Kind.APPLIED,
                         admitted.getMetadata().getResourceVersion(), null, admitted));
@@ -162,32 +191,39 @@ public class Admitter {
             if (code == 404) {
                 // the job is gone: forget it; its delete event may never come if it was deleted before the
                 // informers listed it, or while a reconcile held an older copy
-                LOG.debugf("admission of %s: the job is gone", admission.key());
+                LOG.debugf("admission of %s: the job is gone", bound.key());
                 return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.GONE));
             }
             if (definiteRefusal(code)) {
-                // not applied: most often the job changed since the decision (a test op failed)
-                LOG.debugf("admission of %s refused (%d): %s", admission.key(), code, failure.getMessage());
-                countRefusal(entry, admission.key(), code, serverMessage((KubernetesClientException) failure));
-            } else {
-                LOG.warnf("admission of %s got no clear answer (%d: %s); reading the job back", admission.key(), code,
-                        failure.getMessage());
+                // not applied: most often the job changed since the decision (its version test failed), which
+                // the read shows; a refusal of an unchanged job counts towards its Warning event
+                LOG.debugf("admission of %s refused (%d): %s", bound.key(), code, failure.getMessage());
+                String message = serverMessage((KubernetesClientException) failure);
+                return readBack(entry.kind(), bound, null).thenApply(settlement -> {
+                    if (settlement.kind() == Settlement.Kind.REFUSED) {
+                        countRefusal(entry, bound.key(), code, message);
+                    }
+                    return settlement;
+                });
             }
-            return readBack(entry.kind(), admission, definiteRefusal(code));
+            LOG.warnf("admission of %s got no clear answer (%d: %s); reading the job back", bound.key(), code,
+                    failure.getMessage());
+            noteAmbiguous(bound);
+            return readBack(entry.kind(), bound, patch);
         }).thenCompose(settlement -> settlement);
     }
 
     /**
      * Reads the job of an admission whose outcome is unknown and works out what became of it (see {@link #admit});
-     * {@link Settlement.Kind#UNCONFIRMED} while the job cannot be read. Settles nothing if anything else settled
-     * it meanwhile: then the result is null.
+     * {@link Settlement.Kind#UNCONFIRMED} while the job cannot be read, or while the lost patch may still apply.
+     * Only reads. Settles nothing if anything else settled it meanwhile: then the result is null.
      */
     public CompletableFuture<Settlement> recheck(Admission admission) {
         Optional<JobDirectory.Entry> seen = directory.get(admission.key());
         if (seen.isEmpty() || !scheduler.admissionUnsettled(admission.key(), admission.record())) {
             return CompletableFuture.completedFuture(null);
         }
-        return readBack(seen.get().kind(), admission, false);
+        return readBack(seen.get().kind(), admission, null);
     }
 
     /**
@@ -219,7 +255,7 @@ public class Admitter {
                 }
                 return Outcome.ADMITTED;
             }
-            case REFUSED -> {
+            case REFUSED, OUTDATED, OUTDATED_UNSENT -> {
                 // handed back: counted and logged where the refusal was read (countRefusal)
             }
             case GONE -> endRefusalStreak(key);
@@ -248,34 +284,101 @@ public class Admitter {
 
     /**
      * Reads the job back after an answer that was not a plain success. A refused patch was not applied; an
-     * ambiguous one (5xx, timeout) may have been. If the read fails too, a refusal is handed back, and an ambiguous
-     * admission stays charged as unconfirmed.
+     * ambiguous one (5xx, timeout) may have been, and may still be: the API server can apply it after the client
+     * gave up (fabric8 waits 10 s, the server's handler runs until its own request timeout, 60 s by default). So an
+     * ambiguous answer is settled only by a read that cannot be overtaken (docs/behaviour.md, "An ambiguous answer"):
+     * a read that shows the job at a newer version than the patch tests (the patch can never apply: a version never
+     * comes back), or gone, or running. A read that shows it still suspended at that very version is answered by
+     * {@link #fence} when {@code fence} is given (right after the ambiguous answer), else the admission stays
+     * unconfirmed, its room kept, until {@link #AMBIGUOUS_PATCH_LIFETIME} has passed since the answer. If the read
+     * fails too, a refusal is handed back, and an ambiguous admission stays charged as unconfirmed.
+     *
+     * @param fence the patch to send again if the read shows the job unchanged, or null (a re-check only reads)
      */
-    private CompletableFuture<Settlement> readBack(JobKind<?> kind, Admission admission, boolean refused) {
+    private CompletableFuture<Settlement> readBack(JobKind<?> kind, Admission admission, String fence) {
         return requests.get(kind.type(), admission.key()).handle((job, failure) -> {
             if (failure == null) {
-                return settle(kind, admission, job);
+                return settleRead(kind, admission, job, fence);
             }
-            if (refused) {
+            if (ambiguousOf(admission) == null) {
                 LOG.debugf("could not read %s after a refused admission (%s): handing the charge back",
                         admission.key(), failure.getMessage());
-                return Settlement.of(Settlement.Kind.REFUSED);
+                return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.REFUSED));
             }
             LOG.warnf("admission of %s is unconfirmed (%s); its quota stays charged, and the job is read again"
                     + " until it is known whether it applied", admission.key(), failure.getMessage());
-            return Settlement.of(Settlement.Kind.UNCONFIRMED);
-        });
+            return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.UNCONFIRMED));
+        }).thenCompose(settlement -> settlement);
+    }
+
+    /** What a read of the job settles, with the ambiguous-answer rule of {@link #readBack}. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private CompletableFuture<Settlement> settleRead(JobKind kind, Admission admission, HasMetadata job, String fence) {
+        Ambiguous open = ambiguousOf(admission);
+        String bound = open != null ? open.version() : admission.resourceVersion();
+        boolean sameObject = job != null && (admission.uid() == null || job.getMetadata().getUid() == null
+                || admission.uid().equals(job.getMetadata().getUid()));
+        if (open != null && bound != null && sameObject && kind.held(job)
+                && bound.equals(job.getMetadata().getResourceVersion())) {
+            // still suspended at the very version the lost patch tests: it may yet apply
+            if (fence != null) {
+                return fence(kind, admission, fence);
+            }
+            if (nanoClock.getAsLong() - open.answeredAt() < AMBIGUOUS_PATCH_LIFETIME.toNanos()) {
+                LOG.debugf("admission of %s: still suspended at version %s, which its lost patch tests; its room is"
+                        + " kept until the API server's request timeout has passed", admission.key(), bound);
+                return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.UNCONFIRMED));
+            }
+            LOG.infof("admission of %s: still suspended at version %s %d s after its answer was lost: the API"
+                    + " server's request timeout has passed, so it never applied; handed back", admission.key(), bound,
+                    AMBIGUOUS_PATCH_LIFETIME.toSeconds());
+        }
+        forgetAmbiguous(admission);
+        return CompletableFuture.completedFuture(settle(kind, admission, job, bound));
+    }
+
+    /**
+     * The fence of an ambiguous answer: the same patch sent again, bound to the same version. Whichever of the two
+     * the API server applies first, the other's version test fails, so the job is admitted at most once and a read
+     * after this answer cannot be overtaken. Applied: admitted. Refused: the version moved on (the lost patch
+     * applied, or the job changed), which a read now shows for good. Ambiguous again: unconfirmed, re-read later.
+     * One more write, only after an ambiguous answer (docs/behaviour.md counts them).
+     */
+    private CompletableFuture<Settlement> fence(JobKind<?> kind, Admission admission, String patch) {
+        fences.incrementAndGet();
+        LOG.infof("admission of %s: still suspended at the version its lost patch tests; sending the same patch again"
+                + " so that only one of the two can apply", admission.key());
+        return requests.patch(kind.type(), admission.key(), patch).handle((admitted, failure) -> {
+            if (failure == null) {
+                forgetAmbiguous(admission);
+                return CompletableFuture.completedFuture(new Settlement(Settlement.Kind.APPLIED,
+                        admitted.getMetadata().getResourceVersion(), null, (HasMetadata) admitted));
+            }
+            int code = failure instanceof KubernetesClientException e ? e.getCode() : 0;
+            if (code == 404) {
+                forgetAmbiguous(admission);
+                return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.GONE));
+            }
+            if (definiteRefusal(code)) {
+                return readBack(kind, admission, null);
+            }
+            noteAmbiguous(admission);
+            LOG.warnf("admission of %s: its second patch got no clear answer either (%d); its quota stays charged,"
+                    + " and the job is read again until it is known", admission.key(), code);
+            return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.UNCONFIRMED));
+        }).thenCompose(settlement -> settlement);
     }
 
     /**
      * What the job as read says about our admission: applied (our record on it, running); gone (absent, or another uid);
      * admitted by another replica (its record, signed by kube-queue, no mark: the charge moves to that record);
      * started by hand (no mark, and no record kube-queue wrote: the charge stays, as started outside kube-queue);
-     * else not applied (handed back). The read only decides about this admission; the job's state still reaches the
+     * else not applied: outdated if it is suspended at a newer version than {@code bound} (decided again on it), else
+     * refused (handed back). The read only decides about this admission; the job's state still reaches the
      * scheduler through the informer.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private Settlement settle(JobKind kind, Admission admission, HasMetadata job) {
+    private Settlement settle(JobKind kind, Admission admission, HasMetadata job, String bound) {
         String uid = job == null ? null : job.getMetadata().getUid();
         if (job == null || admission.uid() != null && uid != null && !admission.uid().equals(uid)) {
             return Settlement.of(Settlement.Kind.GONE);
@@ -284,7 +387,8 @@ public class Admitter {
                 : job.getMetadata().getAnnotations();
         String rv = job.getMetadata().getResourceVersion();
         if (kind.held(job)) {
-            return Settlement.of(Settlement.Kind.REFUSED);
+            return bound != null && rv != null && !bound.equals(rv)
+                    ? new Settlement(Settlement.Kind.OUTDATED, rv, null, null) : Settlement.of(Settlement.Kind.REFUSED);
         }
         if (admission.record().admittedAt().equals(annotations.get(Annotations.ADMITTED_AT))) {
             return new Settlement(Settlement.Kind.APPLIED, rv, null, null);
@@ -295,6 +399,56 @@ public class Admitter {
             return new Settlement(Settlement.Kind.TAKEN_OVER, rv, found, null);
         }
         return new Settlement(Settlement.Kind.STARTED_BY_HAND, rv, null, null);
+    }
+
+    /**
+     * How long after an ambiguous answer its patch may still be applied: kube-apiserver's default request timeout
+     * ({@code --request-timeout}, 60 s), plus 5 s for a write already in etcd's hands when it fires.
+     */
+    static final java.time.Duration AMBIGUOUS_PATCH_LIFETIME = java.time.Duration.ofSeconds(65);
+
+    /** An admission patch answered ambiguously: its record, the version it tests, when (nanoTime) it was answered. */
+    private record Ambiguous(AdmissionRecord record, String version, long answeredAt) {
+    }
+
+    /** Admissions whose patch was answered ambiguously and is not settled yet, per job (bounded, newest kept). */
+    private final Map<JobKey, Ambiguous> ambiguous = BoundedMaps.keepingNewest(REFUSAL_STREAKS_KEPT);
+    private final java.util.concurrent.atomic.AtomicLong rebound = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong fences = new java.util.concurrent.atomic.AtomicLong();
+    /** The clock of {@link #AMBIGUOUS_PATCH_LIFETIME} (tests replace it). */
+    java.util.function.LongSupplier nanoClock = System::nanoTime;
+
+    private void noteAmbiguous(Admission admission) {
+        synchronized (ambiguous) {
+            ambiguous.put(admission.key(), new Ambiguous(admission.record(), admission.resourceVersion(),
+                    nanoClock.getAsLong()));
+        }
+    }
+
+    private Ambiguous ambiguousOf(Admission admission) {
+        synchronized (ambiguous) {
+            Ambiguous open = ambiguous.get(admission.key());
+            return open != null && open.record().equals(admission.record()) ? open : null;
+        }
+    }
+
+    private void forgetAmbiguous(Admission admission) {
+        synchronized (ambiguous) {
+            Ambiguous open = ambiguous.get(admission.key());
+            if (open != null && open.record().equals(admission.record())) {
+                ambiguous.remove(admission.key());
+            }
+        }
+    }
+
+    /** Admissions rebound to a newer copy of their job before sending ({@link Scheduler#rebind}), since start. */
+    public long rebound() {
+        return rebound.get();
+    }
+
+    /** Admission patches sent again to fence an ambiguous answer ({@link #fence}), since start. */
+    public long fences() {
+        return fences.get();
     }
 
     /**

@@ -83,7 +83,7 @@ public class QueueMetrics {
             REFRESH_AT_MOST_EVERY, System::nanoTime, this::refreshGuarded);
 
     public QueueMetrics(MeterRegistry registry, Scheduler scheduler, AdmissionLoop loop, JobFeed feed,
-                        Leadership leadership) {
+                        Leadership leadership, Admitter admitter) {
         this.registry = registry;
         this.scheduler = scheduler;
         this.loop = loop;
@@ -123,6 +123,14 @@ public class QueueMetrics {
         own(Gauge.builder("kube_queue_admissions_waiting_to_be_sent", loop, AdmissionLoop::admissionsWaitingToBeSent)
                 .description("Admissions decided (already charged) and waiting for room in the pipeline")
                 .register(registry));
+        own(io.micrometer.core.instrument.FunctionCounter.builder("kube_queue_admissions_rebound", admitter,
+                        a -> a.rebound())
+                .description("Admissions bound to a newer copy of their job before sending, as the decision still"
+                        + " stood for it (a status write, an annotation): each saved a refusal").register(registry));
+        own(io.micrometer.core.instrument.FunctionCounter.builder("kube_queue_admission_fences", admitter,
+                        a -> a.fences())
+                .description("Admission patches sent again after an ambiguous answer, bound to the same version, so"
+                        + " that the lost one can no longer apply").register(registry));
         own(Gauge.builder("kube_queue_invalid_jobs", feed, JobFeed::invalidJobs)
                 .description("Suspended jobs left out of the queue because their request cannot be read")
                 .register(registry));
@@ -171,8 +179,10 @@ public class QueueMetrics {
             public void answered(Admitter.Settlement.Kind kind, long answerNanos) {
                 String outcome = kind.name().toLowerCase(java.util.Locale.ROOT);
                 Counter.builder("kube_queue_admission_patches")
-                        .description("Admission patches answered, by outcome: applied, refused, gone, taken_over, "
-                                + "started_by_hand, unconfirmed (answer lost, job read back later)")
+                        .description("Admission patches answered, by outcome: applied, refused, outdated (refused:"
+                                + " the job changed since the decision, decided again), outdated_unsent (not sent:"
+                                + " seen changed before sending), gone, taken_over, started_by_hand, unconfirmed"
+                                + " (answer lost, job read back later)")
                         .tag("outcome", outcome).register(registry).increment();
                 Timer.builder("kube_queue_admission_patch")
                         .description("From sending an admission patch to its answer")

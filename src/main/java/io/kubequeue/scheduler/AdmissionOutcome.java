@@ -6,7 +6,8 @@ package io.kubequeue.scheduler;
  * <ul>
  *   <li>{@link Applied}: the patch applied; the answer carried the job's new resourceVersion;</li>
  *   <li>{@link Refused}: not applied (its {@code test} op failed, a definite 4xx, or it was handed back unsent):
- *       the charge is undone and the job backs off;</li>
+ *       the charge is undone and the job backs off; if the job changed since the decision, it is decided again on
+ *       its new copy instead, without backoff;</li>
  *   <li>{@link Gone}: the job is gone (404, or another uid now has its name): forgotten;</li>
  *   <li>{@link StartedByHand}: refused because the job was started by hand meanwhile: the charge stays, as
  *       started outside kube-queue;</li>
@@ -28,8 +29,18 @@ public sealed interface AdmissionOutcome {
     record Applied(String resourceVersion) implements AdmissionOutcome {
     }
 
-    /** See {@link #REFUSED}. */
-    record Refused() implements AdmissionOutcome {
+    /**
+     * See {@link #REFUSED}.
+     *
+     * @param changedTo the job's resourceVersion when it was found changed since the decision (the patch's version
+     *                  test failed, or the change was seen before sending): then it is decided again on its new copy
+     *                  at once, with no backoff; null for any other refusal
+     */
+    record Refused(String changedTo) implements AdmissionOutcome {
+        /** A refusal that is not a change of the job. */
+        public Refused() {
+            this(null);
+        }
     }
 
     /** See {@link #GONE}. */

@@ -38,8 +38,8 @@ final class AdmissionSettlements {
             entry.confirmedVersion = applied.resourceVersion();
             entry.unconfirmed = false;
             observations.settleNewest(entry, applied.resourceVersion());
-        } else if (outcome instanceof AdmissionOutcome.Refused) {
-            refused(entry);
+        } else if (outcome instanceof AdmissionOutcome.Refused refusal) {
+            refused(entry, refusal.changedTo());
         } else if (outcome instanceof AdmissionOutcome.Gone) {
             queues.forget(entry);
         } else if (outcome instanceof AdmissionOutcome.StartedByHand started) {
@@ -67,8 +67,12 @@ final class AdmissionSettlements {
      * release (else a refusal that repeats, say from a validating policy, would loop). Under the blocking queue it
      * still blocks its group, since it stays ahead of the jobs behind it. The room it frees is a release for the
      * others. An edit seen while the admission was on its way wins; one whose request cannot be read withdraws it.
+     * A refusal because the job changed since the decision ({@code changedTo} set: the patch is bound to the version
+     * decided on) is not the job's fault and would not repeat: it is decided again at once on the newest copy seen,
+     * with no backoff and no attempt counted, or, if no newer copy has arrived yet, on the first that does.
      */
-    private void refused(JobEntry entry) {
+    private void refused(JobEntry entry, String changedTo) {
+        String decidedAt = entry.job.resourceVersion();
         String chargedGroup = entry.chargedGroup;
         JobObservation newest = entry.newest;
         boolean newestUnreadable = entry.newestUnreadable;
@@ -81,14 +85,26 @@ final class AdmissionSettlements {
         if (newest != null) {
             entry.setJob(QueueManager.keepCreation(newest, entry.job), queues.priorityClasses());
         }
-        entry.attempts++;
+        boolean changed = changedTo != null;
+        boolean newerSeen = changed && decidedAt != null && !decidedAt.equals(entry.job.resourceVersion());
+        entry.outdatedAt = null;
+        if (!newerSeen) {
+            entry.attempts++;
+        }
         Optional<QuotaNode> group = ledger.tree().groupFor(entry.job.key().namespace(), entry.job.quotaName());
         if (group.isEmpty()) {
             queues.activate(entry); // holds it, saying why
             return;
         }
         entry.group = group.get().name();
+        if (newerSeen) {
+            queues.activate(entry); // decided again on what it is now
+            return;
+        }
         entry.refused = true;
+        if (changed) {
+            entry.outdatedAt = decidedAt; // the informer's copy of the change ends this backoff
+        }
         queues.backOff(entry, Times.plus(clock.instant(), queues.backoffFor(entry.attempts)));
     }
 
@@ -109,6 +125,25 @@ final class AdmissionSettlements {
         entry.newest = newest;
         entry.newestUnreadable = newestUnreadable;
         observations.settleNewest(entry, taken.resourceVersion());
+    }
+
+    /** See {@link Scheduler#rebind}. */
+    boolean rebind(JobKey key, AdmissionRecord record, String version) {
+        JobEntry entry = queues.admittedAs(key, record);
+        if (entry == null || version == null || entry.seenRunning || entry.newestUnreadable || entry.newest == null) {
+            return false;
+        }
+        JobObservation decided = entry.job;
+        JobObservation copy = entry.newest;
+        boolean alike = version.equals(copy.resourceVersion()) && Objects.equals(decided.uid(), copy.uid())
+                && decided.request().equals(copy.request()) && decided.preemptible() == copy.preemptible()
+                && Objects.equals(decided.quotaName(), copy.quotaName()) && decided.priority().equals(copy.priority());
+        if (!alike) {
+            return false;
+        }
+        entry.setJob(QueueManager.keepCreation(copy, decided), queues.priorityClasses());
+        entry.newest = null;
+        return true;
     }
 
     /** Whether this admission's outcome is still unknown; see {@link Scheduler#admissionUnsettled}. */

@@ -42,6 +42,11 @@ final class JobEntry {
     boolean chargeUnknown;
     /** In backoff after a refused admission: only the backoff's expiry retries it. */
     boolean refused;
+    /**
+     * Its admission was refused because the job changed after this version (the one decided on), and no newer copy
+     * had been seen: the first copy newer than it ends the backoff (decided again on it); else null.
+     */
+    String outdatedAt;
     /** An eviction decided and not seen through yet: the job stays charged until it is seen suspended. */
     Eviction evicting;
     /** The resourceVersion the applied eviction produced: a running copy newer than it was started again. */

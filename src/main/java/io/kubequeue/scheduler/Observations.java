@@ -106,7 +106,7 @@ final class Observations {
         if (entry == null || entry.state != Scheduler.State.ADMITTED || !entry.unconfirmed) {
             return null;
         }
-        return new Admission(key, entry.job.uid(), entry.record, entry.job.request(), 0);
+        return new Admission(key, entry.job.uid(), entry.record, entry.job.request(), 0, entry.job.resourceVersion());
     }
 
     /** Applies one observation; false if it was stale and ignored. */
@@ -143,9 +143,10 @@ final class Observations {
                     if (suspendedAgain(entry, observation)) {
                         queueAgain(entry, observation);
                     } else {
-                        // older than our patch, or written while it was on its way (it may still apply on top of
-                        // this copy, since it tests the marks, not the version): kept, and applied if the
-                        // admission is handed back. A lost answer is settled by a read (unconfirmedAdmission)
+                        // older than our patch, or written while it was on its way (then our patch, bound to the
+                        // version decided on, is refused, unless the core rebinds it to this copy: see rebind):
+                        // kept, and applied if the admission is handed back. A lost answer is settled by a read
+                        // (unconfirmedAdmission)
                         entry.newest = observation;
                         entry.newestUnreadable = false;
                     }

@@ -251,10 +251,21 @@ final class QueueManager {
 
     /**
      * A pending job seen again: placed anew if what places it changed (priority, request, group label,
-     * preemptibility); a backed-off job whose priority alone changed still does not fit, and keeps its backoff.
+     * preemptibility); a backed-off job whose priority alone changed still does not fit, and keeps its backoff. A job
+     * backed off because its admission found it changed ({@link JobEntry#outdatedAt}) is tried again at once on a
+     * newer copy.
      */
     void update(JobEntry entry, JobObservation observation) {
         JobObservation old = entry.job;
+        if (entry.state == Scheduler.State.BACKOFF && entry.outdatedAt != null
+                && Observations.newer(observation.resourceVersion(), entry.outdatedAt)) {
+            // its admission was refused because the job changed: this is the change, decided on at once
+            entry.outdatedAt = null;
+            dequeue(entry);
+            entry.setJob(keepCreation(observation, old), priorityClasses);
+            activate(entry);
+            return;
+        }
         boolean placementChanged = !old.priority().equals(observation.priority())
                 || !old.request().equals(observation.request())
                 || !Objects.equals(old.quotaName(), observation.quotaName())

@@ -349,14 +349,28 @@ public final class Scheduler {
     /**
      * The admission of this job whose answer was lost ({@link AdmissionOutcome#UNKNOWN}), if any. A new copy of
      * the job, still suspended and without our record, is the cue to read it back now: the copy alone cannot
-     * say "not applied", since it may have been written before our patch landed on top of it (the patch tests
-     * the marks, not the version), and releasing the room on it could over-admit; a read after the lost answer
-     * sees every write that answer could have made.
+     * say "not applied", since the patch may still land (the API server can apply it after the client gave up); the
+     * admission side settles it only by a read that shows a newer version than the patch tests, or once the
+     * server's request timeout has passed (docs/behaviour.md, "An ambiguous answer").
      *
      * @return the admission as decided (uid, record, charged request), to read back
      */
     public synchronized Optional<Admission> unconfirmedAdmission(JobKey key) {
         return Optional.ofNullable(observations.unconfirmedAdmission(key));
+    }
+
+    /**
+     * Rebinds an admission on its way to a newer copy of its job, if the decision still stands for it: the copy at
+     * {@code version}, seen while the admission was on its way, is of the same object, still queued, and would be
+     * charged and placed alike (request, preemptibility, quota label, priority). The admission is then held as made
+     * on that copy (its patch tests that version instead): a write that changes nothing the decision read (a status
+     * write, an annotation of someone else's) costs no refusal. Else nothing changes and the patch, bound to the
+     * version decided on, is handed back as refused.
+     *
+     * @return whether the admission now stands for the copy at {@code version}
+     */
+    public synchronized boolean rebind(JobKey key, AdmissionRecord record, String version) {
+        return settlements.rebind(key, record, version);
     }
 
     /**

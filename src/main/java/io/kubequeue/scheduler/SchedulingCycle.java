@@ -339,6 +339,6 @@ final class SchedulingCycle {
             decided.failure = decided.failure == null ? e : decided.failure;
         }
         return new Admission(entry.job.key(), entry.job.uid(), record, entry.job.request(),
-                Duration.between(entry.queuedAt, now).toMillis());
+                Duration.between(entry.queuedAt, now).toMillis(), entry.job.resourceVersion());
     }
 }

@@ -60,6 +60,8 @@ class AdmitterOutcomesTest {
     private Scheduler scheduler;
     private JobFeed feed;
     private Admitter admitter;
+    /** The version the last decision was made on: a read showing it means the job did not change since. */
+    private volatile String decidedAt;
 
     @BeforeEach
     void setUp() {
@@ -105,6 +107,7 @@ class AdmitterOutcomesTest {
 
     /** The same, with the job seen at that version. */
     private Admission decide(String resourceVersion) {
+        decidedAt = resourceVersion;
         feed.observe(kind, suspended(resourceVersion));
         List<Admission> admissions = scheduler.schedule().admissions();
         assertEquals(1, admissions.size(), "the job fits: one admission");
@@ -219,7 +222,8 @@ class AdmitterOutcomesTest {
     @Test
     void aRefusedPatchHandsTheChargeBackAndTheJobBacksOff() {
         Admission admission = decide();
-        requests.answerPatch(fails(409)).answerGet(ok(suspended("2")));
+        // refused although the job did not change (a validating webhook, say): read back at the version decided on
+        requests.answerPatch(fails(409)).answerGet(ok(suspended("1")));
 
         Admitter.Settlement settlement = admit(admission);
         assertEquals(Admitter.Settlement.Kind.REFUSED, settlement.kind());
@@ -361,7 +365,7 @@ class AdmitterOutcomesTest {
     @Test
     void theThirdRefusalInARowWithTheSameCodeGivesOneWarning() {
         assertEquals(3, Admitter.REFUSALS_BEFORE_WARNING, "the codes below assume three");
-        requests.answerGets(key -> ok(suspended("2")));
+        requests.answerGets(key -> ok(suspended(decidedAt))); // refused, the job unchanged
         // 409, 409, then 422: a new streak; 422 three times: the warning; a fourth: no second warning
         List<Integer> codes = List.of(409, 409, 422, 422, 422, 422);
         List<Integer> warningsAfter = new ArrayList<>();
@@ -384,7 +388,7 @@ class AdmitterOutcomesTest {
 
     @Test
     void anAppliedAdmissionEndsTheRefusalStreak() {
-        requests.answerGets(key -> ok(suspended("2")));
+        requests.answerGets(key -> ok(suspended(decidedAt))); // refused, the job unchanged
         for (int i = 0; i < Admitter.REFUSALS_BEFORE_WARNING - 1; i++) {
             Admission admission = decide();
             requests.answerPatch(fails(409));
@@ -401,5 +405,128 @@ class AdmitterOutcomesTest {
         report(again, admit(again));
 
         assertEquals(List.of(), events.withReason("AdmissionRefused"), "one refusal since the success");
+    }
+
+    /** The job at that version asking this much cpu, suspended. */
+    private static Job suspendedAsking(String resourceVersion, String cpu) {
+        Job job = suspended(resourceVersion);
+        job.getSpec().getTemplate().getSpec().getContainers().get(0).getResources().getRequests()
+                .put("cpu", new Quantity(cpu));
+        return job;
+    }
+
+    @Test
+    void thePatchTestsTheVersionTheDecisionWasMadeOn() {
+        Admission admission = decide("7");
+        assertEquals("7", admission.resourceVersion(), "the decision carries the version it read");
+        requests.answerPatch(ok(running("8", admission.record())));
+
+        admit(admission);
+
+        assertEquals("7", requests.patches().get(0).value("test", "/metadata/resourceVersion").asText());
+    }
+
+    @Test
+    void aJobChangedSinceTheDecisionRefusesThePatchAndIsDecidedAgainOnItsNewCopyWithoutBackoff() {
+        Admission admission = decide("1");
+        requests.answerPatch(fails(422)).answerGet(ok(suspendedAsking("2", "3")));
+
+        Admitter.Settlement settlement = admit(admission);
+        assertEquals(Admitter.Settlement.Kind.OUTDATED, settlement.kind());
+        assertEquals("2", settlement.resourceVersion());
+        report(admission, settlement);
+        assertEquals(0L, scheduler.usage("g").get("cpu"), "charge handed back");
+        assertEquals(Scheduler.State.BACKOFF, status().state(), "until the informer shows the change");
+
+        feed.observe(kind, suspendedAsking("2", "3"));
+        assertEquals(Scheduler.State.ACTIVE, status().state(), "the change ends the wait at once");
+        List<Admission> again = scheduler.schedule().admissions();
+        assertEquals(1, again.size());
+        assertEquals(3000L, again.get(0).request().get("cpu"), "decided again on what it asks now");
+        assertEquals("2", again.get(0).resourceVersion());
+        assertEquals(List.of(), events.withReason("AdmissionRefused"));
+    }
+
+    @Test
+    void anEditSeenBeforeSendingHandsTheAdmissionBackUnsentAndTheJobIsDecidedAgainAtOnce() {
+        Admission admission = decide("1");
+        feed.observe(kind, suspendedAsking("2", "3")); // raised while the admission waits in the pipeline
+
+        Admitter.Settlement settlement = admit(admission);
+        assertEquals(Admitter.Settlement.Kind.OUTDATED_UNSENT, settlement.kind());
+        report(admission, settlement);
+
+        assertEquals(List.of(), requests.patches(), "no write for a decision known to be stale");
+        assertEquals(Scheduler.State.ACTIVE, status().state());
+        assertEquals(0, status().attempts(), "not the job's fault: no attempt counted");
+        List<Admission> again = scheduler.schedule().admissions();
+        assertEquals(3000L, again.get(0).request().get("cpu"));
+    }
+
+    @Test
+    void aWriteThatChangesNothingTheDecisionReadRebindsTheAdmissionToTheNewVersion() {
+        Admission admission = decide("1");
+        feed.observe(kind, suspended("2")); // e.g. the Job controller's condition Suspended=True
+        requests.answerPatch(ok(running("3", admission.record())));
+
+        Admitter.Settlement settlement = admit(admission);
+
+        assertEquals(Admitter.Settlement.Kind.APPLIED, settlement.kind());
+        assertEquals(1, requests.patches().size(), "one patch");
+        assertEquals("2", requests.patches().get(0).value("test", "/metadata/resourceVersion").asText());
+        assertEquals(1, admitter.rebound());
+    }
+
+    @Test
+    void anAmbiguousAnswerReadBackUnchangedIsFencedByTheSamePatchBoundToTheSameVersion() {
+        Admission admission = decide("1");
+        requests.answerPatch(fails(504)).answerGet(ok(suspended("1")))
+                .answerPatch(ok(running("2", admission.record())));
+
+        Admitter.Settlement settlement = admit(admission);
+
+        assertEquals(Admitter.Settlement.Kind.APPLIED, settlement.kind());
+        assertEquals(2, requests.patches().size(), "the patch, then its fence");
+        assertEquals(requests.patches().get(0).body(), requests.patches().get(1).body(), "the same patch");
+        assertEquals(List.of(KEY), requests.gets(), "one read between them");
+        assertEquals(1, admitter.fences());
+    }
+
+    @Test
+    void anAmbiguousAnswerReadBackAtANewerVersionCanNeverApplyAndIsSettledWithoutAWrite() {
+        Admission admission = decide("1");
+        requests.answerPatch(fails(504)).answerGet(ok(suspended("2")));
+
+        Admitter.Settlement settlement = admit(admission);
+
+        assertEquals(Admitter.Settlement.Kind.OUTDATED, settlement.kind());
+        assertEquals(1, requests.patches().size(), "no fence: the lost patch tests version 1, gone for good");
+    }
+
+    @Test
+    void aLostFenceKeepsTheRoomUntilTheServersRequestTimeoutHasPassed() {
+        long[] now = {0};
+        admitter.nanoClock = () -> now[0];
+        Admission admission = decide("1");
+        requests.answerPatch(fails(504)).answerGet(ok(suspended("1"))).answerPatch(fails(0));
+
+        Admitter.Settlement settlement = admit(admission);
+        assertEquals(Admitter.Settlement.Kind.UNCONFIRMED, settlement.kind());
+        assertEquals(Admitter.Outcome.UNKNOWN, report(admission, settlement));
+
+        requests.answerGet(ok(suspended("1")));
+        now[0] += Duration.ofSeconds(30).toNanos();
+        Admitter.Settlement early = admitter.recheck(admission).join();
+        assertEquals(Admitter.Settlement.Kind.UNCONFIRMED, early.kind(), "either patch may still apply");
+        report(admission, early);
+        assertEquals(CPU, scheduler.usage("g").get("cpu"), "the room stays charged");
+
+        requests.answerGet(ok(suspended("1")));
+        now[0] += Admitter.AMBIGUOUS_PATCH_LIFETIME.toNanos();
+        Admitter.Settlement late = admitter.recheck(admission).join();
+        assertEquals(Admitter.Settlement.Kind.REFUSED, late.kind(), "past the server's request timeout");
+        report(admission, late);
+        assertEquals(0L, scheduler.usage("g").get("cpu"));
+        assertEquals(2, requests.patches().size(), "a re-check only reads");
     }
 }
