@@ -378,7 +378,8 @@ public class AdmissionLoop {
      */
     private void recheck(Admission admission, Runnable stillUnknown) {
         try {
-            admitter.recheck(admission).thenAcceptAsync(settlement -> {
+            // the leader may fence a lost patch (send it again, bound to the same version); a follower only reads
+            admitter.recheck(admission, open).thenAcceptAsync(settlement -> {
                 if (settlement != null
                         && admitter.report(admission, settlement, this::recordStartedOutside) == Admitter.Outcome.UNKNOWN) {
                     stillUnknown.run();

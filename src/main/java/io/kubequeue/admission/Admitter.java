@@ -216,14 +216,31 @@ public class Admitter {
     /**
      * Reads the job of an admission whose outcome is unknown and works out what became of it (see {@link #admit});
      * {@link Settlement.Kind#UNCONFIRMED} while the job cannot be read, or while the lost patch may still apply.
-     * Only reads. Settles nothing if anything else settled it meanwhile: then the result is null.
+     * Settles nothing if anything else settled it meanwhile: then the result is null.
+     *
+     * @param mayWrite whether a read that shows the job unchanged may be answered with a {@link #fence} (the
+     *                 replica that leads); else only reads, and the room is kept until the lost patch's lifetime
+     *                 has passed
      */
-    public CompletableFuture<Settlement> recheck(Admission admission) {
+    public CompletableFuture<Settlement> recheck(Admission admission, boolean mayWrite) {
         Optional<JobDirectory.Entry> seen = directory.get(admission.key());
         if (seen.isEmpty() || !scheduler.admissionUnsettled(admission.key(), admission.record())) {
             return CompletableFuture.completedFuture(null);
         }
-        return readBack(seen.get().kind(), admission, null);
+        JobDirectory.Entry entry = seen.get();
+        Ambiguous open = ambiguousOf(admission);
+        String fence = null;
+        if (mayWrite && open != null && open.version() != null && open.version().equals(entry.resourceVersion())
+                && !entry.marks().isEmpty()) {
+            // the same patch as sent: built on the job as seen at the version it tests
+            fence = AdmissionPatch.of(entry, admission.boundTo(open.version()), signatures).toString();
+        }
+        return readBack(entry.kind(), admission, fence);
+    }
+
+    /** A re-check that only reads (see {@link #recheck(Admission, boolean)}). */
+    public CompletableFuture<Settlement> recheck(Admission admission) {
+        return recheck(admission, false);
     }
 
     /**

@@ -114,10 +114,15 @@ final class BenchRun {
             if (kubeQueue != null && kubeQueue.alive()) {
                 ProcStats.Process kq1 = ProcStats.process(kubeQueue.pid());
                 double admissionsMetric = kubeQueue.metric("kube_queue_admissions_total", "");
+                RunResult.VersionFigures versions = new RunResult.VersionFigures(
+                        kubeQueue.metric("kube_queue_admission_patches_total", "outcome=\"outdated\""),
+                        kubeQueue.metric("kube_queue_admission_patches_total", "outcome=\"outdated_unsent\""),
+                        kubeQueue.metric("kube_queue_admissions_rebound_total", ""),
+                        kubeQueue.metric("kube_queue_admission_fences_total", ""));
                 long heap = kubeQueue.heapAfterFullGc();
                 process = new RunResult.ProcessFigures(heap, kq1.hwmKiB(), kq1.rssKiB(),
                         (double) (kq1.cpuNanos() - kq0.cpuNanos()) / window, startSeconds, admissionsMetric,
-                        kubeQueue.describe(shipped));
+                        kubeQueue.describe(shipped), versions);
             }
             long lastFinished = seen.finished() == 0 ? end : seen.lastFinished();
             double wall = (failure == null ? lastFinished - start : end - start) / 1e9;

@@ -7,7 +7,9 @@ import java.util.concurrent.TimeUnit;
 import io.kubequeue.bench.Load.JobRecord;
 
 /**
- * Plays the Job controller: when the {@link Observer} sees a Job admitted, the runner writes its start
+ * Plays the Job controller: when the {@link Observer} first sees a Job suspended it writes condition
+ * {@code Suspended} True (a status-only write that moves its resourceVersion while kube-queue decides, as the real
+ * controller's does); when it sees a Job admitted, the runner writes its start
  * ({@code status.startTime}, one active pod) at once and its completion (condition {@code Complete} True,
  * {@code succeeded} 1) after the class's run time (200 ms, 500 ms, 1 s), both through the status subresource with
  * non-blocking writes. Nothing of the runner waits on the API server.
@@ -23,6 +25,12 @@ final class JobRunner implements Observer.Listener, AutoCloseable {
 
     JobRunner(JobWriter writer) {
         this.writer = writer;
+    }
+
+    /** Condition {@code Suspended} on each Job seen suspended, as the Job controller writes it (issue 26). */
+    @Override
+    public void queued(JobRecord job) {
+        writer.suspended(job.namespace, job.name);
     }
 
     @Override

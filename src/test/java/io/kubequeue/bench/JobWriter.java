@@ -77,6 +77,20 @@ final class JobWriter {
         return patch(namespace, name, "", "application/json-patch+json", patch);
     }
 
+    /**
+     * The Job controller's write when it first syncs a suspended Job: condition {@code Suspended} True, reason
+     * {@code JobSuspended} (kube-controller-manager's job controller adds it to every suspended Job that lacks it).
+     * A status-only write: it moves the Job's resourceVersion while it waits, as on a real cluster.
+     */
+    CompletableFuture<HttpResponse<String>> suspended(String namespace, String name) {
+        String now = now();
+        JobStatus status = new JobStatusBuilder().withConditions(new JobConditionBuilder().withType("Suspended")
+                .withStatus("True").withReason("JobSuspended").withMessage("Job suspended").withLastProbeTime(now)
+                .withLastTransitionTime(now).build()).build();
+        return patch(namespace, name, "/status", "application/merge-patch+json", json.convertValue(Map.of("status", status),
+                JsonNode.class));
+    }
+
     /** The Job controller's write when an admitted Job starts: {@code status.startTime} and one active pod. */
     CompletableFuture<HttpResponse<String>> started(String namespace, String name) {
         JobStatus status = new JobStatusBuilder().withStartTime(now()).withActive(1).build();

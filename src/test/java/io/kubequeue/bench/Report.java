@@ -95,6 +95,10 @@ final class Report {
         rows.add(new Row("kube-queue RSS at end, VmRSS (MiB)", proc(p -> p.rssFinalKiB() / 1024.0), "%.1f"));
         rows.add(new Row("kube-queue CPU avg over the run (cores)", proc(RunResult.ProcessFigures::cpuCores), "%.2f"));
         rows.add(new Row("kube-queue admissions (its own metric)", proc(RunResult.ProcessFigures::admissionsMetric), "%,.0f"));
+        rows.add(new Row("  patches refused: job's version moved on", proc(p -> p.versions().refused()), "%,.0f"));
+        rows.add(new Row("  handed back unsent: job seen changed", proc(p -> p.versions().unsent()), "%,.0f"));
+        rows.add(new Row("  rebound to a newer version before sending", proc(p -> p.versions().rebound()), "%,.0f"));
+        rows.add(new Row("  fences after an ambiguous answer", proc(p -> p.versions().fences()), "%,.0f"));
         rows.add(new Row("harness + API server CPU avg (cores)", RunResult::harnessCores, "%.2f"));
         rows.add(new Row("  of which the API server's event loop (cores; 1 = saturated)", RunResult::serverCores, "%.2f"));
         rows.add(new Row("machine CPU busy avg, all processes (cores of " + ProcStats.cores() + ")",

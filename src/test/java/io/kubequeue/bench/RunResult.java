@@ -53,9 +53,23 @@ record RunResult(String load, String admitter, Policy policy, int jobs, int admi
      * @param startSeconds     process start to ready (/q/health/ready 200), seconds
      * @param admissionsMetric kube-queue's own {@code kube_queue_admissions_total}
      * @param jvm              the command line it ran with
+     * @param versions         what binding admissions to the job's version cost (issue 26), from its metrics
      */
     record ProcessFigures(long heapAfterGcBytes, long rssPeakKiB, long rssFinalKiB, double cpuCores,
-                          double startSeconds, double admissionsMetric, String jvm) {
+                          double startSeconds, double admissionsMetric, String jvm, VersionFigures versions) {
+    }
+
+    /**
+     * kube-queue's admissions that met a job changed since their decision (issue 26).
+     *
+     * @param refused  patches the API server refused because the job's version had moved on
+     *                 ({@code kube_queue_admission_patches_total{outcome="outdated"}})
+     * @param unsent   admissions handed back before sending, the change already seen ({@code outcome="outdated_unsent"})
+     * @param rebound  admissions bound to the newer version before sending, the decision still standing
+     *                 ({@code kube_queue_admissions_rebound_total})
+     * @param fences   patches sent again after an ambiguous answer ({@code kube_queue_admission_fences_total})
+     */
+    record VersionFigures(double refused, double unsent, double rebound, double fences) {
     }
 
     /**

@@ -71,7 +71,9 @@ class AdmissionBindingTest extends SeedTreeFixture {
 
     /**
      * Fault 2: the PATCH answers 500 and did not apply, and reading the job back fails too (an outage longer than
-     * the client's retries). The admission is re-read until known, found not applied, handed back and retried.
+     * the client's retries). The admission stays charged and is re-read until known; the read shows the job
+     * unchanged, at the version the lost patch tests, so the leader sends the same patch again bound to it (issue
+     * 26: a read alone cannot say the lost patch will not still apply), which admits it, charged once.
      */
     @Test
     void anAdmissionWhoseAnswerAndReadBackAreLostIsSettledAndTheJobRuns() {
@@ -81,9 +83,11 @@ class AdmissionBindingTest extends SeedTreeFixture {
         cluster.submitJob("lost", "3", Map.of(), null);
 
         // watched through the scheduler: a GET of the job here would take the 500s meant for kube-queue's reads
-        await().atMost(Duration.ofSeconds(20)).until(() -> scheduler.status(key("lost"))
-                .map(s -> s.state() == Scheduler.State.ADMITTED && s.attempts() >= 1).orElse(false));
+        // watched through events (a collection read): the fence's applied answer gives the Admitted event
+        await().atMost(Duration.ofSeconds(30)).until(() -> cluster.events("default", "lost").stream()
+                .anyMatch(e -> "Admitted".equals(e.getReason())));
         await().atMost(Duration.ofSeconds(10)).until(() -> cluster.admitted("lost"));
+        assertEquals(0, scheduler.status(key("lost")).orElseThrow().attempts(), "never handed back");
         assertEquals(3000, scheduler.usage("root.defaultQuotaGroup").get("cpu"), "charged once");
     }
 

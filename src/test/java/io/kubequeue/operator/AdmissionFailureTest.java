@@ -2,6 +2,7 @@ package io.kubequeue.operator;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
@@ -76,14 +77,23 @@ class AdmissionFailureTest {
         assertEquals(1, used.get(Resources.MAX_JOBS));
         Scheduler.JobStatus job1 = scheduler.status(new JobKey("TFJob", "default", "job1")).orElseThrow();
         assertEquals(Scheduler.State.ADMITTED, job1.state());
-        assertEquals(1, job1.attempts(), "exactly one refused admission before this one");
+        if (code == 409) {
+            // a refusal counts as an attempt only if the read shows the job unchanged; kube-queue's own Queuing
+            // condition may have moved its version since the decision, and then it is decided again uncounted
+            assertTrue(job1.attempts() <= 1, "one refused admission at most before this one: " + job1.attempts());
+        } else {
+            assertEquals(0, job1.attempts(), "an ambiguous answer is fenced or found outdated, never counted");
+        }
     }
 
-    /** A batch Job writes no status of its own: only the backoff's wake-up can retry it. */
+    /**
+     * A batch Job writes no status of its own: only the backoff's wake-up can retry it. Refused by a definite answer
+     * (403, a validating webhook's, say): a 5xx is ambiguous, and is fenced instead of handed back (issue 26).
+     */
     @Test
     void aRefusedBatchJobIsRetriedWhenItsBackoffExpiresWithNoOtherEvent() {
         server.expect().patch().withPath("/apis/batch/v1/namespaces/default/jobs/solo")
-                .andReturn(500, "{\"kind\":\"Status\",\"code\":500}").once();
+                .andReturn(403, "{\"kind\":\"Status\",\"code\":403}").once();
         Cluster cluster = new Cluster(client);
         cluster.apply("/seed/elasticquotatree.yaml");
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.tree().node("root.defaultQuotaGroup").isPresent());
