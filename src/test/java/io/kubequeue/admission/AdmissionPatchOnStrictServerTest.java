@@ -99,4 +99,67 @@ class AdmissionPatchOnStrictServerTest {
         assertEquals(422, refused.getCode());
         assertTrue(jobs().withName("j").get().getSpec().getSuspend(), "the namesake stays suspended");
     }
+
+    /**
+     * Issue 26: a Workflow's request is its {@code kube-queue/min-resources} annotation, which moves neither its
+     * generation nor anything the uid and marks test. Raised after the decision, it refuses the patch bound to the
+     * version decided on; the patch decided on the new version applies.
+     */
+    @Test
+    void aWorkflowWhoseMinResourcesAreRaisedAfterItsDecisionRefusesThePatch() {
+        var workflows = client.resources(io.kubequeue.job.argo.Workflow.class).inNamespace("default");
+        io.kubequeue.job.argo.Workflow created = workflows.resource((io.kubequeue.job.argo.Workflow)
+                io.kubequeue.testing.Parse.yaml("""
+                        apiVersion: argoproj.io/v1alpha1
+                        kind: Workflow
+                        metadata:
+                          name: w
+                          namespace: default
+                          annotations:
+                            kube-queue/min-resources: "cpu: 1"
+                        spec:
+                          suspend: true
+                        """).get(0)).create();
+        Admission decided = new Admission(new JobKey("Workflow", "default", "w"), created.getMetadata().getUid(),
+                RECORD, Resources.NONE, 0, created.getMetadata().getResourceVersion());
+        workflows.withName("w").edit(w -> {
+            w.getMetadata().getAnnotations().put(io.kubequeue.job.argo.WorkflowKind.MIN_RESOURCES, "cpu: 20");
+            return w;
+        });
+        JobDirectory.Entry entry = new JobDirectory.Entry(null, new ObjectReferenceBuilder()
+                .withUid(created.getMetadata().getUid()).build(), List.of(SuspendMark.SPEC_SUSPEND), true,
+                created.getMetadata().getResourceVersion());
+
+        KubernetesClientException refused = assertThrows(KubernetesClientException.class, () -> workflows.withName("w")
+                .patch(PatchContext.of(PatchType.JSON), AdmissionPatch.of(entry, decided,
+                        io.kubequeue.testing.TrustedRecords.signatures()).toString()));
+        assertEquals(422, refused.getCode(), "bound to the version decided on");
+        io.kubequeue.job.argo.Workflow now = workflows.withName("w").get();
+        assertEquals("cpu: 20", now.getMetadata().getAnnotations().get(io.kubequeue.job.argo.WorkflowKind.MIN_RESOURCES));
+        assertEquals(created.getMetadata().getGeneration(), now.getMetadata().getGeneration(),
+                "an annotation edit does not move the generation: a generation test would have let it through");
+
+        io.kubequeue.job.argo.Workflow admitted = workflows.withName("w").patch(PatchContext.of(PatchType.JSON),
+                AdmissionPatch.of(entry, decided.boundTo(now.getMetadata().getResourceVersion()),
+                        io.kubequeue.testing.TrustedRecords.signatures()).toString());
+        assertEquals("root.a", admitted.getMetadata().getAnnotations().get(Annotations.QUOTA_GROUP));
+    }
+
+    @Test
+    void aJobWhoseParallelismIsRaisedAfterItsDecisionRefusesThePatchThoughItCarriesAnnotations() {
+        Job annotated = jobs().withName("j").edit(j -> new JobBuilder(j).editMetadata().addToAnnotations("team", "blue")
+                .endMetadata().build());
+        JobDirectory.Entry entry = new JobDirectory.Entry(null, new ObjectReferenceBuilder()
+                .withUid(annotated.getMetadata().getUid()).build(), List.of(SuspendMark.SPEC_SUSPEND), true,
+                annotated.getMetadata().getResourceVersion());
+        Admission decided = new Admission(new JobKey("Job", "default", "j"), annotated.getMetadata().getUid(), RECORD,
+                Resources.NONE, 0, annotated.getMetadata().getResourceVersion());
+        jobs().withName("j").edit(j -> new JobBuilder(j).editSpec().withParallelism(20).endSpec().build());
+
+        KubernetesClientException refused = assertThrows(KubernetesClientException.class, () -> jobs().withName("j")
+                .patch(PatchContext.of(PatchType.JSON), AdmissionPatch.of(entry, decided,
+                        io.kubequeue.testing.TrustedRecords.signatures()).toString()));
+        assertEquals(422, refused.getCode());
+        assertTrue(jobs().withName("j").get().getSpec().getSuspend(), "the edited job does not start");
+    }
 }
