@@ -180,7 +180,16 @@ public class Admitter {
             rebound.incrementAndGet();
             admission = decided.boundTo(current);
         }
-        Admission bound = admission;
+        return send(entry, admission, true);
+    }
+
+    /**
+     * Sends the admission patch built on {@code entry}, bound to {@code bound}'s version, and settles its answer (see
+     * {@link #admit}). A refusal whose read shows the job changed only in what the decision did not read (kube-queue's
+     * own {@code Queuing} condition landing between decision and patch, say) is sent once more, rebound to the version
+     * read, when the informer already holds that copy ({@link Scheduler#rebind}), rather than handed back.
+     */
+    private CompletableFuture<Settlement> send(JobDirectory.Entry entry, Admission bound, boolean mayRebind) {
         String patch = AdmissionPatch.of(entry, bound, signatures).toString();
         return requests.patch(entry.kind().type(), bound.key(), patch).handle((admitted, failure) -> {
             if (failure == null) {
@@ -199,11 +208,17 @@ public class Admitter {
                 // the read shows; a refusal of an unchanged job counts towards its Warning event
                 LOG.debugf("admission of %s refused (%d): %s", bound.key(), code, failure.getMessage());
                 String message = serverMessage((KubernetesClientException) failure);
-                return readBack(entry.kind(), bound, null).thenApply(settlement -> {
+                return readBack(entry.kind(), bound, null).thenCompose(settlement -> {
                     if (settlement.kind() == Settlement.Kind.REFUSED) {
                         countRefusal(entry, bound.key(), code, message);
                     }
-                    return settlement;
+                    if (settlement.kind() == Settlement.Kind.OUTDATED) {
+                        versionRefusals.incrementAndGet();
+                        if (mayRebind) {
+                            return sendRebound(bound, settlement);
+                        }
+                    }
+                    return CompletableFuture.completedFuture(settlement);
                 });
             }
             LOG.warnf("admission of %s got no clear answer (%d: %s); reading the job back", bound.key(), code,
@@ -211,6 +226,20 @@ public class Admitter {
             noteAmbiguous(bound);
             return readBack(entry.kind(), bound, patch);
         }).thenCompose(settlement -> settlement);
+    }
+
+    /** The admission sent again on the copy read at {@code outdated}'s version, if the decision stands for it. */
+    private CompletableFuture<Settlement> sendRebound(Admission bound, Settlement outdated) {
+        Optional<JobDirectory.Entry> now = directory.get(bound.key());
+        String version = outdated.resourceVersion();
+        if (now.isEmpty() || now.get().marks().isEmpty() || !version.equals(now.get().resourceVersion())
+                || !scheduler.rebind(bound.key(), bound.record(), version)) {
+            return CompletableFuture.completedFuture(outdated);
+        }
+        rebound.incrementAndGet();
+        LOG.debugf("admission of %s refused: the job changed in nothing the decision read; sent again at version %s",
+                bound.key(), version);
+        return send(now.get(), bound.boundTo(version), false);
     }
 
     /**
@@ -432,6 +461,7 @@ public class Admitter {
     private final Map<JobKey, Ambiguous> ambiguous = BoundedMaps.keepingNewest(REFUSAL_STREAKS_KEPT);
     private final java.util.concurrent.atomic.AtomicLong rebound = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong fences = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong versionRefusals = new java.util.concurrent.atomic.AtomicLong();
     /** The clock of {@link #AMBIGUOUS_PATCH_LIFETIME} (tests replace it). */
     java.util.function.LongSupplier nanoClock = System::nanoTime;
 
@@ -461,6 +491,14 @@ public class Admitter {
     /** Admissions rebound to a newer copy of their job before sending ({@link Scheduler#rebind}), since start. */
     public long rebound() {
         return rebound.get();
+    }
+
+    /**
+     * Admission patches the API server refused because the job's version had moved on since the decision (a read
+     * showed it suspended at a newer one), whether then sent again rebound or decided again, since start.
+     */
+    public long versionRefusals() {
+        return versionRefusals.get();
     }
 
     /** Admission patches sent again to fence an ambiguous answer ({@link #fence}), since start. */

@@ -127,6 +127,11 @@ public class QueueMetrics {
                         a -> a.rebound())
                 .description("Admissions bound to a newer copy of their job before sending, as the decision still"
                         + " stood for it (a status write, an annotation): each saved a refusal").register(registry));
+        own(io.micrometer.core.instrument.FunctionCounter.builder("kube_queue_admission_version_refusals", admitter,
+                        a -> a.versionRefusals())
+                .description("Admission patches refused because the job's resourceVersion moved on after the decision"
+                        + " (an edit, a status write landing while the patch was on its way); each was sent again"
+                        + " rebound, or decided again").register(registry));
         own(io.micrometer.core.instrument.FunctionCounter.builder("kube_queue_admission_fences", admitter,
                         a -> a.fences())
                 .description("Admission patches sent again after an ambiguous answer, bound to the same version, so"

@@ -115,7 +115,7 @@ final class BenchRun {
                 ProcStats.Process kq1 = ProcStats.process(kubeQueue.pid());
                 double admissionsMetric = kubeQueue.metric("kube_queue_admissions_total", "");
                 RunResult.VersionFigures versions = new RunResult.VersionFigures(
-                        kubeQueue.metric("kube_queue_admission_patches_total", "outcome=\"outdated\""),
+                        kubeQueue.metric("kube_queue_admission_version_refusals_total", ""),
                         kubeQueue.metric("kube_queue_admission_patches_total", "outcome=\"outdated_unsent\""),
                         kubeQueue.metric("kube_queue_admissions_rebound_total", ""),
                         kubeQueue.metric("kube_queue_admission_fences_total", ""));

@@ -63,7 +63,7 @@ record RunResult(String load, String admitter, Policy policy, int jobs, int admi
      * kube-queue's admissions that met a job changed since their decision (issue 26).
      *
      * @param refused  patches the API server refused because the job's version had moved on
-     *                 ({@code kube_queue_admission_patches_total{outcome="outdated"}})
+     *                 ({@code kube_queue_admission_version_refusals_total})
      * @param unsent   admissions handed back before sending, the change already seen ({@code outcome="outdated_unsent"})
      * @param rebound  admissions bound to the newer version before sending, the decision still standing
      *                 ({@code kube_queue_admissions_rebound_total})
