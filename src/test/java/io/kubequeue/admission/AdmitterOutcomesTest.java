@@ -20,6 +20,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
@@ -528,5 +529,25 @@ class AdmitterOutcomesTest {
         report(admission, late);
         assertEquals(0L, scheduler.usage("g").get("cpu"));
         assertEquals(2, requests.patches().size(), "a re-check only reads");
+    }
+
+    @Test
+    void aRefusalByAWriteThatChangesNothingTheDecisionReadIsSentAgainBoundToTheVersionRead() {
+        Admission admission = decide("1");
+        java.util.concurrent.CompletableFuture<HasMetadata> read = new java.util.concurrent.CompletableFuture<>();
+        requests.answerPatch(fails(422)).answerGet(read).answerPatch(ok(running("3", admission.record())));
+
+        java.util.concurrent.CompletableFuture<Admitter.Settlement> settling = admitter.admit(admission);
+        // the status write (kube-queue's Queuing condition, the Job controller's Suspended) reaches the informer
+        feed.observe(kind, suspended("2"));
+        read.complete(suspended("2"));
+        Admitter.Settlement settlement = settling.join();
+
+        assertEquals(Admitter.Settlement.Kind.APPLIED, settlement.kind());
+        assertEquals(2, requests.patches().size());
+        assertEquals("2", requests.patches().get(1).value("test", "/metadata/resourceVersion").asText());
+        assertEquals(1, admitter.versionRefusals());
+        assertEquals(CPU, scheduler.usage("g").get("cpu"), "never handed back meanwhile");
+        assertEquals(Admitter.Outcome.ADMITTED, report(admission, settlement));
     }
 }
