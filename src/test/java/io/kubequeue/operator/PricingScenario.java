@@ -125,6 +125,25 @@ abstract class PricingScenario {
         jobs.forEach(name -> assertEquals(2000, request(name).get("cpu")));
     }
 
+    /**
+     * A tenant's LimitRange that cannot be read (a quantity out of the parsing bounds) gets one Warning event and is
+     * left out; the watch goes on, and namespace default is priced by its own LimitRange, created after it.
+     */
+    @Test
+    void anUnreadableLimitRangeGetsAWarningAndStopsNeitherTheWatchNorOtherNamespaces() {
+        client.limitRanges().inNamespace("hostile").resource(new LimitRangeBuilder().withNewMetadata()
+                .withName("bad").endMetadata().withNewSpec().withLimits(new LimitRangeItemBuilder()
+                        .withType("Container").withDefaultRequest(Map.of("cpu", new Quantity("1e999999")))
+                        .build())
+                .endSpec().build()).create();
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.events("hostile", "bad").stream()
+                .anyMatch(e -> "InvalidLimitRange".equals(e.getReason()) && "Warning".equals(e.getType())));
+        limitRange("1", "1");
+        awaitLimitRangeSeen(); // namespace default is priced with its LimitRange
+        assertEquals(1, cluster.events("hostile", "bad").stream()
+                .filter(e -> "InvalidLimitRange".equals(e.getReason())).count(), "one Warning, not one per event");
+    }
+
     // ---- helpers ----------------------------------------------------------------------------------------------
 
     private void limitRange(String defaultCpu, String defaultRequestCpu) {
