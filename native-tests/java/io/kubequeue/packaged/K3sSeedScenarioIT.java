@@ -364,7 +364,9 @@ class K3sSeedScenarioIT {
                 access("coordination.k8s.io", "leases", null, OPERATOR_NAMESPACE, "update"),
                 access("coordination.k8s.io", "leases", null, OPERATOR_NAMESPACE, "patch"),
                 access("events.k8s.io", "events", null, "default", "create"),
-                access("scheduling.k8s.io", "priorityclasses", null, null, "watch"));
+                access("scheduling.k8s.io", "priorityclasses", null, null, "watch"),
+                access("", "limitranges", null, null, "watch"),
+                access("node.k8s.io", "runtimeclasses", null, null, "watch"));
         await("the generated RBAC in force").atMost(RBAC_IN_FORCE).pollInterval(Duration.ofMillis(500))
                 .until(() -> needed.stream().allMatch(K3sSeedScenarioIT::allowed));
         assertFalse(allowed(access("", "secrets", null, OPERATOR_NAMESPACE, "list")),

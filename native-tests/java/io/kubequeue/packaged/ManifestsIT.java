@@ -116,6 +116,8 @@ class ManifestsIT {
                 Map.entry("core/pods", List.of("list", "watch")),
                 Map.entry("core/resourcequotas", List.of("list", "watch")),
                 Map.entry("scheduling.k8s.io/priorityclasses", List.of("list", "watch")),
+                Map.entry("core/limitranges", List.of("list", "watch")),
+                Map.entry("node.k8s.io/runtimeclasses", List.of("list", "watch")),
                 Map.entry("events.k8s.io/events", List.of("create")),
                 Map.entry("authentication.k8s.io/tokenreviews", List.of("create")),
                 Map.entry("authorization.k8s.io/subjectaccessreviews", List.of("create")))),

@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.client.CustomResource;
 import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.events.EventRecorder;
+import io.kubequeue.pricing.PodDefaultsSource;
 import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.AdmissionRecord;
 import io.kubequeue.scheduler.EvictionMarks;
@@ -51,6 +52,7 @@ public class JobFeed {
     private static final Logger LOG = Logger.getLogger(JobFeed.class);
 
     private final Scheduler scheduler;
+    private final PodDefaultsSource pricing;
     private final RecordSignatures signatures;
     private final JobDirectory directory;
     private final EventRecorder events;
@@ -101,8 +103,20 @@ public class JobFeed {
         }
     }
 
+    /** A feed that prices templates as written, without LimitRanges or RuntimeClasses (unit tests). */
     public JobFeed(Scheduler scheduler, JobDirectory directory, EventRecorder events, KubeQueueConfig config,
                    RecordSignatures signatures) {
+        this(scheduler, directory, events, config, signatures, PodDefaultsSource.NONE);
+    }
+
+    /**
+     * @param pricing what each namespace's new pods get from the admission plugins (LimitRange defaults, RuntimeClass
+     *                overhead): applied to a job's pod templates before its request is counted (docs/behaviour.md §2)
+     */
+    @jakarta.inject.Inject
+    public JobFeed(Scheduler scheduler, JobDirectory directory, EventRecorder events, KubeQueueConfig config,
+                   RecordSignatures signatures, PodDefaultsSource pricing) {
+        this.pricing = pricing;
         this.signatures = signatures;
         this.scheduler = scheduler;
         this.directory = directory;
@@ -124,6 +138,21 @@ public class JobFeed {
     /** Whether kube-queue manages this kind ({@code kube-queue.disabled-kinds} does not name it). */
     public boolean enabled(String kind) {
         return !disabledKinds.contains(kind);
+    }
+
+    /** What each namespace's new pods get from the admission plugins: the source jobs are priced with. */
+    public PodDefaultsSource pricing() {
+        return pricing;
+    }
+
+    /**
+     * Whether the scheduler holds this job as pending (queued, backing off or held; not admitted): a job a LimitRange
+     * or RuntimeClass change prices again ({@link JobRepricing}). A running job is not: its charge follows its own
+     * events and their rule.
+     */
+    public boolean pending(String kind, HasMetadata job) {
+        JobKey key = new JobKey(kind, job.getMetadata().getNamespace(), job.getMetadata().getName());
+        return scheduler.status(key).map(s -> s.state() != Scheduler.State.ADMITTED).orElse(false);
     }
 
     /** Called for each queued job that should show condition {@code Queuing=True} and does not yet. */
@@ -226,7 +255,7 @@ public class JobFeed {
         EvictionMarks evictions = evictionMarks(key, job, phase, signed.trusted());
         Resources request;
         try {
-            request = kind.request(job);
+            request = kind.request(job, pricing.forNamespace(job.getMetadata().getNamespace()));
         } catch (InvalidJobException e) {
             unreadable(kind, job, key, phase, record, entry, evictions, e);
             if (signed.untrusted()) {
@@ -319,7 +348,8 @@ public class JobFeed {
         JobKey key = new JobKey(kind.kind(), job.getMetadata().getNamespace() == null ? "default"
                 : job.getMetadata().getNamespace(), job.getMetadata().getName());
         Phase phase = phaseOf(kind, job, kind.suspendMarks(job), null, false);
-        JobObservation o = observation(kind, job, key, phase, kind.request(job), null);
+        JobObservation o = observation(kind, job, key, phase, kind.request(job, pricing.forNamespace(key.namespace())),
+                null);
         return job.getMetadata().getCreationTimestamp() != null ? o : new JobObservation(o.key(), o.uid(), o.phase(),
                 o.request(), o.priority(), now, o.quotaName(), o.preemptible(), null);
     }

@@ -71,6 +71,19 @@ public interface JobKind<R extends HasMetadata> {
     Resources request(R job);
 
     /**
+     * The whole job's resource request with its pod templates priced as the API server will make their pods: the
+     * namespace's LimitRange defaults and the RuntimeClass overhead applied first (docs/behaviour.md §2). By default
+     * {@link #request(HasMetadata)}: a kind whose request is not read from pod templates (a Workflow's annotation)
+     * gets nothing added.
+     *
+     * @param defaults what the job's namespace gives a new pod
+     * @throws InvalidJobException naming the field and value that cannot be read
+     */
+    default Resources request(R job, io.kubequeue.pricing.PodDefaults defaults) {
+        return request(job);
+    }
+
+    /**
      * The labels that select the job's pods, as its controller sets them; the pods of admitted jobs are found
      * through them for exact ResourceQuota accounting (docs/behaviour.md §3).
      */

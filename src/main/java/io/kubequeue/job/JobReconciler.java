@@ -13,7 +13,8 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 
 /**
  * What every job reconciler does: hand each event of its kind to the {@link JobFeed}, and register
- * {@link JobDeletions} so deletes release quota. A kind's reconciler is a subclass with a
+ * {@link JobDeletions} so deletes release quota and {@link JobRepricing} so a LimitRange or RuntimeClass change
+ * prices the queued jobs again. A kind's reconciler is a subclass with a
  * {@code @ControllerConfiguration} and a constructor; it never updates the job (admission does).
  *
  * @param <R> the job kind's fabric8 class
@@ -90,6 +91,7 @@ public abstract class JobReconciler<R extends HasMetadata> implements Configurab
 
     @Override
     public List<EventSource<?, R>> prepareEventSources(EventSourceContext<R> context) {
-        return List.of(new JobDeletions<>(feed, kind.kind()));
+        return List.of(new JobDeletions<>(feed, kind.kind()),
+                new JobRepricing<>(feed, kind.kind(), context.getPrimaryCache()));
     }
 }

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.kubequeue.pricing.PodDefaults;
 import io.kubequeue.quota.Quantities;
 import io.kubequeue.scheduler.Resources;
 
@@ -57,6 +58,18 @@ public final class PodRequests {
      *                             container that is null
      */
     public static Resources of(PodSpec spec, String field) {
+        return of(spec, field, PodDefaults.NONE);
+    }
+
+    /**
+     * {@link #of(PodSpec, String)} of the pod the API server makes from this template: {@code defaults} (the
+     * namespace's LimitRange defaults, the RuntimeClass's overhead) applied first ({@link PodDefaults#applyTo}).
+     *
+     * @param defaults what the template's namespace gives a new pod
+     * @throws InvalidJobException as {@link #of(PodSpec, String)}
+     */
+    public static Resources of(PodSpec template, String field, PodDefaults defaults) {
+        PodSpec spec = defaults.applyTo(template);
         if (spec == null) {
             return Resources.NONE;
         }

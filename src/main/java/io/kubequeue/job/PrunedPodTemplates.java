@@ -58,7 +58,8 @@ final class PrunedPodTemplates {
                 case "containers" -> copy.set(field.getKey(), containers(field.getValue(), false));
                 case "initContainers" -> copy.set(field.getKey(), containers(field.getValue(), true));
                 case "resources" -> copy.set(field.getKey(), requirements(field.getValue()));
-                case "overhead", "priorityClassName", "priority" -> copy.set(field.getKey(), field.getValue());
+                case "overhead", "priorityClassName", "priority", "runtimeClassName" ->
+                        copy.set(field.getKey(), field.getValue());
                 default -> {
                     // not read
                 }

@@ -36,8 +36,8 @@ import io.kubequeue.quota.Quantities;
  *
  * <p>What is kept of a pod template: per container, {@code resources.requests} and {@code resources.limits} (and
  * each init container's {@code restartPolicy}, which makes it a sidecar); the pod's {@code overhead},
- * {@code resources} (pod-level requests and limits), {@code priorityClassName} and {@code priority}: what
- * {@link PodRequests} and the kinds' {@code priority} read. Containers stay in place, so error messages name the
+ * {@code resources} (pod-level requests and limits), {@code runtimeClassName} (whose overhead is priced),
+ * {@code priorityClassName} and {@code priority}: what {@link PodRequests} and the kinds' {@code priority} read. Containers stay in place, so error messages name the
  * same index. A map of quantities that all read is kept as an unmodifiable map of shared quantities (one instance
  * per value for every copy: a cluster uses few distinct values); a map with a quantity that cannot be read is kept as
  * written, in its order, so that the copy fails with the same message.
@@ -169,6 +169,7 @@ public final class Pruning {
         copy.setResources(requirements(spec.getResources()));
         copy.setPriorityClassName(intern(spec.getPriorityClassName()));
         copy.setPriority(spec.getPriority());
+        copy.setRuntimeClassName(intern(spec.getRuntimeClassName())); // its RuntimeClass's overhead is priced
         return copy;
     }
 

@@ -59,6 +59,7 @@ import io.quarkus.runtime.StartupEvent;
  *   <li><b>settings</b>: log the API server, check the settings start-up reads;</li>
  *   <li><b>job feed</b>: connect the job feed to the admission loop;</li>
  *   <li><b>PriorityClasses</b>: watch them (queue order);</li>
+ *   <li><b>LimitRanges and RuntimeClasses</b>: watch them (what a job's pods will request, docs/behaviour.md §2);</li>
  *   <li><b>quota groups</b> of {@code QueueGroupPlugin}: start its source and wait for its first full list; under
  *       the ElasticQuotaTree plugin also the tree's status writer, under the ResourceQuota plugin first the pods of
  *       managed jobs ({@link JobPods}); a tree whose groups set an admission timeout starts that pod watch too;</li>
@@ -106,6 +107,12 @@ public class StartupRecovery implements HealthCheck {
     private final QuotaTreeStatusWriter treeStatus;
     private final Evicter evicter;
     private final RecordKeySecret recordKey;
+    /**
+     * LimitRange defaults and RuntimeClass overheads (a field, not a constructor argument: the bare test instances
+     * that only report never start it).
+     */
+    @jakarta.inject.Inject
+    io.kubequeue.pricing.PodDefaultsWatch podDefaults;
     /** The quota-group source of the plugin in force, once the quota step has made it. */
     private QuotaGroupSource source;
     /** The same source under the ResourceQuota plugin (recounted after recovery and on leading); else null. */
@@ -145,6 +152,7 @@ public class StartupRecovery implements HealthCheck {
                 StartupStep.startOnly("settings", this::checkSettings),
                 StartupStep.startOnly("job feed", this::connectFeed),
                 StartupStep.startOnly("PriorityClasses", this::watchPriorityClasses), // stops itself: @PreDestroy
+                StartupStep.startOnly("LimitRanges and RuntimeClasses", this::watchPodDefaults), // @PreDestroy too
                 underResourceQuota ? resourceQuotaGroups() : elasticQuotaGroups(),
                 StartupStep.gate("record key", () -> recordKey.tryLoad(leadership.namespace())),
                 StartupStep.startOnly("recovery", this::recoverJobs),
@@ -196,6 +204,14 @@ public class StartupRecovery implements HealthCheck {
         feed.onQueued(this::showQueued);
         feed.onStartedOutside(loop::recordStartedOutside);
         feed.onUnconfirmedCopy(loop::recheckNow);
+    }
+
+    /**
+     * Step "LimitRanges and RuntimeClasses": their watch, so that jobs (recovery's first) are priced as the API
+     * server will make their pods; a change prices the queued jobs of its namespace again (docs/behaviour.md §2).
+     */
+    private void watchPodDefaults() {
+        podDefaults.start(config.firstListTimeout());
     }
 
     /** Step "PriorityClasses": their watch, whose changes re-sort the queues and trigger a cycle. */

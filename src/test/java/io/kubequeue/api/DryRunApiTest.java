@@ -77,6 +77,40 @@ class DryRunApiTest extends SeedTreeFixture {
                 .body("reason", equalTo("cpu: request 3, in use 3 of max 4 in quota group " + GROUP));
     }
 
+    @jakarta.inject.Inject
+    io.kubequeue.pricing.PodDefaultsWatch podDefaults;
+
+    /** The dry run prices as admission does: a container without requests costs its LimitRange's defaultRequest. */
+    @Test
+    void aJobIsPricedWithItsNamespacesLimitRangeDefaults() {
+        client.limitRanges().inNamespace("default").resource(new io.fabric8.kubernetes.api.model.LimitRangeBuilder()
+                .withNewMetadata().withName("defaults").endMetadata().withNewSpec().addNewLimit().withType("Container")
+                .addToDefaultRequest("cpu", new io.fabric8.kubernetes.api.model.Quantity("1")).endLimit().endSpec()
+                .build()).create();
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> !podDefaults.forNamespace("default").containers()
+                    .isEmpty());
+            String noRequests = """
+                    apiVersion: batch/v1
+                    kind: Job
+                    metadata: {name: no-requests, namespace: default}
+                    spec:
+                      suspend: true
+                      parallelism: 3
+                      template:
+                        spec:
+                          restartPolicy: Never
+                          containers: [{name: c, image: x}]
+                    """;
+            given().contentType("application/yaml").body(yaml(noRequests)).when().post("/api/v1/dry-run").then()
+                    .statusCode(200)
+                    .body("request.cpu", equalTo("3"))
+                    .body("fitsNow", equalTo(true));
+        } finally {
+            client.limitRanges().inNamespace("default").withName("defaults").delete();
+        }
+    }
+
     @Test
     void aJobLargerThanTheGroupCanNeverFit() {
         String big = """

@@ -64,6 +64,13 @@ class PruningTest {
     private static final KubernetesClient CLIENT = Parse.client();
     private static final KubernetesSerialization JSON = CLIENT.getKubernetesSerialization();
     private static final List<JobKind<?>> KINDS = JobKinds.all(CLIENT);
+    /** LimitRange defaults and a RuntimeClass overhead: a copy must be priced as its job is (runtimeClassName kept). */
+    private static final io.kubequeue.pricing.PodDefaults PRICED = new io.kubequeue.pricing.PodDefaults(
+            new io.kubequeue.pricing.ContainerDefaults(
+                    Map.of("cpu", new io.fabric8.kubernetes.api.model.Quantity("1"),
+                            "memory", new io.fabric8.kubernetes.api.model.Quantity("1Gi")),
+                    Map.of("cpu", new io.fabric8.kubernetes.api.model.Quantity("2"))),
+            Map.of("kata", Map.of("cpu", new io.fabric8.kubernetes.api.model.Quantity("250m"))));
     private static final Pattern TEXT_BLOCK = Pattern.compile("\"\"\"\\n(.*?)\"\"\"", Pattern.DOTALL);
 
     // ---- the fixtures ---------------------------------------------------------------------------------------
@@ -385,6 +392,7 @@ class PruningTest {
         r.put("started", answer(() -> kind.started(job)));
         r.put("finished", answer(() -> kind.finished(job)));
         r.put("request", answer(() -> kind.request(job)));
+        r.put("request priced with pod defaults", answer(() -> kind.request(job, PRICED)));
         r.put("podLabels", answer(() -> kind.podLabels(job)));
         r.put("priority", answer(() -> kind.priority(job)));
         r.put("entry", answer(() -> JobDirectory.Entry.of(kind, job, kind.suspendMarks(job))));

@@ -53,11 +53,11 @@ class RegisteredKindsTest {
 
     /**
      * What kube-queue's ClusterRole grants besides job kinds, as {@code group/resource}: the pods (ResourceQuota plugin,
-     * admission timeout), ResourceQuotas (ResourceQuota plugin), PriorityClasses, Events, and the read API's two
-     * reviews (docs/security.md).
+     * admission timeout), ResourceQuotas (ResourceQuota plugin), PriorityClasses, LimitRanges and RuntimeClasses
+     * (pricing), Events, and the read API's two reviews (docs/security.md).
      */
     private static final Set<String> OTHER_NEEDS = Set.of("/pods", "/resourcequotas",
-            "scheduling.k8s.io/priorityclasses", "events.k8s.io/events", "authentication.k8s.io/tokenreviews",
+            "scheduling.k8s.io/priorityclasses", "/limitranges", "node.k8s.io/runtimeclasses", "events.k8s.io/events", "authentication.k8s.io/tokenreviews",
             "authorization.k8s.io/subjectaccessreviews");
 
     // ---- RBAC -----------------------------------------------------------------------------------------------

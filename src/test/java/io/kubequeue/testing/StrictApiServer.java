@@ -59,6 +59,9 @@ import io.fabric8.zjsonpatch.JsonPatchException;
  *   <li><b>Deep objects</b>: an object nested up to the API server's 10,000 levels is stored, listed, watched and
  *       patched ({@link JsonBounds}); the plain mock parses with Jackson's default of 1,000 levels and never answers
  *       a deeper create, where a real API server stores it (and Argo's Workflow CRD keeps unknown fields).</li>
+ *   <li><b>Pod admission</b>: a pod created gets its LimitRange defaults and its RuntimeClass's overhead, and one
+ *       naming an unknown RuntimeClass is refused, as the LimitRanger and RuntimeClass admission plugins do
+ *       ({@link PodAdmissionPlugins}); the plain mock stored the pod as sent.</li>
  * </ul>
  * and, for the races of issue 26, {@link InFlightPatches} ({@link #inFlight}): an edit landing just before a patch, and a
  * patch answered 504 and applied after the client gave up.
@@ -249,6 +252,7 @@ public final class StrictApiServer {
         private final KubernetesCrudDispatcher crud = new KubernetesCrudDispatcher(STATUS_SUBRESOURCES);
         private final Tokens tokens;
         private final InFlightPatches inFlight;
+        private final PodAdmissionPlugins pods = new PodAdmissionPlugins(crud, JSON);
 
         StrictDispatcher(Map<ServerRequest, Queue<ServerResponse>> expectations, Tokens tokens,
                          InFlightPatches inFlight) {
@@ -268,6 +272,15 @@ public final class StrictApiServer {
             }
             if ("POST".equals(request.getMethod()) && request.getPath().startsWith(TOKEN_REVIEWS)) {
                 return tokens.answer(request);
+            }
+            String podNamespace = PodAdmissionPlugins.podCreateNamespace(request.getMethod(), request.getPath());
+            if (podNamespace != null) { // LimitRanger and RuntimeClass, as kube-apiserver admits a pod
+                PodAdmissionPlugins.Admitted admitted = pods.admit(podNamespace, request.getBody().getBytes());
+                if (admitted.refusal() != null) {
+                    return admitted.refusal();
+                }
+                request = new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(),
+                        request.getHeaders(), new io.fabric8.mockwebserver.http.Buffer(admitted.body()));
             }
             if ("PATCH".equals(request.getMethod()) && isJsonPatch(request)) {
                 MockResponse instead = inFlight.intercept(request);

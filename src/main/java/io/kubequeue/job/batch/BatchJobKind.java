@@ -18,6 +18,7 @@ import io.kubequeue.job.Pruning;
 import io.kubequeue.job.StopsWhenSuspended;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.scheduler.JobPriority;
+import io.kubequeue.pricing.PodDefaults;
 import io.kubequeue.scheduler.Resources;
 
 /**
@@ -89,6 +90,12 @@ public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job> {
 
     @Override
     public Resources request(Job job) {
+        return request(job, PodDefaults.NONE);
+    }
+
+    /** The template's pods, priced with {@code defaults}, times the pods that run at once. */
+    @Override
+    public Resources request(Job job, PodDefaults defaults) {
         if (job.getSpec() == null || job.getSpec().getTemplate() == null) {
             throw new InvalidJobException("spec.template", null, "a Job needs a pod template");
         }
@@ -101,7 +108,7 @@ public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job> {
             throw new InvalidJobException("spec.completions", completions, "must not be negative");
         }
         int pods = completions == null ? parallelism : Math.min(parallelism, completions);
-        return PodRequests.of(job.getSpec().getTemplate().getSpec(), "spec.template.spec").times(pods);
+        return PodRequests.of(job.getSpec().getTemplate().getSpec(), "spec.template.spec", defaults).times(pods);
     }
 
     /**

@@ -24,6 +24,7 @@ import io.kubequeue.job.PodRequests;
 import io.kubequeue.job.Pruning;
 import io.kubequeue.job.StopsWhenSuspended;
 import io.kubequeue.job.SuspendMark;
+import io.kubequeue.pricing.PodDefaults;
 import io.kubequeue.scheduler.JobPriority;
 import io.kubequeue.scheduler.Resources;
 
@@ -166,6 +167,12 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
 
     @Override
     public Resources request(R job) {
+        return request(job, PodDefaults.NONE);
+    }
+
+    /** Σ over replica specs of the template's pod, priced with {@code defaults}, × replicas. */
+    @Override
+    public Resources request(R job, PodDefaults defaults) {
         JsonNode replicaSpecs = job.getSpec() == null ? null : job.getSpec().get(replicaSpecsField);
         String field = "spec." + replicaSpecsField;
         if (replicaSpecs == null || !replicaSpecs.isObject() || replicaSpecs.isEmpty()) {
@@ -184,7 +191,8 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
                 }
                 replicas = replicasNode.asLong();
             }
-            total = total.plus(pod(replica.getValue().get("template"), replicaField + ".template").times(replicas));
+            total = total.plus(pod(replica.getValue().get("template"), replicaField + ".template", defaults)
+                    .times(replicas));
         }
         return total;
     }
@@ -306,7 +314,7 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
         return copy.isEmpty() ? null : copy;
     }
 
-    private Resources pod(JsonNode template, String field) {
+    private Resources pod(JsonNode template, String field, PodDefaults defaults) {
         if (template == null || template.isNull()) {
             throw new InvalidJobException(field, null, "a replica spec needs a pod template");
         }
@@ -320,6 +328,6 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
         } catch (RuntimeException e) {
             throw new InvalidJobException(field, "...", "not a pod template: " + e.getMessage());
         }
-        return PodRequests.of(podTemplate.getSpec(), field + ".spec");
+        return PodRequests.of(podTemplate.getSpec(), field + ".spec", defaults);
     }
 }
