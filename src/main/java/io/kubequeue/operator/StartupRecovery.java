@@ -256,6 +256,12 @@ public class StartupRecovery implements HealthCheck {
 
     /** Step "recovery": every job of every kind switched on, then (ResourceQuota) each quota's outside usage. */
     private void recoverJobs() {
+        if (scheduler.settings().admissionTimeout() != null || scheduler.settings().reclaim().enabled()) {
+            // before the jobs are listed: an evicted job found suspended whose pods are not known to be gone yet
+            // (not listed yet) stays charged until they are (docs/policies.md, "When a victim's room is free")
+            jobPods.start();
+        }
+        scheduler.watchPods(jobPods::podsLeft);
         int jobs = 0;
         for (JobKind<?> kind : kinds) {
             if (feed.enabled(kind.kind())) {
@@ -280,11 +286,9 @@ public class StartupRecovery implements HealthCheck {
      * delays timeouts, not start-up.
      */
     private void reportPodRuns() {
-        if (scheduler.settings().admissionTimeout() != null) {
-            jobPods.start();
-        }
         // the last check before a timeout is written: a pod may have started since the decision
         evicter.podRuns(jobPods::runs);
+        scheduler.writePodRanMarksTo(loop::recordPodRan);
         jobPods.reportRunsTo(new JobPods.RunReport() {
             @Override
             public void podRan(JobKey job) {
@@ -293,7 +297,16 @@ public class StartupRecovery implements HealthCheck {
 
             @Override
             public void podsListed() {
-                scheduler.podsListed();
+                if (scheduler.podsListed()) {
+                    loop.triggerAtOnce(); // a victim whose pods were not known to be gone is free
+                }
+            }
+
+            @Override
+            public void podsChanged(JobKey job) {
+                if (scheduler.podsChanged(job)) {
+                    loop.triggerAtOnce(); // the last pod of a victim is gone: its preemptor may go
+                }
             }
         });
         if (jobPods.started() && !jobPods.awaitFirstList(POD_LIST_WAIT)) {
