@@ -40,8 +40,10 @@ import io.kubequeue.scheduler.JobKey;
  * <p><b>Runs.</b> A pod has <em>run</em> when its phase is Running, Succeeded or Failed and it is not being deleted
  * (no {@code deletionTimestamp}). Once told where ({@link #reportRunsTo}, after start-up recovery, so that every
  * admitted job is known) and once the first list is in, every pod listed that has run is reported once, then
- * {@link RunReport#podsListed()}; from then on each add or update of a pod that has run is reported. A pod is traced
- * to its job by {@link #jobOf}.
+ * {@link RunReport#podsListed()}; from then on each add or update of a pod that has run is reported, and each pod
+ * deleted or finished ({@link RunReport#podsChanged}), for the evicted jobs whose room waits for their pods to go
+ * ({@link #podsLeft}). A pod is traced to its job by {@link #jobOf}. It starts before recovery when reclaim or the
+ * global admission timeout is on, so that an evicted job found after a restart is known to still have pods.
  */
 @Singleton
 public class JobPods {

@@ -14,7 +14,10 @@ import java.util.function.Predicate;
 /**
  * Evictions of admitted jobs, and the admission timeout (docs/policies.md, "Admission timeout" and "Reclaim"). An
  * {@link Eviction} leaves its job charged: its quota is released only when the cluster shows the job suspended
- * ({@link #queued}), never on the write's answer alone, so a victim's room is never given out while it may still run.
+ * ({@link #queued}), never on the write's answer alone, and its pods gone ({@link #keepsRoom}: its kind's status
+ * counts none active, the pod watch sees none left), so a victim's room is never given out while it may still run.
+ * A pod seen run under an admission whose group has a timeout asks for the pod-ran mark once ({@link #podRan}); a
+ * job that carries it for its record never times out, after a restart too.
  *
  * <p><b>Timeout.</b> A job admitted by kube-queue (not started outside it) that suspending stops
  * ({@link JobObservation#stoppable()}) is watched from its admission time (its record's {@code admittedAt}) until a
