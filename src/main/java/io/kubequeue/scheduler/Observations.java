@@ -228,6 +228,7 @@ final class Observations {
         if (entry != null && entry.state == Scheduler.State.ADMITTED) {
             entry.seenRunning = true;
             entry.unconfirmed = false;
+            entry.draining = null; // started by hand while its pods drained: it runs on, charged
         }
     }
 
