@@ -84,7 +84,9 @@ public class AdmissionLoop {
         this.pipeline = AdmissionPipeline.ofAdmissions(config.admission().inFlight(), this::send);
         this.evictions = new EvictionSender(evicter, config.admission().inFlight(), cycles, outcomes, () -> open,
                 this::trigger, this::tell);
-        this.podRanMarks = new PodRanRecords(admitter, scheduler, pipeline::backlog, () -> open, cycles);
+        this.podRanMarks = new PodRanRecords(admitter::recordPodRan, mark -> scheduler.status(mark.key())
+                .map(s -> s.state() == Scheduler.State.ADMITTED && mark.record().equals(s.record())).orElse(false),
+                pipeline::backlog, () -> open, cycles);
     }
 
     /** Starts admitting. Called once recovery is done. */

@@ -2,18 +2,20 @@ package io.kubequeue.admission;
 
 import java.util.Iterator;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.IntSupplier;
+import java.util.function.Predicate;
 
 import org.jboss.logging.Logger;
 
 import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.JobKey;
-import io.kubequeue.scheduler.Scheduler;
 
 /**
  * The pod-ran marks ({@link PodRanPatch}) waiting to be written, at the lowest priority of kube-queue's writes: one at
@@ -32,8 +34,8 @@ final class PodRanRecords {
     /** How long a mark waits before it looks again whether admissions still wait. */
     private static final long RETRY_MILLIS = 200;
 
-    private final Admitter admitter;
-    private final Scheduler scheduler;
+    private final Function<Admission, CompletionStage<?>> write;
+    private final Predicate<Admission> current;
     private final IntSupplier admissionsWaiting;
     private final BooleanSupplier leading;
     private final ScheduledExecutorService timer;
@@ -42,14 +44,16 @@ final class PodRanRecords {
     private boolean retryQueued;
 
     /**
+     * @param write             writes one mark ({@link Admitter#recordPodRan}); the stage completes when answered
+     * @param current           whether the job is still admitted under the mark's record (asked before the write)
      * @param admissionsWaiting decided admissions waiting for a place in the pipeline
      * @param leading           whether this replica writes now
      * @param timer             where a retry waits (the scheduler's cycle thread: a retry only looks, then sends)
      */
-    PodRanRecords(Admitter admitter, Scheduler scheduler, IntSupplier admissionsWaiting, BooleanSupplier leading,
-                  ScheduledExecutorService timer) {
-        this.admitter = admitter;
-        this.scheduler = scheduler;
+    PodRanRecords(Function<Admission, CompletionStage<?>> write, Predicate<Admission> current,
+                  IntSupplier admissionsWaiting, BooleanSupplier leading, ScheduledExecutorService timer) {
+        this.write = write;
+        this.current = current;
         this.admissionsWaiting = admissionsWaiting;
         this.leading = leading;
         this.timer = timer;
@@ -86,13 +90,17 @@ final class PodRanRecords {
             oldest.remove();
             sending = true;
         }
-        boolean current = scheduler.status(next.key()).map(s -> s.state() == Scheduler.State.ADMITTED
-                && next.record().equals(s.record())).orElse(false);
-        if (!current) {
+        CompletionStage<?> written = null;
+        try {
+            written = current.test(next) ? write.apply(next) : null;
+        } catch (RuntimeException e) {
+            LOG.debugf(e, "pod-ran mark of %s not written", next.key());
+        }
+        if (written == null) {
             done();
             return;
         }
-        admitter.recordPodRan(next).whenComplete((ignored, failure) -> done());
+        written.whenComplete((ignored, failure) -> done());
     }
 
     private void done() {
