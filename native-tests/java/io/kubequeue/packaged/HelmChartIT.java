@@ -232,8 +232,8 @@ class HelmChartIT {
 
     /**
      * The chart grants the generated manifests' rules less what its quota plugin does not read (the manifests keep
-     * both: their plugin is switched by editing the Deployment), less pods when no admission timeout can apply under
-     * the ElasticQuotaTree plugin, and, with the read API open, the two reviews.
+     * both: their plugin is switched by editing the Deployment), less pods when neither an admission timeout nor
+     * reclaim can apply under the ElasticQuotaTree plugin, and, with the read API open, the two reviews.
      */
     @Test
     void rbacIsTheGeneratedRbacLessWhatThePluginTimeoutAndReadApiDoNotUse() {
@@ -256,6 +256,10 @@ class HelmChartIT {
         assertEquals(all.stream().filter(resourceQuotas.negate()).toList(),
                 template(Map.of("admissionTimeout.perGroup", "false", "admissionTimeout.global", "15m"))
                         .get(ClusterRole.class, "kube-queue-controller").getRules(), "the global timeout needs pods");
+        assertEquals(all.stream().filter(resourceQuotas.negate()).toList(),
+                template(Map.of("admissionTimeout.perGroup", "false", "reclaim.enabled", "true"))
+                        .get(ClusterRole.class, "kube-queue-controller").getRules(),
+                "reclaim needs pods: a victim keeps its room until they are gone");
         Rendered quotas = template(Map.of("queueGroupPlugin", "resourcequota", "admissionTimeout.perGroup", "false"));
         assertEquals(all, quotas.get(ClusterRole.class, "kube-queue-controller").getRules());
         assertTrue(quotas.objects().stream().noneMatch(o -> o.getMetadata().getName()

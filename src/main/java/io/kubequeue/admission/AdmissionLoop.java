@@ -55,6 +55,7 @@ public class AdmissionLoop {
     private final ExecutorService outcomes;
     private final AdmissionPipeline<Admission> pipeline;
     private final EvictionSender evictions;
+    private final PodRanRecords podRanMarks;
     private final AtomicBoolean cyclePending = new AtomicBoolean();
     /** A cycle asked for by a release is on the cycle thread's queue (without the batch window). */
     private final AtomicBoolean releaseCycleQueued = new AtomicBoolean();
@@ -83,6 +84,9 @@ public class AdmissionLoop {
         this.pipeline = AdmissionPipeline.ofAdmissions(config.admission().inFlight(), this::send);
         this.evictions = new EvictionSender(evicter, config.admission().inFlight(), cycles, outcomes, () -> open,
                 this::trigger, this::tell);
+        this.podRanMarks = new PodRanRecords(admitter::recordPodRan, mark -> scheduler.status(mark.key())
+                .map(s -> s.state() == Scheduler.State.ADMITTED && mark.record().equals(s.record())).orElse(false),
+                pipeline::backlog, () -> open, cycles);
     }
 
     /** Starts admitting. Called once recovery is done. */
@@ -101,6 +105,7 @@ public class AdmissionLoop {
         open = true;
         LOG.info("admission loop open");
         startedOutside.writeDeferred();
+        podRanMarks.sendNext();
         trigger();
     }
 
@@ -335,6 +340,15 @@ public class AdmissionLoop {
         cycles.shutdownNow();
         outcomes.shutdown();
         startedOutside.stop();
+    }
+
+    /**
+     * Has the pod-ran mark of this admission written on its job ({@link PodRanRecords}: only while no admission waits
+     * for the pipeline); returns at once, and may be called under the scheduler's lock. A follower keeps it until it
+     * leads.
+     */
+    public void recordPodRan(Admission admission) {
+        podRanMarks.record(admission);
     }
 
     /**

@@ -617,6 +617,34 @@ public class Admitter {
      *
      * @throws KubernetesClientException the request's failure, as the DSL would have thrown it
      */
+    /**
+     * Writes the pod-ran mark of an admission on its job ({@link PodRanPatch}): one round trip, no thread held. A
+     * refusal (the job gone, re-created, admitted again since: 404, 422) or a failure is logged at debug and changes
+     * nothing else; the mark is only ever needed after a restart.
+     *
+     * @return completes when answered, never exceptionally
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public CompletableFuture<Void> recordPodRan(Admission admission) {
+        Optional<JobDirectory.Entry> seen = directory.get(admission.key());
+        if (seen.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        JobKind kind = seen.get().kind();
+        CompletableFuture<?> sent;
+        try {
+            sent = requests.patch(kind.type(), admission.key(), PodRanPatch.of(admission, signatures).toString());
+        } catch (RuntimeException e) {
+            sent = CompletableFuture.failedFuture(e);
+        }
+        return sent.handle((job, failure) -> {
+            if (failure != null) {
+                LOG.debugf("pod-ran mark of %s not written (%s)", admission.key(), failure.getMessage());
+            }
+            return null;
+        });
+    }
+
     private static <T> T awaitAnswer(CompletableFuture<T> request) {
         try {
             return request.join();

@@ -27,6 +27,12 @@ public final class Annotations {
      * history without a valid one was not written by kube-queue and is read as absent ({@link RecordSignatures}).
      */
     public static final String RECORD_SIGNATURE = "kube-queue/record-signature";
+    /**
+     * A pod of the job ran under the admission whose {@link #ADMITTED_AT} this holds: that time, a space, and
+     * kube-queue's signature over the uid and the record ({@link RecordSignatures#podRanMark}). Written once per
+     * admission, when the job's group has an admission timeout, so that a restart does not time out a job that ran.
+     */
+    public static final String POD_RAN = "kube-queue/pod-ran";
     /** Label naming the job's ElasticQuotaTree node, overriding the namespace. */
     public static final String QUOTA_NAME_LABEL = "quota.scheduling.alibabacloud.com/name";
     /** Label that makes a job non-preemptible when {@code "false"}. */

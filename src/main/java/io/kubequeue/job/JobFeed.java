@@ -272,7 +272,7 @@ public class JobFeed {
         directory.put(key, entry);
         directory.putPodLabels(key, kind.podLabels(job));
         JobObservation observation = observation(kind, job, key, phase, request, record)
-                .withEvictions(entry.stopMark() != null, evictions);
+                .withEvictions(entry.stopMark() != null, evictions).withPods(pods(kind, job, record));
         onObservation.accept(observation);
         Observed observed = scheduler.observe(observation);
         LOG.debugf("observed %s: %s, request %s: %s", key, phase, request, observed.change());
@@ -366,6 +366,20 @@ public class JobFeed {
     }
 
     /**
+     * What the job says of its pods: whether its kind's status counts some active ({@link CountsActivePods}), and
+     * whether it carries kube-queue's signed mark that a pod ran under its admission record ({@link Annotations#POD_RAN};
+     * a mark written by hand, or left from an earlier admission, reads as none).
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private <R extends HasMetadata> JobObservation.Pods pods(JobKind<R> kind, R job, AdmissionRecord record) {
+        boolean active = kind instanceof CountsActivePods counts && counts.podsActive(job);
+        Map<String, String> annotations = job.getMetadata().getAnnotations();
+        boolean ran = record != null && annotations != null && annotations.containsKey(Annotations.POD_RAN)
+                && signatures.podRanUnder(job.getMetadata().getUid(), record, annotations.get(Annotations.POD_RAN));
+        return active || ran ? new JobObservation.Pods(active, ran) : JobObservation.Pods.NONE;
+    }
+
+    /**
      * Where a job stands by its marks, its record and what its controller does: a job is queued only while its
      * controller holds it ({@link JobKind#held}); one that carries a mark its controller ignores runs.
      */
@@ -400,7 +414,7 @@ public class JobFeed {
                                                     AdmissionRecord record, JobDirectory.Entry entry,
                                                     EvictionMarks evictions, InvalidJobException e) {
         JobObservation o = observation(kind, job, key, phase, Resources.NONE, record)
-                .withEvictions(entry.stopMark() != null, evictions);
+                .withEvictions(entry.stopMark() != null, evictions).withPods(pods(kind, job, record));
         Scheduler.Unreadable outcome = scheduler.observeUnreadable(o);
         if (phase == Phase.QUEUED) {
             scheduler.unconfirmedAdmission(key).ifPresent(onUnconfirmedCopy);

@@ -40,8 +40,10 @@ import io.kubequeue.scheduler.JobKey;
  * <p><b>Runs.</b> A pod has <em>run</em> when its phase is Running, Succeeded or Failed and it is not being deleted
  * (no {@code deletionTimestamp}). Once told where ({@link #reportRunsTo}, after start-up recovery, so that every
  * admitted job is known) and once the first list is in, every pod listed that has run is reported once, then
- * {@link RunReport#podsListed()}; from then on each add or update of a pod that has run is reported. A pod is traced
- * to its job by {@link #jobOf}.
+ * {@link RunReport#podsListed()}; from then on each add or update of a pod that has run is reported, and each pod
+ * deleted or finished ({@link RunReport#podsChanged}), for the evicted jobs whose room waits for their pods to go
+ * ({@link #podsLeft}). A pod is traced to its job by {@link #jobOf}. It starts before recovery when reclaim or the
+ * global admission timeout is on, so that an evicted job found after a restart is known to still have pods.
  */
 @Singleton
 public class JobPods {
@@ -55,6 +57,13 @@ public class JobPods {
 
         /** Every pod of the first list that had run has been reported; called once. */
         void podsListed();
+
+        /**
+         * A pod of this managed job was deleted or finished (Succeeded, Failed): an evicted job waiting for its pods
+         * to go may be free ({@link #podsLeft}).
+         */
+        default void podsChanged(JobKey job) {
+        }
     }
 
     private final KubernetesClient client;
@@ -212,6 +221,37 @@ public class JobPods {
         return inNamespace(job.namespace()).stream().anyMatch(pod -> ran(pod) && jobOf(pod).filter(job::equals).isPresent());
     }
 
+    /**
+     * Whether a pod of the job is left: not Succeeded or Failed, whether it is being deleted or not (a pod that
+     * terminates still holds its node's resources until its containers stop, up to its
+     * {@code terminationGracePeriodSeconds}). False if the watch was never started (nothing to tell: the job's status
+     * alone does); true while it cannot tell, before the first list and while an informer is not watching. Reads the
+     * cache only: the scheduler asks under its lock ({@code Scheduler#watchPods}).
+     *
+     * @param job the job
+     */
+    public boolean podsLeft(JobKey job) {
+        synchronized (this) {
+            if (firstList == null) {
+                return false;
+            }
+            if (!listed) {
+                return true;
+            }
+        }
+        if (!informers.stream().allMatch(SharedIndexInformer::isWatching)) {
+            return true;
+        }
+        return inNamespace(job.namespace()).stream()
+                .anyMatch(pod -> !finished(pod) && jobOf(pod).filter(job::equals).isPresent());
+    }
+
+    /** Succeeded or Failed: its containers have stopped. */
+    static boolean finished(Pod pod) {
+        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        return "Succeeded".equals(phase) || "Failed".equals(phase);
+    }
+
     /** The cached copies of the namespace's pods of managed jobs (every pod-label key); empty before the start. */
     public List<Pod> inNamespace(String namespace) {
         List<Pod> pods = new ArrayList<>();
@@ -289,6 +329,14 @@ public class JobPods {
         }
     }
 
+    /** A pod gone or finished: its job may have none left (see {@link RunReport#podsChanged}). */
+    private void reportGone(Pod pod) {
+        RunReport to = reporting;
+        if (to != null) {
+            jobOf(pod).ifPresent(to::podsChanged);
+        }
+    }
+
     @PreDestroy
     void stop() {
         informers.forEach(SharedIndexInformer::stop);
@@ -305,11 +353,15 @@ public class JobPods {
         @Override
         public void onUpdate(Pod oldPod, Pod newPod) {
             reportIfRan(newPod);
+            if (finished(newPod) && !finished(oldPod)) {
+                reportGone(newPod);
+            }
             handlers.forEach(h -> h.onUpdate(oldPod, newPod));
         }
 
         @Override
         public void onDelete(Pod pod, boolean deletedFinalStateUnknown) {
+            reportGone(pod);
             handlers.forEach(h -> h.onDelete(pod, deletedFinalStateUnknown));
         }
     }

@@ -57,15 +57,17 @@ public final class Pruning {
 
     /**
      * The annotations whose values kube-queue reads on a job of any kind: the suspend mark, the admission record and
-     * the eviction marks, and the signature over both ({@link JobFeed} reads them, {@link JobDirectory.Entry} whether
-     * a job carries them).
+     * the eviction marks, the signature over both, and the pod-ran mark ({@link JobFeed} reads them,
+     * {@link JobDirectory.Entry} whether a job carries them).
      */
     public static final Set<String> JOB_ANNOTATIONS = Set.of(SuspendMark.ANNOTATION_KEY, Annotations.QUOTA_GROUP,
             Annotations.ADMITTED_AT, Annotations.EVICTED, Annotations.EVICTED_FOR, Annotations.RECLAIMED_AT,
-            Annotations.TIMED_OUT_AT, Annotations.RECORD_SIGNATURE);
+            Annotations.TIMED_OUT_AT, Annotations.RECORD_SIGNATURE,
+            Annotations.POD_RAN);
     /** Of {@link #JOB_ANNOTATIONS}, those whose values differ from job to job: kept as they are, not interned. */
     private static final Set<String> UNSHARED_VALUES = Set.of(Annotations.ADMITTED_AT, Annotations.EVICTED_FOR,
-            Annotations.RECLAIMED_AT, Annotations.TIMED_OUT_AT, Annotations.RECORD_SIGNATURE);
+            Annotations.RECLAIMED_AT, Annotations.TIMED_OUT_AT, Annotations.RECORD_SIGNATURE,
+            Annotations.POD_RAN);
     /** The labels kube-queue reads on a job. */
     private static final Set<String> JOB_LABELS = Set.of(Annotations.QUOTA_NAME_LABEL, Annotations.PREEMPTIBLE_LABEL);
 

@@ -204,6 +204,61 @@ public class RecordSignatures {
         mac.update(bytes);
     }
 
+    private static final byte[] POD_RAN_DOMAIN = "kube-queue/pod-ran v1".getBytes(StandardCharsets.UTF_8);
+
+    /**
+     * The value of {@link Annotations#POD_RAN} for the job of {@code uid} admitted under {@code record}: the record's
+     * {@code admittedAt}, a space, {@code v1.} and the unpadded base64url of HMAC-SHA256(key, message), the message
+     * being {@code kube-queue/pod-ran v1}, the uid, the group and the admission time, each as its UTF-8 length (4
+     * bytes, big-endian) and its bytes. Signed on its own, apart from the six of {@link RecordFields}: it is written
+     * after the admission, once a pod ran, and binds to one admission only (a later one has another time).
+     *
+     * @throws IllegalStateException before a key is set
+     */
+    public String podRanMark(String uid, AdmissionRecord record) {
+        return record.admittedAt() + " " + VERSION
+                + Base64.getUrlEncoder().withoutPadding().encodeToString(podRanMac(signingKey(), uid, record));
+    }
+
+    /**
+     * Whether {@code value} (of {@link Annotations#POD_RAN}) is kube-queue's mark that a pod of the job of {@code uid}
+     * ran under {@code record}: made by {@link #podRanMark} with a key in force, for this uid and this record. A mark
+     * written by hand, copied from another job or left from an earlier admission is not.
+     *
+     * @param value the annotation's value; null reads as none
+     * @throws IllegalStateException before a key is set
+     */
+    public boolean podRanUnder(String uid, AdmissionRecord record, String value) {
+        if (value == null || record == null || record.startedOutside()) {
+            return false;
+        }
+        String prefix = record.admittedAt() + " " + VERSION;
+        if (!value.startsWith(prefix) || value.length() > prefix.length() + 64) {
+            return false;
+        }
+        byte[] given;
+        try {
+            given = Base64.getUrlDecoder().decode(value.substring(prefix.length()));
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+        for (SecretKeySpec key : keysInForce()) {
+            if (MessageDigest.isEqual(given, podRanMac(key, uid, record))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private byte[] podRanMac(SecretKeySpec key, String uid, AdmissionRecord record) {
+        Mac mac = macs.get().computeIfAbsent(key, RecordSignatures::newMac);
+        mac.update(POD_RAN_DOMAIN);
+        update(mac, uid == null ? "" : uid);
+        update(mac, record.group());
+        update(mac, record.admittedAt());
+        return mac.doFinal();
+    }
+
     /**
      * The preemptor of a reclaim as written on its victim ({@link Annotations#EVICTED_FOR}): {@code Kind/namespace/name}
      * sealed with AES-256-GCM (the JDK's {@code javax.crypto}, NIST SP 800-38D) under a key derived from the record key,

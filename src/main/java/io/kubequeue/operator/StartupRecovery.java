@@ -69,12 +69,14 @@ import io.quarkus.runtime.StartupEvent;
  *       the replica reports not ready with the reason (data {@code recordKey}), and the key is tried again with
  *       backoff; the steps below start once it is had. Meanwhile the job feed reads no running or queued job (each
  *       is read by recovery), and nothing is admitted;</li>
- *   <li><b>recovery</b>: list every job of every kind: each unfinished job carrying an admission record is charged
- *       to its group, each suspended one is queued (queue order puts them back in their original order); under the
- *       ResourceQuota plugin, recount what uses each quota outside the admitted jobs;</li>
- *   <li><b>pods that ran</b>: with a global admission timeout, start the pod watch; if it runs, wait for its first
- *       list; then report to the scheduler which admitted jobs have a pod that ran (only now is every job known), so
- *       that admission timeouts are decided from the start of leading (docs/policies.md, "Admission timeout");</li>
+ *   <li><b>recovery</b>: with a global admission timeout or reclaim on, start the pod watch first (a job kube-queue
+ *       evicted, found suspended, stays charged while its pods are not known to be gone: docs/policies.md, "When a
+ *       victim's room is free"); list every job of every kind: each unfinished job carrying an admission record is
+ *       charged to its group, each suspended one is queued (queue order puts them back in their original order);
+ *       under the ResourceQuota plugin, recount what uses each quota outside the admitted jobs;</li>
+ *   <li><b>pods that ran</b>: if the pod watch runs, wait for its first list; then report to the scheduler which
+ *       admitted jobs have a pod that ran (only now is every job known), so that admission timeouts are decided from
+ *       the start of leading (docs/policies.md, "Admission timeout"), and from then on which jobs' pods went;</li>
  *   <li><b>readiness</b>: report ready;</li>
  *   <li><b>leadership</b>: compete for the Lease; while leading, the admission loop is open.</li>
  * </ol>
@@ -272,6 +274,12 @@ public class StartupRecovery implements HealthCheck {
 
     /** Step "recovery": every job of every kind switched on, then (ResourceQuota) each quota's outside usage. */
     private void recoverJobs() {
+        if (scheduler.settings().admissionTimeout() != null || scheduler.settings().reclaim().enabled()) {
+            // before the jobs are listed: an evicted job found suspended whose pods are not known to be gone yet
+            // (not listed yet) stays charged until they are (docs/policies.md, "When a victim's room is free")
+            jobPods.start();
+        }
+        scheduler.watchPods(jobPods::podsLeft);
         int jobs = 0;
         for (JobKind<?> kind : kinds) {
             if (feed.enabled(kind.kind())) {
@@ -289,18 +297,16 @@ public class StartupRecovery implements HealthCheck {
     }
 
     /**
-     * Step "pods that ran": the pod watch starts here if the global admission timeout is on (else if a quota group
-     * sets one, when its tree is applied, or never); once it has listed, every admitted job with a pod that ran is
+     * Step "pods that ran": the pod watch was started by recovery if the global admission timeout or reclaim is on
+     * (else if a quota group sets a timeout, when its tree is applied, or never); once it has listed, every admitted job with a pod that ran is
      * reported to the scheduler, which decides admission timeouts only from then on. Not before recovery: a pod
      * whose job is not known yet cannot be traced to it. A watch not listed in time (RBAC, an API server away)
      * delays timeouts, not start-up.
      */
     private void reportPodRuns() {
-        if (scheduler.settings().admissionTimeout() != null) {
-            jobPods.start();
-        }
         // the last check before a timeout is written: a pod may have started since the decision
         evicter.podRuns(jobPods::runs);
+        scheduler.writePodRanMarksTo(loop::recordPodRan);
         jobPods.reportRunsTo(new JobPods.RunReport() {
             @Override
             public void podRan(JobKey job) {
@@ -309,7 +315,16 @@ public class StartupRecovery implements HealthCheck {
 
             @Override
             public void podsListed() {
-                scheduler.podsListed();
+                if (scheduler.podsListed()) {
+                    loop.triggerAtOnce(); // a victim whose pods were not known to be gone is free
+                }
+            }
+
+            @Override
+            public void podsChanged(JobKey job) {
+                if (scheduler.podsChanged(job)) {
+                    loop.triggerAtOnce(); // the last pod of a victim is gone: its preemptor may go
+                }
             }
         });
         if (jobPods.started() && !jobPods.awaitFirstList(POD_LIST_WAIT)) {

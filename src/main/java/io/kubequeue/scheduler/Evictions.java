@@ -9,11 +9,15 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 
 /**
  * Evictions of admitted jobs, and the admission timeout (docs/policies.md, "Admission timeout" and "Reclaim"). An
  * {@link Eviction} leaves its job charged: its quota is released only when the cluster shows the job suspended
- * ({@link #queued}), never on the write's answer alone, so a victim's room is never given out while it may still run.
+ * ({@link #queued}), never on the write's answer alone, and its pods gone ({@link #keepsRoom}: its kind's status
+ * counts none active, the pod watch sees none left), so a victim's room is never given out while it may still run.
+ * A pod seen run under an admission whose group has a timeout asks for the pod-ran mark once ({@link #podRan}); a
+ * job that carries it for its record never times out, after a restart too.
  *
  * <p><b>Timeout.</b> A job admitted by kube-queue (not started outside it) that suspending stops
  * ({@link JobObservation#stoppable()}) is watched from its admission time (its record's {@code admittedAt}) until a
@@ -40,6 +44,8 @@ final class Evictions implements QuotaLedger.ChargeListener {
     private final TreeSet<JobEntry> watched = new TreeSet<>(Comparator
             .comparing((JobEntry e) -> e.timeoutAt).thenComparing(e -> e.job.key()));
     private boolean podsListed;
+    /** Whether pods of a job are left, running or terminating (see {@link Scheduler#watchPods}); none by default. */
+    private Predicate<JobKey> podsLeft = key -> false;
 
     Evictions(Clock clock, QueueManager queues, QuotaLedger ledger, Duration globalTimeout) {
         this.clock = clock;
@@ -57,6 +63,11 @@ final class Evictions implements QuotaLedger.ChargeListener {
         // what the job carries counts too (a restart, another replica): the limits per hour hold across leaders
         if (entry.job.evictions() != EvictionMarks.NONE || entry.marks != EvictionMarks.NONE) {
             entry.marks = entry.marks.union(entry.job.evictions(), clock.instant()); // most jobs carry none
+        }
+        if (entry.job.pods().ranUnderRecord() && entry.record != null && entry.record.equals(entry.job.record())) {
+            // the job carries kube-queue's signed mark that a pod ran under this admission: after a restart too
+            entry.podRanUnder = entry.record;
+            entry.podRanRecorded = entry.record;
         }
         watch(entry);
     }
@@ -86,7 +97,8 @@ final class Evictions implements QuotaLedger.ChargeListener {
         unwatch(entry);
         if (entry.state != Scheduler.State.ADMITTED || entry.record == null || entry.record.startedOutside()
                 || !entry.job.stoppable() || entry.chargeUnknown || entry.record.equals(entry.podRanUnder)
-                || entry.evicting != null || entry.record.equals(entry.evictionRefusedUnder)) {
+                || entry.evicting != null || entry.draining != null
+                || entry.record.equals(entry.evictionRefusedUnder)) {
             return;
         }
         Duration timeout = timeoutOf(entry.chargedGroup);
@@ -144,17 +156,63 @@ final class Evictions implements QuotaLedger.ChargeListener {
     }
 
     /** See {@link Scheduler#podRan}. */
-    void podRan(JobKey key) {
+    Admission podRan(JobKey key) {
         JobEntry entry = queues.get(key);
-        if (entry != null && entry.state == Scheduler.State.ADMITTED) {
-            entry.podRanUnder = entry.record;
-            unwatch(entry);
+        if (entry == null || entry.state != Scheduler.State.ADMITTED || entry.draining != null) {
+            return null;
         }
+        entry.podRanUnder = entry.record;
+        unwatch(entry);
+        if (entry.record == null || entry.record.startedOutside() || entry.record.equals(entry.podRanRecorded)
+                || !entry.job.stoppable() || timeoutOf(entry.chargedGroup) == null) {
+            return null; // written already, or no timeout could evict it: nothing to keep across a restart
+        }
+        entry.podRanRecorded = entry.record;
+        return new Admission(key, entry.job.uid(), entry.record, entry.job.request(), 0);
     }
 
     /** See {@link Scheduler#podsListed}. */
     void podsListed() {
         podsListed = true;
+    }
+
+    /** See {@link Scheduler#watchPods}. */
+    void watchPods(Predicate<JobKey> left) {
+        podsLeft = left;
+    }
+
+    /**
+     * Whether an evicted job seen suspended in {@code copy} keeps its charge: it was evicted by kube-queue under its
+     * admission (this scheduler's eviction, or, after a restart, the marks the copy carries under the record it
+     * carries), and its pods are not known to be gone: its kind's status counts some active
+     * ({@link JobObservation.Pods#active()}) or the pod watch sees one running or terminating. Its room is given out
+     * only once they are gone (docs/policies.md, "When a victim's room is free").
+     */
+    boolean keepsRoom(JobEntry entry, JobObservation copy) {
+        boolean evicted = entry.evicting != null
+                || copy.record() != null && copy.evictions().reason() != null && copy.record().equals(entry.record);
+        return evicted && (copy.pods().active() || podsLeft.test(entry.job.key()));
+    }
+
+    /**
+     * After a restart: whether a job first seen suspended, carrying kube-queue's eviction marks under the record it
+     * carries, still has pods (see {@link #keepsRoom}): it is then charged under that record until they are gone.
+     */
+    boolean keepsRoomAfterRestart(JobObservation copy) {
+        return copy.record() != null && !copy.record().startedOutside() && copy.evictions().reason() != null
+                && copy.stoppable() && (copy.pods().active() || podsLeft.test(copy.key()));
+    }
+
+    /**
+     * An evicted job charged again after a restart while its pods drain: the eviction its marks tell of, as if this
+     * scheduler had decided it (a reclaim's room counts it as leaving; it yields to its preemptor once queued).
+     */
+    void drainingAfterRestart(JobEntry entry) {
+        EvictionMarks carried = entry.job.evictions();
+        entry.evicting = new Eviction(entry.job.key(), entry.job.uid(), entry.record, carried.reason(),
+                carried.preemptor(), null, entry.job.request(), clock.instant(), entry.marks);
+        entry.evictionUnconfirmed = false;
+        unwatch(entry);
     }
 
     /** When the next admission times out; empty if none is watched, or the pods are not listed yet. */

@@ -61,6 +61,13 @@ final class JobEntry {
     EvictionMarks marks = EvictionMarks.NONE;
     /** The admission under which a pod of the job was seen running: that admission can no longer time out. */
     AdmissionRecord podRanUnder;
+    /** The admission whose pod-ran mark was asked to be written ({@link Scheduler#podRan}): asked once. */
+    AdmissionRecord podRanRecorded;
+    /**
+     * An evicted job seen suspended ({@code QUEUED}) while its pods are still there: it stays charged, state
+     * {@code ADMITTED}, until they are gone ({@link Evictions#keepsRoom}); then this copy queues it. Else null.
+     */
+    JobObservation draining;
     /** When its admission times out, while it is watched for that ({@link Evictions}); else null. */
     Instant timeoutAt;
     /**

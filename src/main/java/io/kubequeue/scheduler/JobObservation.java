@@ -23,10 +23,33 @@ import java.util.Objects;
  * @param stoppable      whether suspending the job again really stops it (its controller deletes its pods): only such
  *                       jobs are evicted, by a reclaim or an admission timeout (docs/policies.md, per kind)
  * @param evictions      what the job carries about kube-queue's evictions of it ({@link EvictionMarks#NONE} if none)
+ * @param pods           what the job itself says of its pods ({@link Pods#NONE} if nothing)
  */
 public record JobObservation(JobKey key, String uid, Phase phase, Resources request, JobPriority priority, Instant createdAt,
                              String quotaName, boolean preemptible, AdmissionRecord record, String resourceVersion,
-                             boolean stoppable, EvictionMarks evictions) {
+                             boolean stoppable, EvictionMarks evictions, Pods pods) {
+
+    /**
+     * What a job itself says of its pods (issue 26, items 5 and 6).
+     *
+     * @param active         its kind's status counts pods still active or terminating (a batch Job's
+     *                       {@code status.active} or {@code status.terminating} above 0): an evicted job keeps its
+     *                       charge while they are ({@link Scheduler#podsChanged})
+     * @param ranUnderRecord it carries kube-queue's signed mark that a pod of it ran under its admission record
+     *                       ({@link #record}): that admission never times out, after a restart too
+     */
+    public record Pods(boolean active, boolean ranUnderRecord) {
+        /** Nothing said. */
+        public static final Pods NONE = new Pods(false, false);
+    }
+
+    /** An observation that says nothing of its pods. */
+    public JobObservation(JobKey key, String uid, Phase phase, Resources request, JobPriority priority, Instant createdAt,
+                          String quotaName, boolean preemptible, AdmissionRecord record, String resourceVersion,
+                          boolean stoppable, EvictionMarks evictions) {
+        this(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record, resourceVersion, stoppable,
+                evictions, Pods.NONE);
+    }
 
     /** An observation of a job that is never evicted, and carries no eviction marks. */
     public JobObservation(JobKey key, String uid, Phase phase, Resources request, JobPriority priority, Instant createdAt,
@@ -44,19 +67,25 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
     /** The same observation in another phase. */
     public JobObservation inPhase(Phase other) {
         return new JobObservation(key, uid, other, request, priority, createdAt, quotaName, preemptible, record,
-                resourceVersion, stoppable, evictions);
+                resourceVersion, stoppable, evictions, pods);
     }
 
     /** The same observation at another resourceVersion. */
     public JobObservation withResourceVersion(String version) {
         return new JobObservation(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record, version,
-                stoppable, evictions);
+                stoppable, evictions, pods);
     }
 
     /** The same observation, of a job that suspending stops ({@code stoppable}) and with these eviction marks. */
     public JobObservation withEvictions(boolean stoppable, EvictionMarks marks) {
         return new JobObservation(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record,
-                resourceVersion, stoppable, marks);
+                resourceVersion, stoppable, marks, pods);
+    }
+
+    /** The same observation, with what the job says of its pods. */
+    public JobObservation withPods(Pods said) {
+        return new JobObservation(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record,
+                resourceVersion, stoppable, evictions, said);
     }
 
     /** Where a job stands, as read from the cluster. */
@@ -84,6 +113,7 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
         createdAt = createdAt == null ? Instant.EPOCH : createdAt;
         priority = priority == null ? JobPriority.NONE : priority;
         evictions = evictions == null ? EvictionMarks.NONE : evictions;
+        pods = pods == null ? Pods.NONE : pods;
     }
 
     /** A finished or deleted job, whatever its uid; nothing but the key matters. */

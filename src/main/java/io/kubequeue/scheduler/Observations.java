@@ -135,12 +135,23 @@ final class Observations {
                 }
             }
             case QUEUED -> {
-                if (entry == null) {
+                if (entry == null && evictions != null && evictions.keepsRoomAfterRestart(observation)) {
+                    // evicted, and its pods still run or terminate (seen after a restart): charged until they are gone
+                    entry = queues.newEntry(observation);
+                    entry.draining = observation;
+                    ledger.charge(entry, observation.record(), false);
+                    entry.seenRunning = true;
+                    evictions.drainingAfterRestart(entry);
+                } else if (entry == null) {
                     entry = queues.newEntry(observation);
                     queues.activate(entry);
                     queuedByEviction(entry, null); // after a restart, the marks it carries tell
                 } else if (entry.state == Scheduler.State.ADMITTED) {
-                    if (suspendedAgain(entry, observation)) {
+                    if (suspendedAgain(entry, observation) && evictions != null
+                            && evictions.keepsRoom(entry, observation)) {
+                        entry.draining = observation; // evicted, its pods not gone yet: its room stays taken
+                    } else if (suspendedAgain(entry, observation)) {
+                        entry.draining = null;
                         queueAgain(entry, observation);
                     } else {
                         // older than our patch, or written while it was on its way (then our patch, bound to the
@@ -177,6 +188,7 @@ final class Observations {
                 }
                 entry.seenRunning = true;
                 entry.unconfirmed = false; // it runs: whatever our patch did is settled
+                entry.draining = null; // started again while its pods drained: it simply runs on
                 if (evictions != null) {
                     evictions.seenRunning(entry, observation);
                 }
@@ -217,6 +229,7 @@ final class Observations {
         if (entry != null && entry.state == Scheduler.State.ADMITTED) {
             entry.seenRunning = true;
             entry.unconfirmed = false;
+            entry.draining = null; // started by hand while its pods drained: it runs on, charged
         }
     }
 
@@ -380,6 +393,35 @@ final class Observations {
         if (preemptor != null && entry.state != Scheduler.State.ADMITTED) {
             reclaims.yieldTo(entry, preemptor);
         }
+    }
+
+    /**
+     * See {@link Scheduler#podsChanged}: an evicted job whose pods were draining is queued once they are gone.
+     *
+     * @return whether its charge was released
+     */
+    boolean podsChanged(JobKey key) {
+        JobEntry entry = queues.get(key);
+        return entry != null && releaseIfDrained(entry);
+    }
+
+    /** Every evicted job whose pods were draining is checked again (the pods were listed); whether one was released. */
+    boolean recheckDraining() {
+        boolean released = false;
+        for (JobEntry entry : queues.admitted()) {
+            released |= releaseIfDrained(entry);
+        }
+        return released;
+    }
+
+    private boolean releaseIfDrained(JobEntry entry) {
+        JobObservation copy = entry.draining;
+        if (copy == null || entry.state != Scheduler.State.ADMITTED || evictions.keepsRoom(entry, copy)) {
+            return false;
+        }
+        entry.draining = null;
+        queueAgain(entry, copy);
+        return true;
     }
 
     /** A job out of the queue until its request can be read; if it is then started by hand, it is charged. */

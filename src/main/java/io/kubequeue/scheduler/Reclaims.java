@@ -12,7 +12,8 @@ import java.util.function.BiFunction;
  * Reclaims in progress (docs/policies.md, "Reclaim"): for each preemptor, its victims, and its room reserved in the
  * ledger so that nobody else, victims included, takes the room they free. The preemptor is held
  * ({@link Hold.Reason#RECLAIMING}) until every victim is seen suspended (released through an observation, never
- * assumed from the write's answer); the next cycle then admits it, before any other job. A victim, once suspended,
+ * assumed from the write's answer) and its pods are gone ({@link Evictions#keepsRoom}: a victim stays charged while
+ * they terminate); the next cycle then admits it, before any other job. A victim, once suspended,
  * yields to its preemptor ({@link JobEntry#yieldsTo}): it is not admitted while that reclaim goes on.
  *
  * <p>A reclaim is given up, its reservation returned and its victims free to go, when a victim's eviction is refused
@@ -94,7 +95,8 @@ final class Reclaims {
         ledger.reserve(group, reserved);
         queues.holdForReclaim(job, Explanation.of("reclaims the min of quota group " + group + ": waits until "
                 + victims.size() + (victims.size() == 1 ? " job" : " jobs") + " of borrowing groups (")
-                .then(Explanation.jobs(keys, victimGroups)).then(") are seen suspended, then is admitted first"));
+                .then(Explanation.jobs(keys, victimGroups))
+                .then(") are seen suspended and their pods gone, then is admitted first"));
         byPreemptor.put(job.job.key(), new InProgress(job, group, reserved, victims));
         started.add(new CycleResult.Reclaim(job.job.key(), group, keys, victimGroups));
         return out;

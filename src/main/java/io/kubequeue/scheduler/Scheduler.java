@@ -206,6 +206,8 @@ public final class Scheduler {
     private final SchedulerViews views;
     private final Evictions evictions;
     private final Reclaims reclaims;
+    private Consumer<Admission> podRanMarks = mark -> {
+    };
 
     /**
      * @param settings policy and backoff bounds
@@ -396,18 +398,56 @@ public final class Scheduler {
 
     /**
      * A pod of this job runs, or has run (phase Running, Succeeded or Failed, and not being deleted): its admission
-     * can no longer time out. Ignored unless the job is admitted.
+     * can no longer time out. Ignored unless the job is admitted. The first time under an admission whose group has
+     * an admission timeout, and if the job does not carry the mark yet, the admission is handed to
+     * {@link #writePodRanMarksTo} (docs/policies.md, "Admission timeout": the mark keeps it across a restart).
      */
     public synchronized void podRan(JobKey key) {
-        evictions.podRan(key);
+        Admission mark = evictions.podRan(key);
+        if (mark != null) {
+            podRanMarks.accept(mark);
+        }
+    }
+
+    /**
+     * Where the admissions whose pod-ran mark is to be written go ({@link #podRan}); by default nowhere.
+     *
+     * @param marks called with the scheduler's lock held: it must only hand the work on, never call back
+     */
+    public synchronized void writePodRanMarksTo(Consumer<Admission> marks) {
+        podRanMarks = Objects.requireNonNull(marks, "marks");
     }
 
     /**
      * The pods of admitted jobs have been listed: admission timeouts are decided from now on (before, a job whose
-     * pod runs might not be known to run yet).
+     * pod runs might not be known to run yet); every evicted job whose pods were draining is checked again.
+     *
+     * @return whether a charge was released (a cycle should follow)
      */
-    public synchronized void podsListed() {
+    public synchronized boolean podsListed() {
         evictions.podsListed();
+        return observations.recheckDraining();
+    }
+
+    /**
+     * Where the core asks whether pods of a job are left, running or terminating (not Succeeded or Failed, deletion
+     * timestamp or not); it must answer true while it cannot tell (pods not listed yet, the watch down). Called with
+     * the scheduler's lock held: it must only read (a cache), never call back. Until it is set, no pods are known.
+     * An evicted job seen suspended keeps its charge while its pods are left or its kind's status counts some active
+     * ({@link JobObservation.Pods#active()}); docs/policies.md, "When a victim's room is free".
+     */
+    public synchronized void watchPods(java.util.function.Predicate<JobKey> podsLeft) {
+        evictions.watchPods(Objects.requireNonNull(podsLeft, "podsLeft"));
+    }
+
+    /**
+     * A pod of this job was added, changed or deleted: an evicted job waiting for its pods to go is released once
+     * none is left.
+     *
+     * @return whether its charge was released (a cycle should follow)
+     */
+    public synchronized boolean podsChanged(JobKey key) {
+        return observations.podsChanged(key);
     }
 
     /**

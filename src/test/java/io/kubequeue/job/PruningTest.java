@@ -230,6 +230,13 @@ class PruningTest {
             sign(o);
             o.set("status", status(job.getKind(), "running"));
         }));
+        states.put("admitted, a pod ran", edit(stored, o -> {
+            o.withObjectProperty("metadata").withObjectProperty("annotations").put(Annotations.QUOTA_GROUP, "root.a")
+                    .put(Annotations.ADMITTED_AT, "2024-06-14T09:13:00Z")
+                    .put(Annotations.POD_RAN, "2024-06-14T09:13:00Z v1.c2lnbmF0dXJl");
+            sign(o);
+            o.set("status", status(job.getKind(), "running"));
+        }));
         states.put("evicted for a reclaim", edit(stored, o -> {
             o.withObjectProperty("metadata").withObjectProperty("annotations").put(Annotations.QUOTA_GROUP, "root.a")
                     .put(Annotations.ADMITTED_AT, "2024-06-14T09:13:00Z").put(Annotations.EVICTED, "reclaim")
@@ -289,6 +296,7 @@ class PruningTest {
         String yaml = switch (kind) {
             case "Job" -> switch (state) {
                 case "queued" -> """
+                        terminating: 1
                         conditions:
                           - {type: Suspended, status: "True", reason: JobSuspended, message: Job suspended,
                              lastProbeTime: "2024-06-14T09:12:34Z", lastTransitionTime: "2024-06-14T09:12:34Z"}
@@ -418,6 +426,12 @@ class PruningTest {
             StopsWhenSuspended<HasMetadata> stops = (StopsWhenSuspended<HasMetadata>) kind;
             r.put("stopMark", answer(() -> stops.stopMark(job)));
         }
+        if (kind instanceof CountsActivePods<?>) {
+            @SuppressWarnings("unchecked")
+            CountsActivePods<HasMetadata> counts = (CountsActivePods<HasMetadata>) kind;
+            r.put("podsActive", answer(() -> counts.podsActive(job)));
+        }
+        r.put("pod-ran mark", String.valueOf(annotations.get(Annotations.POD_RAN)));
         r.put("JOSDK: marked for deletion", job.isMarkedForDeletion());
         r.put("JOSDK: finalizers", job.getFinalizers());
         r.put("JOSDK: generation", String.valueOf(meta.getGeneration()));

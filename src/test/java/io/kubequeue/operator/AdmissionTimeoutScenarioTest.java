@@ -62,6 +62,10 @@ class AdmissionTimeoutScenarioTest extends SeedTreeFixture {
         podOf(cluster.job("stuck"), "Pending");
 
         await().atMost(Duration.ofSeconds(15)).until(() -> Cluster.suspended(cluster.job("stuck")));
+        // the Job controller deletes the suspended Job's pod; until it is gone the room stays taken (issue 26, item 5)
+        assertEquals(Scheduler.State.ADMITTED, scheduler.status(new JobKey("Job", "default", "stuck")).orElseThrow()
+                .state(), "its pod is still there");
+        client.pods().inNamespace("default").withName("stuck-pod").delete();
 
         Job stuck = cluster.job("stuck");
         assertEquals("timeout", stuck.getMetadata().getAnnotations().get(Annotations.EVICTED));

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
 import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatus;
+import io.kubequeue.job.CountsActivePods;
 import io.kubequeue.job.InvalidJobException;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.PodRequests;
@@ -26,10 +27,26 @@ import io.kubequeue.scheduler.Resources;
  * {@code spec.suspend} holds it (a Job with the annotation alone runs, and is charged as started outside kube-queue);
  * request = pod × min(parallelism, completions), parallelism defaulting to 1 and completions to parallelism
  * (docs/behaviour.md §1, §2). Finished when condition {@code Complete} or {@code Failed} is True. Stopped by
- * {@code spec.suspend: true} once running, so it may be evicted ({@link StopsWhenSuspended}).
+ * {@code spec.suspend: true} once running, so it may be evicted ({@link StopsWhenSuspended}); its status counts the
+ * pods still active or terminating ({@link CountsActivePods}).
  */
 @Singleton
-public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job> {
+public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job>, CountsActivePods<Job> {
+
+    /**
+     * {@code status.active} or {@code status.terminating} above 0. The Job controller stops counting a pod active once
+     * it is being deleted; {@code terminating} (Kubernetes 1.28+, feature JobPodReplacementPolicy, on by default
+     * from 1.29) counts it until it is gone. Where the API server does not have it, the pod watch tells.
+     */
+    @Override
+    public boolean podsActive(Job job) {
+        JobStatus status = job.getStatus();
+        return status != null && (positive(status.getActive()) || positive(status.getTerminating()));
+    }
+
+    private static boolean positive(Integer count) {
+        return count != null && count > 0;
+    }
 
     @Override
     public String kind() {
@@ -137,8 +154,8 @@ public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job> {
 
     /**
      * Keeps {@code spec.suspend}, {@code parallelism}, {@code completions}, the pod template's requests and priority
-     * ({@link Pruning#podSpec}), {@code status.startTime}, and the type and status of conditions {@code Complete}
-     * and {@code Failed}.
+     * ({@link Pruning#podSpec}), {@code status.startTime}, {@code status.active} and {@code status.terminating}, and
+     * the type and status of conditions {@code Complete} and {@code Failed}.
      */
     @Override
     public Job pruned(Job job) {
@@ -177,10 +194,13 @@ public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job> {
                     }
                 }
             }
-            if (status.getStartTime() != null || !conditions.isEmpty()) {
+            if (status.getStartTime() != null || !conditions.isEmpty() || status.getActive() != null
+                    || status.getTerminating() != null) {
                 JobStatus kept = new JobStatus();
                 kept.setAdditionalProperties(null);
                 kept.setStartTime(status.getStartTime());
+                kept.setActive(status.getActive());
+                kept.setTerminating(status.getTerminating());
                 kept.setConditions(conditions.isEmpty() ? null : conditions);
                 copy.setStatus(kept);
             }
