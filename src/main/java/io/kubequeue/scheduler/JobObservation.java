@@ -23,10 +23,22 @@ import java.util.Objects;
  * @param stoppable      whether suspending the job again really stops it (its controller deletes its pods): only such
  *                       jobs are evicted, by a reclaim or an admission timeout (docs/policies.md, per kind)
  * @param evictions      what the job carries about kube-queue's evictions of it ({@link EvictionMarks#NONE} if none)
+ * @param admittedRequest the request its admission record says it was admitted (or charged as started outside) at,
+ *                       what its pods were made from; null if the record says none (or there is no record). A running
+ *                       job is charged at least this (docs/behaviour.md, "A running job's charge"), so a restart
+ *                       reads back a charge its pods may still hold after its request was lowered
  */
 public record JobObservation(JobKey key, String uid, Phase phase, Resources request, JobPriority priority, Instant createdAt,
                              String quotaName, boolean preemptible, AdmissionRecord record, String resourceVersion,
-                             boolean stoppable, EvictionMarks evictions) {
+                             boolean stoppable, EvictionMarks evictions, Resources admittedRequest) {
+
+    /** An observation whose record names no admitted request. */
+    public JobObservation(JobKey key, String uid, Phase phase, Resources request, JobPriority priority, Instant createdAt,
+                          String quotaName, boolean preemptible, AdmissionRecord record, String resourceVersion,
+                          boolean stoppable, EvictionMarks evictions) {
+        this(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record, resourceVersion, stoppable,
+                evictions, null);
+    }
 
     /** An observation of a job that is never evicted, and carries no eviction marks. */
     public JobObservation(JobKey key, String uid, Phase phase, Resources request, JobPriority priority, Instant createdAt,
@@ -44,19 +56,25 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
     /** The same observation in another phase. */
     public JobObservation inPhase(Phase other) {
         return new JobObservation(key, uid, other, request, priority, createdAt, quotaName, preemptible, record,
-                resourceVersion, stoppable, evictions);
+                resourceVersion, stoppable, evictions, admittedRequest);
     }
 
     /** The same observation at another resourceVersion. */
     public JobObservation withResourceVersion(String version) {
         return new JobObservation(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record, version,
-                stoppable, evictions);
+                stoppable, evictions, admittedRequest);
     }
 
     /** The same observation, of a job that suspending stops ({@code stoppable}) and with these eviction marks. */
     public JobObservation withEvictions(boolean stoppable, EvictionMarks marks) {
         return new JobObservation(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record,
-                resourceVersion, stoppable, marks);
+                resourceVersion, stoppable, marks, admittedRequest);
+    }
+
+    /** The same observation, whose record says it was admitted at {@code admitted} (null: it says nothing). */
+    public JobObservation withAdmittedRequest(Resources admitted) {
+        return new JobObservation(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record,
+                resourceVersion, stoppable, evictions, admitted);
     }
 
     /** Where a job stands, as read from the cluster. */
