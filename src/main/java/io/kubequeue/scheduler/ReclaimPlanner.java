@@ -305,7 +305,8 @@ final class ReclaimPlanner {
             Resources already = taken.getOrDefault(m.name(), Resources.NONE);
             for (Map.Entry<String, Long> r : e.charged.asMap().entrySet()) {
                 String k = r.getKey();
-                if (!k.equals(Resources.MAX_JOBS) && freed.contains(k) && m.min().has(k)
+                // a victim that frees none of a resource takes nothing of it from its group
+                if (!k.equals(Resources.MAX_JOBS) && r.getValue() > 0 && freed.contains(k) && m.min().has(k)
                         && ledger.usage(m.name()).get(k) - already.get(k) - r.getValue() < m.min().get(k)) {
                     return false;
                 }
