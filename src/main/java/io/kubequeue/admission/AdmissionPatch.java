@@ -7,6 +7,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 
+import io.kubequeue.job.AdmittedRequests;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.RecordFields;
@@ -64,8 +65,9 @@ final class AdmissionPatch {
                 ops.add(op("replace", mark.pointer()).put("value", false));
             }
         }
+        // the request decided is part of the record: a restart charges a running job at least that (its pods keep it)
         RecordFields fields = RecordFields.admission(admission.record().group(), admission.record().admittedAt(),
-                entry.history());
+                entry.history(), AdmittedRequests.write(admission.request()));
         Map<String, String> signed = fields.asAnnotations();
         signed.put(Annotations.RECORD_SIGNATURE, signatures.sign(uid(entry, admission), fields));
         JsonPatchOps.addAnnotations(ops, entry.annotationsPresent(), signed);

@@ -23,6 +23,12 @@ public final class Annotations {
     /** When the job's admission timed out in the last hour: RFC 3339 times, comma-separated, oldest first. */
     public static final String TIMED_OUT_AT = "kube-queue/timed-out-at";
     /**
+     * Admission record: the request the admission was decided at (a started-outside charge: the request then), JSON
+     * of quantities ({@link AdmittedRequests}); a running job is charged at least this (docs/behaviour.md, "A running
+     * job's charge"), also after a restart. Written with the record, in the same patch; signed when not empty.
+     */
+    public static final String ADMITTED_REQUEST = "kube-queue/admitted-request";
+    /**
      * kube-queue's signature over the job's uid and the six annotations above ({@link RecordFields}): a record or
      * history without a valid one was not written by kube-queue and is read as absent ({@link RecordSignatures}).
      */

@@ -90,7 +90,7 @@ public class JobFeed {
     /**
      * A job running without kube-queue's admission that has just been charged to its group.
      *
-     * @param charge the charge, as an admission of that job's uid (request and wait unused)
+     * @param charge the charge, as an admission of that job's uid (its request, written in the record so a restart charges at least that; wait unused)
      * @param how    how it came to run, for the Warning event (e.g. "its suspend mark was removed by hand")
      * @param told   whether the job already got its Warning event (an {@code UntrustedRecord} one): then writing the
      *               record adds none
@@ -272,7 +272,8 @@ public class JobFeed {
         directory.put(key, entry);
         directory.putPodLabels(key, kind.podLabels(job));
         JobObservation observation = observation(kind, job, key, phase, request, record)
-                .withEvictions(entry.stopMark() != null, evictions).withPods(pods(kind, job, record));
+                .withEvictions(entry.stopMark() != null, evictions).withPods(pods(kind, job, record))
+                .withAdmittedRequest(record == null ? null : AdmittedRequests.read(signed.trusted().admittedRequest()));
         onObservation.accept(observation);
         Observed observed = scheduler.observe(observation);
         LOG.debugf("observed %s: %s, request %s: %s", key, phase, request, observed.change());
@@ -286,7 +287,7 @@ public class JobFeed {
             }
             case CHARGED_STARTED_OUTSIDE -> // have the charge written on it, so that a restart keeps it
                     onStartedOutside.accept(new StartedOutside(new Admission(key, job.getMetadata().getUid(),
-                            observed.record(), Resources.NONE, 0), signed.untrustedRecord()
+                            observed.record(), request, 0), signed.untrustedRecord()
                             ? "it carries an admission record kube-queue did not write"
                             : phase == Phase.STARTED_DESPITE_MARK ? ignoredMarkReason(kind, marks)
                             : "its suspend mark was removed by hand", told));

@@ -62,7 +62,7 @@ public final class Pruning {
      */
     public static final Set<String> JOB_ANNOTATIONS = Set.of(SuspendMark.ANNOTATION_KEY, Annotations.QUOTA_GROUP,
             Annotations.ADMITTED_AT, Annotations.EVICTED, Annotations.EVICTED_FOR, Annotations.RECLAIMED_AT,
-            Annotations.TIMED_OUT_AT, Annotations.RECORD_SIGNATURE,
+            Annotations.TIMED_OUT_AT, Annotations.ADMITTED_REQUEST, Annotations.RECORD_SIGNATURE,
             Annotations.POD_RAN);
     /** Of {@link #JOB_ANNOTATIONS}, those whose values differ from job to job: kept as they are, not interned. */
     private static final Set<String> UNSHARED_VALUES = Set.of(Annotations.ADMITTED_AT, Annotations.EVICTED_FOR,

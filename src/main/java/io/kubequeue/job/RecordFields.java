@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The six annotations kube-queue writes on a job as one signed set (docs/security.md, "How admission records are
+ * The annotations kube-queue writes on a job as one signed set (docs/security.md, "How admission records are
  * trusted"): the admission record ({@link Annotations#QUOTA_GROUP}, {@link Annotations#ADMITTED_AT}) and the eviction
  * marks and histories ({@link Annotations#EVICTED}, {@link Annotations#EVICTED_FOR}, {@link Annotations#RECLAIMED_AT},
  * {@link Annotations#TIMED_OUT_AT}). An absent annotation and an empty one are the same value, {@code ""}: kube-queue
@@ -17,19 +17,37 @@ import java.util.Map;
  * @param evictedFor  the preemptor as {@code Kind/namespace/name}, or {@code ""}
  * @param reclaimedAt reclaim times, RFC 3339, comma-separated, or {@code ""}
  * @param timedOutAt  admission-timeout times, RFC 3339, comma-separated, or {@code ""}
+ * @param admittedRequest the request the admission was decided (or the started-outside charge taken) at, as
+ *                    {@link AdmittedRequests} writes it, or {@code ""}: a running job is charged at least this after a
+ *                    restart (docs/behaviour.md, "A running job's charge"). An optional field: signed only when not
+ *                    empty ({@link RecordSignatures}), so a record signed before it existed still verifies
  */
 public record RecordFields(String group, String admittedAt, String evicted, String evictedFor, String reclaimedAt,
-                           String timedOutAt) {
+                           String timedOutAt, String admittedRequest) {
 
-    /** The keys of the signed set, in the order they are signed. */
+    /** The keys of the signed set, in the order they are signed (the optional ones last). */
     public static final List<String> KEYS = List.of(Annotations.QUOTA_GROUP, Annotations.ADMITTED_AT,
-            Annotations.EVICTED, Annotations.EVICTED_FOR, Annotations.RECLAIMED_AT, Annotations.TIMED_OUT_AT);
+            Annotations.EVICTED, Annotations.EVICTED_FOR, Annotations.RECLAIMED_AT, Annotations.TIMED_OUT_AT,
+            Annotations.ADMITTED_REQUEST);
 
-    /** None of the six: a job kube-queue has written nothing on. */
-    public static final RecordFields NONE = new RecordFields("", "", "", "", "", "");
+    /**
+     * How many of {@link #KEYS}, from the first, are always signed; each after them is signed, with its key, only when
+     * it holds a value (so adding one never invalidates the records already written).
+     */
+    public static final int ALWAYS_SIGNED = 6;
+
+    /** None of the set: a job kube-queue has written nothing on. */
+    public static final RecordFields NONE = new RecordFields("", "", "", "", "", "", "");
+
+    /** The six that every record has, with no admitted request. */
+    public RecordFields(String group, String admittedAt, String evicted, String evictedFor, String reclaimedAt,
+                        String timedOutAt) {
+        this(group, admittedAt, evicted, evictedFor, reclaimedAt, timedOutAt, "");
+    }
 
     /** Null values read as {@code ""}. */
     public RecordFields {
+        admittedRequest = orEmpty(admittedRequest);
         group = orEmpty(group);
         admittedAt = orEmpty(admittedAt);
         evicted = orEmpty(evicted);
@@ -45,12 +63,19 @@ public record RecordFields(String group, String admittedAt, String evicted, Stri
         }
         return new RecordFields(annotations.get(Annotations.QUOTA_GROUP), annotations.get(Annotations.ADMITTED_AT),
                 annotations.get(Annotations.EVICTED), annotations.get(Annotations.EVICTED_FOR),
-                annotations.get(Annotations.RECLAIMED_AT), annotations.get(Annotations.TIMED_OUT_AT));
+                annotations.get(Annotations.RECLAIMED_AT), annotations.get(Annotations.TIMED_OUT_AT),
+                annotations.get(Annotations.ADMITTED_REQUEST));
     }
 
     /** An admission record and nothing else of the set (histories, if any, given by {@code history}). */
     public static RecordFields admission(String group, String admittedAt, History history) {
-        return new RecordFields(group, admittedAt, "", "", history.reclaimedAt(), history.timedOutAt());
+        return admission(group, admittedAt, history, "");
+    }
+
+    /** An admission record with the request it was decided at ({@link AdmittedRequests#write}), and its histories. */
+    public static RecordFields admission(String group, String admittedAt, History history, String admittedRequest) {
+        return new RecordFields(group, admittedAt, "", "", history.reclaimedAt(), history.timedOutAt(),
+                admittedRequest);
     }
 
     /** Whether any of the six holds a value. */
@@ -60,7 +85,7 @@ public record RecordFields(String group, String admittedAt, String evicted, Stri
 
     /** The values in {@link #KEYS} order. */
     public List<String> values() {
-        return List.of(group, admittedAt, evicted, evictedFor, reclaimedAt, timedOutAt);
+        return List.of(group, admittedAt, evicted, evictedFor, reclaimedAt, timedOutAt, admittedRequest);
     }
 
     /** The six as annotations, in {@link #KEYS} order, empty ones included (what a write of kube-queue's sets). */

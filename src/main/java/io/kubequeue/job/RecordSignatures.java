@@ -28,8 +28,10 @@ import io.kubequeue.scheduler.AdmissionRecord;
  *
  * <p>The signature, annotation {@link Annotations#RECORD_SIGNATURE}, is {@code v1.} and the unpadded base64url of
  * HMAC-SHA256(key, message), where the message is {@code kube-queue/record v1} followed by the uid and the six values
- * in {@link RecordFields#KEYS} order, each as its UTF-8 length (4 bytes, big-endian) and its UTF-8 bytes: no two
- * sets share a message. A null uid signs as {@code ""}. Checking costs one HMAC per accepted key over the six values
+ * in {@link RecordFields#KEYS} order, each as its UTF-8 length (4 bytes, big-endian) and its UTF-8 bytes, then each
+ * optional field that holds a value (after {@link RecordFields#ALWAYS_SIGNED}; e.g. the admitted request) as its key
+ * and its value, encoded alike: no two sets share a message, and a record signed before an optional field existed
+ * verifies unchanged. A null uid signs as {@code ""}. Checking costs one HMAC per accepted key over the six values
  * (the API server bounds a job's annotations to 256 KiB), compared in constant time.
  *
  * <p>Thread-safe: the keys are set once, before any job is read; each thread keeps its own {@link Mac}s.
@@ -192,8 +194,15 @@ public class RecordSignatures {
         Mac mac = macs.get().computeIfAbsent(key, RecordSignatures::newMac);
         mac.update(DOMAIN);
         update(mac, uid == null ? "" : uid);
-        for (String value : fields.values()) {
-            update(mac, value);
+        List<String> values = fields.values();
+        for (int i = 0; i < values.size(); i++) {
+            if (i < RecordFields.ALWAYS_SIGNED) {
+                update(mac, values.get(i));
+            } else if (!values.get(i).isEmpty()) {
+                // an optional field, signed with its key when present: a record signed before it existed verifies
+                update(mac, RecordFields.KEYS.get(i));
+                update(mac, values.get(i));
+            }
         }
         return mac.doFinal();
     }

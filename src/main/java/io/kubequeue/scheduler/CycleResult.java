@@ -31,9 +31,19 @@ public record CycleResult(List<Admission> admissions, List<Hold> holds, int trie
      * @param group     its quota group, which reclaims its min
      * @param victims   the jobs suspended for it
      * @param victimGroups each victim's quota group, in the same order (what a reader who may not see a victim is told)
+     * @param resources the resources the reclaim frees, sorted: those the preemptor is short of somewhere on its path;
+     *                  the victims' groups keep their min of each of these (and only of these)
      */
-    public record Reclaim(JobKey preemptor, String group, List<JobKey> victims, List<String> victimGroups) {
+    public record Reclaim(JobKey preemptor, String group, List<JobKey> victims, List<String> victimGroups,
+                          java.util.SortedSet<String> resources) {
+
+        /** A reclaim whose freed resources are not told (empty). */
+        public Reclaim(JobKey preemptor, String group, List<JobKey> victims, List<String> victimGroups) {
+            this(preemptor, group, victims, victimGroups, new java.util.TreeSet<>());
+        }
+
         public Reclaim {
+            resources = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(resources));
             victims = List.copyOf(victims);
             victimGroups = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(victimGroups));
             if (victimGroups.size() != victims.size()) {

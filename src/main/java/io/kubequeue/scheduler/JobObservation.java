@@ -24,10 +24,14 @@ import java.util.Objects;
  *                       jobs are evicted, by a reclaim or an admission timeout (docs/policies.md, per kind)
  * @param evictions      what the job carries about kube-queue's evictions of it ({@link EvictionMarks#NONE} if none)
  * @param pods           what the job itself says of its pods ({@link Pods#NONE} if nothing)
+ * @param admittedRequest the request its admission record says it was admitted (or charged as started outside) at,
+ *                       what its pods were made from; null if the record says none (or there is no record). A running
+ *                       job is charged at least this (docs/behaviour.md, "A running job's charge"), so a restart
+ *                       reads back a charge its pods may still hold after its request was lowered
  */
 public record JobObservation(JobKey key, String uid, Phase phase, Resources request, JobPriority priority, Instant createdAt,
                              String quotaName, boolean preemptible, AdmissionRecord record, String resourceVersion,
-                             boolean stoppable, EvictionMarks evictions, Pods pods) {
+                             boolean stoppable, EvictionMarks evictions, Pods pods, Resources admittedRequest) {
 
     /**
      * What a job itself says of its pods (issue 26, items 5 and 6).
@@ -43,12 +47,12 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
         public static final Pods NONE = new Pods(false, false);
     }
 
-    /** An observation that says nothing of its pods. */
+    /** An observation that says nothing of its pods, whose record names no admitted request. */
     public JobObservation(JobKey key, String uid, Phase phase, Resources request, JobPriority priority, Instant createdAt,
                           String quotaName, boolean preemptible, AdmissionRecord record, String resourceVersion,
                           boolean stoppable, EvictionMarks evictions) {
         this(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record, resourceVersion, stoppable,
-                evictions, Pods.NONE);
+                evictions, Pods.NONE, null);
     }
 
     /** An observation of a job that is never evicted, and carries no eviction marks. */
@@ -67,25 +71,31 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
     /** The same observation in another phase. */
     public JobObservation inPhase(Phase other) {
         return new JobObservation(key, uid, other, request, priority, createdAt, quotaName, preemptible, record,
-                resourceVersion, stoppable, evictions, pods);
+                resourceVersion, stoppable, evictions, pods, admittedRequest);
     }
 
     /** The same observation at another resourceVersion. */
     public JobObservation withResourceVersion(String version) {
         return new JobObservation(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record, version,
-                stoppable, evictions, pods);
+                stoppable, evictions, pods, admittedRequest);
     }
 
     /** The same observation, of a job that suspending stops ({@code stoppable}) and with these eviction marks. */
     public JobObservation withEvictions(boolean stoppable, EvictionMarks marks) {
         return new JobObservation(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record,
-                resourceVersion, stoppable, marks, pods);
+                resourceVersion, stoppable, marks, pods, admittedRequest);
     }
 
     /** The same observation, with what the job says of its pods. */
     public JobObservation withPods(Pods said) {
         return new JobObservation(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record,
-                resourceVersion, stoppable, evictions, said);
+                resourceVersion, stoppable, evictions, said, admittedRequest);
+    }
+
+    /** The same observation, whose record says it was admitted at {@code admitted} (null: it says nothing). */
+    public JobObservation withAdmittedRequest(Resources admitted) {
+        return new JobObservation(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record,
+                resourceVersion, stoppable, evictions, pods, admitted);
     }
 
     /** Where a job stands, as read from the cluster. */

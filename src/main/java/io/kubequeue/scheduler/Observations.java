@@ -172,19 +172,25 @@ final class Observations {
                 }
                 if (entry == null) {
                     entry = queues.newEntry(observation);
-                    ledger.charge(entry, record, false);
+                    ledger.charge(entry, record, false, observation.admittedRequest()); // what its pods were made from
                 } else if (entry.state != Scheduler.State.ADMITTED) {
                     queues.dequeue(entry);
                     entry.setJob(observation, classes);
-                    ledger.charge(entry, record, false);
-                } else if (record.equals(entry.record) && sameCharge(observation, entry.job)) {
+                    ledger.charge(entry, record, false, observation.admittedRequest());
+                } else if (record.equals(entry.record) && (sameCharge(observation, entry.job)
+                        || entry.seenRunning && keepsCharge(entry, observation))) {
                     entry.setJob(QueueManager.keepCreation(observation, entry.job), classes); // e.g. ours, seen
                 } else {
-                    // another admission, or the running job's request changed (e.g. parallelism raised):
-                    // charge what it uses now, even above max, so nothing else is admitted into that room
+                    // another admission, or the running job's request changed (e.g. parallelism raised): charge what
+                    // it uses now, even above max, so nothing else is admitted into that room; under the same
+                    // admission never less than before, since its pods may still hold that (none of the kinds resizes
+                    // running pods when its request is lowered: docs/behaviour.md, "A running job's charge"). Its
+                    // first running copy is what its pods are made from: until then the charge was the decision's
+                    Resources floor = record.equals(entry.record) && entry.seenRunning ? entry.charged
+                            : observation.admittedRequest();
                     ledger.uncharge(entry, true);
                     entry.setJob(QueueManager.keepCreation(observation, entry.job), classes);
-                    ledger.charge(entry, record, false);
+                    ledger.charge(entry, record, false, floor);
                 }
                 entry.seenRunning = true;
                 entry.unconfirmed = false; // it runs: whatever our patch did is settled
@@ -218,12 +224,16 @@ final class Observations {
             // asks now (it may have been edited since the decision); once seen running without our record, it is
             // charged what it asks now (more or less)
             boolean inFlight = !entry.seenRunning && !entry.record.startedOutside();
-            if (inFlight || entry.seenRunning && !sameCharge(observation, entry.job)) {
+            if (inFlight || entry.seenRunning && !sameCharge(observation, entry.job)
+                    && !keepsCharge(entry, observation)) {
                 AdmissionRecord record = inFlight
                         ? new AdmissionRecord(entry.record.group(), AdmissionRecord.STARTED_OUTSIDE) : entry.record;
+                // seen running: never less than before (its pods may still hold it); started by hand while our
+                // patch was on its way, its pods were made from what it asks now
+                Resources floor = inFlight ? null : entry.charged;
                 ledger.uncharge(entry, false);
                 entry.setJob(QueueManager.keepCreation(observation, entry.job), classes);
-                ledger.charge(entry, record, false);
+                ledger.charge(entry, record, false, floor);
             }
         }
         if (entry != null && entry.state == Scheduler.State.ADMITTED) {
@@ -493,6 +503,22 @@ final class Observations {
         if (uid != null && !olderNamesakeEnded) {
             withdrawn.remove(observation.key());
         }
+    }
+
+    /**
+     * Whether a running job's new copy leaves its charge as it is: as preemptible as before, and asking nothing above
+     * the charge (a lower request keeps the higher charge: its pods may still hold it).
+     */
+    private static boolean keepsCharge(JobEntry entry, JobObservation copy) {
+        if (entry.chargeUnknown || copy.preemptible() != entry.job.preemptible()) {
+            return false;
+        }
+        for (Map.Entry<String, Long> r : copy.request().asMap().entrySet()) {
+            if (r.getValue() > entry.charged.get(r.getKey())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether the two copies of a job would be charged alike: the same request, both (non-)preemptible. */

@@ -294,7 +294,7 @@ final class QueueManager {
         }
         return new JobObservation(next.key(), next.uid(), next.phase(), next.request(), next.priority(), old.createdAt(),
                 next.quotaName(), next.preemptible(), next.record(), next.resourceVersion(), next.stoppable(),
-                next.evictions(), next.pods());
+                next.evictions(), next.pods(), next.admittedRequest());
     }
 
     /** See {@link Scheduler#replacePriorityClasses}. */

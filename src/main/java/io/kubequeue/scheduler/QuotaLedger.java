@@ -241,6 +241,17 @@ final class QuotaLedger {
      *                counts at its group's max above it (see {@link UnknownUse})
      */
     void charge(JobEntry entry, AdmissionRecord record, boolean unknown) {
+        charge(entry, record, unknown, null);
+    }
+
+    /**
+     * As {@link #charge(JobEntry, AdmissionRecord, boolean)}, never below {@code floor}: per resource, the charge is
+     * the higher of the job's request and the floor (what its pods may still hold, docs/behaviour.md "A running job's
+     * charge"). A job of unknown use is charged as such, whatever the floor.
+     *
+     * @param floor millicores, bytes and counts (the job count may be in it); null: none
+     */
+    void charge(JobEntry entry, AdmissionRecord record, boolean unknown, Resources floor) {
         entry.state = Scheduler.State.ADMITTED;
         entry.seenRunning = false;
         entry.confirmedVersion = null;
@@ -252,7 +263,7 @@ final class QuotaLedger {
         entry.record = record;
         entry.hold = null;
         entry.retryAt = null;
-        entry.charged = entry.effectiveRequest();
+        entry.charged = unknown || floor == null ? entry.effectiveRequest() : entry.effectiveRequest().max(floor);
         entry.chargedGuaranteed = !entry.job.preemptible();
         entry.chargedGroup = groupToCharge(entry, record);
         addUsage(entry);

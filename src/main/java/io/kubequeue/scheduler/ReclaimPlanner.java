@@ -28,7 +28,12 @@ import java.util.Set;
  * share A's guarantee). Suspending it must free room where A is short: at a node on both paths.
  *
  * <p><b>Never below a min.</b> On the victim's side of the tree (its group and its ancestors below the first node it
- * shares with A), usage minus every victim chosen there stays ≥ min, for each resource the min declares.
+ * shares with A), usage minus every victim chosen there stays ≥ min, for each resource the reclaim frees: those A's job
+ * is short of somewhere ({@code needs}). A min in another resource (memory, say, where the victim's group is under its
+ * min while it borrows cpu) does not shield the victim: nobody takes that resource from its group. This is Kueue's
+ * rule (docs "Preemption": a ClusterQueue's workloads are reclaim candidates when it uses more than its nominal quota
+ * of at least one resource the preemptor needs), kept stricter in one way: the group must still hold its min of each
+ * freed resource after the victims go, not only be over it before.
  *
  * <p><b>Order.</b> Lowest priority first, then the most recently admitted, then by key; victims are added in that
  * order until A's job fits, then any victim the others make unneeded is dropped (latest added first). No victims
@@ -93,12 +98,19 @@ final class ReclaimPlanner {
     }
 
     /**
+     * A reclaim's victims, in the order chosen, and the resources suspending them is for (those the preemptor is
+     * short of, sorted).
+     */
+    record Plan(List<JobEntry> victims, java.util.SortedSet<String> resources) {
+    }
+
+    /**
      * The victims that make {@code job} fit its group, in the order chosen; null if it may not reclaim, or no such
      * victims exist. O(candidates × path); the caller bounds how many plans a cycle makes.
      *
      * @param pool this cycle's candidates ({@link #pool}); the caller tells it of the victims chosen
      */
-    List<JobEntry> plan(String group, JobEntry job, Pool pool) {
+    Plan plan(String group, JobEntry job, Pool pool) {
         List<QuotaNode> path = ledger.tree().pathToRoot(group);
         Resources request = job.effectiveRequest();
         Map<String, Map<String, Long>> needs = needs(group, path, request, pool.leaving);
@@ -106,6 +118,8 @@ final class ReclaimPlanner {
             return null;
         }
         addMinNeeds(group, path, request, needs, pool.leaving);
+        java.util.SortedSet<String> freedResources = new java.util.TreeSet<>();
+        needs.values().forEach(short_ -> freedResources.addAll(short_.keySet()));
         Set<String> onPath = new HashSet<>();
         path.forEach(n -> onPath.add(n.name()));
         // jobs being evicted already leave their groups too: a victim's group stays at its min after all of them
@@ -123,7 +137,7 @@ final class ReclaimPlanner {
                 break;
             }
             List<QuotaNode> victimSide = victimSide(e.chargedGroup, onPath);
-            if (helps(e, needs, victims) && keepsMin(e, victimSide, taken)) {
+            if (helps(e, needs, victims) && keepsMin(e, victimSide, taken, freedResources)) {
                 victims.add(e);
                 for (QuotaNode m : victimSide) {
                     taken.merge(m.name(), e.charged, Resources::plus);
@@ -140,7 +154,7 @@ final class ReclaimPlanner {
                 victims = without; // the others free enough: this one keeps running
             }
         }
-        return victims;
+        return new Plan(victims, freedResources);
     }
 
     /**
@@ -282,13 +296,17 @@ final class ReclaimPlanner {
         return false;
     }
 
-    /** Whether suspending {@code e} keeps every node on its side at or above its min (with the victims taken there). */
-    private boolean keepsMin(JobEntry e, List<QuotaNode> victimSide, Map<String, Resources> taken) {
+    /**
+     * Whether suspending {@code e} keeps every node on its side at or above its min (with the victims taken there) in
+     * each resource of {@code freed}, the ones the reclaim is for; what it holds of others is not judged.
+     */
+    private boolean keepsMin(JobEntry e, List<QuotaNode> victimSide, Map<String, Resources> taken, Set<String> freed) {
         for (QuotaNode m : victimSide) {
             Resources already = taken.getOrDefault(m.name(), Resources.NONE);
             for (Map.Entry<String, Long> r : e.charged.asMap().entrySet()) {
                 String k = r.getKey();
-                if (!k.equals(Resources.MAX_JOBS) && m.min().has(k)
+                // a victim that frees none of a resource takes nothing of it from its group
+                if (!k.equals(Resources.MAX_JOBS) && r.getValue() > 0 && freed.contains(k) && m.min().has(k)
                         && ledger.usage(m.name()).get(k) - already.get(k) - r.getValue() < m.min().get(k)) {
                     return false;
                 }

@@ -78,10 +78,11 @@ final class Reclaims {
         if (!enabled || job.refused || yields(job)) {
             return null;
         }
-        List<JobEntry> victims = planner.plan(group, job, pool);
-        if (victims == null) {
+        ReclaimPlanner.Plan plan = planner.plan(group, job, pool);
+        if (plan == null) {
             return null;
         }
+        List<JobEntry> victims = plan.victims();
         List<Eviction> out = new ArrayList<>(victims.size());
         List<JobKey> keys = new ArrayList<>(victims.size());
         List<String> victimGroups = new ArrayList<>(victims.size());
@@ -98,7 +99,7 @@ final class Reclaims {
                 .then(Explanation.jobs(keys, victimGroups))
                 .then(") are seen suspended and their pods gone, then is admitted first"));
         byPreemptor.put(job.job.key(), new InProgress(job, group, reserved, victims));
-        started.add(new CycleResult.Reclaim(job.job.key(), group, keys, victimGroups));
+        started.add(new CycleResult.Reclaim(job.job.key(), group, keys, victimGroups, plan.resources()));
         return out;
     }
 

@@ -27,11 +27,13 @@ class AdmissionPatchTest {
     private static final Admission ADMISSION = new Admission(new JobKey("Job", "default", "j"), "u1",
             new AdmissionRecord("root.a", "2026-01-01T00:00:00.123Z"), Resources.of("cpu", 1000L), 0);
     private static final RecordSignatures SIGNATURES = TrustedRecords.signatures();
+    /** The request decided, as the record carries it (a restart charges a running job at least that). */
+    private static final String ADMITTED_REQUEST = "{\"cpu\":\"1\"}";
 
     /** The signature of the admission's record with these histories, on job u1. */
     private static String signature(String reclaimedAt, String timedOutAt) {
         return SIGNATURES.sign("u1", new RecordFields("root.a", "2026-01-01T00:00:00.123Z", "", "", reclaimedAt,
-                timedOutAt));
+                timedOutAt, ADMITTED_REQUEST));
     }
 
     @Test
@@ -50,6 +52,7 @@ class AdmissionPatchTest {
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1evicted-for\",\"value\":\"\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1reclaimed-at\",\"value\":\"\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1timed-out-at\",\"value\":\"\"},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1admitted-request\",\"value\":\"{\\\"cpu\\\":\\\"1\\\"}\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1record-signature\",\"value\":\""
                 + signature("", "") + "\"}"
                 + "]", AdmissionPatch.of(entry, ADMISSION, SIGNATURES).toString());
@@ -67,7 +70,8 @@ class AdmissionPatchTest {
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations\",\"value\":"
                 + "{\"kube-queue/quota-group\":\"root.a\",\"kube-queue/admitted-at\":\"2026-01-01T00:00:00.123Z\","
                 + "\"kube-queue/evicted\":\"\",\"kube-queue/evicted-for\":\"\",\"kube-queue/reclaimed-at\":\"\","
-                + "\"kube-queue/timed-out-at\":\"\",\"kube-queue/record-signature\":\"" + signature("", "") + "\"}}"
+                + "\"kube-queue/timed-out-at\":\"\",\"kube-queue/admitted-request\":\"{\\\"cpu\\\":\\\"1\\\"}\","
+                + "\"kube-queue/record-signature\":\"" + signature("", "") + "\"}}"
                 + "]", AdmissionPatch.of(entry, ADMISSION, SIGNATURES).toString());
     }
 
@@ -86,6 +90,7 @@ class AdmissionPatchTest {
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1evicted-for\",\"value\":\"\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1reclaimed-at\",\"value\":\"2026-01-01T00:10:00Z\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1timed-out-at\",\"value\":\"\"},"
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1admitted-request\",\"value\":\"{\\\"cpu\\\":\\\"1\\\"}\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1record-signature\",\"value\":\""
                 + signature("2026-01-01T00:10:00Z", "") + "\"}"
                 + "]", AdmissionPatch.of(evicted, ADMISSION, SIGNATURES).toString());

@@ -209,9 +209,9 @@ class AdmitterOutcomesTest {
         assertEquals(1, requests.patches().size());
         FakeJobRequests.Patch patch = requests.patches().get(0);
         Map<String, String> written = new HashMap<>();
-        for (String key : List.of(Annotations.QUOTA_GROUP, Annotations.ADMITTED_AT, Annotations.EVICTED,
-                Annotations.EVICTED_FOR, Annotations.RECLAIMED_AT, Annotations.TIMED_OUT_AT,
-                Annotations.RECORD_SIGNATURE)) {
+        List<String> keys = new java.util.ArrayList<>(io.kubequeue.job.RecordFields.KEYS);
+        keys.add(Annotations.RECORD_SIGNATURE);
+        for (String key : keys) {
             written.put(key, patch.value("add", "/metadata/annotations/" + key.replace("/", "~1")).asText());
         }
         assertEquals(new AdmissionRecord("g", AdmissionRecord.STARTED_OUTSIDE),

@@ -51,6 +51,8 @@ class EvictionPatchTest {
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1evicted-for\",\"value\":\"" + sealed + "\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1reclaimed-at\",\"value\":\"2026-01-01T00:10:00Z,2026-01-01T00:30:00Z\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1timed-out-at\",\"value\":\"2026-01-01T00:05:00.500Z\"},"
+                // the admission is over once the stop mark lands: its admitted request goes with it
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1admitted-request\",\"value\":\"\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1record-signature\",\"value\":\""
                 + SIGNATURES.sign("u1", new RecordFields("root.b", "2026-01-01T00:00:00.123Z", "reclaim",
                         sealed, "2026-01-01T00:10:00Z,2026-01-01T00:30:00Z", "2026-01-01T00:05:00.500Z"))
@@ -70,6 +72,8 @@ class EvictionPatchTest {
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1evicted-for\",\"value\":\"\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1reclaimed-at\",\"value\":\"\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1timed-out-at\",\"value\":\"2026-01-01T00:30:00Z\"},"
+                // the admission is over once the stop mark lands: its admitted request goes with it
+                + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1admitted-request\",\"value\":\"\"},"
                 + "{\"op\":\"add\",\"path\":\"/metadata/annotations/kube-queue~1record-signature\",\"value\":\""
                 + SIGNATURES.sign("seen-uid", new RecordFields("root.b", "2026-01-01T00:00:00.123Z", "timeout", "", "",
                         "2026-01-01T00:30:00Z"))

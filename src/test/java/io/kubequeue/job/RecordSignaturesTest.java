@@ -46,6 +46,13 @@ class RecordSignaturesTest {
             out.writeInt(bytes.length);
             out.write(bytes);
         }
+        if (!fields.admittedRequest().isEmpty()) { // an optional field: key and value, only when present
+            for (String part : List.of(Annotations.ADMITTED_REQUEST, fields.admittedRequest())) {
+                byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+                out.writeInt(bytes.length);
+                out.write(bytes);
+            }
+        }
         Mac mac = Mac.getInstance("HmacSHA256");
         mac.init(new SecretKeySpec(key, "HmacSHA256"));
         return "v1." + Base64.getUrlEncoder().withoutPadding().encodeToString(mac.doFinal(message.toByteArray()));
@@ -62,6 +69,48 @@ class RecordSignaturesTest {
     void theSignatureIsTheDocumentedHmac() throws Exception {
         assertEquals(documented(TrustedRecords.KEY, "u1", EVICTED), signatures.sign("u1", EVICTED));
         assertEquals(documented(TrustedRecords.KEY, "", EVICTED), signatures.sign(null, EVICTED), "null signs as empty");
+    }
+
+    /** The admitted request (issue 26): signed when present, and a record signed before it existed still verifies. */
+    @Test
+    void theAdmittedRequestIsSignedWhenPresentAndARecordWithoutItVerifiesAsBefore() throws Exception {
+        RecordFields admitted = RecordFields.admission("root.a", "2026-01-01T00:00:00.123Z",
+                RecordFields.History.NONE, AdmittedRequests.write(io.kubequeue.scheduler.Resources.of("cpu", 4000L)));
+        assertEquals("{\"cpu\":\"4\"}", admitted.admittedRequest());
+        assertEquals(documented(TrustedRecords.KEY, "u1", admitted), signatures.sign("u1", admitted));
+        RecordSignatures.Reading read = signatures.read("u1", annotated(admitted, signatures.sign("u1", admitted)));
+        assertEquals(RecordSignatures.Trust.TRUSTED, read.trust());
+        assertEquals(io.kubequeue.scheduler.Resources.of("cpu", 4000L),
+                AdmittedRequests.read(read.trusted().admittedRequest()));
+
+        // a record of the six alone, signed as every record was before the field existed (upgrade)
+        String sixOnly = documented(TrustedRecords.KEY, "u1", EVICTED);
+        assertEquals(RecordSignatures.Trust.TRUSTED, signatures.read("u1", annotated(EVICTED, sixOnly)).trust());
+
+        // added to such a record, removed from one that has it, or lowered: no longer kube-queue's
+        Map<String, String> added = annotated(EVICTED, sixOnly);
+        added.put(Annotations.ADMITTED_REQUEST, "{\"cpu\":\"100m\"}");
+        assertEquals(RecordSignatures.Trust.MISMATCHED, signatures.read("u1", added).trust());
+        Map<String, String> removed = annotated(admitted, signatures.sign("u1", admitted));
+        removed.remove(Annotations.ADMITTED_REQUEST);
+        assertEquals(RecordSignatures.Trust.MISMATCHED, signatures.read("u1", removed).trust());
+        Map<String, String> lowered = annotated(admitted, signatures.sign("u1", admitted));
+        lowered.put(Annotations.ADMITTED_REQUEST, "{\"cpu\":\"100m\"}");
+        assertEquals(RecordSignatures.Trust.MISMATCHED, signatures.read("u1", lowered).trust());
+    }
+
+    @Test
+    void anAdmittedRequestReadsBackExactlyAndAValueThatDoesNotReadIsNone() {
+        io.kubequeue.scheduler.Resources seedLike = io.kubequeue.scheduler.Resources.of("cpu", 1500L, "memory",
+                16L << 30, "nvidia.com/gpu", 2L, "aliyun.com/gpu-mem", 16L, "ephemeral-storage", 1000L, "limits.cpu", 2500L, "limits.memory", 17L << 30);
+        assertEquals(seedLike, AdmittedRequests.read(AdmittedRequests.write(seedLike)));
+        assertEquals(seedLike, AdmittedRequests.read(AdmittedRequests.write(
+                seedLike.with(io.kubequeue.scheduler.Resources.MAX_JOBS, 1))), "the job count is not written");
+        assertEquals("", AdmittedRequests.write(io.kubequeue.scheduler.Resources.NONE));
+        for (String bad : List.of("", "[]", "{\"cpu\":\"lots\"}", "{\"cpu\":\"1e999999999\"}", "{\"cpu\":4}x",
+                "{\"cpu\":null}", "{\"cpu\":\"-1\"}", "x".repeat(AdmittedRequests.MAX_CHARS + 1))) {
+            assertNull(AdmittedRequests.read(bad), bad.length() > 40 ? "too long" : bad);
+        }
     }
 
     @Test

@@ -162,7 +162,8 @@ class EvictionRegressionTest {
         assertEquals(1, next.evictions().size(), "a new reclaim: " + next.evictions());
         assertTrue(!next.evictions().get(0).key().equals(e.key()), "not the job started again");
         assertEquals(List.of(new CycleResult.Reclaim(new JobKey("Job", "a", "a1"), "team-a",
-                List.of(next.evictions().get(0).key()), List.of(next.evictions().get(0).record().group()))),
+                List.of(next.evictions().get(0).key()), List.of(next.evictions().get(0).record().group()),
+                new java.util.TreeSet<>(List.of("cpu")))),
                 next.reclaims());
     }
 }

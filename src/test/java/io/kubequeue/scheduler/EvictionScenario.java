@@ -41,8 +41,13 @@ final class EvictionScenario {
 
     /** Submits a suspended one-request job, created after every job before it. */
     JobObservation submit(String ns, String name, long millicores, int priority, boolean stoppable) {
+        return submit(ns, name, Resources.of("cpu", millicores), priority, stoppable);
+    }
+
+    /** Submits a suspended job of this request (millicores, bytes, counts), created after every job before it. */
+    JobObservation submit(String ns, String name, Resources request, int priority, boolean stoppable) {
         JobObservation o = new JobObservation(new JobKey("Job", ns, name), "uid-" + name, JobObservation.Phase.QUEUED,
-                Resources.of("cpu", millicores), JobPriority.of(priority), T0.plusSeconds(cluster.size()), null, true,
+                request, JobPriority.of(priority), T0.plusSeconds(cluster.size()), null, true,
                 null, nextVersion(), stoppable, EvictionMarks.NONE);
         cluster.put(o.key(), o);
         scheduler.observe(o);

@@ -59,7 +59,7 @@ class ReclaimTest {
         assertEquals(new JobKey("Job", "a", "a1"), e.preemptor());
         assertEquals("team-a", e.preemptorGroup());
         assertEquals(List.of(new CycleResult.Reclaim(new JobKey("Job", "a", "a1"), "team-a", List.of(e.key()),
-                        List.of(e.record().group()))),
+                        List.of(e.record().group()), new java.util.TreeSet<>(List.of("cpu")))),
                 reclaiming.reclaims());
         assertEquals(Scheduler.State.HELD, state("a", "a1"));
         assertEquals(4000, scheduler.usage("root").get("cpu"), "the victim stays charged until seen suspended");
@@ -86,6 +86,55 @@ class ReclaimTest {
         cycle();
         submit("a", "a1", 2000, 0, true);
         assertEquals(1, cycle().evictions().size());
+    }
+
+    private static final long GI = 1L << 30;
+
+    /** cpu, memory, nvidia.com/gpu and aliyun.com/gpu-mem, as the seed's tree declares them in min and max. */
+    private static Resources seedLike(long millicores, long bytes, long gpus, long gpuMem) {
+        return Resources.of("cpu", millicores, "memory", bytes, "nvidia.com/gpu", gpus, "aliyun.com/gpu-mem", gpuMem);
+    }
+
+    /**
+     * Issue 26, sequence 1: a tree whose min declares cpu and memory (and GPUs) as the seed's does. team-b borrows
+     * root's 8 cpu (its min is 4 cpu, 16Gi) while it uses 2Gi of memory; team-a's 4-cpu job fits its own min. The
+     * reclaim frees cpu only: team-b being under its min in memory, which nobody is short of, does not shield the cpu
+     * it borrows (Kueue: a ClusterQueue is a reclaim target when it borrows one of the resources the preemptor needs).
+     */
+    @Test
+    void aVictimsGroupUnderItsMinInAResourceNobodyIsShortOfStillGivesBackTheCpuItBorrows() {
+        scheduler = it.start(Scheduler.Settings.defaults().withReclaim(3), new QuotaTree(List.of(
+                new QuotaNode("root", null, List.of(), seedLike(0, 0, 0, 0), seedLike(8000, 64 * GI, 64, 32)),
+                new QuotaNode("team-a", "root", List.of("a"), seedLike(4000, 16 * GI, 0, 0), seedLike(8000, 32 * GI, 8, 16)),
+                new QuotaNode("team-b", "root", List.of("b"), seedLike(4000, 16 * GI, 0, 0), seedLike(8000, 32 * GI, 8, 16)))));
+        it.submit("b", "b1", Resources.of("cpu", 4000L, "memory", GI), 0, true);
+        it.submit("b", "b2", Resources.of("cpu", 4000L, "memory", GI), 0, true);
+        assertEquals(2, cycle().admissions().size());
+        it.submit("a", "a1", Resources.of("cpu", 4000L, "memory", GI), 0, true);
+
+        CycleResult reclaiming = cycle();
+
+        assertEquals(1, reclaiming.evictions().size(), "one of team-b's jobs gives back the 4 cpu it borrows");
+        Eviction e = reclaiming.evictions().get(0);
+        assertEquals("b", e.key().namespace());
+        applyAndSee(e);
+        assertEquals(List.of("a1"), cycle().admissions().stream().map(a -> a.key().name()).toList());
+        assertEquals(8000, scheduler.usage("root").get("cpu"), "never above root's max");
+        assertEquals(4000, scheduler.usage("team-b").get("cpu"), "team-b keeps its min in the resource freed");
+    }
+
+    /** The rule is judged per freed resource: a victim whose group would drop below its min in cpu is still refused. */
+    @Test
+    void aVictimsGroupIsNeverTakenBelowItsMinInAResourceTheReclaimFrees() {
+        scheduler = it.start(Scheduler.Settings.defaults().withReclaim(3), new QuotaTree(List.of(
+                new QuotaNode("root", null, List.of(), seedLike(0, 0, 0, 0), seedLike(8000, 64 * GI, 64, 32)),
+                new QuotaNode("team-a", "root", List.of("a"), seedLike(4000, 16 * GI, 0, 0), seedLike(8000, 32 * GI, 8, 16)),
+                new QuotaNode("team-b", "root", List.of("b"), seedLike(6000, 16 * GI, 0, 0), seedLike(8000, 32 * GI, 8, 16)))));
+        it.submit("b", "b1", Resources.of("cpu", 4000L, "memory", GI), 0, true);
+        it.submit("b", "b2", Resources.of("cpu", 4000L, "memory", GI), 0, true);
+        cycle();
+        it.submit("a", "a1", Resources.of("cpu", 4000L, "memory", GI), 0, true);
+        assertEquals(List.of(), cycle().evictions(), "either victim would leave team-b at 4 cpu, under its min of 6");
     }
 
     @Test

@@ -43,7 +43,7 @@ class VictimDrainTest {
     private JobObservation job(JobKey key, JobObservation.Phase phase, AdmissionRecord record, EvictionMarks evictions,
                                JobObservation.Pods pods) {
         return new JobObservation(key, "uid-" + key.name(), phase, Resources.of("cpu", 4000L), JobPriority.of(0), T0,
-                null, true, record, Integer.toString(version++), true, evictions, pods);
+                null, true, record, Integer.toString(version++), true, evictions, pods, null);
     }
 
     /** Submits and admits the job (patch applied, seen running); returns its admission. */
