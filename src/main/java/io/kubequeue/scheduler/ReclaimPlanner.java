@@ -191,11 +191,15 @@ final class ReclaimPlanner {
     }
 
     /**
-     * Whether the request fits the group's own min, a non-preemptible one every min on the path, and each resource
-     * short is one the path guarantees.
+     * Whether the request fits the group's own min in each resource it is short of (what the reclaim frees; in the
+     * others it takes free room, as any admission may: Kueue judges a preemptor on the resources that need
+     * preemption), a non-preemptible one every min on the path in everything it asks, and each resource short is
+     * one the path guarantees.
      */
     private boolean entitled(String group, List<QuotaNode> path, Resources request,
                              Map<String, Map<String, Long>> needs, boolean nonPreemptible) {
+        Set<String> shortOf = new HashSet<>();
+        needs.values().forEach(atNode -> shortOf.addAll(atNode.keySet()));
         Set<String> guaranteed = new HashSet<>();
         for (QuotaNode node : path) {
             for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
@@ -206,7 +210,7 @@ final class ReclaimPlanner {
                 if (node.min().get(k) > 0) {
                     guaranteed.add(k);
                 }
-                if (node.name().equals(group)
+                if (node.name().equals(group) && shortOf.contains(k)
                         && r.getValue() > node.min().get(k) - ledger.usedOrReserved(node.name()).get(k)) {
                     return false;
                 }
@@ -215,12 +219,7 @@ final class ReclaimPlanner {
                 }
             }
         }
-        for (Map<String, Long> short_ : needs.values()) {
-            if (!guaranteed.containsAll(short_.keySet())) {
-                return false;
-            }
-        }
-        return true;
+        return guaranteed.containsAll(shortOf);
     }
 
     /**

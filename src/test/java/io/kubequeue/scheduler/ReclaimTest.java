@@ -123,6 +123,47 @@ class ReclaimTest {
         assertEquals(4000, scheduler.usage("team-b").get("cpu"), "team-b keeps its min in the resource freed");
     }
 
+    /**
+     * The preemptor's side of the same rule: team-a borrows memory (20Gi running, its min is 16Gi, root has room) and
+     * is short of cpu only; its 4-cpu job fits its cpu min, so it reclaims the cpu team-b borrows. Its memory above
+     * its min is taken from free room, as any admission may (Kueue judges a preemptor on the resources that need
+     * preemption).
+     */
+    @Test
+    void aPreemptorOverItsMinInAResourceItIsNotShortOfStillReclaimsWhatItIs() {
+        scheduler = it.start(Scheduler.Settings.defaults().withReclaim(3), new QuotaTree(List.of(
+                new QuotaNode("root", null, List.of(), seedLike(0, 0, 0, 0), seedLike(8000, 64 * GI, 64, 32)),
+                new QuotaNode("team-a", "root", List.of("a"), seedLike(4000, 16 * GI, 0, 0), seedLike(8000, 32 * GI, 8, 16)),
+                new QuotaNode("team-b", "root", List.of("b"), seedLike(4000, 16 * GI, 0, 0), seedLike(8000, 32 * GI, 8, 16)))));
+        it.submit("a", "a0", Resources.of("memory", 20 * GI), 0, true);
+        it.submit("b", "b1", Resources.of("cpu", 4000L, "memory", GI), 0, true);
+        it.submit("b", "b2", Resources.of("cpu", 4000L, "memory", GI), 0, true);
+        assertEquals(3, cycle().admissions().size());
+        it.submit("a", "a1", Resources.of("cpu", 4000L, "memory", GI), 0, true);
+
+        CycleResult reclaiming = cycle();
+
+        assertEquals(1, reclaiming.evictions().size(), "team-a is short of cpu only, and within its cpu min");
+        applyAndSee(reclaiming.evictions().get(0));
+        assertEquals(List.of("a1"), cycle().admissions().stream().map(a -> a.key().name()).toList());
+        assertEquals(8000, scheduler.usage("root").get("cpu"), "never above root's max");
+        assertEquals(21 * GI, scheduler.usage("team-a").get("memory"), "its memory borrowed from free room");
+    }
+
+    /** A preemptor is still held to its own min in what it is short of: over its cpu min, it reclaims nothing. */
+    @Test
+    void aPreemptorThatWouldPassItsMinInTheResourceItIsShortOfReclaimsNothing() {
+        scheduler = it.start(Scheduler.Settings.defaults().withReclaim(3), new QuotaTree(List.of(
+                new QuotaNode("root", null, List.of(), seedLike(0, 0, 0, 0), seedLike(8000, 64 * GI, 64, 32)),
+                new QuotaNode("team-a", "root", List.of("a"), seedLike(2000, 16 * GI, 0, 0), seedLike(8000, 32 * GI, 8, 16)),
+                new QuotaNode("team-b", "root", List.of("b"), seedLike(4000, 16 * GI, 0, 0), seedLike(8000, 32 * GI, 8, 16)))));
+        it.submit("b", "b1", Resources.of("cpu", 4000L, "memory", GI), 0, true);
+        it.submit("b", "b2", Resources.of("cpu", 4000L, "memory", GI), 0, true);
+        cycle();
+        it.submit("a", "a1", Resources.of("cpu", 4000L, "memory", GI), 0, true);
+        assertEquals(List.of(), cycle().evictions(), "4 cpu is over team-a's cpu min of 2");
+    }
+
     /** The rule is judged per freed resource: a victim whose group would drop below its min in cpu is still refused. */
     @Test
     void aVictimsGroupIsNeverTakenBelowItsMinInAResourceTheReclaimFrees() {

@@ -379,8 +379,8 @@ class SeedLikePropertiesTest {
     /**
      * The rule of docs/policies.md "Reclaim", worked out independently for the one case it decides plainly: a single
      * pending job, never tried, no reclaim or eviction in progress. Its group's usage + request ≤ its min in every
-     * resource it asks; what it is short of at the root (teams may borrow all of it) is guaranteed by its group (a min
-     * above 0); the first candidate victim in victim order (lowest priority, most recently admitted, key) that frees any
+     * resource it is short of at the root (the others it may borrow from free room), and each of those is
+     * guaranteed by its group (a min above 0); the first candidate victim in victim order (lowest priority, most recently admitted, key) that frees any
      * of it frees all of it alone and leaves its own group at or above its min in each of those resources.
      */
     private static Expectation mustReclaim(Scheduler scheduler, QuotaTree tree, Map<JobKey, ClusterJob> cluster,
@@ -418,9 +418,6 @@ class SeedLikePropertiesTest {
         Map<String, Long> short_ = new TreeMap<>();
         for (Map.Entry<String, Long> r : job.request.asMap().entrySet()) {
             String k = r.getKey();
-            if (r.getValue() > group.min().get(k) - groupUsed.get(k)) {
-                return null; // not within its group's min
-            }
             if (rootUsed.get(k) + r.getValue() > root.max().get(k)) {
                 if (group.min().get(k) == 0) {
                     return null;
@@ -430,6 +427,11 @@ class SeedLikePropertiesTest {
         }
         if (short_.isEmpty()) {
             return null; // it fits
+        }
+        for (String k : short_.keySet()) {
+            if (job.request.get(k) > group.min().get(k) - groupUsed.get(k)) {
+                return null; // not within its group's min in what it is short of (in the others it may borrow)
+            }
         }
         ClusterJob victim = cluster.values().stream().filter(j -> j.running && j.team != job.team)
                 .filter(j -> short_.keySet().stream().anyMatch(k -> j.expectedCharge.get(k) > 0))
