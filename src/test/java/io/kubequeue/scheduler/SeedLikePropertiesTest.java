@@ -30,7 +30,9 @@ import net.jqwik.api.statistics.Statistics;
  * min 0, as the seed's), the teams' mins share the root out and their max lets them borrow; jobs ask cpu and memory
  * in realistic proportions and GPUs only sometimes, so groups are over their min in one resource and under it in
  * another. Steps: submit, cycle (reclaim on), a victim seen suspended, a job finished, a running job's request edited
- * up or down (a template or replicas edit), time, a restart that rebuilds everything from the cluster. A model of the
+ * up or down (a template or replicas edit), time, a restart that rebuilds everything from the cluster; in the second
+ * property also admissions left on their way while pending jobs are edited (the patch, bound to the version decided
+ * on, is refused by the model's API server if the job moved on). A model of the
  * cluster stands beside the scheduler. After every step:
  * <ul>
  *   <li>no cycle takes a node above its max in a resource (only a running job's raised request may, charged at once);</li>
@@ -83,6 +85,16 @@ class SeedLikePropertiesTest {
 
     @Provide
     Arbitrary<Scenario> scenarios() {
+        return scenarios(false);
+    }
+
+    /** As {@link #scenarios()}, with admissions left on their way and pending jobs edited meanwhile. */
+    @Provide
+    Arbitrary<Scenario> scenariosWithPatchesOnTheirWay() {
+        return scenarios(true);
+    }
+
+    private static Arbitrary<Scenario> scenarios(boolean patchesOnTheirWay) {
         Arbitrary<Resources> rootMax = Combinators.combine(Arbitraries.longs().between(4, 12),
                         Arbitraries.longs().between(8, 48), Arbitraries.longs().between(0, 8), Arbitraries.longs().between(0, 32))
                 .as((c, m, g, gm) -> Resources.of("cpu", c * 1000, "memory", m * GI, GPU, g, GPU_MEM, gm));
@@ -112,7 +124,10 @@ class SeedLikePropertiesTest {
                         Tuple.of(1, 5), // time passes
                         Tuple.of(1, 6), // restart
                         Tuple.of(3, 7), // one team submits three jobs (it will borrow)
-                        Tuple.of(3, 8)), // another submits a job sized within what its min has left
+                        Tuple.of(3, 8), // another submits a job sized within what its min has left
+                        // a pending job is edited, perhaps while its admission is on its way
+                        Tuple.of(patchesOnTheirWay ? 3 : 0, 9),
+                        Tuple.of(patchesOnTheirWay ? 4 : 0, 10)), // an admission on its way reaches the API server
                 Arbitraries.integers().between(0, 1000), Arbitraries.integers().between(0, 1000)).as(Step::new);
         return Combinators.combine(rootMax, team.list().ofMinSize(2).ofMaxSize(4), job.list().ofMinSize(6).ofMaxSize(20),
                 step.list().ofMinSize(20).ofMaxSize(90)).as(Scenario::new);
@@ -132,6 +147,8 @@ class SeedLikePropertiesTest {
         int version = 1;
         /** What the scheduler must charge it while it runs (the model's rule, see the class comment). */
         Resources expectedCharge;
+        /** An admission decided and not yet written (its patch on its way), or null. */
+        Admission inFlight;
 
         ClusterJob(JobKey key, JobSpec spec) {
             this.key = key;
@@ -163,6 +180,20 @@ class SeedLikePropertiesTest {
 
     @Property(tries = 600)
     void realisticTreesKeepEveryPromise(@ForAll("scenarios") Scenario s) {
+        run(s, false);
+    }
+
+    /**
+     * Edits between a decision and its patch: half the admissions wait on their way for later steps, and a pending
+     * job (its admission on its way or not) is edited meanwhile. The API server refuses a patch bound to a version
+     * the job has left; the job is decided again on its new copy, and every promise above still holds.
+     */
+    @Property(tries = 400)
+    void editsBetweenADecisionAndItsPatchKeepEveryPromise(@ForAll("scenariosWithPatchesOnTheirWay") Scenario s) {
+        run(s, true);
+    }
+
+    private static void run(Scenario s, boolean patchesOnTheirWay) {
         QuotaTree tree = tree(s);
         MutableClock clock = new MutableClock(T0);
         Scheduler.Settings settings = Scheduler.Settings.defaults().withReclaim(1000);
@@ -175,6 +206,7 @@ class SeedLikePropertiesTest {
         int mustReclaim = 0;
         int mixedVictimGroup = 0;
         int editedDown = 0;
+        int refusedAsEdited = 0;
         try {
             for (Step step : s.steps()) {
                 log.add(step.toString());
@@ -196,14 +228,10 @@ class SeedLikePropertiesTest {
                         CycleResult result = scheduler.schedule();
                         for (Admission a : result.admissions()) {
                             ClusterJob job = cluster.get(a.key());
-                            job.running = true;
-                            job.record = a.record();
-                            job.admitted = a.request();
-                            job.expectedCharge = a.request();
-                            job.marks = job.marks.settledAt(clock.instant());
-                            job.version++;
-                            scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied(Integer.toString(job.version)));
-                            scheduler.observe(job.observation());
+                            job.inFlight = a;
+                            if (!patchesOnTheirWay || step.b() % 2 == 0) { // the others stay on their way a while
+                                patchReachesServer(scheduler, job, clock.instant());
+                            }
                         }
                         Map<String, Resources> after = usages(scheduler, tree);
                         for (QuotaNode n : tree.nodes()) {
@@ -298,12 +326,36 @@ class SeedLikePropertiesTest {
                             scheduler.observe(job.observation());
                         }
                     }
+                    case 9 -> {
+                        List<ClusterJob> pending = cluster.values().stream().filter(j -> !j.running).toList();
+                        if (pending.isEmpty()) {
+                            break;
+                        }
+                        // a replicas, parallelism or min-resources edit of a job not running yet: 1/4 .. 4x
+                        ClusterJob job = pending.get(step.a() % pending.size());
+                        long num = 1 + step.b() % 16;
+                        Map<String, Long> edited = new TreeMap<>();
+                        job.request.asMap().forEach((k, v) -> edited.put(k, Math.max(1, v * num / 4)));
+                        job.request = Resources.of(edited);
+                        job.version++;
+                        scheduler.observe(job.observation());
+                    }
+                    case 10 -> {
+                        List<ClusterJob> onTheirWay = cluster.values().stream().filter(j -> j.inFlight != null).toList();
+                        if (!onTheirWay.isEmpty()) {
+                            ClusterJob job = onTheirWay.get(step.a() % onTheirWay.size());
+                            if (!patchReachesServer(scheduler, job, clock.instant())) {
+                                refusedAsEdited++;
+                            }
+                        }
+                    }
                     case 5 -> clock.advance(Duration.ofMinutes(1 + step.a() % 30));
                     default -> {
                         scheduler = new Scheduler(settings, clock);
                         scheduler.replaceTree(tree);
                         unsent.clear(); // decided, never written
                         for (ClusterJob job : cluster.values()) {
+                            job.inFlight = null; // decided, never written
                             if (job.running) {
                                 // what the cluster holds is all a new leader knows: its record and what it asks now
                                 job.expectedCharge = job.request.max(job.admitted);
@@ -317,6 +369,12 @@ class SeedLikePropertiesTest {
         } catch (AssertionError e) {
             fail(e.getMessage() + "\nsteps: " + log, e);
         }
+        if (patchesOnTheirWay) {
+            Statistics.label("an admission refused: its job edited after the decision").collect(refusedAsEdited > 0);
+            Statistics.label("an admission refused: its job edited after the decision")
+                    .coverage(c -> c.check(true).percentage(p -> p >= 3));
+            return; // the reclaim figures below are the first property's
+        }
         Statistics.label("a reclaim the rule requires").collect(mustReclaim > 0);
         Statistics.label("a victim's group over its min in one resource, under it in another").collect(mixedVictimGroup > 0);
         Statistics.label("a running job edited down").collect(editedDown > 0);
@@ -324,6 +382,33 @@ class SeedLikePropertiesTest {
         Statistics.label("a victim's group over its min in one resource, under it in another")
                 .coverage(c -> c.check(true).percentage(p -> p >= 2));
         Statistics.label("a running job edited down").coverage(c -> c.check(true).percentage(p -> p >= 20));
+    }
+
+    /**
+     * The API server applies the job's admission patch as a real one does: its {@code test} of the resourceVersion
+     * the decision read fails if the job was edited since (then it is refused and decided again on its new copy),
+     * else the job starts and carries the record and the request decided. Returns whether it started.
+     */
+    private static boolean patchReachesServer(Scheduler scheduler, ClusterJob job, Instant now) {
+        Admission a = job.inFlight;
+        job.inFlight = null;
+        if (!Integer.toString(job.version).equals(a.resourceVersion())) {
+            scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Refused(Integer.toString(job.version)));
+            Scheduler.JobStatus st = scheduler.status(job.key).orElseThrow();
+            assertEquals(Scheduler.State.ACTIVE, st.state(), job.key + " edited after its decision is decided again on"
+                    + " its new copy in the next cycle, with no backoff: " + st);
+            return false;
+        }
+        assertEquals(job.request, a.request(), "decided on the request of the version it is bound to");
+        job.running = true;
+        job.record = a.record();
+        job.admitted = a.request();
+        job.expectedCharge = a.request();
+        job.marks = job.marks.settledAt(now);
+        job.version++;
+        scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied(Integer.toString(job.version)));
+        scheduler.observe(job.observation());
+        return true;
     }
 
     private static java.util.Optional<ClusterJob> pickRunning(Map<JobKey, ClusterJob> cluster, int a) {
@@ -355,10 +440,16 @@ class SeedLikePropertiesTest {
         Map<String, Resources> expected = new HashMap<>();
         for (ClusterJob job : cluster.values()) {
             Scheduler.State state = scheduler.status(job.key).map(Scheduler.JobStatus::state).orElse(null);
-            assertEquals(job.running, state == Scheduler.State.ADMITTED, job.key + " runs iff admitted: " + state);
+            boolean charged = job.running || job.inFlight != null;
+            assertEquals(charged, state == Scheduler.State.ADMITTED,
+                    job.key + " runs or has its admission on its way iff admitted: " + state);
             if (job.running) {
                 for (QuotaNode n : tree.pathToRoot(job.record.group())) {
                     expected.merge(n.name(), job.expectedCharge.with(Resources.MAX_JOBS, 1), Resources::plus);
+                }
+            } else if (job.inFlight != null) { // charged at what was decided, whatever it asks now
+                for (QuotaNode n : tree.pathToRoot(job.inFlight.record().group())) {
+                    expected.merge(n.name(), job.inFlight.request().with(Resources.MAX_JOBS, 1), Resources::plus);
                 }
             }
         }
@@ -388,7 +479,7 @@ class SeedLikePropertiesTest {
         // the one job the cycle tries: every other pending job waits out a backoff that has not expired
         List<ClusterJob> tried = new ArrayList<>();
         for (ClusterJob j : cluster.values()) {
-            if (j.running) {
+            if (j.running || j.inFlight != null) {
                 continue;
             }
             Scheduler.JobStatus st = scheduler.status(j.key).orElseThrow();
