@@ -470,7 +470,8 @@ class SeedLikePropertiesTest {
     /**
      * The rule of docs/policies.md "Reclaim", worked out independently for the one case it decides plainly: a single
      * pending job, never tried, no reclaim or eviction in progress. Its group's usage + request ≤ its min in every
-     * resource it is short of at the root (the others it may borrow from free room), and each of those is
+     * resource it is short of at the root (the others it may borrow from free room, within its group's max), and
+     * each of those is
      * guaranteed by its group (a min above 0); the first candidate victim in victim order (lowest priority, most recently admitted, key) that frees any
      * of it frees all of it alone and leaves its own group at or above its min in each of those resources.
      */
@@ -509,6 +510,9 @@ class SeedLikePropertiesTest {
         Map<String, Long> short_ = new TreeMap<>();
         for (Map.Entry<String, Long> r : job.request.asMap().entrySet()) {
             String k = r.getKey();
+            if (group.max().has(k) && groupUsed.get(k) + r.getValue() > group.max().get(k)) {
+                return null; // over its own group's max: no other group's job can make room there
+            }
             if (rootUsed.get(k) + r.getValue() > root.max().get(k)) {
                 if (group.min().get(k) == 0) {
                     return null;
