@@ -111,14 +111,18 @@ final class Reclaims {
      * @param admit charges the job to the group and returns its admission
      */
     void settle(List<Admission> admissions, BiFunction<String, JobEntry, Admission> admit) {
+        // first the reclaims that cannot end: their reservations must not keep room from a preemptor whose victims
+        // are gone (found by ReclaimPropertiesTest: one preemptor's refused eviction left it in backoff)
+        for (InProgress r : List.copyOf(byPreemptor.values())) {
+            if (current(r) && stillRunning(r)
+                    && r.victims.stream().anyMatch(v -> v.state == Scheduler.State.ADMITTED && v.evicting == null)) {
+                end(r, true); // an eviction was refused: that victim runs on, the room will not come
+            }
+        }
         for (InProgress r : List.copyOf(byPreemptor.values())) {
             JobEntry p = r.preemptor;
-            boolean current = queues.get(p.job.key()) == p && p.state == Scheduler.State.HELD
-                    && p.hold != null && p.hold.kind() == Hold.Reason.RECLAIMING;
+            boolean current = current(r);
             if (current && stillRunning(r)) {
-                if (r.victims.stream().anyMatch(v -> v.state == Scheduler.State.ADMITTED && v.evicting == null)) {
-                    end(r, true); // an eviction was refused: that victim runs on, the room will not come
-                }
                 continue;
             }
             ledger.unreserve(r.group, r.reserved);
@@ -149,6 +153,13 @@ final class Reclaims {
             }
         }
         return leaving;
+    }
+
+    /** Whether the reclaim's preemptor is still the job held for it. */
+    private boolean current(InProgress r) {
+        JobEntry p = r.preemptor;
+        return queues.get(p.job.key()) == p && p.state == Scheduler.State.HELD
+                && p.hold != null && p.hold.kind() == Hold.Reason.RECLAIMING;
     }
 
     /** Whether some victim of the reclaim is still charged. */

@@ -164,6 +164,41 @@ class ReclaimTest {
         assertEquals(List.of(), cycle().evictions(), "4 cpu is over team-a's cpu min of 2");
     }
 
+    /**
+     * Two reclaims at once; the second's eviction is refused. The first's victim is seen suspended: its preemptor is
+     * admitted in the next cycle, and its victim (which yields to it) is not. Before, the first reclaim was settled
+     * while the refused one still held its reservation, so the first preemptor did not fit, queued again behind its
+     * own victim, and that victim took the room back (found by ReclaimPropertiesTest, seed -5056092592443945187).
+     */
+    @Test
+    void aRefusedEvictionOfOneReclaimDoesNotKeepAnotherPreemptorFromTheRoomItsVictimFreed() {
+        String gpu = "nvidia.com/gpu";
+        scheduler = it.start(Scheduler.Settings.defaults().withReclaim(3), new QuotaTree(List.of(
+                new QuotaNode("root", null, List.of(), Resources.of(gpu, 3L), Resources.of(gpu, 3L)),
+                new QuotaNode("team-a", "root", List.of("a"), Resources.NONE, Resources.NONE),
+                new QuotaNode("team-b", "root", List.of("b"), Resources.NONE, Resources.NONE))));
+        it.submit("b", "b1", Resources.of(gpu, 1L), 0, true);
+        it.submit("b", "b2", Resources.of(gpu, 1L), 0, true);
+        assertEquals(2, cycle().admissions().size());
+        it.submit("a", "a1", Resources.of(gpu, 2L), 0, true);
+        it.submit("a", "a2", Resources.of(gpu, 1L), 0, true);
+        CycleResult reclaiming = cycle();
+        assertEquals(2, reclaiming.reclaims().size(), "a1 and a2 each reclaim one of team-b's jobs");
+        Eviction forA1 = reclaiming.evictions().stream().filter(e -> e.preemptor().name().equals("a1")).findFirst()
+                .orElseThrow();
+        Eviction forA2 = reclaiming.evictions().stream().filter(e -> e.preemptor().name().equals("a2")).findFirst()
+                .orElseThrow();
+        applyAndSee(forA1);
+        scheduler.settleEviction(forA2.key(), forA2.record(), EvictionOutcome.REFUSED); // that victim runs on
+
+        List<String> admitted = cycle().admissions().stream().map(a -> a.key().name()).toList();
+
+        assertEquals(Scheduler.State.ADMITTED, it.state("a", "a1"), "a1's victim is gone: a1 is admitted " + admitted);
+        assertEquals(Scheduler.State.ADMITTED, it.state("b", forA2.key().name()), "the refused victim runs on");
+        assertTrue(!admitted.contains(forA1.key().name()), "a1's victim does not take the room back: " + admitted);
+        assertEquals(3, scheduler.usage("root").get(gpu), "never above root's max");
+    }
+
     /** The rule is judged per freed resource: a victim whose group would drop below its min in cpu is still refused. */
     @Test
     void aVictimsGroupIsNeverTakenBelowItsMinInAResourceTheReclaimFrees() {
