@@ -118,8 +118,7 @@ final class ReclaimPlanner {
             return null;
         }
         addMinNeeds(group, path, request, needs, pool.leaving);
-        java.util.SortedSet<String> freedResources = new java.util.TreeSet<>();
-        needs.values().forEach(short_ -> freedResources.addAll(short_.keySet()));
+        java.util.SortedSet<String> freedResources = resourcesIn(needs);
         Set<String> onPath = new HashSet<>();
         path.forEach(n -> onPath.add(n.name()));
         // jobs being evicted already leave their groups too: a victim's group stays at its min after all of them
@@ -198,8 +197,7 @@ final class ReclaimPlanner {
      */
     private boolean entitled(String group, List<QuotaNode> path, Resources request,
                              Map<String, Map<String, Long>> needs, boolean nonPreemptible) {
-        Set<String> shortOf = new HashSet<>();
-        needs.values().forEach(atNode -> shortOf.addAll(atNode.keySet()));
+        Set<String> shortOf = resourcesIn(needs);
         Set<String> guaranteed = new HashSet<>();
         for (QuotaNode node : path) {
             for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
@@ -220,6 +218,13 @@ final class ReclaimPlanner {
             }
         }
         return guaranteed.containsAll(shortOf);
+    }
+
+    /** The resources short at some node of {@code needs}, sorted. */
+    private static java.util.SortedSet<String> resourcesIn(Map<String, Map<String, Long>> needs) {
+        java.util.SortedSet<String> resources = new java.util.TreeSet<>();
+        needs.values().forEach(atNode -> resources.addAll(atNode.keySet()));
+        return resources;
     }
 
     /**
