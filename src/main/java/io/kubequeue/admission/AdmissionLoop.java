@@ -48,6 +48,7 @@ public class AdmissionLoop {
     private final Scheduler scheduler;
     private final Admitter admitter;
     private final CycleEvents cycleEvents;
+    private final QueuedEvents queuedEvents;
     private final ScheduledExecutorService cycles;
     /** Started-outside records: written off the admission path, since they may block. */
     private final StartedOutsideRecords startedOutside;
@@ -74,6 +75,8 @@ public class AdmissionLoop {
         this.scheduler = scheduler;
         this.admitter = admitter;
         this.cycleEvents = new CycleEvents(directory, events);
+        this.queuedEvents = new QueuedEvents(directory, events, key -> scheduler.status(key)
+                .map(s -> s.state() != Scheduler.State.ADMITTED).orElse(false));
         SettingRanges.WORKERS.check(config.admission().workers());
         SettingRanges.BATCH_WINDOW.check(config.admission().batchWindow());
         SettingRanges.IN_FLIGHT.check(config.admission().inFlight());
@@ -115,6 +118,7 @@ public class AdmissionLoop {
      */
     public synchronized void close() {
         open = false;
+        queuedEvents.clear();
         List<Admission> unsent = pipeline.withdrawBacklog(); // leadership lost: the next leader decides anew
         unsent.forEach(admission -> scheduler.settle(admission.key(), admission.record(), AdmissionOutcome.REFUSED));
         LOG.infof("admission loop closed (%d decided admissions, %d evictions handed back unsent)", unsent.size(),
@@ -133,6 +137,17 @@ public class AdmissionLoop {
             startedOutside.awaitWritten(Math.max(0, deadline - System.nanoTime()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Says a job's {@code Queued} event once the cycle that first sees it has run, and only if it is still pending
+     * then ({@link QueuedEvents}); the feed calls it for each queueing ({@link JobFeed#onQueuedEvent}). Nothing is
+     * kept while the loop is closed (a follower writes no Normal events). Returns at once.
+     */
+    public void queuedEvent(io.kubequeue.scheduler.JobKey job, String message) {
+        if (open) {
+            queuedEvents.queued(job, message);
         }
     }
 
@@ -254,11 +269,13 @@ public class AdmissionLoop {
             return; // closed (no longer leading) after this cycle was asked for
         }
         try {
+            long cycleNumber = queuedEvents.cycleStarts();
             long start = System.nanoTime();
             CycleResult result = scheduler.schedule();
             long decided = System.nanoTime() - start;
             pipeline.submit(result.admissions());
             evictions.send(result);
+            queuedEvents.cycleEnded(cycleNumber, result); // before Pending: a job is told Queued first
             cycleEvents.write(result);
             scheduler.nextRetry().ifPresent(this::wakeUpAt);
             if (result.failure() != null) {

@@ -68,6 +68,8 @@ public class JobFeed {
     };
     private volatile Consumer<StartedOutside> onStartedOutside = started -> {
     };
+    /** Says a Queued event; null: written at once (see {@link #onQueuedEvent}). */
+    private volatile java.util.function.BiConsumer<JobKey, String> onQueuedEvent;
     private volatile Consumer<Admission> onUnconfirmedCopy = admission -> {
     };
     /** Sees each observation before the scheduler does (tests: the scheduler does not give them back). */
@@ -153,6 +155,16 @@ public class JobFeed {
     public boolean pending(String kind, HasMetadata job) {
         JobKey key = new JobKey(kind, job.getMetadata().getNamespace(), job.getMetadata().getName());
         return scheduler.status(key).map(s -> s.state() != Scheduler.State.ADMITTED).orElse(false);
+    }
+
+    /**
+     * Says a queued job's {@code Queued} event instead of writing it at once (the default, with no one set): called
+     * with the job and the event's message each time the job is queued (first seen, or suspended again). The
+     * admission loop says it after the cycle that first sees the job, and not at all if that cycle admits it
+     * ({@link io.kubequeue.admission.AdmissionLoop#queuedEvent}).
+     */
+    public void onQueuedEvent(java.util.function.BiConsumer<JobKey, String> onQueuedEvent) {
+        this.onQueuedEvent = onQueuedEvent;
     }
 
     /** Called for each queued job that should show condition {@code Queuing=True} and does not yet. */
@@ -281,8 +293,14 @@ public class JobFeed {
         switch (observed.change()) {
             case QUEUED, REQUEUED -> {
                 if (observed.group() != null) {
-                    events.normal(job, "Queued", (observed.change() == Observed.Change.REQUEUED
-                            ? "suspended again: " : "") + "queued in quota group " + observed.group());
+                    String message = (observed.change() == Observed.Change.REQUEUED ? "suspended again: " : "")
+                            + "queued in quota group " + observed.group();
+                    java.util.function.BiConsumer<JobKey, String> say = onQueuedEvent;
+                    if (say == null) {
+                        events.normal(job, "Queued", message);
+                    } else {
+                        say.accept(key, message);
+                    }
                 }
             }
             case CHARGED_STARTED_OUTSIDE -> // have the charge written on it, so that a restart keeps it

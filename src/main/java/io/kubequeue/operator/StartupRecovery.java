@@ -206,6 +206,7 @@ public class StartupRecovery implements HealthCheck {
         feed.onQueued(this::showQueued);
         feed.onStartedOutside(loop::recordStartedOutside);
         feed.onUnconfirmedCopy(loop::recheckNow);
+        feed.onQueuedEvent(loop::queuedEvent); // said after the cycle that first sees the job, if still pending
     }
 
     /**
