@@ -87,6 +87,7 @@ public class AdmissionLoop {
         this.pipeline = AdmissionPipeline.ofAdmissions(config.admission().inFlight(), this::send);
         this.evictions = new EvictionSender(evicter, config.admission().inFlight(), cycles, outcomes, () -> open,
                 this::trigger, this::tell);
+        events.sendAfter(pipeline::backlog); // events wait while decided admissions wait (docs/observability.md)
         this.podRanMarks = new PodRanRecords(admitter::recordPodRan, mark -> scheduler.status(mark.key())
                 .map(s -> s.state() == Scheduler.State.ADMITTED && mark.record().equals(s.record())).orElse(false),
                 pipeline::backlog, () -> open, cycles);

@@ -106,6 +106,9 @@ public interface KubeQueueConfig {
     /** Leader election between replicas. */
     LeaderElection leaderElection();
 
+    /** The events' write budget (docs/observability.md, "Events and their budget"). */
+    Events events();
+
     /** Who may read the queues through the read API ({@code /api/v1}). */
     ReadApi readApi();
 
@@ -217,6 +220,51 @@ public interface KubeQueueConfig {
         /** Namespace the tree is read from (seed: {@code kube-system}). */
         @WithDefault("kube-system")
         String namespace();
+    }
+
+    /**
+     * The events' write budget: Kubernetes Events share the API server's write budget with the admission patches, so
+     * they are written within one of their own, after the admissions (docs/observability.md, "Events and their
+     * budget", has the arithmetic behind the defaults). Each setting is bounded ({@link SettingRanges}).
+     */
+    interface Events {
+        /**
+         * Events written a second, all together, on average (env {@code KUBE_QUEUE_EVENTS_RATE}); past it, Normal
+         * events are dropped (counted) and Warnings borrow up to one {@link #burst()}, then wait. From 1 to 1000.
+         */
+        @WithConverter(SettingRanges.EventsRate.class)
+        @WithDefault("5")
+        int rate();
+
+        /** Events written at once after a quiet spell (env {@code KUBE_QUEUE_EVENTS_BURST}). From 1 to 100000. */
+        @WithConverter(SettingRanges.EventsBurst.class)
+        @WithDefault("200")
+        int burst();
+
+        /**
+         * The least time between two events of one object and reason (env
+         * {@code KUBE_QUEUE_EVENTS_AGGREGATE_INTERVAL}): those within it are combined into one, written when it ends,
+         * that says how many it stands for. From 0s (only those waiting together are combined) to 1h.
+         */
+        @WithConverter(SettingRanges.EventsAggregateInterval.class)
+        @WithDefault("10s")
+        Duration aggregateInterval();
+
+        /**
+         * How long a Normal event may wait behind admissions once due (env {@code KUBE_QUEUE_EVENTS_MAX_WAIT}); past
+         * it, it is dropped (counted). Warnings are not dropped for their wait. From 1s to 1h.
+         */
+        @WithConverter(SettingRanges.EventsMaxWait.class)
+        @WithDefault("30s")
+        Duration maxWait();
+
+        /**
+         * The most events waiting at once (env {@code KUBE_QUEUE_EVENTS_QUEUE_SIZE}); past it the oldest Normal one
+         * is dropped (counted). From 1 to 100000.
+         */
+        @WithConverter(SettingRanges.EventsQueueSize.class)
+        @WithDefault("1000")
+        int queueSize();
     }
 
     /** The admission writer. */

@@ -42,6 +42,12 @@ public final class SettingRanges {
     public static final Numbers IN_FLIGHT = new Numbers("kube-queue.admission.in-flight", 1, 1024);
     public static final Numbers WORKERS = new Numbers("kube-queue.admission.workers", 1, 64);
     public static final Numbers RECLAIM_MAX_PER_HOUR = new Numbers("kube-queue.reclaim.max-per-hour", 1, 60);
+    public static final Numbers EVENTS_RATE = new Numbers("kube-queue.events.rate", 1, 1000);
+    public static final Numbers EVENTS_BURST = new Numbers("kube-queue.events.burst", 1, 100_000);
+    public static final Durations EVENTS_AGGREGATE_INTERVAL = new Durations("kube-queue.events.aggregate-interval",
+            "0s", "1h");
+    public static final Durations EVENTS_MAX_WAIT = new Durations("kube-queue.events.max-wait", "1s", "1h");
+    public static final Numbers EVENTS_QUEUE_SIZE = new Numbers("kube-queue.events.queue-size", 1, 100_000);
 
     /**
      * A duration setting's range, both ends included.
@@ -250,6 +256,36 @@ public final class SettingRanges {
     public static final class ReclaimMaxPerHour extends BoundedNumber {
         public ReclaimMaxPerHour() {
             super(RECLAIM_MAX_PER_HOUR);
+        }
+    }
+
+    public static final class EventsRate extends BoundedNumber {
+        public EventsRate() {
+            super(EVENTS_RATE);
+        }
+    }
+
+    public static final class EventsBurst extends BoundedNumber {
+        public EventsBurst() {
+            super(EVENTS_BURST);
+        }
+    }
+
+    public static final class EventsAggregateInterval extends BoundedDuration {
+        public EventsAggregateInterval() {
+            super(EVENTS_AGGREGATE_INTERVAL);
+        }
+    }
+
+    public static final class EventsMaxWait extends BoundedDuration {
+        public EventsMaxWait() {
+            super(EVENTS_MAX_WAIT);
+        }
+    }
+
+    public static final class EventsQueueSize extends BoundedNumber {
+        public EventsQueueSize() {
+            super(EVENTS_QUEUE_SIZE);
         }
     }
 }

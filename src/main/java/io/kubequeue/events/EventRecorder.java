@@ -2,14 +2,12 @@ package io.kubequeue.events;
 
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
-import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 
 import jakarta.annotation.PreDestroy;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
@@ -20,22 +18,25 @@ import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.api.model.events.v1.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.concurrent.DaemonThreads;
+import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.leader.HeldUntilLeading;
 import io.kubequeue.leader.Leadership;
 
 /**
  * Writes Kubernetes Events ({@code events.k8s.io/v1}) on jobs and quota objects, and one log line for each
- * Warning.
+ * Warning (at once, whatever becomes of its event).
  *
- * <p>The same (object, reason, message) is written once: a job that stays held for the same reason does not
- * produce an event per scheduling cycle. Events are written on a thread of their own, so no decision waits for
- * the API server, and Normal events are rate-limited ({@value #NORMAL_PER_SECOND} a second, bursts of
- * {@value #NORMAL_BURST}); past that they are dropped, with a debug log line, so a queue of thousands of jobs
- * cannot flood the API server. Warnings are never dropped by the limit. A failure to write an event is logged
- * (debug) and never fails the caller; the event may be written at its next occurrence.
+ * <p>Events share the API server's write budget with the admissions, so they are written within a budget of their
+ * own ({@link EventBudget}; docs/observability.md, "Events and their budget"): the same (object, reason, message) is
+ * written once; per object and reason, repeats within {@code kube-queue.events.aggregate-interval} are combined into
+ * one event that says how many it stands for; nothing is written while decided admissions wait for the admission
+ * pipeline ({@link #sendAfter}); and all events together take tokens from one bucket
+ * ({@code kube-queue.events.rate} a second, {@code kube-queue.events.burst} at once). Normal events past that are
+ * dropped; Warnings may borrow one burst and otherwise wait. What is written, aggregated and dropped is counted
+ * ({@link #tally()}, {@link EventMetrics}). Events are written on a thread of their own, so no decision waits for the
+ * API server; a failure to write one is logged (debug), counted, and never fails the caller; the event may be written
+ * at its next occurrence.
  */
 @Singleton
 public class EventRecorder {
@@ -45,17 +46,13 @@ public class EventRecorder {
 
     private static final Logger LOG = Logger.getLogger(EventRecorder.class);
     private static final String CONTROLLER = "kube-queue";
-    private static final int REMEMBERED = 10_000;
-    static final int NORMAL_PER_SECOND = 20;
-    static final int NORMAL_BURST = 200;
-    private static final int QUEUED_AT_MOST = 10_000;
 
     private final KubernetesClient client;
-    private final Map<String, String> lastMessage = BoundedMaps.keepingRecentlyUsed(REMEMBERED);
-
-    private final RateLimit normalEvents = new RateLimit(NORMAL_PER_SECOND, NORMAL_BURST, System::nanoTime);
-    private final ThreadPoolExecutor writer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(QUEUED_AT_MOST), DaemonThreads.named("kube-queue-events"));
+    private final EventTally tally = new EventTally();
+    private final EventBudget<ObjectReference> budget;
+    private final Object writerLock = new Object();
+    private Thread writer;
+    private volatile boolean stopped;
 
     private final Leadership leadership;
     /**
@@ -65,21 +62,53 @@ public class EventRecorder {
      */
     private final HeldUntilLeading warningsWhileFollowing;
 
+    /** A recorder with the shipped budget (application.properties), for tests that build one by hand. */
     public EventRecorder(KubernetesClient client, Leadership leadership) {
+        this(client, leadership, SHIPPED);
+    }
+
+    @Inject
+    public EventRecorder(KubernetesClient client, Leadership leadership, KubeQueueConfig config) {
+        this(client, leadership, settings(config.events()));
+    }
+
+    private EventRecorder(KubernetesClient client, Leadership leadership, EventBudget.Settings settings) {
         this.client = client;
         this.leadership = leadership;
         this.warningsWhileFollowing = new HeldUntilLeading(leadership, 10_000);
+        this.budget = new EventBudget<>(settings, System::nanoTime, tally);
     }
 
-    private void forget(String identity, String message) {
-        synchronized (lastMessage) {
-            lastMessage.remove(identity, message);
-        }
+    /** The shipped budget: the defaults of {@link KubeQueueConfig.Events}. */
+    private static final EventBudget.Settings SHIPPED = new EventBudget.Settings(5, 200,
+            java.time.Duration.ofSeconds(10), java.time.Duration.ofSeconds(30), 1000);
+
+    private static EventBudget.Settings settings(KubeQueueConfig.Events events) {
+        return new EventBudget.Settings(events.rate(), events.burst(), events.aggregateInterval(), events.maxWait(),
+                events.queueSize());
+    }
+
+    /**
+     * Events wait while {@code admissionsWaiting} is above 0: the admission loop's decided admissions waiting for a
+     * place in its pipeline, so an event never takes an admission's place in the API server's write budget.
+     */
+    public void sendAfter(IntSupplier admissionsWaiting) {
+        budget.sendAfter(admissionsWaiting);
+    }
+
+    /** What became of the events asked for so far (the metrics read it). */
+    public EventTally tally() {
+        return tally;
     }
 
     @PreDestroy
     void stop() {
-        writer.shutdown();
+        stopped = true;
+        synchronized (writerLock) {
+            if (writer != null) {
+                writer.interrupt();
+            }
+        }
     }
 
     /** A reference to an object, enough to hang an event on; kept instead of whole objects to save memory. */
@@ -130,43 +159,56 @@ public class EventRecorder {
             }
             return;
         }
-        synchronized (lastMessage) {
-            if (message.equals(lastMessage.get(identity))) {
-                return;
+        budget.offer(identity, new ObjectReferenceBuilder(target).withNamespace(namespace).build(),
+                "Warning".equals(type), reason, message);
+        startWriter();
+    }
+
+    private void startWriter() {
+        synchronized (writerLock) {
+            if (writer == null && !stopped) {
+                writer = DaemonThreads.named("kube-queue-events").newThread(this::writeWhileRunning);
+                writer.start();
             }
-            if ("Normal".equals(type) && !normalEvents.tryAcquire()) {
-                LOG.debugf("rate limit: event %s on %s dropped", reason, identity);
-                return;
-            }
-            lastMessage.put(identity, message);
         }
-        Instant now = Instant.now();
+    }
+
+    /** The writer thread: writes each event the budget hands out, one at a time. */
+    private void writeWhileRunning() {
+        while (!stopped) {
+            Optional<EventBudget.Ready<ObjectReference>> next;
+            try {
+                next = budget.awaitNext(1_000_000_000L);
+            } catch (InterruptedException e) {
+                return;
+            }
+            next.ifPresent(this::write);
+        }
+    }
+
+    private void write(EventBudget.Ready<ObjectReference> ready) {
+        ObjectReference target = ready.target();
+        String message = ready.message();
         Event event = new EventBuilder()
                 .withNewMetadata()
                 .withName(target.getName() + "." + UUID.randomUUID().toString().substring(0, 8))
-                .withNamespace(namespace)
+                .withNamespace(target.getNamespace())
                 .endMetadata()
-                .withType(type)
-                .withReason(reason)
+                .withType(ready.warning() ? "Warning" : "Normal")
+                .withReason(ready.reason())
                 .withNote(message.length() > 1024 ? message.substring(0, 1021) + "..." : message)
-                .withAction(reason)
+                .withAction(ready.reason())
                 .withReportingController(CONTROLLER)
                 .withReportingInstance(CONTROLLER)
-                .withNewEventTime(eventTime(now))
-                .withRegarding(new ObjectReferenceBuilder(target).withNamespace(namespace).build())
+                .withNewEventTime(eventTime(Instant.now()))
+                .withRegarding(target)
                 .build();
         try {
-            writer.execute(() -> {
-                try {
-                    client.resource(event).inNamespace(namespace).create();
-                } catch (KubernetesClientException e) {
-                    LOG.debugf(e, "could not write event %s on %s", reason, identity);
-                    forget(identity, message); // not written: the next occurrence may try again
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            LOG.debugf("event queue full or closed: event %s on %s dropped", reason, identity);
-            forget(identity, message);
+            client.resource(event).inNamespace(target.getNamespace()).create();
+            budget.written(ready);
+        } catch (RuntimeException e) { // KubernetesClientException, or a client closed at shutdown
+            LOG.debugf(e, "could not write event %s on %s", ready.reason(), ready.key());
+            budget.failed(ready); // not written: the next occurrence may try again
         }
     }
 

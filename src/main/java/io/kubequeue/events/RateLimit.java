@@ -4,7 +4,7 @@ import java.util.function.LongSupplier;
 
 /**
  * A token bucket: {@code perSecond} events a second on average, up to {@code burst} at once. Keeps a long queue
- * from flooding the API server with events.
+ * from flooding the API server with events ({@link EventBudget}).
  */
 final class RateLimit {
 
@@ -29,10 +29,20 @@ final class RateLimit {
 
     /** Whether one more event may pass now (and takes its token if so). */
     synchronized boolean tryAcquire() {
+        return tryAcquire(1);
+    }
+
+    /**
+     * Whether one more event may pass now, with at least {@code atLeast} tokens in the bucket; takes its token if so.
+     * Below 1 the bucket lends: the tokens go negative, and what passes after waits until they are repaid.
+     *
+     * @param atLeast the fewest tokens the bucket must hold: 1 for an event that may not borrow
+     */
+    synchronized boolean tryAcquire(double atLeast) {
         long now = nanoTime.getAsLong();
         tokens = Math.min(burst, tokens + (now - last) * perNano);
         last = now;
-        if (tokens >= 1) {
+        if (tokens >= atLeast) {
             tokens -= 1;
             return true;
         }

@@ -22,6 +22,7 @@ public final class RecordingEvents extends EventRecorder {
     }
 
     private final List<Event> events = new CopyOnWriteArrayList<>();
+    private volatile java.util.function.IntSupplier admissionsWaiting = () -> 0;
 
     public RecordingEvents() {
         super(null, null);
@@ -45,6 +46,16 @@ public final class RecordingEvents extends EventRecorder {
     @Override
     public void warning(ObjectReference target, String reason, String message) {
         events.add(new Event(target.getName(), "Warning", reason, message));
+    }
+
+    @Override
+    public void sendAfter(java.util.function.IntSupplier admissionsWaiting) {
+        this.admissionsWaiting = admissionsWaiting;
+    }
+
+    /** What the events would wait behind now: the admissions waiting, as handed to {@link #sendAfter}. */
+    public int admissionsWaiting() {
+        return admissionsWaiting.getAsInt();
     }
 
     /** The events so far, oldest first. */
