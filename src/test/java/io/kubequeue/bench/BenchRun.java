@@ -73,8 +73,10 @@ final class BenchRun {
                 long t = System.nanoTime();
                 kubeQueue = KubeQueueProcess.start(name, options, shipped, server, policy);
                 out.println("    " + kubeQueue.describe(shipped));
-                if (!kubeQueue.awaitReady(READY_TIMEOUT)) {
-                    return failed(load, admitter, policy, "kube-queue was not ready within " + READY_TIMEOUT
+                // with a backlog, start-up reads every job of it first: up to the run's own timeout
+                Duration ready = load.background.isEmpty() ? READY_TIMEOUT : options.timeout();
+                if (!kubeQueue.awaitReady(ready)) {
+                    return failed(load, admitter, policy, "kube-queue was not ready within " + ready
                             + (kubeQueue.alive() ? "" : " (it exited)") + "; its log: " + kubeQueue.log());
                 }
                 startSeconds = (System.nanoTime() - t) / 1e9;

@@ -170,6 +170,7 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
                 if (!(tree instanceof ObjectNode list) || !(list.get("items") instanceof ArrayNode items)) {
                     return whole;
                 }
+                list.remove("items"); // kept apart: each page copies the rest of the answer, not every item
                 snapshot = new Snapshot(list, items);
             } catch (java.io.IOException e) {
                 return whole;
@@ -195,7 +196,7 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
         }
         int total = snapshot.items().size();
         int to = limit <= 0 ? total : (int) Math.min(total, from + limit);
-        ObjectNode answer = snapshot.list().deepCopy().without("items");
+        ObjectNode answer = snapshot.list().deepCopy();
         ArrayNode items = answer.putArray("items");
         for (int i = from; i < to; i++) {
             items.add(snapshot.items().get(i));
