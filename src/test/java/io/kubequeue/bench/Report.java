@@ -197,8 +197,9 @@ final class Report {
         if (kq == null) {
             return;
         }
-        String who = String.format("large %s, %,d jobs%s: ", kq.label(), kq.jobs(),
-                kq.jobs() == 50_000 ? "" : " (the targets are stated for 50,000)");
+        String who = String.format("large %s, %,d jobs%s%s: ", kq.label(), kq.jobs(),
+                kq.jobs() == 50_000 ? "" : " (the targets are stated for 50,000)",
+                options.heap() == null ? "" : " (--heap " + options.heap() + ": not the shipped settings)");
         RunResult ref = find(results, "large", true, Policy.STRICT.reference());
         if (ref != null && kq.complete() && ref.complete()) {
             verdicts.add(line(kq.wallSeconds() <= 1.05 * ref.wallSeconds(), who + String.format(
