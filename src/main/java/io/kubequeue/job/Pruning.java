@@ -44,7 +44,11 @@ import io.kubequeue.quota.Quantities;
  *
  * <p>The copies are as small as the fabric8 model allows: collections that would be empty are null, maps are
  * unmodifiable and sized to their content, and strings that repeat from job to job (namespaces, label and annotation
- * values, priority class names) are interned. Nothing may change a cached copy: parts of it are shared.
+ * values, priority class names, creation times) are interned. So are a job's name and uid: start-up reads every job
+ * once besides the informer, a re-list reads it again, and each read is a new parse; interned, kube-queue's keys and
+ * records of the job ({@code JobKey} interns too) and the cache hold one instance of each instead of one per read
+ * (issue 27: three copies of each name, two of each uid, per pending job). The JVM's string table lets go of a
+ * string no one holds any more. Nothing may change a cached copy: parts of it are shared.
  *
  * <p>A copy must never be written back to the cluster (a PUT or a status update of it would erase every field
  * dropped here): kube-queue writes jobs only with JSON Patches built from {@link JobDirectory.Entry}, and reads a
@@ -242,12 +246,13 @@ public final class Pruning {
         copy.setManagedFields(null);
         copy.setOwnerReferences(null);
         copy.setAdditionalProperties(null);
-        copy.setName(meta.getName());
+        // interned, these are the instances kube-queue's own state holds too, whichever read of the job built it
+        copy.setName(intern(meta.getName()));
         copy.setNamespace(intern(meta.getNamespace()));
-        copy.setUid(meta.getUid());
+        copy.setUid(intern(meta.getUid()));
         copy.setResourceVersion(meta.getResourceVersion());
         copy.setGeneration(meta.getGeneration());
-        copy.setCreationTimestamp(meta.getCreationTimestamp());
+        copy.setCreationTimestamp(intern(meta.getCreationTimestamp())); // jobs created in the same second share it
         copy.setDeletionTimestamp(meta.getDeletionTimestamp());
         copy.setFinalizers(nullIfEmpty(meta.getFinalizers()));
         return copy;

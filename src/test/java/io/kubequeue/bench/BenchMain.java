@@ -66,7 +66,9 @@ public final class BenchMain {
             }
             BenchRun run = new BenchRun(options, shipped, out);
             for (String load : options.loads()) {
-                if (options.runs().contains("reference")) {
+                if (options.runs().contains("reference") && Load.backlogSize(load) >= 0) {
+                    out.printf("%n--- %s: no reference run (its targets compare kube-queue with itself)%n", load);
+                } else if (options.runs().contains("reference")) {
                     // one reference per mode the chosen policies compare against
                     for (Policy mode : options.policies().stream().map(Policy::reference).distinct().toList()) {
                         try (ApiServer server = serverFor(options, cluster)) {

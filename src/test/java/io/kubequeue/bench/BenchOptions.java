@@ -14,7 +14,8 @@ import java.util.regex.Pattern;
 /**
  * The benchmark's command line (docs/performance.md lists every option).
  *
- * @param loads        the loads to run, in order: {@code baseline}, {@code burst}
+ * @param loads        the loads to run, in order: {@code baseline}, {@code burst}, {@code large}, or the backlog
+ *                     load once per size, {@code backlog-0} (none) first ({@link Load#named})
  * @param policies     the queue policies to run kube-queue under, in order
  * @param inFlight     admission patches in flight: the reference's and the probe's concurrency, and kube-queue's
  *                     {@code KUBE_QUEUE_ADMISSION_IN_FLIGHT} when {@link #inFlightGiven}
@@ -38,7 +39,8 @@ record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boo
                     Set<String> runs, Duration timeout, String mock, boolean podLimits, Path jar, Path manifests) {
 
     static final String USAGE = """
-            usage: BenchMain [--load baseline|burst|all] [--policy strict|default|blocking|both|all] [--in-flight N]
+            usage: BenchMain [--load baseline|burst|large|backlog|all] [--backlog N,N,...]
+                             [--policy strict|default|blocking|both|all] [--in-flight N]
                              [--latency DURATION] [--read-latency DURATION] [--heap SIZE] [--scale F]
                              [--kubeconfig PATH] [--runs kube-queue,reference,probe] [--timeout DURATION]
                              [--mock indexed|plain] [--pod-limits on|off] [--jar PATH] [--manifests PATH]
@@ -46,6 +48,10 @@ record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boo
 
     private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m)?");
     private static final Set<String> RUNS = Set.of("kube-queue", "reference", "probe");
+    /** The backlog load's sizes when {@code --backlog} is not given (a run with none is always added). */
+    static final List<Integer> DEFAULT_BACKLOG = List.of(1_000, 10_000, 100_000);
+    /** The most pending jobs {@code --backlog} takes per size. */
+    static final int MAX_BACKLOG = 1_000_000;
 
     /** @throws IllegalArgumentException naming the bad option and its valid values */
     static BenchOptions parse(String... args) {
@@ -64,6 +70,7 @@ record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boo
         boolean podLimits = true;
         Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
         Path manifests = Path.of("target", "kubernetes", "kubernetes.yml");
+        List<Integer> backlog = null;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (option.isBlank()) {
@@ -75,11 +82,12 @@ record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boo
             String value = args[++i];
             switch (option) {
                 case "--load" -> loads = switch (value) {
-                    case "baseline" -> List.of("baseline");
-                    case "burst" -> List.of("burst");
+                    case "baseline", "burst", "large", Load.BACKLOG -> List.of(value);
                     case "all" -> List.of("baseline", "burst");
-                    default -> throw new IllegalArgumentException("--load takes baseline, burst or all, got " + value);
+                    default -> throw new IllegalArgumentException(
+                            "--load takes baseline, burst, large, backlog or all (baseline and burst), got " + value);
                 };
+                case "--backlog" -> backlog = backlogSizes(value);
                 case "--policy" -> policies = switch (value) {
                     case "strict", "default", "blocking" -> List.of(Policy.of(value));
                     case "both" -> List.of(Policy.STRICT, Policy.DEFAULT);
@@ -142,8 +150,58 @@ record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boo
                 default -> throw new IllegalArgumentException("unknown option " + option);
             }
         }
+        loads = expandBacklog(loads, backlog);
         return new BenchOptions(loads, policies, inFlight, inFlightGiven, writeLatency, readLatency, heap, scale,
                 kubeconfig, runs, timeout, mock, podLimits, jar, manifests);
+    }
+
+    /**
+     * {@code --backlog 1000,10000,100000}: the backlog load's sizes, each a whole number from 1 to
+     * {@value #MAX_BACKLOG} (0, the run with none, is always run anyway), in the order given, repeats dropped.
+     */
+    static List<Integer> backlogSizes(String value) {
+        LinkedHashSet<Integer> sizes = new LinkedHashSet<>();
+        for (String part : value.split(",")) {
+            int n;
+            try {
+                n = Integer.parseInt(part.trim().replace("_", ""));
+            } catch (NumberFormatException e) {
+                n = -1;
+            }
+            if (n < 0 || n > MAX_BACKLOG) {
+                throw new IllegalArgumentException("--backlog takes pending-job counts from 0 to " + MAX_BACKLOG
+                        + ", comma-separated (e.g. 1000,10000,100000), got " + part);
+            }
+            if (n > 0) {
+                sizes.add(n);
+            }
+        }
+        if (sizes.isEmpty()) {
+            throw new IllegalArgumentException("--backlog needs at least one size above 0, got " + value);
+        }
+        return List.copyOf(sizes);
+    }
+
+    /**
+     * {@code --load backlog} as one load per size, the run with none first ({@code backlog-0}, {@code backlog-1000},
+     * …); {@code --backlog} with another load is refused, as it would be ignored.
+     */
+    private static List<String> expandBacklog(List<String> loads, List<Integer> backlog) {
+        if (!loads.contains(Load.BACKLOG)) {
+            if (backlog != null) {
+                throw new IllegalArgumentException("--backlog applies to --load backlog only");
+            }
+            return loads;
+        }
+        List<String> expanded = new ArrayList<>();
+        expanded.add(Load.backlogName(0));
+        (backlog == null ? DEFAULT_BACKLOG : backlog).forEach(n -> expanded.add(Load.backlogName(n)));
+        return List.copyOf(expanded);
+    }
+
+    /** The backlog sizes of {@link #loads} (0 first), empty when the backlog load is not run. */
+    List<Integer> backlogSizes() {
+        return loads.stream().mapToInt(Load::backlogSize).filter(n -> n >= 0).boxed().toList();
     }
 
     /** Parses {@code 150ms}, {@code 2s}, {@code 1.5s}, {@code 20m} or {@code 0} (a bare number is milliseconds). */
@@ -177,7 +235,7 @@ record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boo
     /** The command line as given back, for the report's header. */
     String describe() {
         List<String> parts = new ArrayList<>();
-        parts.add("--load " + (loads.size() > 1 ? "all" : loads.get(0)));
+        parts.add(describeLoads());
         parts.add("--policy " + (policies.size() == 3 ? "all" : policies.size() == 2 ? "both" : policies.get(0).option));
         parts.add("--in-flight " + inFlight + (inFlightGiven ? "" : " (not passed to kube-queue)"));
         parts.add("--latency " + millis(writeLatency));
@@ -194,6 +252,15 @@ record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boo
         parts.add("--runs " + String.join(",", runs));
         parts.add("--pod-limits " + (podLimits ? "on" : "off"));
         return String.join(" ", parts);
+    }
+
+    /** {@code --load …} as given back (and {@code --backlog …} for the backlog load). */
+    String describeLoads() {
+        List<Integer> sizes = backlogSizes();
+        if (!sizes.isEmpty()) {
+            return "--load backlog --backlog " + String.join(",", sizes.stream().filter(n -> n > 0).map(String::valueOf).toList());
+        }
+        return "--load " + (loads.size() > 1 ? "all" : loads.get(0));
     }
 
     private static String millis(Duration d) {

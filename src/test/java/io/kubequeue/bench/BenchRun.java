@@ -1,6 +1,7 @@
 package io.kubequeue.bench;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -22,6 +23,9 @@ final class BenchRun {
     static final int CREATES_IN_FLIGHT = 256;
     /** The runner's status writes outstanding at once at most (two per job; ~130 outstanding at 215 admissions/s). */
     static final int RUNNER_IN_FLIGHT = 512;
+
+    /** Lines of the class histogram printed with the backlog's heap (the header and the top classes). */
+    static final int HISTOGRAM_LINES = 18;
 
     private final BenchOptions options;
     private final KubeQueueProcess.Shipped shipped;
@@ -56,6 +60,10 @@ final class BenchRun {
              JobRunner runner = new JobRunner(new JobWriter(runnerClient, RUNNER_IN_FLIGHT))) {
             observer.addListener(runner);
             observer.start();
+            String notReady = createBackground(load, createClient, observer, runner);
+            if (notReady != null) {
+                return failed(load, admitter, policy, notReady);
+            }
             double startSeconds = 0;
             if (reference) {
                 referenceAdmitter = new ReferenceAdmitter(load, new JobWriter(referenceClient, options.inFlight()),
@@ -65,13 +73,39 @@ final class BenchRun {
                 long t = System.nanoTime();
                 kubeQueue = KubeQueueProcess.start(name, options, shipped, server, policy);
                 out.println("    " + kubeQueue.describe(shipped));
-                if (!kubeQueue.awaitReady(READY_TIMEOUT)) {
-                    return failed(load, admitter, policy, "kube-queue was not ready within " + READY_TIMEOUT
+                // with a backlog, start-up reads every job of it first: up to the run's own timeout
+                Duration ready = load.background.isEmpty() ? READY_TIMEOUT : options.timeout();
+                if (!kubeQueue.awaitReady(ready)) {
+                    return failed(load, admitter, policy, "kube-queue was not ready within " + ready
                             + (kubeQueue.alive() ? "" : " (it exited)") + "; its log: " + kubeQueue.log());
                 }
                 startSeconds = (System.nanoTime() - t) / 1e9;
                 out.printf("    kube-queue ready after %.1f s: %s%n", startSeconds, kubeQueue);
             }
+            double pendingBefore = Double.NaN;
+            long heapBefore = -1;
+            if (kubeQueue != null && !load.background.isEmpty()) {
+                // the backlog's memory, measured while it is pending and before the window (the full GC pauses it)
+                long t = System.nanoTime();
+                if (!QueueCost.awaitPending(kubeQueue, load.backlogJobs(), QueueCost.PENDING_TIMEOUT)) {
+                    return failed(load, admitter, policy, String.format("kube-queue did not show the %,d backlog jobs"
+                            + " pending within %s (it shows %,.0f)", load.backlogJobs(), QueueCost.PENDING_TIMEOUT,
+                            kubeQueue.alive() ? QueueCost.pending(kubeQueue) : Double.NaN));
+                }
+                double shown = (System.nanoTime() - t) / 1e9;
+                double settled = QueueCost.awaitSettled(kubeQueue);
+                pendingBefore = QueueCost.pending(kubeQueue);
+                heapBefore = kubeQueue.heapAfterFullGc();
+                out.printf("    kube-queue shows %,.0f pending after %.1f s more, settled (CPU < %.1f core) %s; heap after"
+                        + " full GC %.1f MiB%n", pendingBefore, shown, QueueCost.SETTLED_CORES,
+                        settled < 0 ? "NOT within " + QueueCost.SETTLE_TIMEOUT : String.format("after %.1f s", settled),
+                        heapBefore / (1024.0 * 1024));
+                Path histogram = kubeQueue.log().resolveSibling(name + ".histogram.txt");
+                List<String> top = kubeQueue.classHistogram(histogram, HISTOGRAM_LINES);
+                out.printf("    its live heap by class (jcmd GC.class_histogram, all in %s):%n", histogram);
+                top.forEach(line -> out.println("      " + line));
+            }
+            QueueCost.Start cycles0 = kubeQueue == null ? null : QueueCost.Start.read(kubeQueue);
             JobWriter creates = new JobWriter(createClient, CREATES_IN_FLIGHT);
             ProcStats.Machine machine0 = ProcStats.machine();
             ProcStats.Process self0 = ProcStats.self();
@@ -111,6 +145,7 @@ final class BenchRun {
             long window = end - start;
 
             RunResult.ProcessFigures process = null;
+            QueueCost cost = null;
             if (kubeQueue != null && kubeQueue.alive()) {
                 ProcStats.Process kq1 = ProcStats.process(kubeQueue.pid());
                 double admissionsMetric = kubeQueue.metric("kube_queue_admissions_total", "");
@@ -123,6 +158,11 @@ final class BenchRun {
                 process = new RunResult.ProcessFigures(heap, kq1.hwmKiB(), kq1.rssKiB(),
                         (double) (kq1.cpuNanos() - kq0.cpuNanos()) / window, startSeconds, admissionsMetric,
                         kubeQueue.describe(shipped), versions);
+                cost = QueueCost.read(kubeQueue, load.backlogJobs(), pendingBefore, heapBefore, cycles0);
+            }
+            if (failure == null && observer.backlogAdmitted() > 0) {
+                failure = String.format("%,d backlog jobs were admitted, which cannot fit (first %s)",
+                        observer.backlogAdmitted(), observer.firstBacklogAdmitted());
             }
             long lastFinished = seen.finished() == 0 ? end : seen.lastFinished();
             double wall = (failure == null ? lastFinished - start : end - start) / 1e9;
@@ -133,7 +173,7 @@ final class BenchRun {
                     seen.excessEvents(), seen.excesses(), process, (double) (self1.cpuNanos() - self0.cpuNanos()) / window,
                     server0 < 0 ? Double.NaN : (double) (server1 - server0) / window, machine0.busyCoresUntil(machine1, window), creates.failures() + runner.failures(),
                     creates.firstFailure() != null ? creates.firstFailure() : runner.firstFailure(), submitLag,
-                    referenceAdmitter == null ? 0 : referenceAdmitter.refused());
+                    referenceAdmitter == null ? 0 : referenceAdmitter.refused(), cost);
         } finally {
             if (referenceAdmitter != null) {
                 referenceAdmitter.close();
@@ -157,7 +197,30 @@ final class BenchRun {
 
     private static RunResult failed(Load load, String admitter, Policy policy, String why) {
         return new RunResult(load.name, admitter, policy, load.jobs.size(), 0, 0, why, 0, 0,
-                RunResult.timeToAdmission(load), load.limits, new long[Load.LEAVES], new long[Load.PARENTS], 0, 0,
-                List.of(), null, 0, Double.NaN, 0, 0, null, 0, 0);
+                RunResult.timeToAdmission(load), load.limits, new long[load.tree.leaves()], new long[load.tree.parents()],
+                0, 0, List.of(), null, 0, Double.NaN, 0, 0, null, 0, 0, null);
+    }
+
+    /**
+     * The jobs a load has before its run (the backlog load's holder and backlog): created before kube-queue starts,
+     * all seen by the harness's watch, and the job runner's {@code Suspended} conditions on them written, so the
+     * measured window shares the API server with nothing of theirs. Null when done (or none), else why not.
+     */
+    private String createBackground(Load load, KubernetesClient client, Observer observer, JobRunner runner)
+            throws InterruptedException {
+        if (load.background.isEmpty()) {
+            return null;
+        }
+        long t = System.nanoTime();
+        JobWriter writer = new JobWriter(client, CREATES_IN_FLIGHT);
+        load.background.forEach(j -> writer.create(load.job(j)));
+        if (!observer.awaitBackgroundCreated(options.timeout().toNanos())
+                || !runner.awaitQuiet(options.timeout().toNanos())) {
+            return String.format("the %,d jobs before the run were not created within %s (first failure: %s)",
+                    load.background.size(), options.timeout(), writer.firstFailure());
+        }
+        out.printf("    created %,d jobs before the run in %.1f s (%,d failed)%n", load.background.size(),
+                (System.nanoTime() - t) / 1e9, writer.failures());
+        return null;
     }
 }

@@ -1,12 +1,22 @@
 package io.kubequeue.bench;
 
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
@@ -29,6 +39,14 @@ import io.fabric8.mockwebserver.http.MockResponse;
  *
  * <p>The index is by name alone (a few objects share a name across namespaces); each candidate is still matched
  * against the request with fabric8's own {@link AttributeSet#matches}.
+ *
+ * <p>Lists are paged as a real API server pages them, which fabric8's store does not: a list with {@code limit=N}
+ * answers at most N items, with {@code metadata.continue} and {@code remainingItemCount} while more are left, and
+ * a list with that {@code continue} token answers the next N of the <em>same</em> snapshot (the server's
+ * consistent read at the first page's resourceVersion). Without it a client's pages of 500 (kube-queue's informers
+ * and start-up, client-go's and kubectl's default) get every object in one answer: 100,000 Jobs at once, which no
+ * real server sends and no small heap holds. A token whose snapshot is gone answers 410 Gone, as an expired one
+ * does, and the client lists again.
  */
 final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
 
@@ -36,6 +54,16 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
     /** Guards the store (a LinkedHashMap) between fabric8's writes and the named reads served here. */
     private final ReadWriteLock lock = new ReentrantReadWriteLock();
     private final KubernetesAttributesExtractor extractor;
+    /** The snapshots of lists being paged, by continue token's prefix; the oldest go past {@link #SNAPSHOTS}. */
+    private final Map<String, Snapshot> snapshots = new LinkedHashMap<>();
+    private final AtomicLong lists = new AtomicLong();
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Lists being paged at once at most (a client abandons a list on an error and starts a new one). */
+    static final int SNAPSHOTS = 16;
+
+    /** The items of one list, as the first page's answer had them, and the answer's other fields. */
+    private record Snapshot(ObjectNode list, ArrayNode items) {
+    }
 
     IndexedCrudDispatcher(List<CustomResourceDefinitionContext> statusSubresources) {
         super(statusSubresources);
@@ -69,6 +97,10 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
     public MockResponse handleGet(String path) {
         if (path.contains("watch=true")) {
             return super.handleGet(path);
+        }
+        Map<String, String> params = params(path);
+        if (params.containsKey("limit") || params.containsKey("continue")) {
+            return page(path, params);
         }
         AttributeSet query = getKey(path);
         if (name(query) == null) {
@@ -110,6 +142,121 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
         } finally {
             lock.writeLock().unlock();
         }
+    }
+
+    /**
+     * One page of a list: the first (no {@code continue}) lists everything through fabric8 and keeps the snapshot
+     * while pages are left; the next ones are cut from it.
+     */
+    private MockResponse page(String path, Map<String, String> params) {
+        long limit;
+        try {
+            limit = params.containsKey("limit") ? Long.parseLong(params.get("limit")) : 0;
+        } catch (NumberFormatException e) {
+            limit = 0;
+        }
+        String token = params.get("continue");
+        Snapshot snapshot;
+        String id;
+        int from;
+        if (token == null || token.isEmpty()) {
+            MockResponse whole = super.handleGet(withoutPaging(path));
+            String body = whole.getBody() == null ? null : whole.getBody().readUtf8();
+            if (body == null || whole.code() != 200) {
+                return whole;
+            }
+            try {
+                JsonNode tree = JSON.readTree(body);
+                if (!(tree instanceof ObjectNode list) || !(list.get("items") instanceof ArrayNode items)) {
+                    return whole;
+                }
+                list.remove("items"); // kept apart: each page copies the rest of the answer, not every item
+                snapshot = new Snapshot(list, items);
+            } catch (java.io.IOException e) {
+                return whole;
+            }
+            id = "bench-" + lists.incrementAndGet();
+            from = 0;
+        } else {
+            int dot = token.lastIndexOf(':');
+            id = dot < 0 ? token : token.substring(0, dot);
+            try {
+                from = dot < 0 ? -1 : Integer.parseInt(token.substring(dot + 1));
+            } catch (NumberFormatException e) {
+                from = -1;
+            }
+            synchronized (snapshots) {
+                snapshot = snapshots.get(id);
+            }
+            if (snapshot == null || from < 0 || from > snapshot.items().size()) {
+                return new MockResponse().setResponseCode(410).setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\","
+                        + "\"status\":\"Failure\",\"reason\":\"Expired\",\"code\":410,\"message\":"
+                        + "\"The provided continue parameter is too old to display a consistent list result.\"}");
+            }
+        }
+        int total = snapshot.items().size();
+        int to = limit <= 0 ? total : (int) Math.min(total, from + limit);
+        ObjectNode answer = snapshot.list().deepCopy();
+        ArrayNode items = answer.putArray("items");
+        for (int i = from; i < to; i++) {
+            items.add(snapshot.items().get(i));
+        }
+        ObjectNode meta = answer.has("metadata") && answer.get("metadata") instanceof ObjectNode m ? m
+                : answer.putObject("metadata");
+        synchronized (snapshots) {
+            if (to < total) {
+                meta.put("continue", id + ":" + to);
+                meta.put("remainingItemCount", total - to);
+                snapshots.put(id, snapshot);
+                while (snapshots.size() > SNAPSHOTS) {
+                    snapshots.remove(snapshots.keySet().iterator().next());
+                }
+            } else {
+                meta.remove("continue");
+                meta.remove("remainingItemCount");
+                snapshots.remove(id);
+            }
+        }
+        try {
+            return new MockResponse().setResponseCode(200).setBody(JSON.writeValueAsString(answer));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The query parameters of a request path, decoded. */
+    static Map<String, String> params(String path) {
+        Map<String, String> params = new LinkedHashMap<>();
+        int q = path.indexOf('?');
+        if (q < 0) {
+            return params;
+        }
+        for (String part : path.substring(q + 1).split("&")) {
+            if (part.isEmpty()) {
+                continue;
+            }
+            int eq = part.indexOf('=');
+            String key = URLDecoder.decode(eq < 0 ? part : part.substring(0, eq), StandardCharsets.UTF_8);
+            String value = eq < 0 ? "" : URLDecoder.decode(part.substring(eq + 1), StandardCharsets.UTF_8);
+            params.put(key, value);
+        }
+        return params;
+    }
+
+    /** The path without its {@code limit} and {@code continue} parameters. */
+    static String withoutPaging(String path) {
+        int q = path.indexOf('?');
+        if (q < 0) {
+            return path;
+        }
+        List<String> kept = new ArrayList<>();
+        for (String part : path.substring(q + 1).split("&")) {
+            String key = part.contains("=") ? part.substring(0, part.indexOf('=')) : part;
+            if (!part.isEmpty() && !key.equals("limit") && !key.equals("continue")) {
+                kept.add(part);
+            }
+        }
+        return path.substring(0, q) + (kept.isEmpty() ? "" : "?" + String.join("&", kept));
     }
 
     private void index(AttributeSet key) {

@@ -3,6 +3,7 @@ package io.kubequeue.bench;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.kubequeue.bench.Load.JobRecord;
 
@@ -13,6 +14,11 @@ import io.kubequeue.bench.Load.JobRecord;
  * ({@code status.startTime}, one active pod) at once and its completion (condition {@code Complete} True,
  * {@code succeeded} 1) after the class's run time (200 ms, 500 ms, 1 s), both through the status subresource with
  * non-blocking writes. Nothing of the runner waits on the API server.
+ *
+ * <p>The backlog load's holder ({@link Load.Role#HOLDER}) is left alone: it runs for the whole run, and a
+ * {@code status.startTime} written before kube-queue read it would make it a job kube-queue does not manage
+ * (docs/behaviour.md §1) instead of one it charges. A backlog job seen admitted is not run either (it is a failure
+ * of the run, counted by the {@link Observer}).
  */
 final class JobRunner implements Observer.Listener, AutoCloseable {
 
@@ -23,6 +29,9 @@ final class JobRunner implements Observer.Listener, AutoCloseable {
         return t;
     });
 
+    /** Status writes sent and not yet answered. */
+    private final AtomicInteger outstanding = new AtomicInteger();
+
     JobRunner(JobWriter writer) {
         this.writer = writer;
     }
@@ -30,14 +39,33 @@ final class JobRunner implements Observer.Listener, AutoCloseable {
     /** Condition {@code Suspended} on each Job seen suspended, as the Job controller writes it (issue 26). */
     @Override
     public void queued(JobRecord job) {
-        writer.suspended(job.namespace, job.name);
+        outstanding.incrementAndGet();
+        writer.suspended(job.namespace, job.name).whenComplete((r, e) -> outstanding.decrementAndGet());
     }
 
     @Override
     public void admitted(JobRecord job) {
+        if (!job.measured()) {
+            return;
+        }
         writer.started(job.namespace, job.name);
         timer.schedule(() -> writer.completed(job.namespace, job.name), job.jobClass.runTime().toNanos(),
                 TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Waits until no {@code Suspended} condition write is outstanding (the jobs created before the run have their
+     * condition before the measured window starts); false on timeout.
+     */
+    boolean awaitQuiet(long timeoutNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (outstanding.get() > 0) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(100);
+        }
+        return true;
     }
 
     /** Status writes that failed so far. */

@@ -205,6 +205,26 @@ final class KubeQueueProcess implements AutoCloseable {
     }
 
     /**
+     * Writes {@code jcmd <pid> GC.class_histogram} (live objects by class, after a full GC) to {@code file} and
+     * returns its first {@code lines} lines (the header and the classes that hold the most bytes); empty if jcmd
+     * failed.
+     */
+    List<String> classHistogram(Path file, int lines) throws InterruptedException {
+        try {
+            Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                    Long.toString(process.pid()), "GC.class_histogram").redirectErrorStream(true)
+                    .redirectOutput(file.toFile()).start();
+            if (!jcmd.waitFor(120, TimeUnit.SECONDS) || jcmd.exitValue() != 0) {
+                return List.of();
+            }
+            List<String> all = Files.readAllLines(file);
+            return all.subList(0, Math.min(lines, all.size()));
+        } catch (IOException e) {
+            return List.of();
+        }
+    }
+
+    /**
      * The sum of one series' samples on {@code /q/metrics} whose labels contain {@code labelPart}; 0 if none.
      * (Prometheus' text format: one sample a line, {@code name{labels} value}.)
      */
@@ -218,6 +238,19 @@ final class KubeQueueProcess implements AutoCloseable {
             }
         }
         return sum;
+    }
+
+    /**
+     * The value of the one sample of {@code series} whose labels contain {@code labelPart} (the first if several),
+     * or NaN when kube-queue publishes none: a figure that is absent, not zero.
+     */
+    double sample(String series, String labelPart) {
+        for (String line : get("/q/metrics").body().split("\n")) {
+            if (line.startsWith(series + "{") && line.contains(labelPart)) {
+                return new BigDecimal(line.substring(line.lastIndexOf(' ') + 1).trim()).doubleValue();
+            }
+        }
+        return Double.NaN;
     }
 
     private Answer get(String path) {

@@ -1,6 +1,7 @@
 package io.kubequeue.bench;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -45,12 +46,12 @@ final class Observer implements ResourceEventHandler<Job>, AutoCloseable {
     private final KubernetesClient client;
     private SharedIndexInformer<Job> informer;
 
-    // usage, millicores; written under this object's lock
-    private final long[] leafUsed = new long[Load.LEAVES];
-    private final long[] parentUsed = new long[Load.PARENTS];
+    // usage, millicores, per place of the load's tree (Load.Tree#groups); written under this object's lock
+    private final long[] leafUsed;
+    private final long[] parentUsed;
     private long rootUsed;
-    private final long[] leafPeak = new long[Load.LEAVES];
-    private final long[] parentPeak = new long[Load.PARENTS];
+    private final long[] leafPeak;
+    private final long[] parentPeak;
     private long rootPeak;
     private long excessEvents;
     private final List<String> excesses = new ArrayList<>();
@@ -64,6 +65,10 @@ final class Observer implements ResourceEventHandler<Job>, AutoCloseable {
     private final CountDownLatch allFinished;
     private final CountDownLatch allCreated;
     private final CountDownLatch allAdmitted;
+    /** The jobs created before the run (holder, backlog): seen created, and backlog jobs seen admitted. */
+    private final CountDownLatch backgroundCreated;
+    private int backlogAdmitted;
+    private String firstBacklogAdmitted;
 
     Observer(KubernetesClient client, Load load) {
         this.client = client;
@@ -71,6 +76,11 @@ final class Observer implements ResourceEventHandler<Job>, AutoCloseable {
         this.allFinished = new CountDownLatch(load.jobs.size());
         this.allCreated = new CountDownLatch(load.jobs.size());
         this.allAdmitted = new CountDownLatch(load.jobs.size());
+        this.backgroundCreated = new CountDownLatch(load.background.size());
+        this.leafUsed = new long[load.tree.groups()];
+        this.leafPeak = new long[load.tree.groups()];
+        this.parentUsed = new long[load.tree.parentGroups()];
+        this.parentPeak = new long[load.tree.parentGroups()];
     }
 
     void addListener(Listener listener) {
@@ -108,6 +118,10 @@ final class Observer implements ResourceEventHandler<Job>, AutoCloseable {
             return;
         }
         long now = System.nanoTime();
+        if (!r.measured()) {
+            background(r, job, deleted, now);
+            return;
+        }
         if (r.createdAt == 0) {
             r.createdAt = now;
             if (created++ == 0) {
@@ -136,6 +150,33 @@ final class Observer implements ResourceEventHandler<Job>, AutoCloseable {
         }
     }
 
+    /**
+     * A job created before the run: counted apart from the measured ones. The holder is charged from the event that
+     * shows it running, as any job; a backlog job seen admitted is counted (it must never fit) and charged too, so
+     * an excess it causes is seen.
+     */
+    private void background(JobRecord r, Job job, boolean deleted, long now) {
+        if (r.createdAt == 0) {
+            r.createdAt = now;
+            backgroundCreated.countDown();
+            if (!deleted && suspended(job) && !finished(job)) {
+                listeners.forEach(l -> l.queued(r));
+            }
+        }
+        if (!deleted && !suspended(job) && r.admittedAt == 0) {
+            r.admittedAt = now;
+            if (r.role == Load.Role.BACKLOG && backlogAdmitted++ == 0) {
+                firstBacklogAdmitted = r.key();
+            }
+            charge(r);
+            listeners.forEach(l -> l.admitted(r));
+        }
+        if ((deleted || finished(job)) && r.finishedAt == 0 && r.admittedAt != 0) {
+            r.finishedAt = now;
+            release(r);
+        }
+    }
+
     private static boolean suspended(Job job) {
         return job.getSpec() != null && Boolean.TRUE.equals(job.getSpec().getSuspend());
     }
@@ -161,8 +202,8 @@ final class Observer implements ResourceEventHandler<Job>, AutoCloseable {
         leafPeak[r.leaf] = Math.max(leafPeak[r.leaf], leafUsed[r.leaf]);
         parentPeak[r.parent()] = Math.max(parentPeak[r.parent()], parentUsed[r.parent()]);
         rootPeak = Math.max(rootPeak, rootUsed);
-        check("leaf-%02d".formatted(r.leaf), leafUsed[r.leaf], load.limits.leafMaxMillis(), r);
-        check("parent-" + r.parent(), parentUsed[r.parent()], load.limits.parentMaxMillis(), r);
+        check(load.leafName(r.leaf), leafUsed[r.leaf], load.leafMaxMillis(r.leaf), r);
+        check(load.parentName(r.parent()), parentUsed[r.parent()], load.parentMaxMillis(r.parent()), r);
         check("root", rootUsed, load.limits.rootMaxMillis(), r);
     }
 
@@ -192,7 +233,21 @@ final class Observer implements ResourceEventHandler<Job>, AutoCloseable {
         return allFinished.await(timeoutNanos, TimeUnit.NANOSECONDS);
     }
 
-    /** Waits until every job has been seen created; false on timeout. */
+    /** Waits until every job created before the run (holder, backlog) has been seen; false on timeout. */
+    boolean awaitBackgroundCreated(long timeoutNanos) throws InterruptedException {
+        return backgroundCreated.await(timeoutNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Backlog jobs seen admitted (each one a failure of the load: they cannot fit), and the first, or null. */
+    synchronized int backlogAdmitted() {
+        return backlogAdmitted;
+    }
+
+    synchronized String firstBacklogAdmitted() {
+        return firstBacklogAdmitted;
+    }
+
+    /** Waits until every measured job has been seen created; false on timeout. */
     boolean awaitAllCreated(long timeoutNanos) throws InterruptedException {
         return allCreated.await(timeoutNanos, TimeUnit.NANOSECONDS);
     }
@@ -204,22 +259,24 @@ final class Observer implements ResourceEventHandler<Job>, AutoCloseable {
 
     /** The counts and usage now. */
     synchronized Snapshot snapshot() {
-        return new Snapshot(created, admitted, finished, firstCreated, lastAdmitted, lastFinished, leafPeak.clone(),
-                parentPeak.clone(), rootPeak, excessEvents, List.copyOf(excesses));
+        // the peaks of the tree's own leaves and parents (the backlog group's are not the load's figures)
+        return new Snapshot(created, admitted, finished, firstCreated, lastAdmitted, lastFinished,
+                Arrays.copyOf(leafPeak, load.tree.leaves()), Arrays.copyOf(parentPeak, load.tree.parents()), rootPeak,
+                excessEvents, List.copyOf(excesses));
     }
 
     /**
      * What was seen so far.
      *
-     * @param created      jobs seen at all
-     * @param admitted     jobs seen admitted
-     * @param finished     jobs seen finished after admission
+     * @param created      measured jobs seen at all (the jobs created before the run are not counted here)
+     * @param admitted     measured jobs seen admitted
+     * @param finished     measured jobs seen finished after admission
      * @param firstCreated nanoTime of the first job seen
      * @param lastAdmitted nanoTime of the latest admission seen
      * @param lastFinished nanoTime of the latest completion seen
-     * @param leafPeak     highest cpu in use per leaf (millicores)
-     * @param parentPeak   highest cpu in use per parent (millicores)
-     * @param rootPeak     highest cpu in use at the root (millicores)
+     * @param leafPeak     highest cpu in use per leaf of the tree (millicores; the backlog group left out)
+     * @param parentPeak   highest cpu in use per parent (millicores; the backlog group's left out)
+     * @param rootPeak     highest cpu in use at the root (millicores; the holder included)
      * @param excessEvents admissions after which some group was above its max
      * @param excesses     the first few of them, described
      */

@@ -40,6 +40,7 @@ final class Report {
                 results.stream().filter(r -> r.load().equals(load) && r.isReference()).forEach(r -> table(load, null, r));
             }
         }
+        new BacklogReport(out).print(results, options);
         if (probe != null) {
             out.printf("%n== raw patch-rate probe: %,d suspended Jobs, %d patches in flight, write latency %d ms ==%n",
                     probe.jobs(), probe.inFlight(), options.writeLatency().toMillis());
@@ -58,10 +59,11 @@ final class Report {
 
     private void table(String load, RunResult kq, RunResult ref) {
         RunResult any = kq != null ? kq : ref;
-        out.printf("%n== %s, %s: %,d jobs; tree: 30 leaves max %s cpu, 5 parents max %s cpu, root max %s cpu ==%n",
+        out.printf("%n== %s, %s: %,d jobs; tree: %,d leaves max %s cpu, %d parents max %s cpu, root max %s cpu ==%n",
                 load, kq == null ? any.label() + " only" : kq.label() + " against the " + (ref == null ? "reference (not run)"
-                        : ref.label()), any.jobs(),
-                Load.cpu(any.limits().leafMaxMillis()), Load.cpu(any.limits().parentMaxMillis()),
+                        : ref.label()), any.jobs(), any.leafPeak().length,
+                Load.cpu(any.limits().leafMaxMillis()), any.parentPeak().length,
+                Load.cpu(any.limits().parentMaxMillis()),
                 Load.cpu(any.limits().rootMaxMillis()));
         for (RunResult r : new RunResult[] {kq, ref}) {
             if (r != null && !r.complete()) {
@@ -94,6 +96,9 @@ final class Report {
         rows.add(new Row("kube-queue RSS peak, VmHWM (MiB)", proc(p -> p.rssPeakKiB() / 1024.0), "%.1f"));
         rows.add(new Row("kube-queue RSS at end, VmRSS (MiB)", proc(p -> p.rssFinalKiB() / 1024.0), "%.1f"));
         rows.add(new Row("kube-queue CPU avg over the run (cores)", proc(RunResult.ProcessFigures::cpuCores), "%.2f"));
+        rows.add(new Row("kube-queue scheduling cycle p50 (ms)", cost(c -> c.cycleP50Seconds() * 1000), "%.3f"));
+        rows.add(new Row("kube-queue scheduling cycle p99 (ms)", cost(c -> c.cycleP99Seconds() * 1000), "%.3f"));
+        rows.add(new Row("kube-queue scheduling cycle mean over the run (ms)", cost(c -> c.cycleMeanSeconds() * 1000), "%.3f"));
         rows.add(new Row("kube-queue admissions (its own metric)", proc(RunResult.ProcessFigures::admissionsMetric), "%,.0f"));
         rows.add(new Row("  patches refused: job's version moved on", proc(p -> p.versions().refused()), "%,.0f"));
         rows.add(new Row("  handed back unsent: job seen changed", proc(p -> p.versions().unsent()), "%,.0f"));
@@ -176,9 +181,46 @@ final class Report {
                 verdicts.add(line(p.cpuCores() <= 0.5, who + String.format("avg CPU %.2f cores ≤ 0.5", p.cpuCores())));
             }
         }
+        largeTargets(verdicts, results);
+        new BacklogReport(out).targets(verdicts, results, options);
         long passed = verdicts.stream().filter(v -> v).count();
         out.printf("%d of %d targets passed%n", passed, verdicts.size());
         return passed == verdicts.size();
+    }
+
+    /**
+     * The large baseline (issue 27), {@code StrictConsistency=true}: wall ≤ 1.05 × the reference's; heap after full
+     * GC ≤ 128 MiB and peak RSS ≤ 384 MiB with the shipped settings.
+     */
+    private void largeTargets(List<Boolean> verdicts, List<RunResult> results) {
+        RunResult kq = find(results, "large", false, Policy.STRICT);
+        if (kq == null) {
+            return;
+        }
+        String who = String.format("large %s, %,d jobs%s%s: ", kq.label(), kq.jobs(),
+                kq.jobs() == 50_000 ? "" : " (the targets are stated for 50,000)",
+                options.heap() == null ? "" : " (--heap " + options.heap() + ": not the shipped settings)");
+        RunResult ref = find(results, "large", true, Policy.STRICT.reference());
+        if (ref != null && kq.complete() && ref.complete()) {
+            verdicts.add(line(kq.wallSeconds() <= 1.05 * ref.wallSeconds(), who + String.format(
+                    "wall %.2f s ≤ 1.05 × %s %.2f s = %.2f s", kq.wallSeconds(), ref.label(), ref.wallSeconds(),
+                    1.05 * ref.wallSeconds())));
+        } else {
+            out.println("---- " + who + "wall against the reference: not judged (a run is missing or incomplete)");
+        }
+        RunResult.ProcessFigures p = kq.process();
+        if (p == null) {
+            out.println("---- " + who + "heap and RSS: not read (kube-queue gone)");
+            return;
+        }
+        if (p.heapAfterGcBytes() >= 0) {
+            verdicts.add(line(p.heapAfterGcBytes() <= 128 * MIB, who
+                    + String.format("heap after full GC %.1f MiB ≤ 128 MiB", p.heapAfterGcBytes() / MIB)));
+        } else {
+            out.println("---- " + who + "heap after full GC: not read (jcmd or /q/metrics unavailable)");
+        }
+        verdicts.add(line(p.rssPeakKiB() <= 384 * 1024, who
+                + String.format("peak RSS %.1f MiB ≤ 384 MiB", p.rssPeakKiB() / 1024.0)));
     }
 
     private boolean line(boolean pass, String text) {
@@ -215,6 +257,10 @@ final class Report {
 
     private static ToDoubleFunction<RunResult> stat(String c, Function<RunResult.Stats, Double> f) {
         return r -> r.timeToAdmission().get(c) == null ? Double.NaN : f.apply(r.timeToAdmission().get(c));
+    }
+
+    private static ToDoubleFunction<RunResult> cost(ToDoubleFunction<QueueCost> f) {
+        return r -> r.cost() == null ? Double.NaN : f.applyAsDouble(r.cost());
     }
 
     private static ToDoubleFunction<RunResult> proc(ToDoubleFunction<RunResult.ProcessFigures> f) {

@@ -36,12 +36,14 @@ import io.kubequeue.bench.Load.JobRecord;
  * @param firstWriteFailure the first of them, or null
  * @param submitLagMillis  the largest delay of a submission behind its schedule, ms
  * @param refused          the reference's patches refused or lost
+ * @param cost             kube-queue's cycle duration and (backlog load) heap with the backlog pending, or null
+ *                         (the reference, or kube-queue gone)
  */
 record RunResult(String load, String admitter, Policy policy, int jobs, int admitted, int finished, String failure,
                  double wallSeconds, double admissionsPerSecond, Map<String, Stats> timeToAdmission,
                  Load.Limits limits, long[] leafPeak, long[] parentPeak, long rootPeak, long excessEvents,
                  List<String> excesses, ProcessFigures process, double harnessCores, double serverCores, double machineCores,
-                 long writeFailures, String firstWriteFailure, double submitLagMillis, long refused) {
+                 long writeFailures, String firstWriteFailure, double submitLagMillis, long refused, QueueCost cost) {
 
     /**
      * kube-queue's process.

@@ -621,4 +621,27 @@ class PruningTest {
         assertTrue(JobReconciler.prunesCache(Set.of("team-a")), "one namespace: one informer");
         assertFalse(JobReconciler.prunesCache(Set.of("team-a", "team-c")), "JOSDK would share one store between two");
     }
+
+    /**
+     * Two reads of one job (start-up's list and the informer's, or a re-list) are two parses: every string is its
+     * own instance. The cached copy keeps the job's name, uid and creation time interned, so that kube-queue's state
+     * built from either read (its keys, its records of the job) and the cache hold one instance of each (issue 27,
+     * memory per pending job: three copies of a name, two of a uid, before).
+     */
+    @Test
+    void copiesOfTwoReadsShareTheJobsIdentityStrings() {
+        Supplier<Job> read = () -> new JobBuilder().withNewMetadata()
+                .withName(new String("train-0001".toCharArray())).withNamespace(new String("team-a".toCharArray()))
+                .withUid(new String("3f1b2c4d-0000-4000-8000-000000000001".toCharArray()))
+                .withResourceVersion(new String("41".toCharArray()))
+                .withCreationTimestamp(new String("2026-12-02T03:25:10Z".toCharArray())).endMetadata()
+                .withNewSpec().withSuspend(true).endSpec().build();
+        Job first = new BatchJobKind().pruned(read.get());
+        Job second = new BatchJobKind().pruned(read.get());
+        assertSame(first.getMetadata().getName(), second.getMetadata().getName());
+        assertSame(first.getMetadata().getUid(), second.getMetadata().getUid());
+        assertSame(first.getMetadata().getCreationTimestamp(), second.getMetadata().getCreationTimestamp());
+        assertSame(first.getMetadata().getNamespace(), second.getMetadata().getNamespace());
+        assertEquals("41", second.getMetadata().getResourceVersion());
+    }
 }
