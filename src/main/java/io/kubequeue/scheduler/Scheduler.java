@@ -334,6 +334,11 @@ public final class Scheduler {
         return cycle.run();
     }
 
+    /** What the last cycle touched one by one (see {@link SchedulingCycle#lastVisits}); for tests that count cost. */
+    synchronized int lastCycleVisits() {
+        return cycle.lastVisits();
+    }
+
     /**
      * Settles one admission this scheduler decided with what became of it (see {@link AdmissionOutcome} for each
      * case). Ignored if the job has moved on (another admission record).

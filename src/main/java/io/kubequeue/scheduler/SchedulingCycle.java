@@ -35,6 +35,8 @@ final class SchedulingCycle {
     private final AdmissionClock admissionClock;
     private final Reclaims reclaims;
     private final Evictions evictions;
+    /** {@link Decided#visited} of the last cycle run. */
+    private int lastVisits;
 
     SchedulingCycle(Clock clock, QueueManager queues, QuotaLedger ledger, QueuePolicy policy,
                     AdmissionClock admissionClock, Reclaims reclaims, Evictions evictions) {
@@ -90,6 +92,8 @@ final class SchedulingCycle {
         final List<JobEntry> backedOffNow = new ArrayList<>();
         final List<CycleResult.Unschedulable> firstFailures = new ArrayList<>();
         int tried;
+        /** The jobs (or waves of jobs) the pass touched one by one: what it cost, as {@link #lastVisits} says. */
+        int visited;
         int notFitting;
         int heldInCycle;
         /** The job being decided, taken out of its set and not yet put anywhere; null between jobs. */
@@ -120,9 +124,19 @@ final class SchedulingCycle {
             queues.backOff(entry, Times.plus(now, queues.backoffFor(entry.attempts)));
         }
         queues.dropEmptyQueues();
+        lastVisits = decided.visited;
         return new CycleResult(decided.admissions, queues.takeNewHolds(), decided.tried, decided.firstFailures,
                 decided.notFitting, decided.heldInCycle, decided.evicting.evictions, decided.evicting.reclaims,
                 decided.failure);
+    }
+
+    /**
+     * How many entries the last cycle touched one by one: each expired backoff taken from the global set, each job
+     * moved back to active, each candidate tried. What a cycle costs, counted (not timed), for tests: unlike
+     * {@link CycleResult#tried()}, which counts every job decided, a job that is not looked at is not counted.
+     */
+    int lastVisits() {
+        return lastVisits;
     }
 
     /** The cycle's pass: what it decides goes into {@code decided} as it is decided. */
@@ -165,6 +179,7 @@ final class SchedulingCycle {
             GroupQueue queue = candidate.queue;
             JobEntry entry = candidate.entry;
             decided.tried++;
+            decided.visited++;
             boolean fromBackoff = candidate.cursor != null;
             if (fromBackoff && (entry.refused || reclaims.yields(entry))) {
                 // a refused admission waits out its backoff, a reclaim's victim its preemptor: not tried, not counted
@@ -285,6 +300,7 @@ final class SchedulingCycle {
                             List<JobEntry> waitAgain, Set<FitShape> mayFit) {
         for (JobEntry entry = queues.pollExpired(now); entry != null; entry = queues.pollExpired(now)) {
             decided.deciding = entry;
+            decided.visited++;
             entry.refused = false;
             if (reclaims.yields(entry)) {
                 waitAgain.add(entry); // a reclaim's victim: not before its preemptor (freed at once when it is)
