@@ -334,6 +334,14 @@ public final class Scheduler {
         return cycle.run();
     }
 
+    /**
+     * Whether backed-off jobs that wait alike wait as one ({@link BackoffWave}); on unless turned off here. Off, each
+     * waits alone, as before issue 27: the reference a property test compares every decision with. Before any job.
+     */
+    synchronized void waitInWaves(boolean on) {
+        queues.waitInWaves(on);
+    }
+
     /** What the last cycle touched one by one (see {@link SchedulingCycle#lastVisits}); for tests that count cost. */
     synchronized int lastCycleVisits() {
         return cycle.lastVisits();
