@@ -123,6 +123,7 @@ final class SchedulingCycle {
             JobEntry stranded = decided.deciding;
             if (stranded != null && stranded.state != Scheduler.State.ADMITTED && stranded.state != Scheduler.State.HELD) {
                 // neither charged nor back in a set: it waits in backoff, so the next cycle does not fail on it first
+                queues.leaveWave(stranded); // its tries are its own from here (the rest of its wave stays due)
                 stranded.attempts++;
                 queues.backOffAfterFailure(stranded, Times.plus(now, queues.backoffFor(stranded.attempts)));
             }
