@@ -26,6 +26,10 @@ final class JobEntry {
     Instant retryAt;
     /** The backed-off jobs it waits with, or null (see {@link BackoffWave}). */
     BackoffWave wave;
+    /** The group whose held jobs it is counted in ({@link QueueManager}), or null. */
+    String heldCountedIn;
+    /** The group whose admitted jobs it is counted in ({@link QuotaLedger}), or null. */
+    String admittedCountedIn;
     Hold hold;
     Hold lastHold;
     AdmissionRecord record;

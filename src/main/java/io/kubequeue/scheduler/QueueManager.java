@@ -44,6 +44,10 @@ final class QueueManager {
      */
     private boolean wavesOn = true;
     private final Map<JobKey, JobEntry> held = new LinkedHashMap<>();
+    /** Per group, the queue times of its held jobs that count as its pending ones (not those of no group). */
+    private final Map<String, QueuedSince> heldSince = new HashMap<>();
+    /** Per group, how many of {@link #held} count as its pending ones. */
+    private final Map<String, Integer> heldCount = new HashMap<>();
     private final List<Hold> newHolds = new ArrayList<>();
 
     QueueManager(Scheduler.Settings settings, Clock clock, QuotaLedger ledger) {
@@ -92,6 +96,55 @@ final class QueueManager {
 
     Collection<JobEntry> held() {
         return held.values();
+    }
+
+    /** How many held jobs count as the group's pending ones (a hold for want of a group counts nowhere). */
+    int heldIn(String group) {
+        return heldCount.getOrDefault(group, 0);
+    }
+
+    /** The oldest queue time among those held jobs, or null. */
+    Instant oldestHeldIn(String group) {
+        QueuedSince since = heldSince.get(group);
+        return since == null ? null : since.oldest();
+    }
+
+    /** The groups with held jobs that count as their pending ones. */
+    java.util.Set<String> groupsWithHeld() {
+        return heldCount.keySet();
+    }
+
+    /** Holds a job in {@link #held}, counted in its group unless it is held for want of one. */
+    private void putHeld(JobEntry entry) {
+        JobEntry previous = held.put(entry.job.key(), entry);
+        if (previous != null) {
+            forgetHeld(previous);
+        }
+        forgetHeld(entry);
+        if (entry.group != null && entry.hold.kind() != Hold.Reason.NO_QUOTA_GROUP) {
+            heldSince.computeIfAbsent(entry.group, g -> new QueuedSince()).add(entry);
+            heldCount.merge(entry.group, 1, Integer::sum);
+            entry.heldCountedIn = entry.group;
+        }
+    }
+
+    private void removeHeld(JobEntry entry) {
+        JobEntry removed = held.remove(entry.job.key());
+        if (removed != null) {
+            forgetHeld(removed);
+        }
+    }
+
+    private void forgetHeld(JobEntry entry) {
+        String group = entry.heldCountedIn;
+        if (group != null) {
+            entry.heldCountedIn = null;
+            heldSince.get(group).remove(entry);
+            if (heldCount.merge(group, -1, Integer::sum) == 0) {
+                heldCount.remove(group);
+                heldSince.remove(group);
+            }
+        }
     }
 
     /** See {@link #wavesOn}; for tests, before any job is queued. */
@@ -286,6 +339,9 @@ final class QueueManager {
 
     /** Puts a pending job into its group's active queue, or holds it if it has no group. */
     void activate(JobEntry entry) {
+        if (entry.state == Scheduler.State.HELD) {
+            removeHeld(entry); // a reclaiming preemptor queued again (Reclaims): it no longer waits among the held
+        }
         QuotaTree tree = ledger.tree();
         Optional<QuotaNode> group = tree.groupFor(entry.job.key().namespace(), entry.job.quotaName());
         if (group.isEmpty()) {
@@ -340,7 +396,7 @@ final class QueueManager {
         entry.state = Scheduler.State.HELD;
         entry.hold = hold;
         entry.lastHold = hold;
-        held.put(entry.job.key(), entry);
+        putHeld(entry);
         if (changed) {
             newHolds.add(hold);
         }
@@ -355,7 +411,7 @@ final class QueueManager {
         entry.state = Scheduler.State.HELD;
         entry.retryAt = null;
         entry.hold = new Hold(entry.job.key(), Hold.Reason.RECLAIMING, reason);
-        held.put(entry.job.key(), entry);
+        putHeld(entry);
     }
 
     /** The holds made since the last call, each reported once. */
@@ -379,7 +435,7 @@ final class QueueManager {
                 dropIfEmpty(queue);
             }
         } else if (entry.state == Scheduler.State.HELD) {
-            held.remove(entry.job.key());
+            removeHeld(entry);
         }
     }
 
@@ -494,8 +550,11 @@ final class QueueManager {
         backoff.clear();
         waves.clear();
         held.clear();
+        heldSince.clear();
+        heldCount.clear();
         for (JobEntry entry : pending) {
             entry.wave = null;
+            entry.heldCountedIn = null;
             entry.attempts = 0;
             entry.retryAt = null;
             activate(entry);

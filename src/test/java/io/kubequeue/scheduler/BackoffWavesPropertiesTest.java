@@ -357,6 +357,7 @@ class BackoffWavesPropertiesTest {
             both(s -> s.jobs().stream().sorted(Comparator.comparing(Scheduler.JobStatus::key)).toList());
             both(Scheduler::nextRetry);
             both(Scheduler::groups);
+            assertEquals(on.groupsByWalk(), on.groups(), () -> "groups as counted and as walked, after " + log);
             for (QuotaNode node : tree.nodes()) {
                 both(s -> s.pending(node.name()));
             }
