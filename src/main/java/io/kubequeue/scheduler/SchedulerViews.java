@@ -13,7 +13,8 @@ import java.util.TreeSet;
 
 /**
  * Read views of the core for the API, metrics and events: groups, queue positions, the reason a job waits, and
- * dry runs. Changes nothing. O(jobs) at most: for an API call or a metrics refresh, not for the decision path. Only
+ * dry runs. Changes nothing. O(jobs) at most, for an API call, not for the decision path; what a metrics refresh reads
+ * ({@link #groups}, {@link #groupsWhoseHeadFits}) is O(groups × log n) (issue 27). Only
  * {@link Scheduler} calls it, under its lock.
  */
 final class SchedulerViews {
