@@ -24,11 +24,22 @@ final class BackedOffJobs implements Iterable<JobEntry> {
 
     private final TreeSet<JobEntry> entries = new TreeSet<>(QueueOrder.JOBS);
     private final Map<Shape, TreeSet<JobEntry>> byShape = new HashMap<>();
+    /** Told every job that joins or leaves (its group's queue times). */
+    private final QueuedSince since;
+
+    BackedOffJobs(QueuedSince since) {
+        this.since = since;
+    }
+
+    BackedOffJobs() {
+        this(new QueuedSince());
+    }
 
     boolean add(JobEntry entry) {
         if (!entries.add(entry)) {
             return false;
         }
+        since.add(entry);
         byShape.computeIfAbsent(Shape.of(entry), s -> new TreeSet<>(QueueOrder.JOBS)).add(entry);
         return true;
     }
@@ -42,6 +53,7 @@ final class BackedOffJobs implements Iterable<JobEntry> {
     }
 
     private void forgetShape(JobEntry entry) {
+        since.remove(entry);
         Shape shape = Shape.of(entry);
         TreeSet<JobEntry> same = byShape.get(shape);
         same.remove(entry);
@@ -60,6 +72,7 @@ final class BackedOffJobs implements Iterable<JobEntry> {
         TreeSet<JobEntry> same = byShape.get(shape);
         return removing(same.iterator(), removed -> {
             entries.remove(removed);
+            since.remove(removed);
             if (same.isEmpty()) {
                 byShape.remove(shape, same);
             }

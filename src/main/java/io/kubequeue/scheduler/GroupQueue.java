@@ -9,8 +9,38 @@ import java.util.TreeSet;
  */
 final class GroupQueue {
     final String group;
-    final TreeSet<JobEntry> active = new TreeSet<>(QueueOrder.JOBS);
-    final BackedOffJobs backedOff = new BackedOffJobs();
+    /** The queue times of its active and backed-off jobs (see {@link QueuedSince}). */
+    final QueuedSince since = new QueuedSince();
+    /** Changed only by add, remove and pollFirst, which keep {@link #since}. */
+    final TreeSet<JobEntry> active = new TreeSet<>(QueueOrder.JOBS) {
+        @Override
+        public boolean add(JobEntry entry) {
+            boolean added = super.add(entry);
+            if (added) {
+                since.add(entry);
+            }
+            return added;
+        }
+
+        @Override
+        public boolean remove(Object o) {
+            boolean removed = super.remove(o);
+            if (removed) {
+                since.remove((JobEntry) o);
+            }
+            return removed;
+        }
+
+        @Override
+        public JobEntry pollFirst() {
+            JobEntry first = super.pollFirst();
+            if (first != null) {
+                since.remove(first);
+            }
+            return first;
+        }
+    };
+    final BackedOffJobs backedOff = new BackedOffJobs(since);
 
     GroupQueue(String group) {
         this.group = group;

@@ -20,8 +20,16 @@ final class JobEntry {
     Scheduler.State state;
     /** The group it queues in (pending); null if none. */
     String group;
+    /** Its tries; while it is in a {@link #wave}, the wave's (read {@link #attempts()}). */
     int attempts;
+    /** When a backed-off job is tried again; while it is in a {@link #wave}, the wave's (read {@link #retryAt()}). */
     Instant retryAt;
+    /** The backed-off jobs it waits with, or null (see {@link BackoffWave}). */
+    BackoffWave wave;
+    /** The group whose held jobs it is counted in ({@link QueueManager}), or null. */
+    String heldCountedIn;
+    /** The group whose admitted jobs it is counted in ({@link QuotaLedger}), or null. */
+    String admittedCountedIn;
     Hold hold;
     Hold lastHold;
     AdmissionRecord record;
@@ -95,6 +103,16 @@ final class JobEntry {
         this.priority = classes.resolve(next.priority());
     }
 
+    /** How many times it was tried and did not fit, or had its admission refused. */
+    int attempts() {
+        return wave != null ? wave.attempts : attempts;
+    }
+
+    /** When a backed-off job is tried again; null otherwise. */
+    Instant retryAt() {
+        return wave != null ? wave.retryAt : retryAt;
+    }
+
     Resources effectiveRequest() {
         return effectiveRequest;
     }
@@ -106,7 +124,7 @@ final class JobEntry {
 
     /** A read-only copy of where it stands. */
     Scheduler.JobStatus status() {
-        return new Scheduler.JobStatus(job.key(), state, currentGroup(), job.request(), priority, attempts, retryAt,
+        return new Scheduler.JobStatus(job.key(), state, currentGroup(), job.request(), priority, attempts(), retryAt(),
                 hold, record);
     }
 

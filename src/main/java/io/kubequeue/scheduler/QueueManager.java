@@ -31,8 +31,23 @@ final class QueueManager {
     private PriorityClasses priorityClasses = PriorityClasses.NONE;
     private final Map<JobKey, JobEntry> jobs = new HashMap<>();
     private final Map<String, GroupQueue> queues = new HashMap<>();
+    /**
+     * Every backed-off job, earliest retry first: each job that waits alone, and each {@link BackoffWave} by its
+     * first member.
+     */
     private final TreeSet<JobEntry> backoff = new TreeSet<>(QueueOrder.RETRY);
+    /** The waves registered, by what their jobs share; a wave being decided by a cycle is out of it. */
+    private final Map<BackoffWave.Key, BackoffWave> waves = new HashMap<>();
+    /**
+     * Whether backed-off jobs that wait alike wait as one wave. Off, every job waits alone, as before issue 27: the
+     * reference the property tests compare decisions with ({@code BackoffWavesPropertiesTest}).
+     */
+    private boolean wavesOn = true;
     private final Map<JobKey, JobEntry> held = new LinkedHashMap<>();
+    /** Per group, the queue times of its held jobs that count as its pending ones (not those of no group). */
+    private final Map<String, QueuedSince> heldSince = new HashMap<>();
+    /** Per group, how many of {@link #held} count as its pending ones. */
+    private final Map<String, Integer> heldCount = new HashMap<>();
     private final List<Hold> newHolds = new ArrayList<>();
 
     QueueManager(Scheduler.Settings settings, Clock clock, QuotaLedger ledger) {
@@ -83,24 +98,216 @@ final class QueueManager {
         return held.values();
     }
 
+    /** How many held jobs count as the group's pending ones (a hold for want of a group counts nowhere). */
+    int heldIn(String group) {
+        return heldCount.getOrDefault(group, 0);
+    }
+
+    /** The oldest queue time among those held jobs, or null. */
+    Instant oldestHeldIn(String group) {
+        QueuedSince since = heldSince.get(group);
+        return since == null ? null : since.oldest();
+    }
+
+    /** The groups with held jobs that count as their pending ones. */
+    java.util.Set<String> groupsWithHeld() {
+        return heldCount.keySet();
+    }
+
+    /** Holds a job in {@link #held}, counted in its group unless it is held for want of one. */
+    private void putHeld(JobEntry entry) {
+        JobEntry previous = held.put(entry.job.key(), entry);
+        if (previous != null) {
+            forgetHeld(previous);
+        }
+        forgetHeld(entry);
+        if (entry.group != null && entry.hold.kind() != Hold.Reason.NO_QUOTA_GROUP) {
+            heldSince.computeIfAbsent(entry.group, g -> new QueuedSince()).add(entry);
+            heldCount.merge(entry.group, 1, Integer::sum);
+            entry.heldCountedIn = entry.group;
+        }
+    }
+
+    private void removeHeld(JobEntry entry) {
+        JobEntry removed = held.remove(entry.job.key());
+        if (removed != null) {
+            forgetHeld(removed);
+        }
+    }
+
+    private void forgetHeld(JobEntry entry) {
+        String group = entry.heldCountedIn;
+        if (group != null) {
+            entry.heldCountedIn = null;
+            heldSince.get(group).remove(entry);
+            if (heldCount.merge(group, -1, Integer::sum) == 0) {
+                heldCount.remove(group);
+                heldSince.remove(group);
+            }
+        }
+    }
+
+    /** See {@link #wavesOn}; for tests, before any job is queued. */
+    void waitInWaves(boolean on) {
+        this.wavesOn = on;
+    }
+
     boolean anyBackedOff() {
         return !backoff.isEmpty();
     }
 
     /** When the next backoff expires, if any job backs off. */
     Optional<Instant> nextRetry() {
-        return backoff.isEmpty() ? Optional.empty() : Optional.of(backoff.first().retryAt);
+        return backoff.isEmpty() ? Optional.empty() : Optional.of(backoff.first().retryAt());
     }
 
-    /** The backed-off job whose backoff expired first by {@code now}, taken out of the global set; else null. */
+    /**
+     * The backed-off job whose backoff expired first by {@code now}, taken out of the global set; else null. A job
+     * in a wave stands for the wave: the cycle decides the whole wave ({@link #takeWave}, {@link #endBackoff(
+     * BackoffWave)}) or this job alone ({@link #leaveWave}).
+     */
     JobEntry pollExpired(Instant now) {
-        return !backoff.isEmpty() && !backoff.first().retryAt.isAfter(now) ? backoff.pollFirst() : null;
+        return !backoff.isEmpty() && !backoff.first().retryAt().isAfter(now) ? backoff.pollFirst() : null;
     }
 
     /** A job taken by {@link #pollExpired} that waits again in place, in its group's backed-off set. */
     void waitAgain(JobEntry entry, Instant retryAt) {
         entry.retryAt = retryAt;
-        backoff.add(entry);
+        addTimer(entry);
+    }
+
+    /**
+     * Puts a backed-off job into the global set: into the wave of the jobs that wait alike, if it may wait in one
+     * (not a refused admission, which only its own expiry retries; not a reclaim's victim), else alone.
+     */
+    private void addTimer(JobEntry entry) {
+        if (!wavesOn || entry.refused || entry.yieldsTo != null || entry.group == null || entry.retryAt == null) {
+            backoff.add(entry);
+            return;
+        }
+        BackoffWave.Key key = new BackoffWave.Key(QuotaLedger.FitShape.of(entry.group, entry), entry.retryAt,
+                entry.attempts);
+        BackoffWave wave = waves.get(key);
+        if (wave == null) {
+            wave = new BackoffWave(key);
+            waves.put(key, wave);
+        }
+        JobEntry first = wave.members.isEmpty() ? null : wave.members.first();
+        wave.members.add(entry);
+        entry.wave = wave;
+        if (first == null) {
+            backoff.add(entry);
+        } else if (wave.members.first() == entry) {
+            backoff.remove(first); // the wave's place in the global set is its first member's
+            backoff.add(entry);
+        }
+    }
+
+    /**
+     * Takes a backed-off job out of the global set, out of its wave if it is in one (its tries and retry time then
+     * become its own; the rest of the wave keeps its place).
+     */
+    private void removeTimer(JobEntry entry) {
+        BackoffWave wave = entry.wave;
+        if (wave == null) {
+            backoff.remove(entry);
+            return;
+        }
+        boolean first = wave.members.first() == entry;
+        if (first) {
+            backoff.remove(entry); // a no-op if a cycle polled it
+        }
+        wave.members.remove(entry);
+        entry.wave = null;
+        entry.attempts = wave.attempts;
+        entry.retryAt = wave.retryAt;
+        if (wave.members.isEmpty()) {
+            waves.remove(wave.key(), wave);
+        } else if (first && !wave.taken) {
+            backoff.add(wave.members.first());
+        }
+    }
+
+    /**
+     * A wave's first member, taken by {@link #pollExpired}, is decided alone: it leaves the wave, whose next member
+     * takes its place in the global set (still due in this cycle, so tried in the order it would be alone).
+     */
+    void leaveWave(JobEntry entry) {
+        if (entry.wave != null) {
+            removeTimer(entry);
+        }
+    }
+
+    /** A job waiting in a wave stops waiting alike with it (it now yields to a reclaim): it waits alone. */
+    void waitAlone(JobEntry entry) {
+        if (entry.wave != null) {
+            removeTimer(entry);
+            backoff.add(entry);
+        }
+    }
+
+    /**
+     * A due wave, its first member taken by {@link #pollExpired}, whose jobs all fail their try in place: out of the
+     * map while the cycle counts their try ({@link BackoffWave#attempts}); {@link #waitAgain(BackoffWave, Instant)}
+     * puts it back.
+     */
+    void takeWave(BackoffWave wave) {
+        waves.remove(wave.key(), wave);
+        wave.taken = true;
+    }
+
+    /**
+     * A wave taken by {@link #takeWave} waits again until {@code retryAt}: back in the global set, merged with the
+     * wave already waiting alike, if there is one (the smaller moves into the larger).
+     */
+    void waitAgain(BackoffWave wave, Instant retryAt) {
+        wave.taken = false;
+        if (wave.members.isEmpty()) {
+            return;
+        }
+        wave.retryAt = retryAt;
+        BackoffWave.Key key = wave.key();
+        BackoffWave same = waves.get(key);
+        if (same == null) {
+            waves.put(key, wave);
+            backoff.add(wave.members.first());
+            return;
+        }
+        BackoffWave into = same.size() >= wave.size() ? same : wave;
+        BackoffWave from = into == same ? wave : same;
+        backoff.remove(same.members.first()); // the waiting one's place; the taken one has none
+        for (JobEntry member : from.members) {
+            member.wave = into;
+            into.members.add(member);
+        }
+        from.members.clear();
+        waves.put(key, into);
+        backoff.add(into.members.first());
+    }
+
+    /**
+     * A due wave, its first member taken by {@link #pollExpired}, whose jobs may fit: every one goes back to its
+     * group's active set, as each would alone.
+     */
+    void endBackoff(BackoffWave wave) {
+        waves.remove(wave.key(), wave);
+        GroupQueue queue = queues.get(wave.shape.group());
+        for (JobEntry member : wave.members) {
+            member.wave = null;
+            member.attempts = wave.attempts;
+            member.retryAt = null;
+            member.state = Scheduler.State.ACTIVE;
+            queue.backedOff.remove(member);
+            queue.active.add(member);
+        }
+        wave.members.clear();
+    }
+
+    /** A backed-off job tried in place that still does not fit: one more try, its retry time kept. */
+    void failedInPlace(JobEntry entry) {
+        removeTimer(entry);
+        entry.attempts++;
+        addTimer(entry);
     }
 
     /** Moves a backed-off job to its group's active set; {@code inGlobalSet}: not yet polled from the global set. */
@@ -108,7 +315,7 @@ final class QueueManager {
         GroupQueue queue = queues.get(entry.group);
         queue.backedOff.remove(entry);
         if (inGlobalSet) {
-            backoff.remove(entry);
+            removeTimer(entry);
         }
         entry.retryAt = null;
         entry.state = Scheduler.State.ACTIVE;
@@ -117,7 +324,7 @@ final class QueueManager {
 
     /** A backed-off job a cycle takes out of its group's set through a cursor: out of the global set too. */
     void leftBackoff(JobEntry entry) {
-        backoff.remove(entry);
+        removeTimer(entry);
         entry.retryAt = null;
     }
 
@@ -132,6 +339,9 @@ final class QueueManager {
 
     /** Puts a pending job into its group's active queue, or holds it if it has no group. */
     void activate(JobEntry entry) {
+        if (entry.state == Scheduler.State.HELD) {
+            removeHeld(entry); // a reclaiming preemptor queued again (Reclaims): it no longer waits among the held
+        }
         QuotaTree tree = ledger.tree();
         Optional<QuotaNode> group = tree.groupFor(entry.job.key().namespace(), entry.job.quotaName());
         if (group.isEmpty()) {
@@ -166,8 +376,8 @@ final class QueueManager {
             queue.active.remove(entry);
             queue.backedOff.remove(entry);
         }
-        if (entry.retryAt != null) {
-            backoff.remove(entry); // sorted by retry time: only a job that has one can be in it
+        if (entry.retryAt() != null) {
+            removeTimer(entry); // sorted by retry time: only a job that has one can be in it
         }
         backOff(entry, retryAt);
     }
@@ -175,7 +385,7 @@ final class QueueManager {
     void backOff(JobEntry entry, Instant retryAt) {
         entry.state = Scheduler.State.BACKOFF;
         entry.retryAt = retryAt;
-        backoff.add(entry);
+        addTimer(entry);
         queues.computeIfAbsent(entry.group, GroupQueue::new).backedOff.add(entry);
     }
 
@@ -186,7 +396,7 @@ final class QueueManager {
         entry.state = Scheduler.State.HELD;
         entry.hold = hold;
         entry.lastHold = hold;
-        held.put(entry.job.key(), entry);
+        putHeld(entry);
         if (changed) {
             newHolds.add(hold);
         }
@@ -201,7 +411,7 @@ final class QueueManager {
         entry.state = Scheduler.State.HELD;
         entry.retryAt = null;
         entry.hold = new Hold(entry.job.key(), Hold.Reason.RECLAIMING, reason);
-        held.put(entry.job.key(), entry);
+        putHeld(entry);
     }
 
     /** The holds made since the last call, each reported once. */
@@ -216,7 +426,7 @@ final class QueueManager {
         if (entry.state == Scheduler.State.ACTIVE || entry.state == Scheduler.State.BACKOFF) {
             GroupQueue queue = queues.get(entry.group);
             if (entry.state == Scheduler.State.BACKOFF) {
-                backoff.remove(entry);
+                removeTimer(entry);
                 entry.retryAt = null;
             }
             if (queue != null) {
@@ -225,7 +435,7 @@ final class QueueManager {
                 dropIfEmpty(queue);
             }
         } else if (entry.state == Scheduler.State.HELD) {
-            held.remove(entry.job.key());
+            removeHeld(entry);
         }
     }
 
@@ -275,7 +485,7 @@ final class QueueManager {
             return;
         }
         Scheduler.State previous = entry.state;
-        Instant retryAt = entry.retryAt;
+        Instant retryAt = entry.retryAt();
         dequeue(entry);
         entry.setJob(keepCreation(observation, old), priorityClasses);
         if (previous == Scheduler.State.BACKOFF && old.request().equals(observation.request())
@@ -311,7 +521,7 @@ final class QueueManager {
     private void reprioritise(JobEntry entry, int priority) {
         if (entry.state == Scheduler.State.ACTIVE || entry.state == Scheduler.State.BACKOFF) {
             Scheduler.State state = entry.state;
-            Instant retryAt = entry.retryAt;
+            Instant retryAt = entry.retryAt();
             dequeue(entry);
             entry.priority = priority;
             if (state == Scheduler.State.BACKOFF) {
@@ -338,8 +548,13 @@ final class QueueManager {
         }
         queues.clear();
         backoff.clear();
+        waves.clear();
         held.clear();
+        heldSince.clear();
+        heldCount.clear();
         for (JobEntry entry : pending) {
+            entry.wave = null;
+            entry.heldCountedIn = null;
             entry.attempts = 0;
             entry.retryAt = null;
             activate(entry);

@@ -35,6 +35,6 @@ final class QueueOrder {
 
     /** Backed-off jobs: earliest retry first, then queue order. */
     static final Comparator<JobEntry> RETRY = Comparator
-            .comparing((JobEntry e) -> e.retryAt)
+            .comparing(JobEntry::retryAt)
             .thenComparing(JOBS);
 }

@@ -73,6 +73,8 @@ final class QuotaLedger {
     private long roomClock;
     /** Per node, the {@link #roomClock} of the last event that gave it room. */
     private final Map<String, Long> roomGainedAt = new HashMap<>();
+    /** Admitted jobs per group they are charged to, for the views (an O(groups) read, not a walk of every job). */
+    private final Map<String, Integer> admittedIn = new HashMap<>();
     /** Admitted requests per node, each job counted at its group and every ancestor. */
     private final Map<String, Resources> usage = new HashMap<>();
     /** The part of {@link #usage} that non-preemptible jobs hold, checked against {@code min}. */
@@ -186,9 +188,40 @@ final class QuotaLedger {
         startedOutside.clear();
         startedOutsideGuaranteed.clear();
         reserved.clear(); // the scheduler ends every reclaim when the groups change
+        admittedIn.clear();
         for (JobEntry entry : admitted) {
             entry.chargedGroup = groupToCharge(entry, entry.record);
+            entry.admittedCountedIn = null;
+            countAdmitted(entry);
             addUsage(entry);
+        }
+    }
+
+    /** How many admitted jobs are charged to the group itself. */
+    int admittedIn(String group) {
+        return admittedIn.getOrDefault(group, 0);
+    }
+
+    /** The groups admitted jobs are charged to. */
+    Set<String> groupsWithAdmitted() {
+        return admittedIn.keySet();
+    }
+
+    private void countAdmitted(JobEntry entry) {
+        uncountAdmitted(entry);
+        if (entry.chargedGroup != null) {
+            admittedIn.merge(entry.chargedGroup, 1, Integer::sum);
+            entry.admittedCountedIn = entry.chargedGroup;
+        }
+    }
+
+    private void uncountAdmitted(JobEntry entry) {
+        String group = entry.admittedCountedIn;
+        if (group != null) {
+            entry.admittedCountedIn = null;
+            if (admittedIn.merge(group, -1, Integer::sum) == 0) {
+                admittedIn.remove(group);
+            }
         }
     }
 
@@ -266,6 +299,7 @@ final class QuotaLedger {
         entry.charged = unknown || floor == null ? entry.effectiveRequest() : entry.effectiveRequest().max(floor);
         entry.chargedGuaranteed = !entry.job.preemptible();
         entry.chargedGroup = groupToCharge(entry, record);
+        countAdmitted(entry);
         addUsage(entry);
         chargeListener.charged(entry);
     }
@@ -277,6 +311,7 @@ final class QuotaLedger {
      *            {@link #trackExternalUsage}) and its end is a release
      */
     void uncharge(JobEntry entry, boolean ran) {
+        uncountAdmitted(entry);
         chargeListener.uncharged(entry);
         if (entry.record != null && entry.chargedGroup != null) {
             for (QuotaNode node : tree.pathToRoot(entry.chargedGroup)) {

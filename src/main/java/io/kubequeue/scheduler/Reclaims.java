@@ -62,6 +62,7 @@ final class Reclaims {
 
     /** A pending job now yields to {@code preemptor} (it was suspended for it). */
     void yieldTo(JobEntry entry, JobKey preemptor) {
+        queues.waitAlone(entry); // a victim is decided alone, never with a wave
         entry.yieldsTo = preemptor;
         if (preemptor != null) {
             yielding.computeIfAbsent(preemptor, k -> new ArrayList<>()).add(entry);

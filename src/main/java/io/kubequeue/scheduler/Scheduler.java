@@ -335,6 +335,19 @@ public final class Scheduler {
     }
 
     /**
+     * Whether backed-off jobs that wait alike wait as one ({@link BackoffWave}); on unless turned off here. Off, each
+     * waits alone, as before issue 27: the reference a property test compares every decision with. Before any job.
+     */
+    synchronized void waitInWaves(boolean on) {
+        queues.waitInWaves(on);
+    }
+
+    /** What the last cycle touched one by one (see {@link SchedulingCycle#lastVisits}); for tests that count cost. */
+    synchronized int lastCycleVisits() {
+        return cycle.lastVisits();
+    }
+
+    /**
      * Settles one admission this scheduler decided with what became of it (see {@link AdmissionOutcome} for each
      * case). Ignored if the job has moved on (another admission record).
      *
@@ -512,11 +525,17 @@ public final class Scheduler {
     }
 
     /**
-     * Every declared group and every group that has jobs, sorted by name. O(groups + jobs): for an API call, not
+     * Every declared group and every group that has jobs, sorted by name. O(groups × log jobs), from what the core
+     * counts per group (never a walk over the jobs: a metrics refresh reads it every second); for an API call, not
      * for the decision path.
      */
     public synchronized List<GroupView> groups() {
         return views.groups();
+    }
+
+    /** {@link #groups} by a walk over every job, as it was read before issue 27: for tests, which compare the two. */
+    synchronized List<GroupView> groupsByWalk() {
+        return views.groupsByWalk();
     }
 
     /**

@@ -13,7 +13,8 @@ import java.util.TreeSet;
 
 /**
  * Read views of the core for the API, metrics and events: groups, queue positions, the reason a job waits, and
- * dry runs. Changes nothing. O(jobs) at most: for an API call or a metrics refresh, not for the decision path. Only
+ * dry runs. Changes nothing. O(jobs) at most, for an API call, not for the decision path; what a metrics refresh reads
+ * ({@link #groups}, {@link #groupsWhoseHeadFits}) is O(groups × log n) (issue 27). Only
  * {@link Scheduler} calls it, under its lock.
  */
 final class SchedulerViews {
@@ -34,9 +35,45 @@ final class SchedulerViews {
         Instant oldest;
     }
 
-    /** See {@link Scheduler#groups}. */
+    /**
+     * See {@link Scheduler#groups}: read from what the queues and the ledger count per group, O(groups × log n),
+     * never a walk over the jobs (a metrics refresh asks for it every second, under the scheduler's lock, and one group
+     * may hold 100,000 pending jobs; issue 27). {@link #groupsByWalk} is the same read by a walk, for tests.
+     */
     List<Scheduler.GroupView> groups() {
-        // one pass over every job, refreshed each second for the metrics: a hash lookup per job, sorted at the end
+        QuotaTree tree = ledger.tree();
+        java.util.SortedSet<String> names = new TreeSet<>();
+        for (QuotaNode node : tree.nodes()) {
+            names.add(node.name());
+        }
+        for (GroupQueue queue : queues.queues()) {
+            if (!queue.isEmpty()) {
+                names.add(queue.group);
+            }
+        }
+        names.addAll(queues.groupsWithHeld());
+        names.addAll(ledger.groupsWithAdmitted());
+        List<Scheduler.GroupView> views = new ArrayList<>(names.size());
+        for (String name : names) {
+            GroupQueue queue = queues.queue(name);
+            int active = queue == null ? 0 : queue.active.size();
+            int backedOff = queue == null ? 0 : queue.backedOff.size();
+            int held = queues.heldIn(name);
+            Instant oldest = queue == null ? null : queue.since.oldest();
+            Instant oldestHeld = queues.oldestHeldIn(name);
+            if (oldest == null || oldestHeld != null && oldestHeld.isBefore(oldest)) {
+                oldest = oldestHeld;
+            }
+            QuotaNode node = tree.node(name).orElse(new QuotaNode(name, null, List.of(name), null, null));
+            views.add(new Scheduler.GroupView(name, node.parentName(), node.min(), node.max(), ledger.usage(name),
+                    ledger.externalUsage(name), active + backedOff + held, ledger.admittedIn(name), active, backedOff,
+                    held, oldest, node.namespaces()));
+        }
+        return views;
+    }
+
+    /** {@link #groups} by one pass over every job: the reference the tests compare it with. */
+    List<Scheduler.GroupView> groupsByWalk() {
         QuotaTree tree = ledger.tree();
         Map<String, GroupCounts> counts = new HashMap<>();
         for (QuotaNode node : tree.nodes()) {
@@ -171,7 +208,7 @@ final class SchedulerViews {
             return e.hold.reason();
         }
         String when = e.state == Scheduler.State.BACKOFF ? "backing off until "
-                + e.retryAt.truncatedTo(ChronoUnit.MILLIS) + " (" + e.attempts + (e.attempts == 1 ? " try)" : " tries)")
+                + e.retryAt().truncatedTo(ChronoUnit.MILLIS) + " (" + e.attempts() + (e.attempts() == 1 ? " try)" : " tries)")
                 : "tried in the next cycle";
         Explanation behind = head != null && e != head ? policy.waitsBehindHead(e, head, when) : null;
         if (behind != null) {

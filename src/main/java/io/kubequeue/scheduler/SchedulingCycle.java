@@ -25,6 +25,13 @@ import io.kubequeue.scheduler.QuotaLedger.FitShape;
  *       active heads, one cursor per shape, and a job that still does not fit stays where it is.</li>
  * </ul>
  * Within a cycle usage only grows (a release needs the lock), so a shape found short stays short for the rest of it.
+ *
+ * <p>Expired backoffs cost a cycle O(waves), not O(jobs) (issue 27): jobs that back off alike (group, shape, retry
+ * time, tries) wait as one {@link BackoffWave}, and a wave whose shape is still short where it last was (its node has
+ * gained no room since: {@link QuotaLedger#shortNow}) and for which no reclaim can start has its try counted for every
+ * member at once, and waits again, doubled, whole. A wave whose shape may fit goes back to active, job by job, and one
+ * that may reclaim is decided job by job in its place in retry order: every decision, try count and retry time is
+ * what each job alone would get ({@code BackoffWavesPropertiesTest}).
  */
 final class SchedulingCycle {
 
@@ -35,6 +42,8 @@ final class SchedulingCycle {
     private final AdmissionClock admissionClock;
     private final Reclaims reclaims;
     private final Evictions evictions;
+    /** {@link Decided#visited} of the last cycle run. */
+    private int lastVisits;
 
     SchedulingCycle(Clock clock, QueueManager queues, QuotaLedger ledger, QueuePolicy policy,
                     AdmissionClock admissionClock, Reclaims reclaims, Evictions evictions) {
@@ -90,6 +99,8 @@ final class SchedulingCycle {
         final List<JobEntry> backedOffNow = new ArrayList<>();
         final List<CycleResult.Unschedulable> firstFailures = new ArrayList<>();
         int tried;
+        /** The jobs (or waves of jobs) the pass touched one by one: what it cost, as {@link #lastVisits} says. */
+        int visited;
         int notFitting;
         int heldInCycle;
         /** The job being decided, taken out of its set and not yet put anywhere; null between jobs. */
@@ -112,6 +123,7 @@ final class SchedulingCycle {
             JobEntry stranded = decided.deciding;
             if (stranded != null && stranded.state != Scheduler.State.ADMITTED && stranded.state != Scheduler.State.HELD) {
                 // neither charged nor back in a set: it waits in backoff, so the next cycle does not fail on it first
+                queues.leaveWave(stranded); // its tries are its own from here (the rest of its wave stays due)
                 stranded.attempts++;
                 queues.backOffAfterFailure(stranded, Times.plus(now, queues.backoffFor(stranded.attempts)));
             }
@@ -120,9 +132,19 @@ final class SchedulingCycle {
             queues.backOff(entry, Times.plus(now, queues.backoffFor(entry.attempts)));
         }
         queues.dropEmptyQueues();
+        lastVisits = decided.visited;
         return new CycleResult(decided.admissions, queues.takeNewHolds(), decided.tried, decided.firstFailures,
                 decided.notFitting, decided.heldInCycle, decided.evicting.evictions, decided.evicting.reclaims,
                 decided.failure);
+    }
+
+    /**
+     * How many entries the last cycle touched one by one: each expired backoff taken from the global set, each job
+     * moved back to active, each candidate tried. What a cycle costs, counted (not timed), for tests: unlike
+     * {@link CycleResult#tried()}, which counts every job decided, a job that is not looked at is not counted.
+     */
+    int lastVisits() {
+        return lastVisits;
     }
 
     /** The cycle's pass: what it decides goes into {@code decided} as it is decided. */
@@ -165,6 +187,7 @@ final class SchedulingCycle {
             GroupQueue queue = candidate.queue;
             JobEntry entry = candidate.entry;
             decided.tried++;
+            decided.visited++;
             boolean fromBackoff = candidate.cursor != null;
             if (fromBackoff && (entry.refused || reclaims.yields(entry))) {
                 // a refused admission waits out its backoff, a reclaim's victim its preemptor: not tried, not counted
@@ -193,7 +216,7 @@ final class SchedulingCycle {
                     }
                     decided.deciding = null;
                 } else {
-                    entry.attempts++;
+                    queues.failedInPlace(entry); // one more try, out of its wave if it was in one
                     decided.notFitting++;
                     walkOn = false;
                 }
@@ -269,22 +292,54 @@ final class SchedulingCycle {
      */
     private int endBackoffs(Instant now, Set<FitShape> notFittingNow, Evicting evicting, Decided decided) {
         List<JobEntry> waitAgain = new ArrayList<>();
+        List<BackoffWave> wavesWaitAgain = new ArrayList<>();
         Set<FitShape> mayFit = new HashSet<>();
+        int tried = 0;
         try {
-            endExpired(now, notFittingNow, evicting, decided, waitAgain, mayFit);
+            tried = endExpired(now, notFittingNow, evicting, decided, waitAgain, wavesWaitAgain, mayFit);
         } finally {
             // out of the global set since they expired: back in, even if the pass failed on another job
             for (JobEntry entry : waitAgain) {
                 queues.waitAgain(entry, Times.plus(now, queues.backoffFor(entry.attempts)));
             }
+            for (BackoffWave wave : wavesWaitAgain) {
+                queues.waitAgain(wave, Times.plus(now, queues.backoffFor(wave.attempts)));
+            }
         }
-        return waitAgain.size();
+        return tried + waitAgain.size();
     }
 
-    private void endExpired(Instant now, Set<FitShape> notFittingNow, Evicting evicting, Decided decided,
-                            List<JobEntry> waitAgain, Set<FitShape> mayFit) {
+    /**
+     * The pass of {@link #endBackoffs}.
+     *
+     * @return how many jobs of waves were tried and wait again (those tried alone are in {@code waitAgain})
+     */
+    private int endExpired(Instant now, Set<FitShape> notFittingNow, Evicting evicting, Decided decided,
+                           List<JobEntry> waitAgain, List<BackoffWave> wavesWaitAgain, Set<FitShape> mayFit) {
+        int triedInWaves = 0;
         for (JobEntry entry = queues.pollExpired(now); entry != null; entry = queues.pollExpired(now)) {
             decided.deciding = entry;
+            decided.visited++;
+            BackoffWave wave = entry.wave;
+            if (wave != null) {
+                // its members are decided alike (none was refused, none yields): each would meet the same answer
+                // here, whatever the order, unless a reclaim may start for the shape
+                if (!policy.retriesExpiredInPlace() || !shortAtStart(entry, notFittingNow, mayFit)) {
+                    decided.visited += wave.size() - 1;
+                    queues.endBackoff(wave); // all may fit: back to active, to be tried in queue order
+                    continue;
+                }
+                if (!reclaimMayStart(wave.shape, evicting)) {
+                    // short where it was short, and no reclaim can start for it in this cycle: the try each would
+                    // make alone, counted once for all, and they wait again together, doubled
+                    queues.takeWave(wave);
+                    wave.attempts++;
+                    triedInWaves += wave.size();
+                    wavesWaitAgain.add(wave);
+                    continue;
+                }
+                queues.leaveWave(entry); // decided alone, as it may start a reclaim; the rest of its wave stays due
+            }
             entry.refused = false;
             if (reclaims.yields(entry)) {
                 waitAgain.add(entry); // a reclaim's victim: not before its preemptor (freed at once when it is)
@@ -303,6 +358,12 @@ final class SchedulingCycle {
             queues.endBackoff(entry, false);
         }
         decided.deciding = null;
+        return triedInWaves;
+    }
+
+    /** Whether {@link #reclaim} may start a reclaim for a job of this shape (not refused, not yielding) now. */
+    private boolean reclaimMayStart(FitShape shape, Evicting evicting) {
+        return reclaims.enabled() && !evicting.cannot.contains(shape) && evicting.plans < RECLAIM_PLANS_PER_CYCLE;
     }
 
     /**

@@ -311,6 +311,7 @@ class ReclaimPropertiesTest {
     }
 
     private static void checkMax(Scheduler scheduler, List<NodeSpec> nodes) {
+        assertEquals(scheduler.groupsByWalk(), scheduler.groups(), "the per-group counts say what a walk says");
         for (int i = 0; i < nodes.size(); i++) {
             NodeSpec n = nodes.get(i);
             Resources used = scheduler.usage("n" + i);

@@ -541,6 +541,8 @@ class SchedulerPropertiesTest {
 
         /** No job lost, none in two states, usage exactly what the admitted jobs hold. */
         void checkConsistency() {
+            // the per-group counts the views keep (issue 27) say what a walk over every job says
+            assertEquals(scheduler.groupsByWalk(), scheduler.groups(), () -> "groups, after " + log);
             Map<JobKey, Scheduler.JobStatus> statuses = statuses();
             assertEquals(cluster.values().stream().filter(j -> !j.forgotten).map(j -> j.key).collect(java.util.stream.Collectors.toSet()),
                     statuses.keySet(), "the scheduler knows exactly the jobs the cluster has");

@@ -437,6 +437,10 @@ class SeedLikePropertiesTest {
 
     /** Each running job is charged what the model says, and usage is exactly the sum of the charges. */
     private static void checkCharges(Scheduler scheduler, QuotaTree tree, Map<JobKey, ClusterJob> cluster) {
+        assertEquals(scheduler.groupsByWalk(), scheduler.groups(), "the per-group counts say what a walk says");
+        for (QuotaNode node : tree.nodes()) {
+            scheduler.pending(node.name()); // a reclaiming preemptor queued again is no longer among the held
+        }
         Map<String, Resources> expected = new HashMap<>();
         for (ClusterJob job : cluster.values()) {
             Scheduler.State state = scheduler.status(job.key).map(Scheduler.JobStatus::state).orElse(null);

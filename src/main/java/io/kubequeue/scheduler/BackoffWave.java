@@ -1,0 +1,49 @@
+package io.kubequeue.scheduler;
+
+import java.time.Instant;
+import java.util.TreeSet;
+import io.kubequeue.scheduler.QuotaLedger.FitShape;
+
+/**
+ * Backed-off jobs that wait as one (issue 27): the same group and shape ({@link FitShape}: request with the job count,
+ * preemptibility), the same retry time and the same number of tries. Such jobs are decided alike by every expiry, so
+ * the global backoff set holds the wave once, by its first member in queue order, and a cycle that finds the shape
+ * still short where it last was (no room gained there) counts a try for all of them at once and sets them waiting
+ * again, doubled, together: O(1) for the wave, not O(its jobs). When the shape may fit, or a reclaim may start for
+ * it, the members are decided one by one as before, in the same order.
+ *
+ * <p>While a job is a member, {@link JobEntry#attempts()} and {@link JobEntry#retryAt()} read the wave; its own
+ * fields are set from the wave when it leaves ({@link QueueManager}). A job waits alone, in no wave, while its
+ * admission was refused (only its own expiry retries it) or while it yields to a reclaim. Only {@link QueueManager}
+ * and {@link SchedulingCycle} touch a wave, under {@link Scheduler}'s lock.
+ */
+final class BackoffWave {
+
+    /** What makes jobs wait alike. */
+    record Key(FitShape shape, Instant retryAt, int attempts) {
+    }
+
+    final FitShape shape;
+    /** When the members are tried again; changed only while the wave is out of {@link QueueManager}'s map. */
+    Instant retryAt;
+    /** The members' tries; changed only while the wave is out of {@link QueueManager}'s map. */
+    int attempts;
+    /** Taken out by a cycle that counts a try for all its members; back when they wait again. */
+    boolean taken;
+    /** The members in queue order; the first stands for the wave in the global backoff set. */
+    final TreeSet<JobEntry> members = new TreeSet<>(QueueOrder.JOBS);
+
+    BackoffWave(Key key) {
+        this.shape = key.shape();
+        this.retryAt = key.retryAt();
+        this.attempts = key.attempts();
+    }
+
+    Key key() {
+        return new Key(shape, retryAt, attempts);
+    }
+
+    int size() {
+        return members.size();
+    }
+}
