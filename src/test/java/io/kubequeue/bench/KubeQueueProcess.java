@@ -253,6 +253,11 @@ final class KubeQueueProcess implements AutoCloseable {
         return Double.NaN;
     }
 
+    /** kube-queue's whole {@code /q/metrics} text now (empty when it does not answer). */
+    String metricsText() {
+        return get("/q/metrics").body();
+    }
+
     private Answer get(String path) {
         try {
             HttpResponse<String> r = LOCAL.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))

@@ -11,9 +11,11 @@ import java.time.Duration;
  * @param pendingBefore   {@value #PENDING_SERIES} summed over groups and states just before the window: what
  *                        kube-queue itself holds pending; NaN when not read (loads without a backlog)
  * @param heapBeforeBytes heap in use right after a full GC at that moment, bytes; -1 when not read
- * @param cycleP50Seconds {@value #CYCLE_SERIES}{@code {quantile="0.5"}} at the end of the run, seconds; NaN when
- *                        kube-queue does not publish it
- * @param cycleP99Seconds the same, {@code quantile="0.99"}
+ * @param cycleP50Seconds the median of the cycles run in the window, seconds, from the difference of two readings
+ *                        of {@value #CYCLE_SERIES}{@code _bucket} ({@link CycleHistogram}); without buckets,
+ *                        {@code {quantile="0.5"}} at the end of the run (Micrometer's last ~2 minutes); NaN when
+ *                        kube-queue publishes neither
+ * @param cycleP99Seconds the same, p99
  * @param cycleMeanSeconds cycles' mean duration over the window (Δ{@code _sum} ÷ Δ{@code _count}), seconds; NaN
  *                        without cycles
  * @param cycles          cycles run in the window (Δ{@code _count})
@@ -33,10 +35,11 @@ record QueueCost(int backlog, double pendingBefore, long heapBeforeBytes, double
     /** How long kube-queue may take to show the backlog pending after it is ready (its gauges lag up to 5 s). */
     static final Duration PENDING_TIMEOUT = Duration.ofMinutes(5);
 
-    /** The cycle timer's totals at the start of the window. */
-    record Start(double count, double sum) {
+    /** The cycle timer's totals and buckets at the start of the window. */
+    record Start(double count, double sum, CycleHistogram buckets) {
         static Start read(KubeQueueProcess kubeQueue) {
-            return new Start(kubeQueue.metric(CYCLE_SERIES + "_count", ""), kubeQueue.metric(CYCLE_SERIES + "_sum", ""));
+            return new Start(kubeQueue.metric(CYCLE_SERIES + "_count", ""), kubeQueue.metric(CYCLE_SERIES + "_sum", ""),
+                    CycleHistogram.parse(kubeQueue.metricsText(), CYCLE_SERIES));
         }
     }
 
@@ -45,9 +48,11 @@ record QueueCost(int backlog, double pendingBefore, long heapBeforeBytes, double
                           Start start) {
         double count = kubeQueue.metric(CYCLE_SERIES + "_count", "") - start.count();
         double sum = kubeQueue.metric(CYCLE_SERIES + "_sum", "") - start.sum();
-        return new QueueCost(backlog, pendingBefore, heapBeforeBytes,
-                kubeQueue.sample(CYCLE_SERIES, "quantile=\"0.5\""), kubeQueue.sample(CYCLE_SERIES, "quantile=\"0.99\""),
-                count > 0 ? sum / count : Double.NaN, count);
+        CycleHistogram window = CycleHistogram.parse(kubeQueue.metricsText(), CYCLE_SERIES).since(start.buckets());
+        double p50 = window.count() > 0 ? window.quantile(0.5) : kubeQueue.sample(CYCLE_SERIES, "quantile=\"0.5\"");
+        double p99 = window.count() > 0 ? window.quantile(0.99) : kubeQueue.sample(CYCLE_SERIES, "quantile=\"0.99\"");
+        return new QueueCost(backlog, pendingBefore, heapBeforeBytes, p50, p99, count > 0 ? sum / count : Double.NaN,
+                count);
     }
 
     /** What kube-queue holds pending now, by its own gauge (summed over groups and states). */
