@@ -51,7 +51,7 @@ final class BenchRun {
         KubeQueueProcess kubeQueue = null;
         ReferenceAdmitter referenceAdmitter = null;
         try (KubernetesClient runnerClient = server.newClient(); KubernetesClient createClient = server.newClient();
-             KubernetesClient referenceClient = server.newClient();
+             KubernetesClient referenceClient = server.newClient(WriteCounts.REFERENCE);
              Observer observer = new Observer(server.client(), load);
              JobRunner runner = new JobRunner(new JobWriter(runnerClient, RUNNER_IN_FLIGHT))) {
             observer.addListener(runner);
@@ -76,6 +76,7 @@ final class BenchRun {
             ProcStats.Machine machine0 = ProcStats.machine();
             ProcStats.Process self0 = ProcStats.self();
             long server0 = server.serverCpuNanos();
+            WriteFigures writes0 = server.writes();
             ProcStats.Process kq0 = kubeQueue == null ? null : ProcStats.process(kubeQueue.pid());
 
             String failure = null;
@@ -124,6 +125,8 @@ final class BenchRun {
                         (double) (kq1.cpuNanos() - kq0.cpuNanos()) / window, startSeconds, admissionsMetric,
                         kubeQueue.describe(shipped), versions);
             }
+            // after the process figures (its full GC takes a moment): writes kube-queue sends late are counted too
+            WriteFigures writes = writes0 == null ? null : server.writes().since(writes0);
             long lastFinished = seen.finished() == 0 ? end : seen.lastFinished();
             double wall = (failure == null ? lastFinished - start : end - start) / 1e9;
             double admissionWindow = (seen.lastAdmitted() - start) / 1e9;
@@ -133,7 +136,7 @@ final class BenchRun {
                     seen.excessEvents(), seen.excesses(), process, (double) (self1.cpuNanos() - self0.cpuNanos()) / window,
                     server0 < 0 ? Double.NaN : (double) (server1 - server0) / window, machine0.busyCoresUntil(machine1, window), creates.failures() + runner.failures(),
                     creates.firstFailure() != null ? creates.firstFailure() : runner.firstFailure(), submitLag,
-                    referenceAdmitter == null ? 0 : referenceAdmitter.refused());
+                    referenceAdmitter == null ? 0 : referenceAdmitter.refused(), writes);
         } finally {
             if (referenceAdmitter != null) {
                 referenceAdmitter.close();
@@ -158,6 +161,6 @@ final class BenchRun {
     private static RunResult failed(Load load, String admitter, Policy policy, String why) {
         return new RunResult(load.name, admitter, policy, load.jobs.size(), 0, 0, why, 0, 0,
                 RunResult.timeToAdmission(load), load.limits, new long[Load.LEAVES], new long[Load.PARENTS], 0, 0,
-                List.of(), null, 0, Double.NaN, 0, 0, null, 0, 0);
+                List.of(), null, 0, Double.NaN, 0, 0, null, 0, 0, null);
     }
 }
