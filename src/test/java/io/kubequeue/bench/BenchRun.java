@@ -104,6 +104,10 @@ final class BenchRun {
                 submitLag = submitter.maxLag() / 1e6;
             }
             long end = System.nanoTime();
+            if (referenceAdmitter != null) {
+                // before its client closes (answers the write budget still holds would come back as errors)
+                referenceAdmitter.close();
+            }
             ProcStats.Machine machine1 = ProcStats.machine();
             ProcStats.Process self1 = ProcStats.self();
             long server1 = server.serverCpuNanos();
