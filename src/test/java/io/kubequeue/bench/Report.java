@@ -41,8 +41,8 @@ final class Report {
             }
         }
         if (probe != null) {
-            out.printf("%n== raw patch-rate probe: %,d suspended Jobs, %d patches in flight, write latency %d ms, %s ==%n",
-                    probe.jobs(), probe.inFlight(), options.writeLatency().toMillis(), probe.budget());
+            out.printf("%n== raw patch-rate probe: %,d suspended Jobs, %d patches in flight, write latency %d ms ==%n",
+                    probe.jobs(), probe.inFlight(), options.writeLatency().toMillis());
             if (probe.error() != null) {
                 out.println("probe failed: " + probe.error());
             } else {
