@@ -20,6 +20,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -37,6 +39,7 @@ import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.fabric8.mockwebserver.internal.MockDispatcher;
 import io.fabric8.mockwebserver.internal.SimpleRequest;
+import io.fabric8.zjsonpatch.JsonPatchException;
 
 /**
  * The API server one run talks to: a new embedded fabric8 mock server in CRUD mode per run (a fresh state), or
@@ -61,6 +64,10 @@ import io.fabric8.mockwebserver.internal.SimpleRequest;
  * event loop; holding back only the notification would let a later write's event overtake an earlier one's, or
  * lose it. So a write's effect is early by its wait, never reordered; a client bounded in flight still cannot send
  * faster than the slots come.)
+ *
+ * <p>A JSON Patch that does not apply (a failed {@code test} op) is answered 422 with a Status and changes
+ * nothing, as a real API server answers it; fabric8's CRUD dispatcher throws on it, and mockwebserver would then
+ * never answer ({@code ApiServerRefusedPatchTest}).
  *
  * <p>The server counts the writes it receives by client and {@link WriteKind} ({@link WriteCounts}): the
  * harness's clients say who they are in their User-Agent ({@link #newClient(String)}), kube-queue by its token.
@@ -315,6 +322,14 @@ final class ApiServer implements AutoCloseable {
             this.budget = budget;
         }
 
+        /** A real API server's answer to a JSON Patch that does not apply: 422, a Status saying why. */
+        private static MockResponse unprocessable(String message) {
+            Status status = new StatusBuilder().withStatus("Failure").withReason("Invalid").withCode(422)
+                    .withMessage("the JSON Patch does not apply: " + message).build();
+            return new MockResponse().setResponseCode(422)
+                    .setBody(io.fabric8.kubernetes.client.utils.Serialization.asJson(status));
+        }
+
         /** The body as text, left in place for the store (RecordedRequest.getUtf8Body reads it away). */
         private static String body(RecordedRequest request) {
             return request.getBody() == null ? null
@@ -340,7 +355,15 @@ final class ApiServer implements AutoCloseable {
                     delayNanos += budget.take();
                 }
             }
-            MockResponse response = crud.dispatch(request);
+            MockResponse response;
+            try {
+                response = crud.dispatch(request);
+            } catch (JsonPatchException e) {
+                // fabric8's CRUD dispatcher throws on a JSON Patch that does not apply (a failed test op, a
+                // missing path), and mockwebserver then never answers: the client waits out its request timeout.
+                // A real API server answers 422 and changes nothing (../shared/reference/real-apiserver.md).
+                response = unprocessable(e.getMessage());
+            }
             if (response.getWebSocketListener() != null) {
                 return response; // a watch: its events are never delayed
             }
