@@ -62,7 +62,7 @@ public final class BenchMain {
                     probe = PatchRateProbe.run(server, load, options.inFlight(), options.timeout());
                 }
                 out.printf("    %s%n", probe.error() != null ? "failed: " + probe.error()
-                        : String.format("%.1f patches/s", probe.rate()));
+                        : String.format("%.1f patches/s %s", probe.rate(), probe.budget()));
             }
             BenchRun run = new BenchRun(options, shipped, out);
             for (String load : options.loads()) {
@@ -113,7 +113,8 @@ public final class BenchMain {
         if (cluster != null) {
             return cluster;
         }
-        return ApiServer.embedded(options.mock().equals("indexed"), options.writeLatency(), options.readLatency());
+        return ApiServer.embedded(options.mock().equals("indexed"), options.writeLatency(), options.readLatency(),
+                options.writeRate());
     }
 
     /** fabric8, Vert.x and the mock server log at INFO per request and per watch; the benchmark prints its own. */

@@ -22,6 +22,8 @@ import java.util.regex.Pattern;
  * @param inFlightGiven whether {@code --in-flight} was given (only then is it passed to kube-queue)
  * @param writeLatency how long the embedded API server holds back its answer to a POST, PUT, PATCH or DELETE
  * @param readLatency  the same for a GET that is not a watch
+ * @param writeRate    the embedded server's write budget, writes a second of all clients together ({@link WriteBudget});
+ *                     0 for none
  * @param heap         kube-queue's {@code -Xmx} (e.g. {@code 128m}), or null for the shipped options alone
  * @param scale        factor applied to every job count (1 = 15,000 baseline jobs, 10,000 burst jobs)
  * @param kubeconfig   a cluster to run against instead of the embedded API server, or null
@@ -35,18 +37,23 @@ import java.util.regex.Pattern;
  * @param manifests    the generated manifests whose Deployment gives the JVM options, env and limits
  */
 record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boolean inFlightGiven,
-                    Duration writeLatency, Duration readLatency, String heap, double scale, Path kubeconfig,
+                    Duration writeLatency, Duration readLatency, int writeRate, String heap, double scale, Path kubeconfig,
                     Set<String> runs, Duration timeout, String mock, boolean podLimits, Path jar, Path manifests) {
 
     static final String USAGE = """
             usage: BenchMain [--load baseline|burst|large|backlog|all] [--backlog N,N,...]
                              [--policy strict|default|blocking|both|all] [--in-flight N]
-                             [--latency DURATION] [--read-latency DURATION] [--heap SIZE] [--scale F]
+                             [--latency DURATION] [--read-latency DURATION] [--write-rate N|off] [--heap SIZE] [--scale F]
                              [--kubeconfig PATH] [--runs kube-queue,reference,probe] [--timeout DURATION]
                              [--mock indexed|plain] [--pod-limits on|off] [--jar PATH] [--manifests PATH]
               DURATION: 150ms, 2s, 20m, 0""";
 
     private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m)?");
+    /**
+     * The default write budget: the raw patch rate the probe measured against a real kube-apiserver + etcd on the
+     * development machine (issue 27: 500-510 patches/s).
+     */
+    static final int DEFAULT_WRITE_RATE = 500;
     private static final Set<String> RUNS = Set.of("kube-queue", "reference", "probe");
     /** The backlog load's sizes when {@code --backlog} is not given (a run with none is always added). */
     static final List<Integer> DEFAULT_BACKLOG = List.of(1_000, 10_000, 100_000);
@@ -61,6 +68,7 @@ record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boo
         boolean inFlightGiven = false;
         Duration writeLatency = Duration.ofMillis(150);
         Duration readLatency = Duration.ZERO;
+        int writeRate = DEFAULT_WRITE_RATE;
         String heap = null;
         double scale = 1;
         Path kubeconfig = null;
@@ -101,6 +109,7 @@ record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boo
                 }
                 case "--latency" -> writeLatency = duration(option, value);
                 case "--read-latency" -> readLatency = duration(option, value);
+                case "--write-rate" -> writeRate = writeRate(value);
                 case "--heap" -> {
                     if (!value.matches("\\d+[kKmMgG]?")) {
                         throw new IllegalArgumentException("--heap takes a JVM size such as 128m, got " + value);
@@ -151,7 +160,7 @@ record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boo
             }
         }
         loads = expandBacklog(loads, backlog);
-        return new BenchOptions(loads, policies, inFlight, inFlightGiven, writeLatency, readLatency, heap, scale,
+        return new BenchOptions(loads, policies, inFlight, inFlightGiven, writeLatency, readLatency, writeRate, heap, scale,
                 kubeconfig, runs, timeout, mock, podLimits, jar, manifests);
     }
 
@@ -220,6 +229,24 @@ record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boo
         return Duration.ofNanos(Math.round(millis * 1_000_000));
     }
 
+    /** Parses {@code --write-rate}: a whole number of writes a second, {@code 0} or {@code off} for no budget. */
+    static int writeRate(String value) {
+        String v = value.trim().toLowerCase(Locale.ROOT);
+        if (v.equals("off")) {
+            return 0;
+        }
+        try {
+            int n = Integer.parseInt(v);
+            if (n >= 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // falls through
+        }
+        throw new IllegalArgumentException("--write-rate takes a whole number of writes a second (e.g. 500), or 0 or off"
+                + " for no budget, got " + value);
+    }
+
     private static int positiveInt(String option, String value) {
         try {
             int n = Integer.parseInt(value);
@@ -240,6 +267,7 @@ record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boo
         parts.add("--in-flight " + inFlight + (inFlightGiven ? "" : " (not passed to kube-queue)"));
         parts.add("--latency " + millis(writeLatency));
         parts.add("--read-latency " + millis(readLatency));
+        parts.add(describeWriteRate());
         if (heap != null) {
             parts.add("--heap " + heap);
         }
@@ -261,6 +289,12 @@ record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boo
             return "--load backlog --backlog " + String.join(",", sizes.stream().filter(n -> n > 0).map(String::valueOf).toList());
         }
         return "--load " + (loads.size() > 1 ? "all" : loads.get(0));
+    }
+
+    /** {@code --write-rate 500}, {@code --write-rate off}; on a cluster, that it does not apply. */
+    String describeWriteRate() {
+        return "--write-rate " + (writeRate > 0 ? Integer.toString(writeRate) : "off")
+                + (kubeconfig != null ? " (not applied: the cluster's own budget)" : "");
     }
 
     private static String millis(Duration d) {

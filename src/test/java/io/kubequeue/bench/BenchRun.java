@@ -55,7 +55,7 @@ final class BenchRun {
         KubeQueueProcess kubeQueue = null;
         ReferenceAdmitter referenceAdmitter = null;
         try (KubernetesClient runnerClient = server.newClient(); KubernetesClient createClient = server.newClient();
-             KubernetesClient referenceClient = server.newClient();
+             KubernetesClient referenceClient = server.newClient(WriteCounts.REFERENCE);
              Observer observer = new Observer(server.client(), load);
              JobRunner runner = new JobRunner(new JobWriter(runnerClient, RUNNER_IN_FLIGHT))) {
             observer.addListener(runner);
@@ -110,6 +110,7 @@ final class BenchRun {
             ProcStats.Machine machine0 = ProcStats.machine();
             ProcStats.Process self0 = ProcStats.self();
             long server0 = server.serverCpuNanos();
+            WriteFigures writes0 = server.writes();
             ProcStats.Process kq0 = kubeQueue == null ? null : ProcStats.process(kubeQueue.pid());
 
             String failure = null;
@@ -137,6 +138,10 @@ final class BenchRun {
                 submitLag = submitter.maxLag() / 1e6;
             }
             long end = System.nanoTime();
+            if (referenceAdmitter != null) {
+                // before its client closes (answers the write budget still holds would come back as errors)
+                referenceAdmitter.close();
+            }
             ProcStats.Machine machine1 = ProcStats.machine();
             ProcStats.Process self1 = ProcStats.self();
             long server1 = server.serverCpuNanos();
@@ -164,6 +169,8 @@ final class BenchRun {
                 failure = String.format("%,d backlog jobs were admitted, which cannot fit (first %s)",
                         observer.backlogAdmitted(), observer.firstBacklogAdmitted());
             }
+            // after the process figures (its full GC takes a moment): writes kube-queue sends late are counted too
+            WriteFigures writes = writes0 == null ? null : server.writes().since(writes0);
             long lastFinished = seen.finished() == 0 ? end : seen.lastFinished();
             double wall = (failure == null ? lastFinished - start : end - start) / 1e9;
             double admissionWindow = (seen.lastAdmitted() - start) / 1e9;
@@ -173,7 +180,7 @@ final class BenchRun {
                     seen.excessEvents(), seen.excesses(), process, (double) (self1.cpuNanos() - self0.cpuNanos()) / window,
                     server0 < 0 ? Double.NaN : (double) (server1 - server0) / window, machine0.busyCoresUntil(machine1, window), creates.failures() + runner.failures(),
                     creates.firstFailure() != null ? creates.firstFailure() : runner.firstFailure(), submitLag,
-                    referenceAdmitter == null ? 0 : referenceAdmitter.refused(), cost);
+                    referenceAdmitter == null ? 0 : referenceAdmitter.refused(), cost, writes);
         } finally {
             if (referenceAdmitter != null) {
                 referenceAdmitter.close();
@@ -198,7 +205,7 @@ final class BenchRun {
     private static RunResult failed(Load load, String admitter, Policy policy, String why) {
         return new RunResult(load.name, admitter, policy, load.jobs.size(), 0, 0, why, 0, 0,
                 RunResult.timeToAdmission(load), load.limits, new long[load.tree.leaves()], new long[load.tree.parents()],
-                0, 0, List.of(), null, 0, Double.NaN, 0, 0, null, 0, 0, null);
+                0, 0, List.of(), null, 0, Double.NaN, 0, 0, null, 0, 0, null, null);
     }
 
     /**

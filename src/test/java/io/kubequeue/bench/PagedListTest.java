@@ -33,7 +33,7 @@ class PagedListTest {
 
     @Test
     void listsArePagedFromOneSnapshot() {
-        try (ApiServer server = ApiServer.embedded(true, Duration.ZERO, Duration.ZERO)) {
+        try (ApiServer server = ApiServer.embedded(true, Duration.ZERO, Duration.ZERO, 0)) {
             KubernetesClient client = server.client();
             client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("a").endMetadata().build()).create();
             for (int i = 0; i < 1_234; i++) {

@@ -9,7 +9,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
  * all. On a fresh server it creates the load's Jobs (suspended), waits until the harness's watch has seen them all,
  * then sends one {@code test}+{@code replace} JSON Patch of {@code /spec/suspend} per Job, N at a time, and measures
  * from the first patch sent to the last Job seen unsuspended by the watch (the same clock as the admissions of a
- * run). No job runner: nothing else writes meanwhile.
+ * run). No job runner: nothing else writes meanwhile. On the embedded server its patches and creates take their
+ * slots of the write budget as every other client's do ({@link ApiServer}); its figure is only meaningful beside the
+ * budget it was taken under ({@link Result#budget}).
  */
 final class PatchRateProbe {
 
@@ -27,9 +29,17 @@ final class PatchRateProbe {
      * @param harnessCores the harness's process (the embedded server above all) CPU during the patches, average cores
      * @param serverCores  the embedded server's event loop alone during the patches, average cores (NaN on a cluster)
      * @param createServerCores the same during the creates
+     * @param writeRate the write budget it was taken under, writes a second: 0 none, -1 a cluster's own
      */
     record Result(int jobs, int inFlight, double seconds, long failures, String error, double createSeconds,
-                  double harnessCores, double serverCores, double createServerCores) {
+                  double harnessCores, double serverCores, double createServerCores, int writeRate) {
+
+        /** The budget in words: "under a write budget of 500 writes/s", "with no write budget", … */
+        String budget() {
+            return writeRate > 0 ? "under a write budget of " + writeRate + " writes/s (all clients)"
+                    : writeRate == 0 ? "with no write budget" : "under the cluster's own write budget";
+        }
+
         /** Patches per second. */
         double rate() {
             return seconds > 0 ? jobs / seconds : 0;
@@ -48,7 +58,7 @@ final class PatchRateProbe {
         server.clear(Load.namespaces(), timeout);
         load.setUp(server.client());
         try (Observer observer = new Observer(server.client(), load); KubernetesClient createClient = server.newClient();
-             KubernetesClient patchClient = server.newClient()) {
+             KubernetesClient patchClient = server.newClient(WriteCounts.PROBE)) {
             observer.start();
             JobWriter creates = new JobWriter(createClient, BenchRun.CREATES_IN_FLIGHT);
             long createStart = System.nanoTime();
@@ -57,7 +67,7 @@ final class PatchRateProbe {
             if (!observer.awaitAllCreated(timeout.toNanos())) {
                 return new Result(load.jobs.size(), inFlight, 0, creates.failures(),
                         "not every Job was created within " + timeout + " (first failure: " + creates.firstFailure() + ")",
-                        0, 0, Double.NaN, Double.NaN);
+                        0, 0, Double.NaN, Double.NaN, server.writeRate());
             }
             double createSeconds = (System.nanoTime() - createStart) / 1e9;
             double createServerCores = cores(serverAtCreate, server.serverCpuNanos(), createSeconds * 1e9);
@@ -69,13 +79,13 @@ final class PatchRateProbe {
             if (!observer.awaitAllAdmitted(timeout.toNanos())) {
                 return new Result(load.jobs.size(), inFlight, 0, patches.failures(),
                         "not every patch was seen within " + timeout + " (first failure: " + patches.firstFailure() + ")",
-                        createSeconds, 0, Double.NaN, createServerCores);
+                        createSeconds, 0, Double.NaN, createServerCores, server.writeRate());
             }
             long end = observer.snapshot().lastAdmitted();
             long wall = System.nanoTime() - start;
             double cores = (double) (ProcStats.self().cpuNanos() - self0.cpuNanos()) / wall;
             return new Result(load.jobs.size(), inFlight, (end - start) / 1e9, patches.failures(), null, createSeconds,
-                    cores, cores(server0, server.serverCpuNanos(), wall), createServerCores);
+                    cores, cores(server0, server.serverCpuNanos(), wall), createServerCores, server.writeRate());
         }
     }
 }

@@ -51,6 +51,7 @@ final class ReferenceAdmitter implements Observer.Listener, AutoCloseable {
     });
     private final AtomicBoolean cycleAsked = new AtomicBoolean();
     private final AtomicLong refused = new AtomicLong();
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     // guarded by this
     private final Map<Object, PriorityQueue<JobRecord>> lanes = new LinkedHashMap<>();
@@ -97,6 +98,9 @@ final class ReferenceAdmitter implements Observer.Listener, AutoCloseable {
 
     private void cycle() {
         cycleAsked.set(false);
+        if (closed.get()) {
+            return;
+        }
         synchronized (this) {
             Set<PriorityQueue<JobRecord>> closed = Collections.newSetFromMap(new IdentityHashMap<>());
             while (true) {
@@ -123,6 +127,11 @@ final class ReferenceAdmitter implements Observer.Listener, AutoCloseable {
 
     private void admit(JobRecord job) {
         writer.unsuspend(job.namespace, job.name).whenComplete((response, error) -> {
+            if (closed.get()) {
+                // the run is over: under a write budget an answer can still be held when the job is seen finished
+                // (the server applies a write on arrival), and comes back as an error when the client closes
+                return;
+            }
             if (error != null || !response.isSuccessful()) {
                 refused.incrementAndGet();
                 synchronized (this) {
@@ -166,6 +175,7 @@ final class ReferenceAdmitter implements Observer.Listener, AutoCloseable {
 
     @Override
     public void close() {
+        closed.set(true);
         cycles.shutdownNow();
     }
 }

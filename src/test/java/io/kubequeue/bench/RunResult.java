@@ -38,12 +38,15 @@ import io.kubequeue.bench.Load.JobRecord;
  * @param refused          the reference's patches refused or lost
  * @param cost             kube-queue's cycle duration and (backlog load) heap with the backlog pending, or null
  *                         (the reference, or kube-queue gone)
+ * @param writes           the API writes the embedded server received from the first submission to the end of the
+ *                         run, by client and kind, with its write budget's waits; null on a cluster (or a failed start)
  */
 record RunResult(String load, String admitter, Policy policy, int jobs, int admitted, int finished, String failure,
                  double wallSeconds, double admissionsPerSecond, Map<String, Stats> timeToAdmission,
                  Load.Limits limits, long[] leafPeak, long[] parentPeak, long rootPeak, long excessEvents,
                  List<String> excesses, ProcessFigures process, double harnessCores, double serverCores, double machineCores,
-                 long writeFailures, String firstWriteFailure, double submitLagMillis, long refused, QueueCost cost) {
+                 long writeFailures, String firstWriteFailure, double submitLagMillis, long refused, QueueCost cost,
+                 WriteFigures writes) {
 
     /**
      * kube-queue's process.
@@ -115,6 +118,16 @@ record RunResult(String load, String admitter, Policy policy, int jobs, int admi
     String label() {
         return isReference() ? "reference (" + policy.referenceMode() + ")"
                 : admitter + " " + policy.label();
+    }
+
+    /** The client whose writes are this run's admitter's: {@code kube-queue} or {@code reference}. */
+    String writer() {
+        return isReference() ? WriteCounts.REFERENCE : WriteCounts.KUBE_QUEUE;
+    }
+
+    /** The admitter's API writes ÷ the admissions seen; NaN on a cluster or without admissions. */
+    double writesPerAdmission() {
+        return writes == null ? Double.NaN : writes.perAdmission(writer(), admitted);
     }
 
     boolean isReference() {
