@@ -43,6 +43,9 @@ import io.kubequeue.quota.Quantities;
  * per value for every copy: a cluster uses few distinct values); a map with a quantity that cannot be read is kept as
  * written, in its order, so that the copy fails with the same message.
  *
+ * <p>A pruned pod spec that reads whole is shared too ({@link #podSpec}, {@link #podTemplate}): one instance per
+ * distinct spec, as jobs come from few templates (issue 27: some 440 bytes per pending job).
+ *
  * <p>The copies are as small as the fabric8 model allows: collections that would be empty are null, maps are
  * unmodifiable and sized to their content, and strings that repeat from job to job (namespaces, label and annotation
  * values, priority class names, creation times) are interned. So are a job's name and uid: start-up reads every job
