@@ -267,7 +267,8 @@ public class JobFeed {
         EvictionMarks evictions = evictionMarks(key, job, phase, signed.trusted());
         Resources request;
         try {
-            request = kind.request(job, pricing.forNamespace(job.getMetadata().getNamespace()));
+            // one instance per distinct request: the scheduler keeps it for as long as the job is pending
+            request = SharedRequests.shared(kind.request(job, pricing.forNamespace(job.getMetadata().getNamespace())));
         } catch (InvalidJobException e) {
             unreadable(kind, job, key, phase, record, entry, evictions, e);
             if (signed.untrusted()) {

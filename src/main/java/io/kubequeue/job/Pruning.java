@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -41,6 +42,9 @@ import io.kubequeue.quota.Quantities;
  * same index. A map of quantities that all read is kept as an unmodifiable map of shared quantities (one instance
  * per value for every copy: a cluster uses few distinct values); a map with a quantity that cannot be read is kept as
  * written, in its order, so that the copy fails with the same message.
+ *
+ * <p>A pruned pod spec that reads whole is shared too ({@link #podSpec}, {@link #podTemplate}): one instance per
+ * distinct spec, as jobs come from few templates (issue 27: some 440 bytes per pending job).
  *
  * <p>The copies are as small as the fabric8 model allows: collections that would be empty are null, maps are
  * unmodifiable and sized to their content, and strings that repeat from job to job (namespaces, label and annotation
@@ -78,6 +82,8 @@ public final class Pruning {
     /** At most this many distinct quantities (or JSON quantity texts) are shared; more are copied, each its own. */
     static final int SHARED_LIMIT = 4096;
     private static final Map<String, Quantity> QUANTITIES = new ConcurrentHashMap<>();
+    private static final Map<PodSpec, PodSpec> SPECS = new ConcurrentHashMap<>();
+    private static final Map<PodSpec, PodTemplateSpec> TEMPLATES = new ConcurrentHashMap<>();
 
     private Pruning() {
     }
@@ -176,7 +182,93 @@ public final class Pruning {
         copy.setPriorityClassName(intern(spec.getPriorityClassName()));
         copy.setPriority(spec.getPriority());
         copy.setRuntimeClassName(intern(spec.getRuntimeClassName())); // its RuntimeClass's overhead is priced
-        return copy;
+        return sharedSpec(copy);
+    }
+
+    /**
+     * A job's pod template as cached: only its pruned {@link #podSpec} (the template's labels and annotations are not
+     * read), one instance for every job whose template prunes to the same spec.
+     *
+     * @param template a pod template as read; null gives null
+     */
+    public static PodTemplateSpec podTemplate(PodTemplateSpec template) {
+        if (template == null) {
+            return null;
+        }
+        PodSpec spec = podSpec(template.getSpec());
+        boolean shared = spec != null && shareable(spec); // else its hash may throw on a bad quantity
+        PodTemplateSpec known = shared ? TEMPLATES.get(spec) : null;
+        if (known != null) {
+            return known;
+        }
+        PodTemplateSpec copy = new PodTemplateSpec();
+        copy.setAdditionalProperties(null);
+        copy.setSpec(spec);
+        if (!shared || SPECS.get(spec) != spec || TEMPLATES.size() >= SHARED_LIMIT) {
+            return copy;
+        }
+        PodTemplateSpec raced = TEMPLATES.putIfAbsent(spec, copy);
+        return raced == null ? copy : raced;
+    }
+
+    /**
+     * One instance per distinct pruned spec (bounded as the quantities are): the jobs of a cluster come from few
+     * templates, and a pruned spec (the requests, limits, overhead and priority) is some 400 bytes of fabric8 objects
+     * (issue 27: memory per pending job). A spec holding a null container or a quantity that cannot be read is kept
+     * as it is, so that it fails with its own message. Equal means equal by fabric8's {@code equals}, whose
+     * quantities compare by amount ({@code 1000m} equals {@code 1}): the request read from either is the same.
+     */
+    private static PodSpec sharedSpec(PodSpec spec) {
+        if (!shareable(spec)) {
+            return spec;
+        }
+        PodSpec known = SPECS.get(spec);
+        if (known != null) {
+            return known;
+        }
+        if (SPECS.size() >= SHARED_LIMIT) {
+            return spec;
+        }
+        PodSpec raced = SPECS.putIfAbsent(spec, spec);
+        return raced == null ? spec : raced;
+    }
+
+    private static boolean shareable(PodSpec spec) {
+        return shareable(spec.getContainers()) && shareable(spec.getInitContainers())
+                && readable(spec.getOverhead()) && readable(spec.getResources());
+    }
+
+    private static boolean shareable(List<Container> containers) {
+        if (containers == null) {
+            return true;
+        }
+        for (Container container : containers) {
+            if (container == null || !readable(container.getResources())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean readable(ResourceRequirements resources) {
+        return resources == null || readable(resources.getRequests()) && readable(resources.getLimits());
+    }
+
+    private static boolean readable(Map<String, Quantity> quantities) {
+        if (quantities == null) {
+            return true;
+        }
+        for (Map.Entry<String, Quantity> q : quantities.entrySet()) {
+            if (q.getKey() == null || q.getValue() == null) {
+                return false;
+            }
+            try {
+                Quantities.toUnits(q.getKey(), q.getValue());
+            } catch (RuntimeException e) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

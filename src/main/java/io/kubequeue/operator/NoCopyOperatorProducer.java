@@ -115,13 +115,40 @@ public class NoCopyOperatorProducer {
             configurable.updateConfigurationFrom(override);
         }
         var updated = override.build();
-        Duration maxReconciliationInterval = updated.maxReconciliationInterval()
-                .orElse(Duration.ofHours(MaxReconciliationInterval.DEFAULT_INTERVAL));
-        var configured = new QuarkusControllerConfiguration(updated.getInformerConfig(), updated.getName(),
+        var configured = new WithoutTimedReconciliation(updated.getInformerConfig(), updated.getName(),
                 updated.isGenerationAware(), conf.getAssociatedReconcilerClassName(), updated.getRetry(),
-                updated.getRateLimiter(), maxReconciliationInterval, updated.getFinalizerName(), updated.fieldManager(),
+                updated.getRateLimiter(), updated.getFinalizerName(), updated.fieldManager(),
                 conf.getWorkflow(), conf.getResourceTypeName(), conf.getResourceClass());
         configured.setParent(parent);
         operator.register(reconciler, configured);
+    }
+
+    /**
+     * A controller configuration with no max reconciliation interval: JOSDK then sets no timer per resource. Its
+     * default (10 hours) re-reconciles every job on a timer, one timer task and key per job kept (some 110 bytes per
+     * pending job, issue 27); kube-queue needs no such re-read: the informer's watch delivers every change and its
+     * re-list after a lost watch delivers the state, and the scheduler is told the job anew each time
+     * (docs/architecture.md). QOSDK's configuration cannot say "none" ({@code Optional.of} of its field), so this
+     * subclass answers empty.
+     */
+    @SuppressWarnings({ "rawtypes", "unchecked" })
+    static final class WithoutTimedReconciliation<P extends HasMetadata> extends QuarkusControllerConfiguration<P> {
+
+        WithoutTimedReconciliation(io.javaoperatorsdk.operator.api.config.informer.InformerConfiguration<P> informer,
+                                   String name, boolean generationAware, String reconcilerClassName,
+                                   io.javaoperatorsdk.operator.processing.retry.Retry retry,
+                                   io.javaoperatorsdk.operator.processing.event.rate.RateLimiter rateLimiter,
+                                   String finalizerName, String fieldManager,
+                                   io.quarkiverse.operatorsdk.runtime.QuarkusManagedWorkflow workflow,
+                                   String resourceTypeName, Class<P> resourceClass) {
+            super(informer, name, generationAware, reconcilerClassName, retry, rateLimiter,
+                    Duration.ofHours(MaxReconciliationInterval.DEFAULT_INTERVAL), finalizerName, fieldManager,
+                    workflow, resourceTypeName, resourceClass);
+        }
+
+        @Override
+        public java.util.Optional<Duration> maxReconciliationInterval() {
+            return java.util.Optional.empty();
+        }
     }
 }

@@ -644,4 +644,38 @@ class PruningTest {
         assertSame(first.getMetadata().getNamespace(), second.getMetadata().getNamespace());
         assertEquals("41", second.getMetadata().getResourceVersion());
     }
+
+    /** A Job of one container asking for {@code cpu}, with a template label of its own (not kept). */
+    private static Job jobAsking(String name, String cpu) {
+        return new JobBuilder().withNewMetadata().withName(name).withNamespace("team-a").endMetadata()
+                .withNewSpec().withSuspend(true).withNewTemplate().withNewMetadata().addToLabels("run", name)
+                .endMetadata().withNewSpec().addNewContainer().withName("main").withImage("trainer:" + name)
+                .withNewResources().addToRequests("cpu", new io.fabric8.kubernetes.api.model.Quantity(cpu))
+                .addToRequests("memory", new io.fabric8.kubernetes.api.model.Quantity("1Gi")).endResources()
+                .endContainer().withRestartPolicy("Never").endSpec().endTemplate().endSpec().build();
+    }
+
+    @Test
+    void jobsOfOneTemplateShareOnePrunedTemplate() {
+        Job first = new BatchJobKind().pruned(jobAsking("train-a", "1500m"));
+        Job second = new BatchJobKind().pruned(jobAsking("train-b", "1500m"));
+        Job other = new BatchJobKind().pruned(jobAsking("train-c", "2500m"));
+        assertSame(first.getSpec().getTemplate(), second.getSpec().getTemplate());
+        assertSame(first.getSpec().getTemplate().getSpec(), second.getSpec().getTemplate().getSpec());
+        assertFalse(first.getSpec().getTemplate() == other.getSpec().getTemplate());
+        assertEquals("2500m", other.getSpec().getTemplate().getSpec().getContainers().get(0).getResources()
+                .getRequests().get("cpu").toString());
+        // the jobs' own parts stay their own
+        assertFalse(first.getSpec() == second.getSpec());
+        assertEquals("train-b", second.getMetadata().getName());
+    }
+
+    @Test
+    void aTemplateWithAQuantityThatCannotBeReadIsNotShared() {
+        Job first = new BatchJobKind().pruned(jobAsking("bad-a", "lots"));
+        Job second = new BatchJobKind().pruned(jobAsking("bad-b", "lots"));
+        assertFalse(first.getSpec().getTemplate().getSpec() == second.getSpec().getTemplate().getSpec());
+        assertEquals("lots", second.getSpec().getTemplate().getSpec().getContainers().get(0).getResources()
+                .getRequests().get("cpu").toString());
+    }
 }

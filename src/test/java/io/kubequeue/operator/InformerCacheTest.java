@@ -69,6 +69,21 @@ class InformerCacheTest extends SeedTreeFixture {
         return client.batch().v1().jobs().inNamespace("default").resource(job).create();
     }
 
+    /**
+     * No job controller re-reconciles its jobs on a timer: JOSDK's max reconciliation interval (10 hours by default)
+     * keeps a timer task per job, some 110 bytes per pending job (issue 27), for a re-read the informer's watch and
+     * re-list already give (docs/architecture.md).
+     */
+    @Test
+    void noJobControllerReconcilesOnATimer() {
+        var controllers = operator.getRuntimeInfo().getRegisteredControllers();
+        assertTrue(!controllers.isEmpty());
+        for (RegisteredController<?> controller : controllers) {
+            assertEquals(java.util.Optional.empty(), controller.getConfiguration().maxReconciliationInterval(),
+                    controller.getConfiguration().getName());
+        }
+    }
+
     @Test
     void theJobInformerCachesPrunedCopiesAndListsInPages() {
         InformerConfiguration<?> informer = operator.getRuntimeInfo().getRegisteredController("job")

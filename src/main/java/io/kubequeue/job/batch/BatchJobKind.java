@@ -6,7 +6,6 @@ import java.util.Optional;
 
 import jakarta.inject.Singleton;
 
-import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
 import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
@@ -171,13 +170,7 @@ public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job>, Coun
             kept.setSuspend(spec.getSuspend());
             kept.setParallelism(spec.getParallelism());
             kept.setCompletions(spec.getCompletions());
-            PodTemplateSpec template = spec.getTemplate();
-            if (template != null) {
-                PodTemplateSpec keptTemplate = new PodTemplateSpec();
-                keptTemplate.setAdditionalProperties(null);
-                keptTemplate.setSpec(Pruning.podSpec(template.getSpec()));
-                kept.setTemplate(keptTemplate);
-            }
+            kept.setTemplate(Pruning.podTemplate(spec.getTemplate())); // shared by jobs of the same template
             copy.setSpec(kept);
         }
         JobStatus status = job.getStatus();
