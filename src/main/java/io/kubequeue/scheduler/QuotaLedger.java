@@ -130,14 +130,15 @@ final class QuotaLedger {
      * victims are gone must fit beside (see {@link Reclaims}). Never less than the usage itself, so it cannot admit
      * past a max while any job still runs.
      */
-    private Resources usedOrUnbackedReserved(String node, Map<String, Resources> leaving) {
+    private Resources usedOrUnbackedReserved(String node, Map<String, Resources> leaving, Resources own) {
         Resources used = counted(node);
         Resources held = reserved.get(node);
         if (held == null) {
             return used;
         }
+        Resources others = held.minus(own);
         Resources out = leaving.get(node);
-        return used.plus(out == null ? held : held.minus(out));
+        return used.plus(out == null ? others : others.minus(out));
     }
 
     /**
@@ -145,7 +146,24 @@ final class QuotaLedger {
      * reservations only as far as their victims, still charged here, do not back them ({@code leaving}, per node).
      */
     boolean fitsBeside(String group, JobEntry entry, Map<String, Resources> leaving) {
-        return shortfall(group, entry.effectiveRequest(), entry.job.preemptible(), leaving) == null;
+        return fitsBeside(group, entry, Resources.NONE, leaving);
+    }
+
+    /** As {@link #fitsBeside(String, JobEntry, Map)}, its own reservation ({@code own}) still held. */
+    boolean fitsBeside(String group, JobEntry entry, Resources own, Map<String, Resources> leaving) {
+        return shortfall(group, entry.effectiveRequest(), entry.job.preemptible(),
+                node -> usedOrUnbackedReserved(node, leaving, own)) == null;
+    }
+
+    /**
+     * Whether a held preemptor, its own reservation {@code own} still held, fits once the jobs on their way out at
+     * each node ({@code leaving}: the other reclaims' victims, still charged) are gone: usage and reservations minus
+     * that room, as {@link ReclaimPlanner} counted it when it chose the victims. If so, the room its plan counted on
+     * is still coming, and it waits for it ({@link Reclaims}).
+     */
+    boolean fitsOnceGone(String group, JobEntry entry, Resources own, Map<String, Resources> leaving) {
+        return shortfall(group, entry.effectiveRequest(), entry.job.preemptible(),
+                node -> usedOrReserved(node).minus(own).minus(leaving.getOrDefault(node, Resources.NONE))) == null;
     }
 
     /** Reserves {@code amount} at the group and every ancestor (see {@link #reserved}). */
@@ -486,8 +504,12 @@ final class QuotaLedger {
         return shortfall(group, request, preemptible, null);
     }
 
-    /** As {@link #shortfall(String, Resources, boolean)}; with {@code leaving}, see {@link #fitsBeside}. */
-    private Shortfall shortfall(String group, Resources request, boolean preemptible, Map<String, Resources> leaving) {
+    /**
+     * As {@link #shortfall(String, Resources, boolean)}; {@code usedAt} (null: {@link #usedOrReserved}) says what is
+     * taken at a node, see {@link #fitsBeside} and {@link #fitsOnceGone}.
+     */
+    private Shortfall shortfall(String group, Resources request, boolean preemptible,
+                                java.util.function.Function<String, Resources> usedAt) {
         for (QuotaNode node : tree.pathToRoot(group)) {
             if (node.heldBecause() != null) {
                 return Shortfall.held(node.name(), Explanation.of("quota group " + node.name()
@@ -497,7 +519,7 @@ final class QuotaLedger {
             if (unread.held() != null) {
                 return Shortfall.held(node.name(), unread.held());
             }
-            Resources used = leaving == null ? usedOrReserved(node.name()) : usedOrUnbackedReserved(node.name(), leaving);
+            Resources used = usedAt == null ? usedOrReserved(node.name()) : usedAt.apply(node.name());
             Resources outside = external.get(node.name());
             if (outside != null && node.name().equals(group)) {
                 used = used.plus(outside); // saturates, never wraps

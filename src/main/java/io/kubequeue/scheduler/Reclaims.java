@@ -13,7 +13,9 @@ import java.util.function.BiFunction;
  * ledger so that nobody else, victims included, takes the room they free. The preemptor is held
  * ({@link Hold.Reason#RECLAIMING}) until every victim is seen suspended (released through an observation, never
  * assumed from the write's answer) and its pods are gone ({@link Evictions#keepsRoom}: a victim stays charged while
- * they terminate); the next cycle then admits it, before any other job. A victim, once suspended,
+ * they terminate); the next cycle then admits it, before any other job. If its plan also counted on room that other
+ * reclaims' victims are freeing ({@link ReclaimPlanner}: room on its way out), it waits for those victims too, its
+ * room still reserved. A victim, once suspended,
  * yields to its preemptor ({@link JobEntry#yieldsTo}): it is not admitted while that reclaim goes on.
  *
  * <p>A reclaim is given up, its reservation returned and its victims free to go, when a victim's eviction is refused
@@ -125,6 +127,16 @@ final class Reclaims {
             boolean current = current(r);
             if (current && stillRunning(r)) {
                 continue;
+            }
+            if (current) {
+                Map<String, Resources> leaving = leavingForOthers();
+                if (!ledger.fitsBeside(r.group, p, r.reserved, leaving)
+                        && ledger.fitsOnceGone(r.group, p, r.reserved, leaving)) {
+                    // its own victims are gone, but its plan also counted on room other reclaims' victims, still
+                    // charged, are freeing: it waits for that room, its own still reserved, rather than give its
+                    // reclaim up while its victims take theirs back (ReclaimPropertiesTest, seed -8839912939055926842)
+                    continue;
+                }
             }
             ledger.unreserve(r.group, r.reserved);
             byPreemptor.remove(p.job.key());

@@ -199,6 +199,52 @@ class ReclaimTest {
         assertEquals(3, scheduler.usage("root").get(gpu), "never above root's max");
     }
 
+    /**
+     * Two reclaims in one cycle where the second counts on the first's victim: a1 is short of a GPU and reclaims
+     * b-gpu (2 GPUs; a1 reserves one); a2 counts b-gpu's other GPU as on its way out and reclaims only b-cpu for the
+     * cpu it is short of. b-cpu is seen suspended first: a2's own victims are gone, but the GPU it counted on is still
+     * charged to b-gpu, so it cannot be admitted yet (root would hold 3 of 2 GPUs). It must go on waiting, its room
+     * reserved, rather than give its reclaim up and back off while b-cpu (suspended for it) takes its cpu back (found
+     * by ReclaimPropertiesTest, seed -8839912939055926842). Once b-gpu is seen suspended too, both are admitted.
+     */
+    @Test
+    void aPreemptorThatCountedOnAnotherReclaimsVictimWaitsForItInsteadOfGivingUp() {
+        String gpu = "nvidia.com/gpu";
+        scheduler = it.start(Scheduler.Settings.defaults().withReclaim(3), new QuotaTree(List.of(
+                new QuotaNode("root", null, List.of(), Resources.of("cpu", 3000L, gpu, 2L),
+                        Resources.of("cpu", 3000L, gpu, 2L)),
+                new QuotaNode("team-a", "root", List.of("a"), Resources.NONE, Resources.NONE),
+                new QuotaNode("team-b", "root", List.of("b"), Resources.NONE, Resources.NONE))));
+        it.submit("b", "b-gpu", Resources.of(gpu, 2L), 0, true);
+        it.submit("b", "b-cpu", Resources.of("cpu", 2000L), 0, true);
+        assertEquals(2, cycle().admissions().size());
+        it.submit("a", "a1", Resources.of("cpu", 1000L, gpu, 1L), 0, true);
+        it.submit("a", "a2", Resources.of("cpu", 1000L, gpu, 1L), 0, true);
+        CycleResult reclaiming = cycle();
+        assertEquals(List.of("a1", "a2"), reclaiming.reclaims().stream().map(r -> r.preemptor().name()).toList());
+        Eviction forA1 = reclaiming.evictions().stream().filter(e -> e.preemptor().name().equals("a1")).findFirst()
+                .orElseThrow();
+        Eviction forA2 = reclaiming.evictions().stream().filter(e -> e.preemptor().name().equals("a2")).findFirst()
+                .orElseThrow();
+        assertEquals(List.of("b-gpu", "b-cpu"), List.of(forA1.key().name(), forA2.key().name()),
+                "a2 counts b-gpu's second GPU as on its way out: one victim each");
+
+        applyAndSee(forA2);
+        List<String> admitted = cycle().admissions().stream().map(a -> a.key().name()).toList();
+
+        assertEquals(List.of(), admitted, "a2 cannot fit beside b-gpu's GPUs yet, and b-cpu yields to it");
+        assertEquals(Scheduler.State.HELD, it.state("a", "a2"), "a2 waits for the GPU it counted on");
+        assertEquals(Hold.Reason.RECLAIMING, scheduler.status(new JobKey("Job", "a", "a2")).orElseThrow().hold().kind());
+        assertEquals(2, scheduler.usage("root").get(gpu), "never above root's max");
+
+        applyAndSee(forA1);
+        admitted = cycle().admissions().stream().map(a -> a.key().name()).toList();
+
+        assertEquals(List.of("a1", "a2"), admitted, "both preemptors once every victim they counted on is gone");
+        assertEquals(2, scheduler.usage("root").get(gpu));
+        assertEquals(2000, scheduler.usage("root").get("cpu"));
+    }
+
     /** The rule is judged per freed resource: a victim whose group would drop below its min in cpu is still refused. */
     @Test
     void aVictimsGroupIsNeverTakenBelowItsMinInAResourceTheReclaimFrees() {
