@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubequeue.collections.BoundedInterner;
 import io.kubequeue.quota.Quantities;
 
 /**
@@ -82,7 +83,7 @@ public final class Pruning {
     /** At most this many distinct quantities (or JSON quantity texts) are shared; more are copied, each its own. */
     static final int SHARED_LIMIT = 4096;
     private static final Map<String, Quantity> QUANTITIES = new ConcurrentHashMap<>();
-    private static final Map<PodSpec, PodSpec> SPECS = new ConcurrentHashMap<>();
+    private static final BoundedInterner<PodSpec> SPECS = new BoundedInterner<>(SHARED_LIMIT);
     private static final Map<PodSpec, PodTemplateSpec> TEMPLATES = new ConcurrentHashMap<>();
 
     private Pruning() {
@@ -204,7 +205,7 @@ public final class Pruning {
         PodTemplateSpec copy = new PodTemplateSpec();
         copy.setAdditionalProperties(null);
         copy.setSpec(spec);
-        if (!shared || SPECS.get(spec) != spec || TEMPLATES.size() >= SHARED_LIMIT) {
+        if (!shared || !SPECS.isShared(spec) || TEMPLATES.size() >= SHARED_LIMIT) {
             return copy;
         }
         PodTemplateSpec raced = TEMPLATES.putIfAbsent(spec, copy);
@@ -222,15 +223,7 @@ public final class Pruning {
         if (!shareable(spec)) {
             return spec;
         }
-        PodSpec known = SPECS.get(spec);
-        if (known != null) {
-            return known;
-        }
-        if (SPECS.size() >= SHARED_LIMIT) {
-            return spec;
-        }
-        PodSpec raced = SPECS.putIfAbsent(spec, spec);
-        return raced == null ? spec : raced;
+        return SPECS.intern(spec);
     }
 
     private static boolean shareable(PodSpec spec) {

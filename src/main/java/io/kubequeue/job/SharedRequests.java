@@ -1,8 +1,6 @@
 package io.kubequeue.job;
 
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-
+import io.kubequeue.collections.BoundedInterner;
 import io.kubequeue.scheduler.Resources;
 
 /**
@@ -18,7 +16,7 @@ public final class SharedRequests {
 
     /** At most this many distinct requests are shared. */
     static final int LIMIT = 4096;
-    private static final Map<Resources, Resources> SHARED = new ConcurrentHashMap<>();
+    private static final BoundedInterner<Resources> SHARED = new BoundedInterner<>(LIMIT);
 
     private SharedRequests() {
     }
@@ -29,17 +27,6 @@ public final class SharedRequests {
      *         than {@link #LIMIT} distinct requests are shared already
      */
     public static Resources shared(Resources request) {
-        if (request == null) {
-            return null;
-        }
-        Resources known = SHARED.get(request);
-        if (known != null) {
-            return known;
-        }
-        if (SHARED.size() >= LIMIT) {
-            return request;
-        }
-        known = SHARED.putIfAbsent(request, request);
-        return known != null ? known : request;
+        return request == null ? null : SHARED.intern(request);
     }
 }
