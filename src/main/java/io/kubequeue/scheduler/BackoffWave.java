@@ -14,7 +14,9 @@ import io.kubequeue.scheduler.QuotaLedger.FitShape;
  *
  * <p>While a job is a member, {@link JobEntry#attempts()} and {@link JobEntry#retryAt()} read the wave; its own
  * fields are set from the wave when it leaves ({@link QueueManager}). A job waits alone, in no wave, while its
- * admission was refused (only its own expiry retries it) or while it yields to a reclaim. Only {@link QueueManager}
+ * admission was refused (only its own expiry retries it) or while it yields to a reclaim; and while no other job
+ * waits alike: a wave has two members or more, a lone job waits in {@link LoneWaiters} until another joins it (a
+ * wave of one costs more than the job itself in the global set). Only {@link QueueManager}
  * and {@link SchedulingCycle} touch a wave, under {@link Scheduler}'s lock.
  */
 final class BackoffWave {

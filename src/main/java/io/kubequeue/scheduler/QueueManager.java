@@ -39,6 +39,11 @@ final class QueueManager {
     /** The waves registered, by what their jobs share; a wave being decided by a cycle is out of it. */
     private final Map<BackoffWave.Key, BackoffWave> waves = new HashMap<>();
     /**
+     * The backed-off jobs that may wait in a wave but wait alone, no other job waiting alike: a wave is made only
+     * when a second one comes (a wave of one costs ~220 bytes, see {@link LoneWaiters}).
+     */
+    private final LoneWaiters lone = new LoneWaiters();
+    /**
      * Whether backed-off jobs that wait alike wait as one wave. Off, every job waits alone, as before issue 27: the
      * reference the property tests compare decisions with ({@code BackoffWavesPropertiesTest}).
      */
@@ -152,6 +157,49 @@ final class QueueManager {
         this.wavesOn = on;
     }
 
+    /**
+     * For tests: what breaks the rules of waves and lone waiters, or null. Every wave in the map has two members or
+     * more, its first in the global set; every job alone in the global set is a lone waiter if it may wait in a wave
+     * (and only then), hashed on its fields as they are now.
+     */
+    String wavesBroken() {
+        for (Map.Entry<BackoffWave.Key, BackoffWave> e : waves.entrySet()) {
+            BackoffWave wave = e.getValue();
+            if (wave.size() < 2 || wave.taken || !wave.key().equals(e.getKey())) {
+                return "wave " + e.getKey() + " of " + wave.size() + (wave.taken ? ", taken" : "");
+            }
+            for (JobEntry member : wave.members) {
+                if (member.wave != wave || lone.contains(member)) {
+                    return "member " + member.job.key() + " of wave " + e.getKey();
+                }
+            }
+            if (!backoff.contains(wave.members.first())) {
+                return "wave " + e.getKey() + " has no place in the global set";
+            }
+        }
+        int[] alone = {0};
+        for (JobEntry entry : backoff) {
+            if (entry.wave == null) {
+                boolean may = wavesOn && !entry.refused && entry.yieldsTo == null && entry.group != null
+                        && entry.retryAt != null;
+                if (may != lone.contains(entry)) {
+                    return "job " + entry.job.key() + (may ? " may wait in a wave, and is no lone waiter"
+                            : " is a lone waiter, and may not wait in a wave");
+                }
+                alone[0] += may ? 1 : 0;
+            }
+        }
+        if (alone[0] != lone.size()) {
+            return lone.size() + " lone waiters, " + alone[0] + " of them in the global set";
+        }
+        return null;
+    }
+
+    /** How many waves wait (for tests: lone jobs make none). */
+    int waveCount() {
+        return waves.size();
+    }
+
     boolean anyBackedOff() {
         return !backoff.isEmpty();
     }
@@ -167,7 +215,14 @@ final class QueueManager {
      * BackoffWave)}) or this job alone ({@link #leaveWave}).
      */
     JobEntry pollExpired(Instant now) {
-        return !backoff.isEmpty() && !backoff.first().retryAt().isAfter(now) ? backoff.pollFirst() : null;
+        if (backoff.isEmpty() || backoff.first().retryAt().isAfter(now)) {
+            return null;
+        }
+        JobEntry first = backoff.pollFirst();
+        if (first.wave == null) {
+            lone.remove(first); // decided alone: none may join it before it waits again
+        }
+        return first;
     }
 
     /** A job taken by {@link #pollExpired} that waits again in place, in its group's backed-off set. */
@@ -189,8 +244,17 @@ final class QueueManager {
                 entry.attempts);
         BackoffWave wave = waves.get(key);
         if (wave == null) {
-            wave = new BackoffWave(key);
+            JobEntry alike = lone.take(entry.group, entry.effectiveRequest(), entry.job.preemptible(), entry.retryAt,
+                    entry.attempts);
+            if (alike == null) {
+                lone.add(entry); // waits alone until another job waits alike
+                backoff.add(entry);
+                return;
+            }
+            wave = new BackoffWave(key); // its values are the lone job's own: its place in the global set holds
             waves.put(key, wave);
+            wave.members.add(alike);
+            alike.wave = wave;
         }
         JobEntry first = wave.members.isEmpty() ? null : wave.members.first();
         wave.members.add(entry);
@@ -211,6 +275,7 @@ final class QueueManager {
         BackoffWave wave = entry.wave;
         if (wave == null) {
             backoff.remove(entry);
+            lone.remove(entry);
             return;
         }
         boolean first = wave.members.first() == entry;
@@ -226,6 +291,23 @@ final class QueueManager {
         } else if (first && !wave.taken) {
             backoff.add(wave.members.first());
         }
+        if (!wave.taken && wave.members.size() == 1) {
+            dissolve(wave);
+        }
+    }
+
+    /**
+     * A waiting wave left with one member ends: that job waits alone, in the same place of the global set (the same
+     * retry time), its tries and retry time its own, until another job waits alike.
+     */
+    private void dissolve(BackoffWave wave) {
+        waves.remove(wave.key(), wave);
+        JobEntry last = wave.members.first();
+        wave.members.clear();
+        last.wave = null;
+        last.attempts = wave.attempts;
+        last.retryAt = wave.retryAt;
+        lone.add(last);
     }
 
     /**
@@ -243,6 +325,8 @@ final class QueueManager {
         if (entry.wave != null) {
             removeTimer(entry);
             backoff.add(entry);
+        } else {
+            lone.remove(entry); // none may join it now
         }
     }
 
@@ -266,9 +350,26 @@ final class QueueManager {
             return;
         }
         wave.retryAt = retryAt;
+        if (wave.members.size() == 1) {
+            // a wave of one waits as a lone job (it may join one waiting alike)
+            JobEntry only = wave.members.first();
+            wave.members.clear();
+            only.wave = null;
+            only.attempts = wave.attempts;
+            only.retryAt = retryAt;
+            addTimer(only);
+            return;
+        }
         BackoffWave.Key key = wave.key();
         BackoffWave same = waves.get(key);
         if (same == null) {
+            JobEntry alike = lone.take(wave.shape.group(), wave.shape.request(), wave.shape.preemptible(), retryAt,
+                    wave.attempts);
+            if (alike != null) {
+                backoff.remove(alike); // it joins: the wave's place is its first member's
+                alike.wave = wave;
+                wave.members.add(alike);
+            }
             waves.put(key, wave);
             backoff.add(wave.members.first());
             return;
@@ -549,6 +650,7 @@ final class QueueManager {
         queues.clear();
         backoff.clear();
         waves.clear();
+        lone.clear();
         held.clear();
         heldSince.clear();
         heldCount.clear();

@@ -342,6 +342,16 @@ public final class Scheduler {
         queues.waitInWaves(on);
     }
 
+    /** For tests: how many backoff waves wait (see {@link BackoffWave}). */
+    synchronized int backoffWaves() {
+        return queues.waveCount();
+    }
+
+    /** For tests: what breaks the rules of backoff waves (see {@link QueueManager#wavesBroken}), or null. */
+    synchronized String backoffWavesBroken() {
+        return queues.wavesBroken();
+    }
+
     /** What the last cycle touched one by one (see {@link SchedulingCycle#lastVisits}); for tests that count cost. */
     synchronized int lastCycleVisits() {
         return cycle.lastVisits();

@@ -358,6 +358,8 @@ class BackoffWavesPropertiesTest {
             both(Scheduler::nextRetry);
             both(Scheduler::groups);
             assertEquals(on.groupsByWalk(), on.groups(), () -> "groups as counted and as walked, after " + log);
+            String broken = on.backoffWavesBroken();
+            assertNull(broken, () -> "waves and lone waiters: " + broken + ", after " + log);
             for (QuotaNode node : tree.nodes()) {
                 both(s -> s.pending(node.name()));
             }

@@ -1,0 +1,124 @@
+package io.kubequeue.scheduler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 27: a backed-off job that waits alone costs no {@link BackoffWave}; a wave is made when a second job waits
+ * alike. {@link LoneWaiters} is an open-addressing table: its deletion moves entries back, which a model checks.
+ */
+class LoneWaitersTest {
+
+    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+
+    private static JobEntry entry(int id, String group, long cpu, Instant retryAt, int attempts) {
+        JobObservation o = new JobObservation(new JobKey("Job", "ns", "j" + id), null, JobObservation.Phase.QUEUED,
+                Resources.of("cpu", cpu), JobPriority.NONE, T0, null, true, null);
+        JobEntry e = new JobEntry(o, T0, 0);
+        e.group = group;
+        e.retryAt = retryAt;
+        e.attempts = attempts;
+        return e;
+    }
+
+    /** Op: 0 add, 1 take alike, 2 remove; on one of {@code n} entries of few keys (so that probes collide). */
+    record Op(int kind, int which) {
+    }
+
+    @Provide
+    Arbitrary<List<Op>> ops() {
+        return net.jqwik.api.Combinators.combine(Arbitraries.integers().between(0, 2),
+                Arbitraries.integers().between(0, 59)).as(Op::new).list().ofMaxSize(400);
+    }
+
+    @Property(tries = 300)
+    void behavesAsAListOfTheEntriesIn(@ForAll("ops") List<Op> ops) {
+        List<JobEntry> all = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            all.add(entry(i, "g" + (i % 3), 1000L * (i % 2 + 1), T0.plusSeconds(i % 4), i % 5));
+        }
+        LoneWaiters table = new LoneWaiters();
+        List<JobEntry> model = new ArrayList<>();
+        for (Op op : ops) {
+            JobEntry e = all.get(op.which());
+            switch (op.kind()) {
+                case 0 -> {
+                    table.add(e);
+                    if (!model.contains(e)) {
+                        model.add(e);
+                    }
+                }
+                case 1 -> {
+                    JobEntry taken = table.take(e.group, e.effectiveRequest(), e.job.preemptible(), e.retryAt,
+                            e.attempts);
+                    JobEntry alike = model.stream().filter(m -> m.group.equals(e.group) && m.attempts == e.attempts
+                            && m.retryAt.equals(e.retryAt) && m.effectiveRequest().equals(e.effectiveRequest()))
+                            .findFirst().orElse(null);
+                    if (alike == null) {
+                        assertNull(taken);
+                    } else {
+                        assertTrue(taken != null && model.contains(taken) && taken.group.equals(e.group)
+                                && taken.attempts == e.attempts && taken.retryAt.equals(e.retryAt));
+                        model.remove(taken);
+                    }
+                }
+                default -> assertEquals(model.remove(e), table.remove(e));
+            }
+            assertEquals(model.size(), table.size());
+            for (JobEntry m : all) {
+                assertEquals(model.contains(m), table.contains(m), () -> "after " + op);
+            }
+        }
+    }
+
+    @Test
+    void jobsThatBackOffEachAtItsOwnTimeMakeNoWaveAndTwoAlikeMakeOne() {
+        MutableClock clock = new MutableClock(T0);
+        Scheduler scheduler = new Scheduler(Scheduler.Settings.defaults(), clock);
+        scheduler.replaceTree(new QuotaTree(List.of(
+                new QuotaNode("team-a", null, List.of("a"), null, Resources.of("cpu", 4000L)))));
+        scheduler.observe(queued(0, 0));
+        assertEquals(1, scheduler.schedule().admissions().size());
+        for (int i = 1; i <= 5; i++) {
+            clock.advance(Duration.ofMillis(100)); // each backs off in its own cycle: its own retry time
+            scheduler.observe(queued(i, i));
+            scheduler.schedule();
+        }
+        assertEquals(0, scheduler.backoffWaves(), "five jobs waiting alone make no wave");
+        assertNull(scheduler.backoffWavesBroken());
+
+        clock.advance(Duration.ofMillis(100));
+        scheduler.observe(queued(6, 6));
+        scheduler.observe(queued(7, 7));
+        scheduler.schedule(); // both back off in this cycle, alike
+        assertEquals(1, scheduler.backoffWaves(), "two jobs waiting alike make one wave");
+        assertNull(scheduler.backoffWavesBroken());
+
+        scheduler.observe(JobObservation.finished(new JobKey("Job", "a", "j6")));
+        assertEquals(0, scheduler.backoffWaves(), "a wave left with one job ends: it waits alone");
+        assertNull(scheduler.backoffWavesBroken());
+        JobKey j7 = new JobKey("Job", "a", "j7");
+        assertEquals(1, scheduler.status(j7).orElseThrow().attempts());
+        assertEquals(T0.plusMillis(600).plusSeconds(1), scheduler.status(j7).orElseThrow().retryAt());
+        assertSame(Scheduler.State.BACKOFF, scheduler.status(j7).orElseThrow().state());
+    }
+
+    private static JobObservation queued(int id, int createdSecond) {
+        return new JobObservation(new JobKey("Job", "a", "j" + id), null, JobObservation.Phase.QUEUED,
+                Resources.of("cpu", 3000L), JobPriority.NONE, T0.plusSeconds(createdSecond), null, true, null);
+    }
+}
