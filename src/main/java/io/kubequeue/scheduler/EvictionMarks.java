@@ -31,7 +31,20 @@ public record EvictionMarks(Eviction.Reason reason, JobKey preemptor, List<Insta
 
     /** The same history, trimmed to the hour up to {@code now}, and no eviction in progress. */
     public EvictionMarks settledAt(Instant now) {
-        return new EvictionMarks(null, null, within(reclaimedAt, now), within(timedOutAt, now));
+        return of(null, null, within(reclaimedAt, now), within(timedOutAt, now));
+    }
+
+    /**
+     * The marks, {@link #NONE} itself if they say nothing: every job that carries none shares it (issue 27: a job
+     * queued, or queued again, took a copy of its own, 32 bytes per pending job), and {@code != NONE} reads as "carries
+     * some" ({@link Evictions}). Immutable, so sharing is safe.
+     */
+    static EvictionMarks of(Eviction.Reason reason, JobKey preemptor, List<Instant> reclaimedAt,
+                            List<Instant> timedOutAt) {
+        if (reason == null && preemptor == null && reclaimedAt.isEmpty() && timedOutAt.isEmpty()) {
+            return NONE;
+        }
+        return new EvictionMarks(reason, preemptor, reclaimedAt, timedOutAt);
     }
 
     /** The history after one more eviction at {@code now} (trimmed to the hour before it). */
@@ -47,8 +60,7 @@ public record EvictionMarks(Eviction.Reason reason, JobKey preemptor, List<Insta
      * what this scheduler saw and what the job carries (after a restart, or another replica's evictions).
      */
     EvictionMarks union(EvictionMarks other, Instant now) {
-        return new EvictionMarks(null, null, merged(reclaimedAt, other.reclaimedAt, now),
-                merged(timedOutAt, other.timedOutAt, now));
+        return of(null, null, merged(reclaimedAt, other.reclaimedAt, now), merged(timedOutAt, other.timedOutAt, now));
     }
 
     private static List<Instant> merged(List<Instant> a, List<Instant> b, Instant now) {

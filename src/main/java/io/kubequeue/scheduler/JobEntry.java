@@ -99,7 +99,8 @@ final class JobEntry {
         if (!next.request().equals(job.request())) {
             effectiveRequest = shared(next.request().with(Resources.MAX_JOBS, 1));
         }
-        this.job = next;
+        // the key instance the core's maps hold (the first seen), not each read's equal copy (issue 27)
+        this.job = next.withKey(job.key());
         this.priority = classes.resolve(next.priority());
     }
 

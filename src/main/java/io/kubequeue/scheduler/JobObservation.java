@@ -74,6 +74,15 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
                 resourceVersion, stoppable, evictions, pods, admittedRequest);
     }
 
+    /**
+     * The same observation under {@code same}, a key equal to its own: the core keeps the first key instance it saw
+     * of a job, so that a later read's copy of it is not held as well (issue 27).
+     */
+    JobObservation withKey(JobKey same) {
+        return same == key ? this : new JobObservation(same, uid, phase, request, priority, createdAt, quotaName,
+                preemptible, record, resourceVersion, stoppable, evictions, pods, admittedRequest);
+    }
+
     /** The same observation at another resourceVersion. */
     public JobObservation withResourceVersion(String version) {
         return new JobObservation(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record, version,
@@ -121,8 +130,8 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
         Objects.requireNonNull(phase, "phase");
         request = request == null ? Resources.NONE : request;
         createdAt = createdAt == null ? Instant.EPOCH : createdAt;
-        priority = priority == null ? JobPriority.NONE : priority;
-        evictions = evictions == null ? EvictionMarks.NONE : evictions;
+        priority = JobPriority.shared(priority); // one instance per distinct priority (issue 27)
+        evictions = evictions == null || evictions.equals(EvictionMarks.NONE) ? EvictionMarks.NONE : evictions;
         pods = pods == null ? Pods.NONE : pods;
     }
 

@@ -26,4 +26,20 @@ public record JobPriority(String className, Integer value) {
     public JobPriority {
         className = className == null || className.isEmpty() ? null : className;
     }
+
+    /** At most this many distinct priorities are shared (see {@link #shared}); past it, each job keeps its own. */
+    private static final int SHARED_LIMIT = 1024;
+    private static final io.kubequeue.collections.BoundedInterner<JobPriority> SHARED =
+            new io.kubequeue.collections.BoundedInterner<>(SHARED_LIMIT);
+
+    /**
+     * One instance per distinct priority (issue 27: each job's read made its own, 24 bytes per pending job, while a
+     * cluster uses a handful of classes and values); {@link #NONE} for neither. Immutable, so sharing is safe.
+     */
+    static JobPriority shared(JobPriority priority) {
+        if (priority == null || priority.className == null && priority.value == null) {
+            return NONE;
+        }
+        return SHARED.intern(priority);
+    }
 }

@@ -342,6 +342,18 @@ public final class Scheduler {
         queues.waitInWaves(on);
     }
 
+    /** For tests of what the core shares: the observation it holds of a job, or null. */
+    synchronized JobObservation heldObservation(JobKey key) {
+        JobEntry entry = queues.get(key);
+        return entry == null ? null : entry.job;
+    }
+
+    /** For tests of what the core shares: the eviction marks it holds of a job (its own count), or null. */
+    synchronized EvictionMarks heldMarks(JobKey key) {
+        JobEntry entry = queues.get(key);
+        return entry == null ? null : entry.marks;
+    }
+
     /** For tests: how many backoff waves wait (see {@link BackoffWave}). */
     synchronized int backoffWaves() {
         return queues.waveCount();
