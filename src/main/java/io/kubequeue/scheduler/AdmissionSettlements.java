@@ -35,8 +35,8 @@ final class AdmissionSettlements {
         if (outcome instanceof AdmissionOutcome.Applied applied) {
             // a later version carrying a suspend mark again is a re-suspension, even if the running state in between
             // was never observed, and even if that version reached the core before this answer did
-            entry.confirmedVersion = applied.resourceVersion();
-            entry.unconfirmed = false;
+            entry.confirmedVersion(applied.resourceVersion());
+            entry.unconfirmed(false);
             observations.settleNewest(entry, applied.resourceVersion());
         } else if (outcome instanceof AdmissionOutcome.Refused refusal) {
             refused(entry, refusal.changedTo());
@@ -45,8 +45,8 @@ final class AdmissionSettlements {
         } else if (outcome instanceof AdmissionOutcome.StartedByHand started) {
             // the charge is kept, re-labelled as started outside kube-queue: the refusal frees no room the job uses
             entry.record = new AdmissionRecord(record.group(), AdmissionRecord.STARTED_OUTSIDE);
-            entry.confirmedVersion = started.resourceVersion();
-            entry.unconfirmed = false;
+            entry.confirmedVersion(started.resourceVersion());
+            entry.unconfirmed(false);
             AdmissionRecord kept = entry.record;
             observations.settleNewest(entry, started.resourceVersion());
             return entry.state == Scheduler.State.ADMITTED ? Optional.of(kept) : Optional.empty();
@@ -56,8 +56,8 @@ final class AdmissionSettlements {
         } else if (outcome instanceof AdmissionOutcome.TakenOver taken) {
             takenOver(entry, taken);
         } else if (outcome instanceof AdmissionOutcome.Unknown && !entry.seenRunning
-                && entry.confirmedVersion == null) {
-            entry.unconfirmed = true;
+                && entry.confirmedVersion() == null) {
+            entry.unconfirmed(true);
         }
         return Optional.empty();
     }
@@ -74,8 +74,8 @@ final class AdmissionSettlements {
     private void refused(JobEntry entry, String changedTo) {
         String decidedAt = entry.job.resourceVersion();
         String chargedGroup = entry.chargedGroup;
-        JobObservation newest = entry.newest;
-        boolean newestUnreadable = entry.newestUnreadable;
+        JobObservation newest = entry.newest();
+        boolean newestUnreadable = entry.newestUnreadable();
         ledger.uncharge(entry, false); // nothing ran: no pods to keep counting
         policy.released(chargedGroup); // the room is free for the others; the refused job waits out its backoff
         if (newestUnreadable) {
@@ -87,7 +87,7 @@ final class AdmissionSettlements {
         }
         boolean changed = changedTo != null;
         boolean newerSeen = changed && decidedAt != null && !decidedAt.equals(entry.job.resourceVersion());
-        entry.outdatedAt = null;
+        entry.outdatedAt(null);
         if (!newerSeen) {
             entry.attempts++;
         }
@@ -103,7 +103,7 @@ final class AdmissionSettlements {
         }
         entry.refused = true;
         if (changed) {
-            entry.outdatedAt = decidedAt; // the informer's copy of the change ends this backoff
+            entry.outdatedAt(decidedAt); // the informer's copy of the change ends this backoff
         }
         queues.backOff(entry, Times.plus(clock.instant(), queues.backoffFor(entry.attempts)));
     }
@@ -114,27 +114,28 @@ final class AdmissionSettlements {
      */
     private void takenOver(JobEntry entry, AdmissionOutcome.TakenOver taken) {
         String before = entry.chargedGroup;
-        JobObservation newest = entry.newest;
-        boolean newestUnreadable = entry.newestUnreadable;
+        JobObservation newest = entry.newest();
+        boolean newestUnreadable = entry.newestUnreadable();
         ledger.uncharge(entry, false);
         ledger.charge(entry, taken.found(), false);
-        entry.confirmedVersion = taken.resourceVersion();
+        entry.confirmedVersion(taken.resourceVersion());
         if (!Objects.equals(before, entry.chargedGroup)) {
             policy.released(before);
         }
-        entry.newest = newest;
-        entry.newestUnreadable = newestUnreadable;
+        entry.newest(newest);
+        entry.newestUnreadable(newestUnreadable);
         observations.settleNewest(entry, taken.resourceVersion());
     }
 
     /** See {@link Scheduler#rebind}. */
     boolean rebind(JobKey key, AdmissionRecord record, String version) {
         JobEntry entry = queues.admittedAs(key, record);
-        if (entry == null || version == null || entry.seenRunning || entry.newestUnreadable || entry.newest == null) {
+        if (entry == null || version == null || entry.seenRunning || entry.newestUnreadable()
+                || entry.newest() == null) {
             return false;
         }
         JobObservation decided = entry.job;
-        JobObservation copy = entry.newest;
+        JobObservation copy = entry.newest();
         boolean alike = version.equals(copy.resourceVersion()) && Objects.equals(decided.uid(), copy.uid())
                 && decided.request().equals(copy.request()) && decided.preemptible() == copy.preemptible()
                 && Objects.equals(decided.quotaName(), copy.quotaName()) && decided.priority().equals(copy.priority());
@@ -142,13 +143,13 @@ final class AdmissionSettlements {
             return false;
         }
         entry.setJob(QueueManager.keepCreation(copy, decided), queues.priorityClasses());
-        entry.newest = null;
+        entry.newest(null);
         return true;
     }
 
     /** Whether this admission's outcome is still unknown; see {@link Scheduler#admissionUnsettled}. */
     boolean unsettled(JobKey key, AdmissionRecord record) {
         JobEntry entry = queues.admittedAs(key, record);
-        return entry != null && entry.unconfirmed;
+        return entry != null && entry.unconfirmed();
     }
 }

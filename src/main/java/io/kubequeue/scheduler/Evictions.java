@@ -42,7 +42,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
     private final Duration globalTimeout;
     /** Admitted jobs that may time out, soonest first. */
     private final TreeSet<JobEntry> watched = new TreeSet<>(Comparator
-            .comparing((JobEntry e) -> e.timeoutAt).thenComparing(e -> e.job.key()));
+            .comparing((JobEntry e) -> e.timeoutAt()).thenComparing(e -> e.job.key()));
     private boolean podsListed;
     /** Whether pods of a job are left, running or terminating (see {@link Scheduler#watchPods}); none by default. */
     private Predicate<JobKey> podsLeft = key -> false;
@@ -56,18 +56,18 @@ final class Evictions implements QuotaLedger.ChargeListener {
 
     @Override
     public void charged(JobEntry entry) {
-        if (entry.evicting != null && !entry.evicting.record().equals(entry.record)) {
-            entry.evicting = null; // another admission now: the eviction was of the one before
-            entry.evictionUnconfirmed = false;
+        if (entry.evicting() != null && !entry.evicting().record().equals(entry.record)) {
+            entry.evicting(null); // another admission now: the eviction was of the one before
+            entry.evictionUnconfirmed(false);
         }
         // what the job carries counts too (a restart, another replica): the limits per hour hold across leaders
-        if (entry.job.evictions() != EvictionMarks.NONE || entry.marks != EvictionMarks.NONE) {
-            entry.marks = entry.marks.union(entry.job.evictions(), clock.instant()); // most jobs carry none
+        if (entry.job.evictions() != EvictionMarks.NONE || entry.marks() != EvictionMarks.NONE) {
+            entry.marks(entry.marks().union(entry.job.evictions(), clock.instant())); // most jobs carry none
         }
         if (entry.job.pods().ranUnderRecord() && entry.record != null && entry.record.equals(entry.job.record())) {
             // the job carries kube-queue's signed mark that a pod ran under this admission: after a restart too
-            entry.podRanUnder = entry.record;
-            entry.podRanRecorded = entry.record;
+            entry.podRanUnder(entry.record);
+            entry.podRanRecorded(entry.record);
         }
         watch(entry);
     }
@@ -78,12 +78,12 @@ final class Evictions implements QuotaLedger.ChargeListener {
      * informer never showed it suspended. The eviction is over; a reclaim that counted on it is given up.
      */
     void seenRunning(JobEntry entry, JobObservation copy) {
-        if (entry.evicting != null && entry.evictionAppliedVersion != null
-                && Observations.newer(copy.resourceVersion(), entry.evictionAppliedVersion)) {
-            entry.evicting = null;
-            entry.evictionAppliedVersion = null;
-            entry.evictionUnconfirmed = false;
-            entry.evictionRefusedUnder = entry.record; // not evicted again under this admission: no tug of war
+        if (entry.evicting() != null && entry.evictionAppliedVersion() != null
+                && Observations.newer(copy.resourceVersion(), entry.evictionAppliedVersion())) {
+            entry.evicting(null);
+            entry.evictionAppliedVersion(null);
+            entry.evictionUnconfirmed(false);
+            entry.evictionRefusedUnder(entry.record); // not evicted again under this admission: no tug of war
         }
     }
 
@@ -96,9 +96,9 @@ final class Evictions implements QuotaLedger.ChargeListener {
     private void watch(JobEntry entry) {
         unwatch(entry);
         if (entry.state != Scheduler.State.ADMITTED || entry.record == null || entry.record.startedOutside()
-                || !entry.job.stoppable() || entry.chargeUnknown || entry.record.equals(entry.podRanUnder)
-                || entry.evicting != null || entry.draining != null
-                || entry.record.equals(entry.evictionRefusedUnder)) {
+                || !entry.job.stoppable() || entry.chargeUnknown || entry.record.equals(entry.podRanUnder())
+                || entry.evicting() != null || entry.draining() != null
+                || entry.record.equals(entry.evictionRefusedUnder())) {
             return;
         }
         Duration timeout = timeoutOf(entry.chargedGroup);
@@ -113,14 +113,14 @@ final class Evictions implements QuotaLedger.ChargeListener {
         if (timeoutAt.equals(Instant.MAX)) {
             return; // past the end of time (a record dated there, a timeout of 400000000000d): it never comes
         }
-        entry.timeoutAt = timeoutAt;
+        entry.timeoutAt(timeoutAt);
         watched.add(entry);
     }
 
     private void unwatch(JobEntry entry) {
-        if (entry.timeoutAt != null) {
+        if (entry.timeoutAt() != null) {
             watched.remove(entry);
-            entry.timeoutAt = null;
+            entry.timeoutAt(null);
         }
     }
 
@@ -150,7 +150,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
         List<JobEntry> admitted = queues.admitted();
         watched.clear();
         for (JobEntry entry : admitted) {
-            entry.timeoutAt = null;
+            entry.timeoutAt(null);
             watch(entry);
         }
     }
@@ -158,16 +158,16 @@ final class Evictions implements QuotaLedger.ChargeListener {
     /** See {@link Scheduler#podRan}. */
     Admission podRan(JobKey key) {
         JobEntry entry = queues.get(key);
-        if (entry == null || entry.state != Scheduler.State.ADMITTED || entry.draining != null) {
+        if (entry == null || entry.state != Scheduler.State.ADMITTED || entry.draining() != null) {
             return null;
         }
-        entry.podRanUnder = entry.record;
+        entry.podRanUnder(entry.record);
         unwatch(entry);
-        if (entry.record == null || entry.record.startedOutside() || entry.record.equals(entry.podRanRecorded)
+        if (entry.record == null || entry.record.startedOutside() || entry.record.equals(entry.podRanRecorded())
                 || !entry.job.stoppable() || timeoutOf(entry.chargedGroup) == null) {
             return null; // written already, or no timeout could evict it: nothing to keep across a restart
         }
-        entry.podRanRecorded = entry.record;
+        entry.podRanRecorded(entry.record);
         return new Admission(key, entry.job.uid(), entry.record, entry.job.request(), 0);
     }
 
@@ -189,7 +189,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
      * only once they are gone (docs/policies.md, "When a victim's room is free").
      */
     boolean keepsRoom(JobEntry entry, JobObservation copy) {
-        boolean evicted = entry.evicting != null
+        boolean evicted = entry.evicting() != null
                 || copy.record() != null && copy.evictions().reason() != null && copy.record().equals(entry.record);
         return evicted && (copy.pods().active() || podsLeft.test(entry.job.key()));
     }
@@ -209,23 +209,23 @@ final class Evictions implements QuotaLedger.ChargeListener {
      */
     void drainingAfterRestart(JobEntry entry) {
         EvictionMarks carried = entry.job.evictions();
-        entry.evicting = new Eviction(entry.job.key(), entry.job.uid(), entry.record, carried.reason(),
-                carried.preemptor(), null, entry.job.request(), clock.instant(), entry.marks);
-        entry.evictionUnconfirmed = false;
+        entry.evicting(new Eviction(entry.job.key(), entry.job.uid(), entry.record, carried.reason(),
+                carried.preemptor(), null, entry.job.request(), clock.instant(), entry.marks()));
+        entry.evictionUnconfirmed(false);
         unwatch(entry);
     }
 
     /** When the next admission times out; empty if none is watched, or the pods are not listed yet. */
     Optional<Instant> nextTimeout() {
-        return !podsListed || watched.isEmpty() ? Optional.empty() : Optional.of(watched.first().timeoutAt);
+        return !podsListed || watched.isEmpty() ? Optional.empty() : Optional.of(watched.first().timeoutAt());
     }
 
     /** The admissions that timed out by {@code now}, each now being evicted. */
     List<Eviction> dueTimeouts(Instant now) {
         List<Eviction> due = new ArrayList<>();
-        while (podsListed && !watched.isEmpty() && !watched.first().timeoutAt.isAfter(now)) {
+        while (podsListed && !watched.isEmpty() && !watched.first().timeoutAt().isAfter(now)) {
             JobEntry entry = watched.pollFirst();
-            entry.timeoutAt = null;
+            entry.timeoutAt(null);
             if (entry.record == null || entry.record.startedOutside()) {
                 continue; // re-labelled as started by hand since it was watched: not ours to suspend
             }
@@ -238,40 +238,40 @@ final class Evictions implements QuotaLedger.ChargeListener {
     Eviction evict(JobEntry entry, Eviction.Reason reason, JobKey preemptor, String preemptorGroup, Instant now) {
         unwatch(entry);
         Eviction eviction = new Eviction(entry.job.key(), entry.job.uid(), entry.record, reason, preemptor,
-                preemptorGroup, entry.job.request(), now, entry.marks.plus(reason, preemptor, now));
-        entry.evicting = eviction;
-        entry.evictionUnconfirmed = false;
+                preemptorGroup, entry.job.request(), now, entry.marks().plus(reason, preemptor, now));
+        entry.evicting(eviction);
+        entry.evictionUnconfirmed(false);
         return eviction;
     }
 
     /** See {@link Scheduler#settleEviction}. */
     void settle(JobKey key, AdmissionRecord record, EvictionOutcome outcome) {
         JobEntry entry = queues.admittedAs(key, record);
-        if (entry == null || entry.evicting == null) {
+        if (entry == null || entry.evicting() == null) {
             return;
         }
         if (outcome instanceof EvictionOutcome.Applied applied) {
             // the job is suspended; it is released when the informer shows it so (queued), not before
-            entry.marks = entry.evicting.history();
-            entry.evictionAppliedVersion = applied.resourceVersion();
-            entry.evictionUnconfirmed = false;
+            entry.marks(entry.evicting().history());
+            entry.evictionAppliedVersion(applied.resourceVersion());
+            entry.evictionUnconfirmed(false);
         } else if (outcome instanceof EvictionOutcome.Refused) {
             // still running under that admission: it stays charged, and is neither timed out nor a victim again
             // under it (a refusal that repeats, say from a validating policy, would loop)
-            entry.evictionRefusedUnder = entry.record;
-            entry.evicting = null;
-            entry.evictionUnconfirmed = false;
+            entry.evictionRefusedUnder(entry.record);
+            entry.evicting(null);
+            entry.evictionUnconfirmed(false);
         } else if (outcome instanceof EvictionOutcome.Gone) {
             queues.forget(entry);
         } else {
-            entry.evictionUnconfirmed = true;
+            entry.evictionUnconfirmed(true);
         }
     }
 
     /** See {@link Scheduler#evictionUnsettled}. */
     boolean unsettled(JobKey key, AdmissionRecord record) {
         JobEntry entry = queues.admittedAs(key, record);
-        return entry != null && entry.evicting != null && entry.evictionUnconfirmed;
+        return entry != null && entry.evicting() != null && entry.evictionUnconfirmed();
     }
 
     /**
@@ -283,13 +283,13 @@ final class Evictions implements QuotaLedger.ChargeListener {
      */
     JobKey queued(JobEntry entry, Eviction eviction) {
         EvictionMarks carried = entry.job.evictions();
-        entry.evicting = null;
-        entry.evictionAppliedVersion = null;
-        entry.evictionUnconfirmed = false;
+        entry.evicting(null);
+        entry.evictionAppliedVersion(null);
+        entry.evictionUnconfirmed(false);
         Instant now = clock.instant();
         // what this scheduler saw and what the job carries (another replica's evictions, a restart), together
-        EvictionMarks marks = (eviction != null ? eviction.history() : entry.marks).union(carried, now);
-        entry.marks = marks;
+        EvictionMarks marks = (eviction != null ? eviction.history() : entry.marks()).union(carried, now);
+        entry.marks(marks);
         Eviction.Reason reason = eviction != null ? eviction.reason() : carried.reason();
         if (reason == Eviction.Reason.TIMEOUT && entry.state == Scheduler.State.ACTIVE && !marks.timedOutAt().isEmpty()) {
             Instant last = marks.timedOutAt().get(marks.timedOutAt().size() - 1);

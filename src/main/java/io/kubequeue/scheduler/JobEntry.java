@@ -31,58 +31,18 @@ final class JobEntry {
     /** The group whose admitted jobs it is counted in ({@link QuotaLedger}), or null. */
     String admittedCountedIn;
     Hold hold;
-    Hold lastHold;
     AdmissionRecord record;
     String chargedGroup;
     Resources charged = Resources.NONE;
     boolean chargedGuaranteed;
     /** The job was seen running (unsuspended) since its charge: a suspend mark seen now is a re-suspension. */
     boolean seenRunning;
-    /** The resourceVersion our admission patch produced, or null. */
-    String confirmedVersion;
-    /** The admission's answer was lost (5xx, timeout) and reading the job back failed: outcome unknown. */
-    boolean unconfirmed;
-    /** The newest suspended copy seen while the admission was on its way; applied if it is handed back. */
-    JobObservation newest;
-    /** That copy's request cannot be read: if the admission is handed back, the job is withdrawn. */
-    boolean newestUnreadable;
     /** Runs with a request that cannot be read: charged one job, and holds its groups (see QuotaLedger). */
     boolean chargeUnknown;
     /** In backoff after a refused admission: only the backoff's expiry retries it. */
     boolean refused;
-    /**
-     * Its admission was refused because the job changed after this version (the one decided on), and no newer copy
-     * had been seen: the first copy newer than it ends the backoff (decided again on it); else null.
-     */
-    String outdatedAt;
-    /** An eviction decided and not seen through yet: the job stays charged until it is seen suspended. */
-    Eviction evicting;
-    /** The resourceVersion the applied eviction produced: a running copy newer than it was started again. */
-    String evictionAppliedVersion;
-    /** That eviction's answer was lost and reading the job back failed: outcome unknown. */
-    boolean evictionUnconfirmed;
-    /** The admission under which an eviction of the job was refused: it is not a victim again under it. */
-    AdmissionRecord evictionRefusedUnder;
-    /** A reclaim's victim, pending: not admitted before this job (its preemptor) is, while that reclaim goes on. */
-    JobKey yieldsTo;
-    /** What the job carries about its evictions, and the ones applied since. */
-    EvictionMarks marks = EvictionMarks.NONE;
-    /** The admission under which a pod of the job was seen running: that admission can no longer time out. */
-    AdmissionRecord podRanUnder;
-    /** The admission whose pod-ran mark was asked to be written ({@link Scheduler#podRan}): asked once. */
-    AdmissionRecord podRanRecorded;
-    /**
-     * An evicted job seen suspended ({@code QUEUED}) while its pods are still there: it stays charged, state
-     * {@code ADMITTED}, until they are gone ({@link Evictions#keepsRoom}); then this copy queues it. Else null.
-     */
-    JobObservation draining;
-    /** When its admission times out, while it is watched for that ({@link Evictions}); else null. */
-    Instant timeoutAt;
-    /**
-     * The newest {@code admittedAt} among the records its suspended copies carried: every record up to it is spent
-     * (the job queued again after that admission), so a running copy under one was started by hand; else null.
-     */
-    Instant spentUpTo;
+    /** What few jobs carry (see {@link Extras}); null while all of it is at its default. */
+    private Extras extras;
 
     /** The request plus one job of the {@link Resources#MAX_JOBS} pseudo-resource; kept, as fit checks are hot. */
     private Resources effectiveRequest;
@@ -127,6 +87,324 @@ final class JobEntry {
     Scheduler.JobStatus status() {
         return new Scheduler.JobStatus(job.key(), state, currentGroup(), job.request(), priority, attempts(), retryAt(),
                 hold, record);
+    }
+
+    /**
+     * The fields few jobs set: the admission's answer and what came meanwhile, evictions, reclaims, pods seen running,
+     * draining, the admission timeout, spent records, the last hold. A pending job that was never admitted nor evicted
+     * has them all at their defaults and holds no {@code Extras} (issue 27: they were 17 of JobEntry's 29 fields, ~70
+     * bytes per pending job); it is made on the first set to a non-default value and let go when all are back at
+     * their defaults. Read and set them through the accessors of the same name.
+     */
+    private static final class Extras {
+        /** The resourceVersion our admission patch produced, or null. */
+        String confirmedVersion;
+        /** The admission's answer was lost (5xx, timeout) and reading the job back failed: outcome unknown. */
+        boolean unconfirmed;
+        /** The newest suspended copy seen while the admission was on its way; applied if it is handed back. */
+        JobObservation newest;
+        /** That copy's request cannot be read: if the admission is handed back, the job is withdrawn. */
+        boolean newestUnreadable;
+        /**
+         * Its admission was refused because the job changed after this version (the one decided on), and no newer copy
+         * had been seen: the first copy newer than it ends the backoff (decided again on it); else null.
+         */
+        String outdatedAt;
+        /** An eviction decided and not seen through yet: the job stays charged until it is seen suspended. */
+        Eviction evicting;
+        /** The resourceVersion the applied eviction produced: a running copy newer than it was started again. */
+        String evictionAppliedVersion;
+        /** That eviction's answer was lost and reading the job back failed: outcome unknown. */
+        boolean evictionUnconfirmed;
+        /** The admission under which an eviction of the job was refused: it is not a victim again under it. */
+        AdmissionRecord evictionRefusedUnder;
+        /** A reclaim's victim, pending: not admitted before this job (its preemptor) is, while that reclaim goes on. */
+        JobKey yieldsTo;
+        /** What the job carries about its evictions, and the ones applied since. */
+        EvictionMarks marks = EvictionMarks.NONE;
+        /** The admission under which a pod of the job was seen running: that admission can no longer time out. */
+        AdmissionRecord podRanUnder;
+        /** The admission whose pod-ran mark was asked to be written ({@link Scheduler#podRan}): asked once. */
+        AdmissionRecord podRanRecorded;
+        /**
+         * An evicted job seen suspended ({@code QUEUED}) while its pods are still there: it stays charged, state
+         * {@code ADMITTED}, until they are gone ({@link Evictions#keepsRoom}); then this copy queues it. Else null.
+         */
+        JobObservation draining;
+        /** When its admission times out, while it is watched for that ({@link Evictions}); else null. */
+        Instant timeoutAt;
+        /**
+         * The newest {@code admittedAt} among the records its suspended copies carried: every record up to it is spent
+         * (the job queued again after that admission), so a running copy under one was started by hand; else null.
+         */
+        Instant spentUpTo;
+        /** The last hold reported for it (a hold is reported once per new reason); null if none yet. */
+        Hold lastHold;
+
+        boolean isEmpty() {
+            return confirmedVersion == null && !unconfirmed && newest == null && !newestUnreadable
+                    && outdatedAt == null && evicting == null && evictionAppliedVersion == null
+                    && !evictionUnconfirmed && evictionRefusedUnder == null && yieldsTo == null
+                    && marks.equals(EvictionMarks.NONE) && podRanUnder == null && podRanRecorded == null
+                    && draining == null && timeoutAt == null && spentUpTo == null && lastHold == null;
+        }
+    }
+
+    private Extras extras() {
+        if (extras == null) {
+            extras = new Extras();
+        }
+        return extras;
+    }
+
+    /** Whether it holds an {@link Extras} (for tests: a job with every such field at its default holds none). */
+    boolean holdsExtras() {
+        return extras != null;
+    }
+
+    /** Lets {@link #extras} go once all of it is back at its defaults. */
+    private void trimExtras() {
+        if (extras != null && extras.isEmpty()) {
+            extras = null;
+        }
+    }
+
+    String confirmedVersion() {
+        return extras == null ? null : extras.confirmedVersion;
+    }
+
+    void confirmedVersion(String confirmedVersion) {
+        if (extras == null && confirmedVersion == null) {
+            return;
+        }
+        extras().confirmedVersion = confirmedVersion;
+        if (confirmedVersion == null) {
+            trimExtras();
+        }
+    }
+
+    boolean unconfirmed() {
+        return extras == null ? false : extras.unconfirmed;
+    }
+
+    void unconfirmed(boolean unconfirmed) {
+        if (extras == null && !unconfirmed) {
+            return;
+        }
+        extras().unconfirmed = unconfirmed;
+        if (!unconfirmed) {
+            trimExtras();
+        }
+    }
+
+    JobObservation newest() {
+        return extras == null ? null : extras.newest;
+    }
+
+    void newest(JobObservation newest) {
+        if (extras == null && newest == null) {
+            return;
+        }
+        extras().newest = newest;
+        if (newest == null) {
+            trimExtras();
+        }
+    }
+
+    boolean newestUnreadable() {
+        return extras == null ? false : extras.newestUnreadable;
+    }
+
+    void newestUnreadable(boolean newestUnreadable) {
+        if (extras == null && !newestUnreadable) {
+            return;
+        }
+        extras().newestUnreadable = newestUnreadable;
+        if (!newestUnreadable) {
+            trimExtras();
+        }
+    }
+
+    String outdatedAt() {
+        return extras == null ? null : extras.outdatedAt;
+    }
+
+    void outdatedAt(String outdatedAt) {
+        if (extras == null && outdatedAt == null) {
+            return;
+        }
+        extras().outdatedAt = outdatedAt;
+        if (outdatedAt == null) {
+            trimExtras();
+        }
+    }
+
+    Eviction evicting() {
+        return extras == null ? null : extras.evicting;
+    }
+
+    void evicting(Eviction evicting) {
+        if (extras == null && evicting == null) {
+            return;
+        }
+        extras().evicting = evicting;
+        if (evicting == null) {
+            trimExtras();
+        }
+    }
+
+    String evictionAppliedVersion() {
+        return extras == null ? null : extras.evictionAppliedVersion;
+    }
+
+    void evictionAppliedVersion(String evictionAppliedVersion) {
+        if (extras == null && evictionAppliedVersion == null) {
+            return;
+        }
+        extras().evictionAppliedVersion = evictionAppliedVersion;
+        if (evictionAppliedVersion == null) {
+            trimExtras();
+        }
+    }
+
+    boolean evictionUnconfirmed() {
+        return extras == null ? false : extras.evictionUnconfirmed;
+    }
+
+    void evictionUnconfirmed(boolean evictionUnconfirmed) {
+        if (extras == null && !evictionUnconfirmed) {
+            return;
+        }
+        extras().evictionUnconfirmed = evictionUnconfirmed;
+        if (!evictionUnconfirmed) {
+            trimExtras();
+        }
+    }
+
+    AdmissionRecord evictionRefusedUnder() {
+        return extras == null ? null : extras.evictionRefusedUnder;
+    }
+
+    void evictionRefusedUnder(AdmissionRecord evictionRefusedUnder) {
+        if (extras == null && evictionRefusedUnder == null) {
+            return;
+        }
+        extras().evictionRefusedUnder = evictionRefusedUnder;
+        if (evictionRefusedUnder == null) {
+            trimExtras();
+        }
+    }
+
+    JobKey yieldsTo() {
+        return extras == null ? null : extras.yieldsTo;
+    }
+
+    void yieldsTo(JobKey yieldsTo) {
+        if (extras == null && yieldsTo == null) {
+            return;
+        }
+        extras().yieldsTo = yieldsTo;
+        if (yieldsTo == null) {
+            trimExtras();
+        }
+    }
+
+    EvictionMarks marks() {
+        return extras == null ? EvictionMarks.NONE : extras.marks;
+    }
+
+    void marks(EvictionMarks marks) {
+        if (extras == null && marks.equals(EvictionMarks.NONE)) {
+            return;
+        }
+        extras().marks = marks.equals(EvictionMarks.NONE) ? EvictionMarks.NONE : marks;
+        if (marks.equals(EvictionMarks.NONE)) {
+            trimExtras();
+        }
+    }
+
+    AdmissionRecord podRanUnder() {
+        return extras == null ? null : extras.podRanUnder;
+    }
+
+    void podRanUnder(AdmissionRecord podRanUnder) {
+        if (extras == null && podRanUnder == null) {
+            return;
+        }
+        extras().podRanUnder = podRanUnder;
+        if (podRanUnder == null) {
+            trimExtras();
+        }
+    }
+
+    AdmissionRecord podRanRecorded() {
+        return extras == null ? null : extras.podRanRecorded;
+    }
+
+    void podRanRecorded(AdmissionRecord podRanRecorded) {
+        if (extras == null && podRanRecorded == null) {
+            return;
+        }
+        extras().podRanRecorded = podRanRecorded;
+        if (podRanRecorded == null) {
+            trimExtras();
+        }
+    }
+
+    JobObservation draining() {
+        return extras == null ? null : extras.draining;
+    }
+
+    void draining(JobObservation draining) {
+        if (extras == null && draining == null) {
+            return;
+        }
+        extras().draining = draining;
+        if (draining == null) {
+            trimExtras();
+        }
+    }
+
+    Instant timeoutAt() {
+        return extras == null ? null : extras.timeoutAt;
+    }
+
+    void timeoutAt(Instant timeoutAt) {
+        if (extras == null && timeoutAt == null) {
+            return;
+        }
+        extras().timeoutAt = timeoutAt;
+        if (timeoutAt == null) {
+            trimExtras();
+        }
+    }
+
+    Instant spentUpTo() {
+        return extras == null ? null : extras.spentUpTo;
+    }
+
+    void spentUpTo(Instant spentUpTo) {
+        if (extras == null && spentUpTo == null) {
+            return;
+        }
+        extras().spentUpTo = spentUpTo;
+        if (spentUpTo == null) {
+            trimExtras();
+        }
+    }
+
+    Hold lastHold() {
+        return extras == null ? null : extras.lastHold;
+    }
+
+    void lastHold(Hold lastHold) {
+        if (extras == null && lastHold == null) {
+            return;
+        }
+        extras().lastHold = lastHold;
+        if (lastHold == null) {
+            trimExtras();
+        }
     }
 
     /** At most this many distinct requests are shared (see {@link #shared}); past it, each job keeps its own. */

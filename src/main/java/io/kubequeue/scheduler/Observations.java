@@ -103,7 +103,7 @@ final class Observations {
     /** The admission of this job whose answer was lost, if any; see {@link Scheduler#unconfirmedAdmission}. */
     Admission unconfirmedAdmission(JobKey key) {
         JobEntry entry = queues.get(key);
-        if (entry == null || entry.state != Scheduler.State.ADMITTED || !entry.unconfirmed) {
+        if (entry == null || entry.state != Scheduler.State.ADMITTED || !entry.unconfirmed()) {
             return null;
         }
         return new Admission(key, entry.job.uid(), entry.record, entry.job.request(), 0, entry.job.resourceVersion());
@@ -138,7 +138,7 @@ final class Observations {
                 if (entry == null && evictions != null && evictions.keepsRoomAfterRestart(observation)) {
                     // evicted, and its pods still run or terminate (seen after a restart): charged until they are gone
                     entry = queues.newEntry(observation);
-                    entry.draining = observation;
+                    entry.draining(observation);
                     ledger.charge(entry, observation.record(), false);
                     entry.seenRunning = true;
                     evictions.drainingAfterRestart(entry);
@@ -149,17 +149,17 @@ final class Observations {
                 } else if (entry.state == Scheduler.State.ADMITTED) {
                     if (suspendedAgain(entry, observation) && evictions != null
                             && evictions.keepsRoom(entry, observation)) {
-                        entry.draining = observation; // evicted, its pods not gone yet: its room stays taken
+                        entry.draining(observation); // evicted, its pods not gone yet: its room stays taken
                     } else if (suspendedAgain(entry, observation)) {
-                        entry.draining = null;
+                        entry.draining(null);
                         queueAgain(entry, observation);
                     } else {
                         // older than our patch, or written while it was on its way (then our patch, bound to the
                         // version decided on, is refused, unless the core rebinds it to this copy: see rebind):
                         // kept, and applied if the admission is handed back. A lost answer is settled by a read
                         // (unconfirmedAdmission)
-                        entry.newest = observation;
-                        entry.newestUnreadable = false;
+                        entry.newest(observation);
+                        entry.newestUnreadable(false);
                     }
                 } else {
                     queues.update(entry, observation);
@@ -193,8 +193,8 @@ final class Observations {
                     ledger.charge(entry, record, false, floor);
                 }
                 entry.seenRunning = true;
-                entry.unconfirmed = false; // it runs: whatever our patch did is settled
-                entry.draining = null; // started again while its pods drained: it simply runs on
+                entry.unconfirmed(false); // it runs: whatever our patch did is settled
+                entry.draining(null); // started again while its pods drained: it simply runs on
                 if (evictions != null) {
                     evictions.seenRunning(entry, observation);
                 }
@@ -238,8 +238,8 @@ final class Observations {
         }
         if (entry != null && entry.state == Scheduler.State.ADMITTED) {
             entry.seenRunning = true;
-            entry.unconfirmed = false;
-            entry.draining = null; // started by hand while its pods drained: it runs on, charged
+            entry.unconfirmed(false);
+            entry.draining(null); // started by hand while its pods drained: it runs on, charged
         }
     }
 
@@ -258,8 +258,8 @@ final class Observations {
         if (phase == Phase.QUEUED) {
             if (entry != null && entry.state == Scheduler.State.ADMITTED && !suspendedAgain(entry, observation)) {
                 // our admission is on its way and settles this; if it is handed back, the job is withdrawn
-                entry.newest = observation;
-                entry.newestUnreadable = true;
+                entry.newest(observation);
+                entry.newestUnreadable(true);
                 return Scheduler.Unreadable.KEPT;
             }
             if (entry != null) {
@@ -276,7 +276,7 @@ final class Observations {
                 entry.record = new AdmissionRecord(entry.record.group(), AdmissionRecord.STARTED_OUTSIDE);
             }
             entry.seenRunning = true;
-            entry.unconfirmed = false;
+            entry.unconfirmed(false);
             return entry.chargeUnknown ? Scheduler.Unreadable.HOLDS_GROUP : Scheduler.Unreadable.KEPT;
         }
         if (entry == null && phase == Phase.UNSUSPENDED_WITHOUT_RECORD) {
@@ -318,8 +318,8 @@ final class Observations {
 
     /** Whether the job was seen suspended with this record, or a newer one, since it was admitted under it. */
     boolean spent(JobEntry entry, AdmissionRecord record) {
-        Instant admittedAt = record == null || entry.spentUpTo == null ? null : admittedAt(record);
-        return admittedAt != null && !admittedAt.isAfter(entry.spentUpTo);
+        Instant admittedAt = record == null || entry.spentUpTo() == null ? null : admittedAt(record);
+        return admittedAt != null && !admittedAt.isAfter(entry.spentUpTo());
     }
 
     /** A suspended copy that carries a record: that record, and every older one of the job, is spent. */
@@ -341,8 +341,8 @@ final class Observations {
     private void spend(JobEntry entry, AdmissionRecord record) {
         Instant admittedAt = record == null ? null : admittedAt(record);
         if (admittedAt != null && !admittedAt.isAfter(clock.instant().plus(AdmissionClock.RECORD_CLOCK_SKEW))
-                && (entry.spentUpTo == null || admittedAt.isAfter(entry.spentUpTo))) {
-            entry.spentUpTo = admittedAt;
+                && (entry.spentUpTo() == null || admittedAt.isAfter(entry.spentUpTo()))) {
+            entry.spentUpTo(admittedAt);
         }
     }
 
@@ -367,10 +367,10 @@ final class Observations {
      * dropped: the running copy follows.
      */
     void settleNewest(JobEntry entry, String version) {
-        JobObservation newest = entry.newest;
-        boolean unreadable = entry.newestUnreadable;
-        entry.newest = null;
-        entry.newestUnreadable = false;
+        JobObservation newest = entry.newest();
+        boolean unreadable = entry.newestUnreadable();
+        entry.newest(null);
+        entry.newestUnreadable(false);
         if (newest == null || !newer(newest.resourceVersion(), version)) {
             return;
         }
@@ -384,7 +384,7 @@ final class Observations {
 
     /** An admitted job was suspended again, as {@code copy} shows: its quota goes back, and it queues again. */
     private void queueAgain(JobEntry entry, JobObservation copy) {
-        Eviction eviction = entry.evicting;
+        Eviction eviction = entry.evicting();
         spend(entry, entry.record); // also when the copy no longer carries it (e.g. the manifest applied again)
         ledger.uncharge(entry, true);
         entry.setJob(QueueManager.keepCreation(copy, entry.job), queues.priorityClasses());
@@ -425,11 +425,11 @@ final class Observations {
     }
 
     private boolean releaseIfDrained(JobEntry entry) {
-        JobObservation copy = entry.draining;
+        JobObservation copy = entry.draining();
         if (copy == null || entry.state != Scheduler.State.ADMITTED || evictions.keepsRoom(entry, copy)) {
             return false;
         }
-        entry.draining = null;
+        entry.draining(null);
         queueAgain(entry, copy);
         return true;
     }
@@ -492,7 +492,7 @@ final class Observations {
      */
     private static boolean suspendedAgain(JobEntry entry, JobObservation copy) {
         return entry.seenRunning || copy.record() != null && copy.record().equals(entry.record)
-                || newer(copy.resourceVersion(), entry.confirmedVersion);
+                || newer(copy.resourceVersion(), entry.confirmedVersion());
     }
 
     /** The job is seen otherwise than withdrawn; the end of an older namesake leaves a withdrawn job remembered. */

@@ -180,7 +180,7 @@ final class QueueManager {
         int[] alone = {0};
         for (JobEntry entry : backoff) {
             if (entry.wave == null) {
-                boolean may = wavesOn && !entry.refused && entry.yieldsTo == null && entry.group != null
+                boolean may = wavesOn && !entry.refused && entry.yieldsTo() == null && entry.group != null
                         && entry.retryAt != null;
                 if (may != lone.contains(entry)) {
                     return "job " + entry.job.key() + (may ? " may wait in a wave, and is no lone waiter"
@@ -236,7 +236,7 @@ final class QueueManager {
      * (not a refused admission, which only its own expiry retries; not a reclaim's victim), else alone.
      */
     private void addTimer(JobEntry entry) {
-        if (!wavesOn || entry.refused || entry.yieldsTo != null || entry.group == null || entry.retryAt == null) {
+        if (!wavesOn || entry.refused || entry.yieldsTo() != null || entry.group == null || entry.retryAt == null) {
             backoff.add(entry);
             return;
         }
@@ -493,10 +493,10 @@ final class QueueManager {
     /** Holds a pending job apart until the quota groups change; a hold whose reason is new is reported once. */
     void hold(JobEntry entry, Hold.Reason kind, String reason) {
         Hold hold = new Hold(entry.job.key(), kind, reason);
-        boolean changed = entry.lastHold == null || !entry.lastHold.equals(hold);
+        boolean changed = entry.lastHold() == null || !entry.lastHold().equals(hold);
         entry.state = Scheduler.State.HELD;
         entry.hold = hold;
-        entry.lastHold = hold;
+        entry.lastHold(hold);
         putHeld(entry);
         if (changed) {
             newHolds.add(hold);
@@ -568,10 +568,10 @@ final class QueueManager {
      */
     void update(JobEntry entry, JobObservation observation) {
         JobObservation old = entry.job;
-        if (entry.state == Scheduler.State.BACKOFF && entry.outdatedAt != null
-                && Observations.newer(observation.resourceVersion(), entry.outdatedAt)) {
+        if (entry.state == Scheduler.State.BACKOFF && entry.outdatedAt() != null
+                && Observations.newer(observation.resourceVersion(), entry.outdatedAt())) {
             // its admission was refused because the job changed: this is the change, decided on at once
-            entry.outdatedAt = null;
+            entry.outdatedAt(null);
             dequeue(entry);
             entry.setJob(keepCreation(observation, old), priorityClasses);
             activate(entry);

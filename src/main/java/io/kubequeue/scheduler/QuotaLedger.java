@@ -305,10 +305,10 @@ final class QuotaLedger {
     void charge(JobEntry entry, AdmissionRecord record, boolean unknown, Resources floor) {
         entry.state = Scheduler.State.ADMITTED;
         entry.seenRunning = false;
-        entry.confirmedVersion = null;
-        entry.unconfirmed = false;
-        entry.newest = null;
-        entry.newestUnreadable = false;
+        entry.confirmedVersion(null);
+        entry.unconfirmed(false);
+        entry.newest(null);
+        entry.newestUnreadable(false);
         entry.chargeUnknown = unknown;
         entry.refused = false;
         entry.record = record;
@@ -364,7 +364,7 @@ final class QuotaLedger {
         entry.charged = Resources.NONE;
         entry.chargedGuaranteed = false;
         entry.chargeUnknown = false;
-        entry.unconfirmed = false;
+        entry.unconfirmed(false);
         entry.state = null;
     }
 

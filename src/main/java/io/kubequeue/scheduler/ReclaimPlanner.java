@@ -89,7 +89,7 @@ final class ReclaimPlanner {
         for (JobEntry e : queues.all()) {
             if (mayBeVictim(e, now)) {
                 pool.candidates.add(e);
-            } else if (e.state == Scheduler.State.ADMITTED && e.evicting != null && e.chargedGroup != null) {
+            } else if (e.state == Scheduler.State.ADMITTED && e.evicting() != null && e.chargedGroup != null) {
                 pool.leaves(e);
             }
         }
@@ -125,7 +125,7 @@ final class ReclaimPlanner {
         Map<String, Resources> taken = new HashMap<>(pool.leaving);
         List<JobEntry> candidates = new ArrayList<>();
         for (JobEntry e : pool.candidates) {
-            if (e.evicting == null && e.state == Scheduler.State.ADMITTED && !onPath.contains(e.chargedGroup)
+            if (e.evicting() == null && e.state == Scheduler.State.ADMITTED && !onPath.contains(e.chargedGroup)
                     && !below(e.chargedGroup, group)) {
                 candidates.add(e);
             }
@@ -256,10 +256,10 @@ final class ReclaimPlanner {
 
     private boolean mayBeVictim(JobEntry e, Instant now) {
         return e.state == Scheduler.State.ADMITTED && e.record != null && !e.record.startedOutside()
-                && e.chargedGroup != null && !e.chargeUnknown && e.evicting == null && !e.unconfirmed
-                && !e.record.equals(e.evictionRefusedUnder)
-                && (e.seenRunning || e.confirmedVersion != null)
-                && e.job.preemptible() && e.job.stoppable() && e.marks.reclaimsWithin(now) < maxPerHour;
+                && e.chargedGroup != null && !e.chargeUnknown && e.evicting() == null && !e.unconfirmed()
+                && !e.record.equals(e.evictionRefusedUnder())
+                && (e.seenRunning || e.confirmedVersion() != null)
+                && e.job.preemptible() && e.job.stoppable() && e.marks().reclaimsWithin(now) < maxPerHour;
     }
 
     /** Whether {@code group} lies below {@code ancestor} (not equal to it). */

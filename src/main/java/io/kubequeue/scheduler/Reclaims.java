@@ -59,13 +59,13 @@ final class Reclaims {
 
     /** Whether this pending job is a victim that waits for its preemptor's reclaim to end. */
     boolean yields(JobEntry entry) {
-        return entry.yieldsTo != null && byPreemptor.containsKey(entry.yieldsTo);
+        return entry.yieldsTo() != null && byPreemptor.containsKey(entry.yieldsTo());
     }
 
     /** A pending job now yields to {@code preemptor} (it was suspended for it). */
     void yieldTo(JobEntry entry, JobKey preemptor) {
         queues.waitAlone(entry); // a victim is decided alone, never with a wave
-        entry.yieldsTo = preemptor;
+        entry.yieldsTo(preemptor);
         if (preemptor != null) {
             yielding.computeIfAbsent(preemptor, k -> new ArrayList<>()).add(entry);
         }
@@ -118,7 +118,7 @@ final class Reclaims {
         // are gone (found by ReclaimPropertiesTest: one preemptor's refused eviction left it in backoff)
         for (InProgress r : List.copyOf(byPreemptor.values())) {
             if (current(r) && stillRunning(r)
-                    && r.victims.stream().anyMatch(v -> v.state == Scheduler.State.ADMITTED && v.evicting == null)) {
+                    && r.victims.stream().anyMatch(v -> v.state == Scheduler.State.ADMITTED && v.evicting() == null)) {
                 end(r, true); // an eviction was refused: that victim runs on, the room will not come
             }
         }
@@ -160,7 +160,7 @@ final class Reclaims {
         Map<String, Resources> leaving = new HashMap<>();
         for (InProgress other : byPreemptor.values()) {
             for (JobEntry v : other.victims) {
-                if (v.state == Scheduler.State.ADMITTED && v.evicting != null && v.chargedGroup != null) {
+                if (v.state == Scheduler.State.ADMITTED && v.evicting() != null && v.chargedGroup != null) {
                     ReclaimPlanner.addAlongPath(leaving, ledger.tree(), v);
                 }
             }
@@ -220,10 +220,10 @@ final class Reclaims {
             return;
         }
         for (JobEntry v : victims) {
-            if (queues.get(v.job.key()) != v || !preemptor.equals(v.yieldsTo)) {
+            if (queues.get(v.job.key()) != v || !preemptor.equals(v.yieldsTo())) {
                 continue; // forgotten, or admitted and evicted again since
             }
-            v.yieldsTo = null;
+            v.yieldsTo(null);
             if (v.state == Scheduler.State.BACKOFF) {
                 queues.endBackoff(v, true);
             }

@@ -348,10 +348,16 @@ public final class Scheduler {
         return entry == null ? null : entry.job;
     }
 
+    /** For tests of what the core holds per job: whether the job's entry holds the fields few jobs set. */
+    synchronized boolean holdsExtras(JobKey key) {
+        JobEntry entry = queues.get(key);
+        return entry != null && entry.holdsExtras();
+    }
+
     /** For tests of what the core shares: the eviction marks it holds of a job (its own count), or null. */
     synchronized EvictionMarks heldMarks(JobKey key) {
         JobEntry entry = queues.get(key);
-        return entry == null ? null : entry.marks;
+        return entry == null ? null : entry.marks();
     }
 
     /** For tests: how many backoff waves wait (see {@link BackoffWave}). */

@@ -261,7 +261,7 @@ final class SchedulingCycle {
      * then held. A shape found unable to reclaim is not planned again in this cycle (usage only grows within it).
      */
     private boolean reclaim(String group, JobEntry entry, Instant now, Evicting evicting) {
-        if (!reclaims.enabled() || entry.refused || entry.yieldsTo != null) {
+        if (!reclaims.enabled() || entry.refused || entry.yieldsTo() != null) {
             return false;
         }
         FitShape shape = FitShape.of(group, entry);

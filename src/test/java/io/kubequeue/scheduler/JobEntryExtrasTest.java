@@ -1,0 +1,119 @@
+package io.kubequeue.scheduler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 27: the fields few jobs set live in one side object a pending job does not hold ({@link JobEntry}'s
+ * {@code Extras}), made on the first set to a non-default value and let go when all are back at their defaults. Each
+ * field reads back what was set last, whatever is set or reset beside it.
+ */
+class JobEntryExtrasTest {
+
+    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+    private static final AdmissionRecord RECORD = new AdmissionRecord("g", "2026-01-01T00:00:00.000Z");
+    private static final JobObservation OBSERVED = new JobObservation(new JobKey("Job", "a", "j"), null,
+            JobObservation.Phase.QUEUED, Resources.of("cpu", 1000L), JobPriority.NONE, T0, null, true, null);
+
+    /** One field: how to read it, set it, its default and a value that is not. */
+    record Field(String name, Function<JobEntry, Object> get, BiConsumer<JobEntry, Object> set, Object unset,
+                 Object value) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static final List<Field> FIELDS = List.of(
+            new Field("confirmedVersion", JobEntry::confirmedVersion, (e, v) -> e.confirmedVersion((String) v), null,
+                    "7"),
+            new Field("unconfirmed", JobEntry::unconfirmed, (e, v) -> e.unconfirmed((Boolean) v), false, true),
+            new Field("newest", JobEntry::newest, (e, v) -> e.newest((JobObservation) v), null, OBSERVED),
+            new Field("newestUnreadable", JobEntry::newestUnreadable, (e, v) -> e.newestUnreadable((Boolean) v),
+                    false, true),
+            new Field("outdatedAt", JobEntry::outdatedAt, (e, v) -> e.outdatedAt((String) v), null, "8"),
+            new Field("evicting", JobEntry::evicting, (e, v) -> e.evicting((Eviction) v), null,
+                    new Eviction(OBSERVED.key(), null, RECORD, Eviction.Reason.TIMEOUT, null, null, Resources.NONE,
+                            T0, EvictionMarks.NONE)),
+            new Field("evictionAppliedVersion", JobEntry::evictionAppliedVersion,
+                    (e, v) -> e.evictionAppliedVersion((String) v), null, "9"),
+            new Field("evictionUnconfirmed", JobEntry::evictionUnconfirmed,
+                    (e, v) -> e.evictionUnconfirmed((Boolean) v), false, true),
+            new Field("evictionRefusedUnder", JobEntry::evictionRefusedUnder,
+                    (e, v) -> e.evictionRefusedUnder((AdmissionRecord) v), null, RECORD),
+            new Field("yieldsTo", JobEntry::yieldsTo, (e, v) -> e.yieldsTo((JobKey) v), null, OBSERVED.key()),
+            new Field("marks", JobEntry::marks, (e, v) -> e.marks((EvictionMarks) v), EvictionMarks.NONE,
+                    new EvictionMarks(null, null, List.of(T0), List.of())),
+            new Field("podRanUnder", JobEntry::podRanUnder, (e, v) -> e.podRanUnder((AdmissionRecord) v), null, RECORD),
+            new Field("podRanRecorded", JobEntry::podRanRecorded, (e, v) -> e.podRanRecorded((AdmissionRecord) v),
+                    null, RECORD),
+            new Field("draining", JobEntry::draining, (e, v) -> e.draining((JobObservation) v), null, OBSERVED),
+            new Field("timeoutAt", JobEntry::timeoutAt, (e, v) -> e.timeoutAt((Instant) v), null, T0),
+            new Field("spentUpTo", JobEntry::spentUpTo, (e, v) -> e.spentUpTo((Instant) v), null, T0),
+            new Field("lastHold", JobEntry::lastHold, (e, v) -> e.lastHold((Hold) v), null,
+                    new Hold(OBSERVED.key(), Hold.Reason.NEVER_FITS, Explanation.of("x"))));
+
+    /** Sets field {@code field} to its value ({@code on}) or its default. */
+    record Step(int field, boolean on) {
+    }
+
+    @Provide
+    Arbitrary<List<Step>> steps() {
+        return net.jqwik.api.Combinators.combine(Arbitraries.integers().between(0, FIELDS.size() - 1),
+                Arbitraries.of(true, false)).as(Step::new).list().ofMaxSize(60);
+    }
+
+    @Property(tries = 300)
+    void eachFieldReadsBackItsLastSetAndTheSideObjectIsHeldExactlyWhileOneIsNotAtItsDefault(
+            @ForAll("steps") List<Step> steps) {
+        JobEntry entry = new JobEntry(OBSERVED, T0, 0);
+        boolean[] set = new boolean[FIELDS.size()];
+        for (Step step : steps) {
+            Field f = FIELDS.get(step.field());
+            f.set().accept(entry, step.on() ? f.value() : f.unset());
+            set[step.field()] = step.on();
+            boolean any = false;
+            for (int i = 0; i < FIELDS.size(); i++) {
+                Field g = FIELDS.get(i);
+                assertEquals(set[i] ? g.value() : g.unset(), g.get().apply(entry), g.name() + " after " + steps);
+                any |= set[i];
+            }
+            assertEquals(any, entry.holdsExtras(), () -> "side object held after " + steps);
+        }
+    }
+
+    @Test
+    void aPendingJobNeverAdmittedHoldsNoSideObject() {
+        EvictionScenario it = new EvictionScenario();
+        it.start(Scheduler.Settings.defaults(), EvictionScenario.twoTeams());
+        it.submit("a", "a1", 3000, 0, true);
+        it.submit("a", "a2", 3000, 0, true);
+        assertEquals(1, it.cycle().admissions().size());
+        JobKey a1 = new JobKey("Job", "a", "a1");
+        JobKey a2 = new JobKey("Job", "a", "a2");
+        assertEquals(Scheduler.State.BACKOFF, it.state("a", "a2"));
+        assertFalse(it.scheduler.holdsExtras(a2), "a pending job never admitted");
+        assertTrue(it.scheduler.holdsExtras(a1), "admitted: its confirmed version");
+
+        JobObservation running = it.cluster.get(a1);
+        it.scheduler.observe(it.copy(running, JobObservation.Phase.QUEUED, running.record(), EvictionMarks.NONE));
+        assertEquals(Scheduler.State.ACTIVE, it.state("a", "a1"));
+        assertTrue(it.scheduler.holdsExtras(a1), "it keeps the spent record's time: a copy running under it was"
+                + " started by hand");
+        assertSame(EvictionMarks.NONE, it.scheduler.heldMarks(a1));
+    }
+}
