@@ -28,8 +28,6 @@ final class JobEntry {
     BackoffWave wave;
     /** The group whose held jobs it is counted in ({@link QueueManager}), or null. */
     String heldCountedIn;
-    /** The group whose admitted jobs it is counted in ({@link QuotaLedger}), or null. */
-    String admittedCountedIn;
     Hold hold;
     AdmissionRecord record;
     String chargedGroup;
@@ -43,6 +41,8 @@ final class JobEntry {
     boolean refused;
     /** What few jobs carry (see {@link Extras}); null while all of it is at its default. */
     private Extras extras;
+    /** Its slot in the {@link QueuedSince} it is in, if any; read only by that set. */
+    int sinceSlot = -1;
 
     /** The request plus one job of the {@link Resources#MAX_JOBS} pseudo-resource; kept, as fit checks are hot. */
     private Resources effectiveRequest;
@@ -91,8 +91,8 @@ final class JobEntry {
 
     /**
      * The fields few jobs set: the admission's answer and what came meanwhile, evictions, reclaims, pods seen running,
-     * draining, the admission timeout, spent records, the last hold. A pending job that was never admitted nor evicted
-     * has them all at their defaults and holds no {@code Extras} (issue 27: they were 17 of JobEntry's 29 fields, ~70
+     * draining, the admission timeout, spent records, the last hold, where an admitted job is counted. A pending job that was never admitted nor evicted
+     * has them all at their defaults and holds no {@code Extras} (issue 27: they were 18 of JobEntry's 29 fields, ~70
      * bytes per pending job); it is made on the first set to a non-default value and let go when all are back at
      * their defaults. Read and set them through the accessors of the same name.
      */
@@ -140,13 +140,16 @@ final class JobEntry {
         Instant spentUpTo;
         /** The last hold reported for it (a hold is reported once per new reason); null if none yet. */
         Hold lastHold;
+        /** The group whose admitted jobs it is counted in ({@link QuotaLedger}), or null. */
+        String admittedCountedIn;
 
         boolean isEmpty() {
             return confirmedVersion == null && !unconfirmed && newest == null && !newestUnreadable
                     && outdatedAt == null && evicting == null && evictionAppliedVersion == null
                     && !evictionUnconfirmed && evictionRefusedUnder == null && yieldsTo == null
                     && marks.equals(EvictionMarks.NONE) && podRanUnder == null && podRanRecorded == null
-                    && draining == null && timeoutAt == null && spentUpTo == null && lastHold == null;
+                    && draining == null && timeoutAt == null && spentUpTo == null && lastHold == null
+                    && admittedCountedIn == null;
         }
     }
 
@@ -403,6 +406,20 @@ final class JobEntry {
         }
         extras().lastHold = lastHold;
         if (lastHold == null) {
+            trimExtras();
+        }
+    }
+
+    String admittedCountedIn() {
+        return extras == null ? null : extras.admittedCountedIn;
+    }
+
+    void admittedCountedIn(String admittedCountedIn) {
+        if (extras == null && admittedCountedIn == null) {
+            return;
+        }
+        extras().admittedCountedIn = admittedCountedIn;
+        if (admittedCountedIn == null) {
             trimExtras();
         }
     }

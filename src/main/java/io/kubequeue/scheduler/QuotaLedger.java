@@ -209,7 +209,7 @@ final class QuotaLedger {
         admittedIn.clear();
         for (JobEntry entry : admitted) {
             entry.chargedGroup = groupToCharge(entry, entry.record);
-            entry.admittedCountedIn = null;
+            entry.admittedCountedIn(null);
             countAdmitted(entry);
             addUsage(entry);
         }
@@ -229,14 +229,14 @@ final class QuotaLedger {
         uncountAdmitted(entry);
         if (entry.chargedGroup != null) {
             admittedIn.merge(entry.chargedGroup, 1, Integer::sum);
-            entry.admittedCountedIn = entry.chargedGroup;
+            entry.admittedCountedIn(entry.chargedGroup);
         }
     }
 
     private void uncountAdmitted(JobEntry entry) {
-        String group = entry.admittedCountedIn;
+        String group = entry.admittedCountedIn();
         if (group != null) {
-            entry.admittedCountedIn = null;
+            entry.admittedCountedIn(null);
             if (admittedIn.merge(group, -1, Integer::sum) == 0) {
                 admittedIn.remove(group);
             }

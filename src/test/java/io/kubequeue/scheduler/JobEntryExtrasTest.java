@@ -65,7 +65,9 @@ class JobEntryExtrasTest {
             new Field("timeoutAt", JobEntry::timeoutAt, (e, v) -> e.timeoutAt((Instant) v), null, T0),
             new Field("spentUpTo", JobEntry::spentUpTo, (e, v) -> e.spentUpTo((Instant) v), null, T0),
             new Field("lastHold", JobEntry::lastHold, (e, v) -> e.lastHold((Hold) v), null,
-                    new Hold(OBSERVED.key(), Hold.Reason.NEVER_FITS, Explanation.of("x"))));
+                    new Hold(OBSERVED.key(), Hold.Reason.NEVER_FITS, Explanation.of("x"))),
+            new Field("admittedCountedIn", JobEntry::admittedCountedIn, (e, v) -> e.admittedCountedIn((String) v),
+                    null, "g"));
 
     /** Sets field {@code field} to its value ({@code on}) or its default. */
     record Step(int field, boolean on) {
