@@ -129,10 +129,32 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(phase, "phase");
         request = request == null ? Resources.NONE : request;
-        createdAt = createdAt == null ? Instant.EPOCH : createdAt;
+        createdAt = createdAt == null ? Instant.EPOCH : sharedCreation(createdAt);
         priority = JobPriority.shared(priority); // one instance per distinct priority (issue 27)
         evictions = evictions == null || evictions.equals(EvictionMarks.NONE) ? EvictionMarks.NONE : evictions;
         pods = pods == null ? Pods.NONE : pods;
+    }
+
+    /** Slots of {@link #sharedCreation}'s cache: a power of two. */
+    private static final int CREATION_SLOTS = 1024;
+    private static final Instant[] CREATIONS = new Instant[CREATION_SLOTS];
+
+    /**
+     * An instance equal to {@code createdAt}, shared with the jobs created in the same second (issue 27: a creation
+     * timestamp has whole seconds, jobs are created by the hundred a second, and each read parsed its own 24-byte
+     * Instant). A direct-mapped cache by second: a slot keeps the last instant seen for its seconds, so it costs 4 KiB
+     * whatever the load. Instants are immutable, so sharing is safe; racing threads may each keep their own (a plain
+     * array of references: a read sees null, an older instant or a newer one, each a whole object, and equality
+     * decides).
+     */
+    static Instant sharedCreation(Instant createdAt) {
+        int slot = (int) (createdAt.getEpochSecond() ^ createdAt.getEpochSecond() >>> 32) & (CREATION_SLOTS - 1);
+        Instant known = CREATIONS[slot];
+        if (known != null && known.equals(createdAt)) {
+            return known;
+        }
+        CREATIONS[slot] = createdAt;
+        return createdAt;
     }
 
     /** A finished or deleted job, whatever its uid; nothing but the key matters. */

@@ -81,6 +81,25 @@ class SharedValuesTest {
         assertSame(first.key(), held.key(), "under the first key instance");
     }
 
+    @Test
+    void jobsCreatedInTheSameSecondShareOneCreationInstantAndOthersKeepTheirOwn() {
+        java.time.Instant at = java.time.Instant.parse("2026-03-04T05:06:07Z");
+        JobObservation first = created("c1", java.time.Instant.parse("2026-03-04T05:06:07Z"));
+        JobObservation second = created("c2", java.time.Instant.parse("2026-03-04T05:06:07Z"));
+        assertSame(first.createdAt(), second.createdAt(), "created in the same second: one instance");
+        JobObservation later = created("c3", at.plusSeconds(1));
+        assertEquals(at.plusSeconds(1), later.createdAt());
+        JobObservation sameSlot = created("c4", at.plusSeconds(1024)); // the same slot: the value is its own
+        assertEquals(at.plusSeconds(1024), sameSlot.createdAt());
+        assertEquals(at, created("c5", java.time.Instant.parse("2026-03-04T05:06:07Z")).createdAt());
+        assertEquals(at.plusNanos(5), created("c6", at.plusNanos(5)).createdAt(), "never a neighbour's value");
+    }
+
+    private static JobObservation created(String name, java.time.Instant at) {
+        return new JobObservation(new JobKey("Job", "a", name), null, JobObservation.Phase.QUEUED,
+                Resources.of("cpu", 1000L), JobPriority.NONE, at, null, true, null);
+    }
+
     private static JobObservation observation(String name, int priority) {
         return new JobObservation(new JobKey("Job", "a", name), null, JobObservation.Phase.QUEUED,
                 Resources.of("cpu", 1000L), new JobPriority(null, priority), EvictionScenario.T0, null, true, null);
