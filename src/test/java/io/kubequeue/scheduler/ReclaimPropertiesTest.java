@@ -1,6 +1,7 @@
 package io.kubequeue.scheduler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -326,6 +327,7 @@ class ReclaimPropertiesTest {
 
     private static void checkMax(Scheduler scheduler, List<NodeSpec> nodes) {
         assertEquals(scheduler.groupsByWalk(), scheduler.groups(), "the per-group counts say what a walk says");
+        assertNull(scheduler.backoffWavesBroken(), "backoff waves and lone waiters keep their rules");
         for (int i = 0; i < nodes.size(); i++) {
             NodeSpec n = nodes.get(i);
             Resources used = scheduler.usage("n" + i);

@@ -1,6 +1,7 @@
 package io.kubequeue.scheduler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -543,6 +544,7 @@ class SchedulerPropertiesTest {
         void checkConsistency() {
             // the per-group counts the views keep (issue 27) say what a walk over every job says
             assertEquals(scheduler.groupsByWalk(), scheduler.groups(), () -> "groups, after " + log);
+            assertNull(scheduler.backoffWavesBroken(), "backoff waves and lone waiters keep their rules");
             Map<JobKey, Scheduler.JobStatus> statuses = statuses();
             assertEquals(cluster.values().stream().filter(j -> !j.forgotten).map(j -> j.key).collect(java.util.stream.Collectors.toSet()),
                     statuses.keySet(), "the scheduler knows exactly the jobs the cluster has");

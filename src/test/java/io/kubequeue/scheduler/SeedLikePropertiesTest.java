@@ -1,6 +1,7 @@
 package io.kubequeue.scheduler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -438,6 +439,7 @@ class SeedLikePropertiesTest {
     /** Each running job is charged what the model says, and usage is exactly the sum of the charges. */
     private static void checkCharges(Scheduler scheduler, QuotaTree tree, Map<JobKey, ClusterJob> cluster) {
         assertEquals(scheduler.groupsByWalk(), scheduler.groups(), "the per-group counts say what a walk says");
+        assertNull(scheduler.backoffWavesBroken(), "backoff waves and lone waiters keep their rules");
         for (QuotaNode node : tree.nodes()) {
             scheduler.pending(node.name()); // a reclaiming preemptor queued again is no longer among the held
         }
