@@ -2,6 +2,7 @@ package io.kubequeue.job;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -568,6 +569,27 @@ class PruningTest {
         assertSame(job, failing.get(key));
         assertSame(job, failing.remove(key));
         assertEquals(0, failing.size());
+    }
+
+    /**
+     * Each read of a job is a new parse with strings of its own: the store's key and the delivered object's name and
+     * namespace are the one interned instance whatever read delivered them (fabric8's namespace index keeps the key of
+     * each update, the store the first: issue 27), and the object reads the same.
+     */
+    @Test
+    void theKeyAndTheDeliveredIdentityAreOneInstancePerJob() {
+        PruningItemStore<Job> store = new PruningItemStore<>(new BatchJobKind()::pruned);
+        Job first = (Job) Parse.resource("/jobs/realistic-suspended-job.yaml").get(0);
+        Job second = (Job) Parse.resource("/jobs/realistic-suspended-job.yaml").get(0);
+        String before = JSON.asJson(second);
+        assertNotSame(first.getMetadata().getNamespace(), second.getMetadata().getNamespace(), "two parses");
+        assertSame(store.getKey(first), store.getKey(second));
+        store.put(store.getKey(first), first);
+        store.put(store.getKey(second), second);
+        assertSame(first.getMetadata().getNamespace(), second.getMetadata().getNamespace());
+        assertSame(first.getMetadata().getName(), second.getMetadata().getName());
+        assertSame("team-a".intern(), second.getMetadata().getNamespace());
+        assertEquals(before, JSON.asJson(second), "the delivered object reads the same");
     }
 
     /**
