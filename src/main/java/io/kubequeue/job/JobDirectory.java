@@ -8,8 +8,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import jakarta.inject.Singleton;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectReference;
-import io.kubequeue.events.EventRecorder;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.kubequeue.scheduler.JobKey;
 
 /**
@@ -21,7 +22,11 @@ public class JobDirectory {
 
     /**
      * @param kind               the job's kind adapter
-     * @param ref                apiVersion, kind, namespace, name and uid
+     * @param apiVersion         the job's apiVersion, for the reference events hang on ({@link #ref()})
+     * @param objectKind         the job's kind as the object says it, e.g. {@code Job}
+     * @param namespace          the job's namespace
+     * @param name               the job's name
+     * @param uid                the job's uid; null if not known
      * @param marks              the suspend marks seen
      * @param annotationsPresent whether {@code metadata.annotations} holds at least one key. A JSON Patch
      *                           {@code add} of one annotation needs the map to exist, and the API server never
@@ -35,12 +40,29 @@ public class JobDirectory {
      * @param history            the eviction histories it carries that kube-queue wrote ({@link RecordSignatures}):
      *                           what its next admission or started-outside record writes back, signed
      */
-    public record Entry(JobKind<?> kind, ObjectReference ref, List<SuspendMark> marks, boolean annotationsPresent,
-                        String resourceVersion, SuspendMark stopMark, boolean evictionMarked,
-                        RecordFields.History history) {
+    public record Entry(JobKind<?> kind, String apiVersion, String objectKind, String namespace, String name,
+                        String uid, List<SuspendMark> marks, boolean annotationsPresent, String resourceVersion,
+                        SuspendMark stopMark, boolean evictionMarked, RecordFields.History history) {
 
+        /**
+         * The marks as one shared list per distinct list ({@link SuspendMark#shared}) and no eviction history as
+         * {@link RecordFields.History#NONE}: an entry is kept per managed job, and these repeat from job to job
+         * (issue 27: some 70 bytes per pending job).
+         */
         public Entry {
-            history = history == null ? RecordFields.History.NONE : history;
+            marks = marks == null ? null : SuspendMark.shared(marks);
+            history = history == null || history.equals(RecordFields.History.NONE) ? RecordFields.History.NONE
+                    : history;
+        }
+
+        /** An entry of a job referred to by {@code ref} (apiVersion, kind, namespace, name, uid; may be null). */
+        public Entry(JobKind<?> kind, ObjectReference ref, List<SuspendMark> marks, boolean annotationsPresent,
+                     String resourceVersion, SuspendMark stopMark, boolean evictionMarked,
+                     RecordFields.History history) {
+            this(kind, ref == null ? null : ref.getApiVersion(), ref == null ? null : ref.getKind(),
+                    ref == null ? null : ref.getNamespace(), ref == null ? null : ref.getName(),
+                    ref == null ? null : ref.getUid(), marks, annotationsPresent, resourceVersion, stopMark,
+                    evictionMarked, history);
         }
 
         /** An entry of a job that is never evicted and carries no eviction mark. */
@@ -49,9 +71,22 @@ public class JobDirectory {
             this(kind, ref, marks, annotationsPresent, resourceVersion, null, false, RecordFields.History.NONE);
         }
 
+        /**
+         * The job's reference for its events, made when asked for: kept as its parts, an entry holds no reference
+         * object (48 bytes per job kept, issue 27). Its map of additional properties is the shared empty one: nothing
+         * adds properties to a reference.
+         */
+        public ObjectReference ref() {
+            ObjectReference ref = new ObjectReferenceBuilder().withApiVersion(apiVersion).withKind(objectKind)
+                    .withNamespace(namespace).withName(name).withUid(uid).build();
+            ref.setAdditionalProperties(Map.of());
+            return ref;
+        }
+
         /** The same entry with other marks (a write that removes none). */
         public Entry withMarks(List<SuspendMark> others) {
-            return new Entry(kind, ref, others, annotationsPresent, resourceVersion, stopMark, evictionMarked, history);
+            return new Entry(kind, apiVersion, objectKind, namespace, name, uid, others, annotationsPresent,
+                    resourceVersion, stopMark, evictionMarked, history);
         }
 
         /**
@@ -60,13 +95,15 @@ public class JobDirectory {
          */
         @SuppressWarnings({"unchecked", "rawtypes"})
         public static Entry of(JobKind<?> kind, HasMetadata job, List<SuspendMark> marks, RecordFields.History trusted) {
-            Map<String, String> annotations = job.getMetadata().getAnnotations();
+            ObjectMeta meta = job.getMetadata();
+            Map<String, String> annotations = meta.getAnnotations();
             SuspendMark stopMark = kind instanceof StopsWhenSuspended stops
                     ? (SuspendMark) stops.stopMark(job).orElse(null) : null;
             boolean evictionMarked = annotations != null && (notEmpty(annotations.get(Annotations.EVICTED))
                     || notEmpty(annotations.get(Annotations.EVICTED_FOR)));
-            return new Entry(kind, compactRef(job), marks, annotations != null && !annotations.isEmpty(),
-                    job.getMetadata().getResourceVersion(), stopMark, evictionMarked, trusted);
+            return new Entry(kind, job.getApiVersion(), job.getKind(), meta.getNamespace(), meta.getName(),
+                    meta.getUid(), marks, annotations != null && !annotations.isEmpty(), meta.getResourceVersion(),
+                    stopMark, evictionMarked, trusted);
         }
 
         /** As {@link #of(JobKind, HasMetadata, List, RecordFields.History)}, with no eviction history trusted. */
@@ -74,26 +111,22 @@ public class JobDirectory {
             return of(kind, job, marks, RecordFields.History.NONE);
         }
 
-        /**
-         * The job's reference for its events, without a map of its own for additional properties (fabric8 gives each
-         * reference an empty {@code LinkedHashMap}, 56 bytes per job kept: issue 27, memory per pending job). The
-         * shared empty map is unmodifiable: nothing adds properties to a reference.
-         */
-        static ObjectReference compactRef(HasMetadata job) {
-            ObjectReference ref = EventRecorder.refOf(job);
-            ref.setAdditionalProperties(Map.of());
-            return ref;
-        }
-
         private static boolean notEmpty(String value) {
             return value != null && !value.isEmpty();
         }
     }
 
+    /**
+     * A pod label a job's controller sets, in a namespace: what ties a pod to its job. Its parts are the strings the
+     * job's cached copy holds (interned: {@link Pruning}), so one costs 24 bytes, not the 100 of a string made of them.
+     */
+    private record PodLabel(String namespace, String key, String value) {
+    }
+
     private final Map<JobKey, Entry> entries = new ConcurrentHashMap<>();
-    /** "namespace label=value" of each pod label a job's controller sets → the job; and back. */
-    private final Map<String, JobKey> jobByPodLabel = new ConcurrentHashMap<>();
-    private final Map<JobKey, List<String>> podLabelsOfJob = new ConcurrentHashMap<>();
+    /** Each pod label a job's controller sets → the job; and back. */
+    private final Map<PodLabel, JobKey> jobByPodLabel = new ConcurrentHashMap<>();
+    private final Map<JobKey, List<PodLabel>> podLabelsOfJob = new ConcurrentHashMap<>();
 
     /** Records what was last seen of a managed job. */
     public void put(JobKey key, Entry entry) {
@@ -102,13 +135,18 @@ public class JobDirectory {
 
     /**
      * Records the labels the job's controller puts on its pods (see {@link JobKind#podLabels}), so that a pod
-     * can be traced back to its job.
+     * can be traced back to its job. The same labels again change nothing (kept: the instances already held).
      */
     public void putPodLabels(JobKey key, Map<String, String> podLabels) {
-        List<String> selectors = podLabels.entrySet().stream()
-                .map(l -> key.namespace() + " " + l.getKey() + "=" + l.getValue()).toList();
-        List<String> old = podLabelsOfJob.put(key, selectors);
-        if (old != null && !old.equals(selectors)) {
+        List<PodLabel> selectors = podLabels.entrySet().stream()
+                .map(l -> new PodLabel(key.namespace(), l.getKey(), l.getValue())).toList();
+        List<PodLabel> old = podLabelsOfJob.get(key);
+        if (selectors.equals(old)) {
+            return; // each update of a job brings them again: keep one set of instances, not one per update
+        }
+        selectors = List.copyOf(selectors);
+        old = podLabelsOfJob.put(key, selectors);
+        if (old != null) {
             old.forEach(s -> jobByPodLabel.remove(s, key));
         }
         selectors.forEach(s -> jobByPodLabel.put(s, key));
@@ -123,7 +161,7 @@ public class JobDirectory {
      */
     public Optional<JobKey> jobOfPod(String namespace, Map<String, String> labels) {
         for (Map.Entry<String, String> l : labels.entrySet()) {
-            JobKey key = jobByPodLabel.get(namespace + " " + l.getKey() + "=" + l.getValue());
+            JobKey key = jobByPodLabel.get(new PodLabel(namespace, l.getKey(), l.getValue()));
             if (key != null) {
                 return Optional.of(key);
             }
@@ -134,7 +172,7 @@ public class JobDirectory {
     /** Forgets a job that finished or was deleted. */
     public void remove(JobKey key) {
         entries.remove(key);
-        List<String> selectors = podLabelsOfJob.remove(key);
+        List<PodLabel> selectors = podLabelsOfJob.remove(key);
         if (selectors != null) {
             selectors.forEach(s -> jobByPodLabel.remove(s, key));
         }
