@@ -667,6 +667,31 @@ class PruningTest {
         assertEquals("41", second.getMetadata().getResourceVersion());
     }
 
+    /**
+     * A finished Job's copy stays cached while the Job exists: jobs that finished alike share their kept conditions,
+     * and jobs started in the same second their start time (issue 27: memory per job), and read as before.
+     */
+    @Test
+    void finishedJobsShareTheirConditionsAndStartTime() {
+        Supplier<Job> finished = () -> new JobBuilder().withNewMetadata().withName("done").withNamespace("team-a")
+                .endMetadata().withNewSpec().endSpec().withNewStatus()
+                .withStartTime(new String("2026-12-02T03:25:10Z".toCharArray())).withSucceeded(1)
+                .addNewCondition().withType("SuccessCriteriaMet").withStatus("True").endCondition()
+                .addNewCondition().withType(new String("Complete".toCharArray()))
+                .withStatus(new String("True".toCharArray()))
+                .withLastTransitionTime(new String("2026-12-02T03:26:00Z".toCharArray())).endCondition()
+                .endStatus().build();
+        BatchJobKind kind = new BatchJobKind();
+        Job first = kind.pruned(finished.get());
+        Job second = kind.pruned(finished.get());
+        assertSame(first.getStatus().getConditions(), second.getStatus().getConditions());
+        assertSame(first.getStatus().getStartTime(), second.getStatus().getStartTime());
+        assertEquals("2026-12-02T03:25:10Z", second.getStatus().getStartTime());
+        assertEquals(1, second.getStatus().getConditions().size());
+        assertTrue(kind.finished(second));
+        assertTrue(kind.started(second));
+    }
+
     /** A Job of one container asking for {@code cpu}, with a template label of its own (not kept). */
     private static Job jobAsking(String name, String cpu) {
         return new JobBuilder().withNewMetadata().withName(name).withNamespace("team-a").endMetadata()
