@@ -712,9 +712,17 @@ class PruningTest {
         assertFalse(first.getSpec().getTemplate() == other.getSpec().getTemplate());
         assertEquals("2500m", other.getSpec().getTemplate().getSpec().getContainers().get(0).getResources()
                 .getRequests().get("cpu").toString());
-        // the jobs' own parts stay their own
-        assertFalse(first.getSpec() == second.getSpec());
+        // so is the spec of jobs of one template and size (issue 27); the jobs' own parts stay their own
+        assertSame(first.getSpec(), second.getSpec());
+        assertFalse(first.getSpec() == other.getSpec());
+        assertFalse(first.getMetadata() == second.getMetadata());
         assertEquals("train-b", second.getMetadata().getName());
+        Job larger = jobAsking("train-d", "1500m");
+        larger.getSpec().setParallelism(3);
+        Job largerCopy = new BatchJobKind().pruned(larger);
+        assertFalse(first.getSpec() == largerCopy.getSpec(), "another size");
+        assertEquals(3, largerCopy.getSpec().getParallelism());
+        assertSame(first.getSpec().getTemplate(), largerCopy.getSpec().getTemplate());
     }
 
     @Test
@@ -722,6 +730,7 @@ class PruningTest {
         Job first = new BatchJobKind().pruned(jobAsking("bad-a", "lots"));
         Job second = new BatchJobKind().pruned(jobAsking("bad-b", "lots"));
         assertFalse(first.getSpec().getTemplate().getSpec() == second.getSpec().getTemplate().getSpec());
+        assertFalse(first.getSpec() == second.getSpec(), "nor is the job's spec that holds it");
         assertEquals("lots", second.getSpec().getTemplate().getSpec().getContainers().get(0).getResources()
                 .getRequests().get("cpu").toString());
     }

@@ -35,6 +35,11 @@ public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job>, Coun
 
     /** The kept conditions of every copy, shared: types and statuses of two conditions make few distinct lists. */
     private static final BoundedInterner<List<JobCondition>> CONDITIONS = new BoundedInterner<>(256);
+    /**
+     * The kept specs, shared: jobs of one template and size have the same one (issue 27: an 80-byte JobSpec per
+     * pending job). Bounded as the shared templates are.
+     */
+    private static final BoundedInterner<JobSpec> SPECS = new BoundedInterner<>(4096);
 
     /**
      * {@code status.active} or {@code status.terminating} above 0. The Job controller stops counting a pod active once
@@ -176,7 +181,9 @@ public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job>, Coun
             kept.setParallelism(spec.getParallelism());
             kept.setCompletions(spec.getCompletions());
             kept.setTemplate(Pruning.podTemplate(spec.getTemplate())); // shared by jobs of the same template
-            copy.setSpec(kept);
+            // and so is the spec, the template shared (else its hash may throw on a bad quantity)
+            copy.setSpec(kept.getTemplate() == null || Pruning.isShared(kept.getTemplate()) ? SPECS.intern(kept)
+                    : kept);
         }
         JobStatus status = job.getStatus();
         if (status != null) {
