@@ -22,10 +22,10 @@ public class JobDirectory {
 
     /**
      * @param kind               the job's kind adapter
+     * @param key                the job's key: its kind, namespace and name; the instance the directory and the
+     *                           scheduler hold ({@link #known})
      * @param apiVersion         the job's apiVersion, for the reference events hang on ({@link #ref()})
      * @param objectKind         the job's kind as the object says it, e.g. {@code Job}
-     * @param namespace          the job's namespace
-     * @param name               the job's name
      * @param uid                the job's uid; null if not known
      * @param marks              the suspend marks seen
      * @param annotationsPresent whether {@code metadata.annotations} holds at least one key. A JSON Patch
@@ -40,7 +40,7 @@ public class JobDirectory {
      * @param history            the eviction histories it carries that kube-queue wrote ({@link RecordSignatures}):
      *                           what its next admission or started-outside record writes back, signed
      */
-    public record Entry(JobKind<?> kind, String apiVersion, String objectKind, String namespace, String name,
+    public record Entry(JobKind<?> kind, JobKey key, String apiVersion, String objectKind,
                         String uid, List<SuspendMark> marks, boolean annotationsPresent, String resourceVersion,
                         SuspendMark stopMark, boolean evictionMarked, RecordFields.History history) {
 
@@ -59,8 +59,8 @@ public class JobDirectory {
         public Entry(JobKind<?> kind, ObjectReference ref, List<SuspendMark> marks, boolean annotationsPresent,
                      String resourceVersion, SuspendMark stopMark, boolean evictionMarked,
                      RecordFields.History history) {
-            this(kind, ref == null ? null : ref.getApiVersion(), ref == null ? null : ref.getKind(),
-                    ref == null ? null : ref.getNamespace(), ref == null ? null : ref.getName(),
+            this(kind, ref == null ? null : new JobKey(ref.getKind(), ref.getNamespace(), ref.getName()),
+                    ref == null ? null : ref.getApiVersion(), ref == null ? null : ref.getKind(),
                     ref == null ? null : ref.getUid(), marks, annotationsPresent, resourceVersion, stopMark,
                     evictionMarked, history);
         }
@@ -71,6 +71,16 @@ public class JobDirectory {
             this(kind, ref, marks, annotationsPresent, resourceVersion, null, false, RecordFields.History.NONE);
         }
 
+        /** The job's namespace. */
+        public String namespace() {
+            return key == null ? null : key.namespace();
+        }
+
+        /** The job's name. */
+        public String name() {
+            return key == null ? null : key.name();
+        }
+
         /**
          * The job's reference for its events, made when asked for: kept as its parts, an entry holds no reference
          * object (48 bytes per job kept, issue 27). Its map of additional properties is the shared empty one: nothing
@@ -78,14 +88,14 @@ public class JobDirectory {
          */
         public ObjectReference ref() {
             ObjectReference ref = new ObjectReferenceBuilder().withApiVersion(apiVersion).withKind(objectKind)
-                    .withNamespace(namespace).withName(name).withUid(uid).build();
+                    .withNamespace(namespace()).withName(name()).withUid(uid).build();
             ref.setAdditionalProperties(Map.of());
             return ref;
         }
 
         /** The same entry with other marks (a write that removes none). */
         public Entry withMarks(List<SuspendMark> others) {
-            return new Entry(kind, apiVersion, objectKind, namespace, name, uid, others, annotationsPresent,
+            return new Entry(kind, key, apiVersion, objectKind, uid, others, annotationsPresent,
                     resourceVersion, stopMark, evictionMarked, history);
         }
 
@@ -93,16 +103,25 @@ public class JobDirectory {
          * What is kept of a job as seen, with the marks it carries (or none, for a write that removes none), and the
          * eviction histories kube-queue wrote on it ({@code trusted}, {@link RecordSignatures.Reading#trusted}).
          */
-        @SuppressWarnings({"unchecked", "rawtypes"})
         public static Entry of(JobKind<?> kind, HasMetadata job, List<SuspendMark> marks, RecordFields.History trusted) {
+            return of(new JobKey(kind == null ? job.getKind() : kind.kind(), job.getMetadata().getNamespace(),
+                    job.getMetadata().getName()), kind, job, marks, trusted);
+        }
+
+        /**
+         * As {@link #of(JobKind, HasMetadata, List, RecordFields.History)}, under the job's key as the directory
+         * holds it ({@link JobDirectory#known}).
+         */
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        public static Entry of(JobKey key, JobKind<?> kind, HasMetadata job, List<SuspendMark> marks,
+                               RecordFields.History trusted) {
             ObjectMeta meta = job.getMetadata();
             Map<String, String> annotations = meta.getAnnotations();
             SuspendMark stopMark = kind instanceof StopsWhenSuspended stops
                     ? (SuspendMark) stops.stopMark(job).orElse(null) : null;
             boolean evictionMarked = annotations != null && (notEmpty(annotations.get(Annotations.EVICTED))
                     || notEmpty(annotations.get(Annotations.EVICTED_FOR)));
-            return new Entry(kind, job.getApiVersion(), job.getKind(), meta.getNamespace(), meta.getName(),
-                    meta.getUid(), marks, annotations != null && !annotations.isEmpty(), meta.getResourceVersion(),
+            return new Entry(kind, key, job.getApiVersion(), job.getKind(), meta.getUid(), marks, annotations != null && !annotations.isEmpty(), meta.getResourceVersion(),
                     stopMark, evictionMarked, trusted);
         }
 
@@ -127,6 +146,16 @@ public class JobDirectory {
     /** Each pod label a job's controller sets → the job; and back. */
     private final Map<PodLabel, JobKey> jobByPodLabel = new ConcurrentHashMap<>();
     private final Map<JobKey, List<PodLabel>> podLabelsOfJob = new ConcurrentHashMap<>();
+
+    /**
+     * The instance of {@code key} the directory holds, if it knows the job; else {@code key} itself. Each read of a
+     * job makes a new key; handing the scheduler the one already held keeps one per job (issue 27: a second JobKey,
+     * 24 bytes, per job seen more than once).
+     */
+    public JobKey known(JobKey key) {
+        Entry entry = entries.get(key);
+        return entry != null && key.equals(entry.key()) ? entry.key() : key;
+    }
 
     /** Records what was last seen of a managed job. */
     public void put(JobKey key, Entry entry) {

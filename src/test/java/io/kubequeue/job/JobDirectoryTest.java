@@ -73,6 +73,18 @@ class JobDirectoryTest {
     }
 
     @Test
+    void theDirectoryHandsBackTheKeyItHolds() {
+        JobDirectory directory = new JobDirectory();
+        JobKey first = new JobKey("Job", "team-a", "a");
+        JobKey again = new JobKey("Job", "team-a", "a");
+        assertSame(again, directory.known(again), "an unknown job: the key given");
+        directory.put(first, JobDirectory.Entry.of(first, new BatchJobKind(), job("a"), List.of(),
+                RecordFields.History.NONE));
+        assertSame(first, directory.known(again));
+        assertEquals(first, JobDirectory.Entry.of(new BatchJobKind(), job("a"), List.of()).key());
+    }
+
+    @Test
     void aPodIsTracedToItsJobByItsLabelsAsLongAsTheJobCarriesThem() {
         JobDirectory directory = new JobDirectory();
         JobKey key = new JobKey("Job", "team-a", "a");
