@@ -39,10 +39,13 @@ public class JobDirectory {
      *                           that a later suspension by its user is not read as kube-queue's eviction
      * @param history            the eviction histories it carries that kube-queue wrote ({@link RecordSignatures}):
      *                           what its next admission or started-outside record writes back, signed
+     * @param podLabels          the labels the job's controller sets on its pods, as the directory recorded them
+     *                           ({@link JobDirectory#putPodLabels}); empty in an entry not recorded yet
      */
     public record Entry(JobKind<?> kind, JobKey key, String apiVersion, String objectKind,
                         String uid, List<SuspendMark> marks, boolean annotationsPresent, String resourceVersion,
-                        SuspendMark stopMark, boolean evictionMarked, RecordFields.History history) {
+                        SuspendMark stopMark, boolean evictionMarked, RecordFields.History history,
+                        List<PodLabel> podLabels) {
 
         /**
          * The marks as one shared list per distinct list ({@link SuspendMark#shared}) and no eviction history as
@@ -53,6 +56,15 @@ public class JobDirectory {
             marks = marks == null ? null : SuspendMark.shared(marks);
             history = history == null || history.equals(RecordFields.History.NONE) ? RecordFields.History.NONE
                     : history;
+            podLabels = podLabels == null ? List.of() : podLabels;
+        }
+
+        /** An entry with no pod labels recorded yet. */
+        public Entry(JobKind<?> kind, JobKey key, String apiVersion, String objectKind, String uid,
+                     List<SuspendMark> marks, boolean annotationsPresent, String resourceVersion, SuspendMark stopMark,
+                     boolean evictionMarked, RecordFields.History history) {
+            this(kind, key, apiVersion, objectKind, uid, marks, annotationsPresent, resourceVersion, stopMark,
+                    evictionMarked, history, List.of());
         }
 
         /** An entry of a job referred to by {@code ref} (apiVersion, kind, namespace, name, uid; may be null). */
@@ -96,7 +108,13 @@ public class JobDirectory {
         /** The same entry with other marks (a write that removes none). */
         public Entry withMarks(List<SuspendMark> others) {
             return new Entry(kind, key, apiVersion, objectKind, uid, others, annotationsPresent,
-                    resourceVersion, stopMark, evictionMarked, history);
+                    resourceVersion, stopMark, evictionMarked, history, podLabels);
+        }
+
+        /** The same entry with these pod labels recorded. */
+        Entry withPodLabels(List<PodLabel> labels) {
+            return new Entry(kind, key, apiVersion, objectKind, uid, marks, annotationsPresent,
+                    resourceVersion, stopMark, evictionMarked, history, labels);
         }
 
         /**
@@ -121,8 +139,9 @@ public class JobDirectory {
                     ? (SuspendMark) stops.stopMark(job).orElse(null) : null;
             boolean evictionMarked = annotations != null && (notEmpty(annotations.get(Annotations.EVICTED))
                     || notEmpty(annotations.get(Annotations.EVICTED_FOR)));
-            return new Entry(kind, key, job.getApiVersion(), job.getKind(), meta.getUid(), marks, annotations != null && !annotations.isEmpty(), meta.getResourceVersion(),
-                    stopMark, evictionMarked, trusted);
+            return new Entry(kind, key, job.getApiVersion(), job.getKind(), meta.getUid(), marks,
+                    annotations != null && !annotations.isEmpty(), meta.getResourceVersion(), stopMark, evictionMarked,
+                    trusted);
         }
 
         /** As {@link #of(JobKind, HasMetadata, List, RecordFields.History)}, with no eviction history trusted. */
@@ -139,13 +158,12 @@ public class JobDirectory {
      * A pod label a job's controller sets, in a namespace: what ties a pod to its job. Its parts are the strings the
      * job's cached copy holds (interned: {@link Pruning}), so one costs 24 bytes, not the 100 of a string made of them.
      */
-    private record PodLabel(String namespace, String key, String value) {
+    public record PodLabel(String namespace, String key, String value) {
     }
 
     private final Map<JobKey, Entry> entries = new ConcurrentHashMap<>();
-    /** Each pod label a job's controller sets → the job; and back. */
+    /** Each pod label a job's controller sets → the job; and back, in the job's entry ({@link Entry#podLabels}). */
     private final Map<PodLabel, JobKey> jobByPodLabel = new ConcurrentHashMap<>();
-    private final Map<JobKey, List<PodLabel>> podLabelsOfJob = new ConcurrentHashMap<>();
 
     /**
      * The instance of {@code key} the directory holds, if it knows the job; else {@code key} itself. Each read of a
@@ -157,28 +175,31 @@ public class JobDirectory {
         return entry != null && key.equals(entry.key()) ? entry.key() : key;
     }
 
-    /** Records what was last seen of a managed job. */
+    /** Records what was last seen of a managed job; the pod labels recorded for it stay ({@link #putPodLabels}). */
     public void put(JobKey key, Entry entry) {
-        entries.put(key, entry);
+        entries.compute(key, (k, old) -> old == null || old.podLabels().isEmpty() ? entry
+                : entry.withPodLabels(old.podLabels()));
     }
 
     /**
      * Records the labels the job's controller puts on its pods (see {@link JobKind#podLabels}), so that a pod
-     * can be traced back to its job. The same labels again change nothing (kept: the instances already held).
+     * can be traced back to its job; a job the directory holds no entry for ({@link #put} first) is not recorded.
+     * The same labels again change nothing (kept: the instances already held). They are kept in the job's entry, not
+     * in a map of their own (issue 27: one map node per job less).
      */
     public void putPodLabels(JobKey key, Map<String, String> podLabels) {
         List<PodLabel> selectors = podLabels.entrySet().stream()
                 .map(l -> new PodLabel(key.namespace(), l.getKey(), l.getValue())).toList();
-        List<PodLabel> old = podLabelsOfJob.get(key);
-        if (selectors.equals(old)) {
-            return; // each update of a job brings them again: keep one set of instances, not one per update
-        }
-        selectors = List.copyOf(selectors);
-        old = podLabelsOfJob.put(key, selectors);
-        if (old != null) {
-            old.forEach(s -> jobByPodLabel.remove(s, key));
-        }
-        selectors.forEach(s -> jobByPodLabel.put(s, key));
+        entries.computeIfPresent(key, (k, entry) -> {
+            if (selectors.equals(entry.podLabels())) {
+                return entry; // each update of a job brings them again: keep one set of instances, not one per update
+            }
+            JobKey held = entry.key() != null && entry.key().equals(k) ? entry.key() : k;
+            entry.podLabels().forEach(s -> jobByPodLabel.remove(s, held));
+            List<PodLabel> kept = List.copyOf(selectors);
+            kept.forEach(s -> jobByPodLabel.put(s, held));
+            return entry.withPodLabels(kept);
+        });
     }
 
     /**
@@ -200,10 +221,9 @@ public class JobDirectory {
 
     /** Forgets a job that finished or was deleted. */
     public void remove(JobKey key) {
-        entries.remove(key);
-        List<PodLabel> selectors = podLabelsOfJob.remove(key);
-        if (selectors != null) {
-            selectors.forEach(s -> jobByPodLabel.remove(s, key));
+        Entry entry = entries.remove(key);
+        if (entry != null) {
+            entry.podLabels().forEach(s -> jobByPodLabel.remove(s, key));
         }
     }
 

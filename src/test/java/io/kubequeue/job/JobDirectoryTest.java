@@ -89,6 +89,13 @@ class JobDirectoryTest {
         JobDirectory directory = new JobDirectory();
         JobKey key = new JobKey("Job", "team-a", "a");
         directory.putPodLabels(key, Map.of("controller-uid", "uid-a"));
+        assertEquals(Optional.empty(), directory.jobOfPod("team-a", Map.of("controller-uid", "uid-a")),
+                "a job the directory holds no entry for");
+        directory.put(key, JobDirectory.Entry.of(key, new BatchJobKind(), job("a"), List.of(),
+                RecordFields.History.NONE));
+        directory.putPodLabels(key, Map.of("controller-uid", "uid-a"));
+        directory.put(key, JobDirectory.Entry.of(key, new BatchJobKind(), job("a"), List.of(),
+                RecordFields.History.NONE)); // a later read: the labels recorded stay
         directory.putPodLabels(key, Map.of("controller-uid", "uid-a")); // an update that does not change them
         assertEquals(Optional.of(key), directory.jobOfPod("team-a", Map.of("app", "x", "controller-uid", "uid-a")));
         assertEquals(Optional.empty(), directory.jobOfPod("team-b", Map.of("controller-uid", "uid-a")));
