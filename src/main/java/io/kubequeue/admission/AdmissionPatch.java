@@ -76,6 +76,6 @@ final class AdmissionPatch {
 
     /** The uid the record is signed for: the decision's, else the job's as seen. */
     private static String uid(JobDirectory.Entry entry, Admission admission) {
-        return admission.uid() != null ? admission.uid() : entry.ref() == null ? null : entry.ref().getUid();
+        return admission.uid() != null ? admission.uid() : entry.uid();
     }
 }

@@ -164,7 +164,7 @@ public class Admitter {
             return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.REFUSED));
         }
         JobDirectory.Entry entry = seen.get();
-        if (decided.uid() != null && entry.ref().getUid() != null && !decided.uid().equals(entry.ref().getUid())) {
+        if (decided.uid() != null && entry.uid() != null && !decided.uid().equals(entry.uid())) {
             // deleted and created again since the decision: the decision was for an object that is gone
             return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.GONE));
         }

@@ -126,7 +126,7 @@ public class Evicter {
             return CompletableFuture.completedFuture(EvictionOutcome.REFUSED);
         }
         JobDirectory.Entry entry = seen.get();
-        if (eviction.uid() != null && entry.ref().getUid() != null && !eviction.uid().equals(entry.ref().getUid())) {
+        if (eviction.uid() != null && entry.uid() != null && !eviction.uid().equals(entry.uid())) {
             return CompletableFuture.completedFuture(EvictionOutcome.GONE); // deleted and created again since
         }
         if (entry.stopMark() == null) {
@@ -139,7 +139,7 @@ public class Evicter {
             core.podRan(key);
             return CompletableFuture.completedFuture(EvictionOutcome.REFUSED);
         }
-        String patch = EvictionPatch.of(entry.stopMark(), eviction, entry.ref().getUid(), signatures).toString();
+        String patch = EvictionPatch.of(entry.stopMark(), eviction, entry.uid(), signatures).toString();
         return requests.patch(entry.kind().type(), key, patch).handle((evicted, failure) -> {
             if (failure == null) {
                 return CompletableFuture.<EvictionOutcome>completedFuture(

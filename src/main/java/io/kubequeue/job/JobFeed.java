@@ -236,7 +236,9 @@ public class JobFeed {
         if (!enabled(kind.kind()) || !watches(job.getMetadata().getNamespace())) {
             return;
         }
-        JobKey key = new JobKey(kind.kind(), job.getMetadata().getNamespace(), job.getMetadata().getName());
+        // the key the directory holds, if it knows the job: the scheduler then keeps that one too
+        JobKey key = directory.known(new JobKey(kind.kind(), job.getMetadata().getNamespace(),
+                job.getMetadata().getName()));
         if (kind.finished(job)) {
             LOG.debugf("observed %s: finished", key);
             finish(key, job);
@@ -263,7 +265,7 @@ public class JobFeed {
                 return;
             }
         }
-        JobDirectory.Entry entry = JobDirectory.Entry.of(kind, job, marks, signed.trusted().history());
+        JobDirectory.Entry entry = JobDirectory.Entry.of(key, kind, job, marks, signed.trusted().history());
         EvictionMarks evictions = evictionMarks(key, job, phase, signed.trusted());
         Resources request;
         try {

@@ -272,7 +272,7 @@ public class JobPods {
     }
 
     private boolean ownedBy(Pod pod, JobKey key) {
-        String jobUid = directory.get(key).map(e -> e.ref().getUid()).orElse(null);
+        String jobUid = directory.get(key).map(JobDirectory.Entry::uid).orElse(null);
         if (jobUid == null || pod.getMetadata().getOwnerReferences() == null) {
             return true;
         }

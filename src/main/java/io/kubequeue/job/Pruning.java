@@ -213,6 +213,16 @@ public final class Pruning {
     }
 
     /**
+     * Whether {@code template} is the one shared instance of its pruned spec ({@link #podTemplate}): what an object
+     * holding it may be shared on (it reads whole, and hashing it cannot fail).
+     */
+    public static boolean isShared(PodTemplateSpec template) {
+        PodSpec spec = template.getSpec();
+        // shareable first: the hash of a spec with a quantity that cannot be read may throw
+        return spec != null && shareable(spec) && TEMPLATES.get(spec) == template;
+    }
+
+    /**
      * One instance per distinct pruned spec (bounded as the quantities are): the jobs of a cluster come from few
      * templates, and a pruned spec (the requests, limits, overhead and priority) is some 400 bytes of fabric8 objects
      * (issue 27: memory per pending job). A spec holding a null container or a quantity that cannot be read is kept

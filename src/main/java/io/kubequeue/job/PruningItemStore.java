@@ -36,15 +36,21 @@ public final class PruningItemStore<T extends HasMetadata> implements ItemStore<
 
     /**
      * @param prune builds the copy kept of an object; it must keep the name, namespace and resourceVersion, and
-     *              must not change the object it is given (the informer's handlers still read it)
+     *              must not change the object it is given (the informer's handlers still read it; the store only
+     *              swaps its name and namespace for equal, interned instances)
      */
     public PruningItemStore(UnaryOperator<T> prune) {
         this.prune = prune;
     }
 
+    /**
+     * {@code namespace/name}, as fabric8's default store, interned: fabric8 keeps the key of each object twice, here
+     * and in its namespace index, and takes it anew at each update; the index then holds the new instance and this
+     * store the first one (issue 27: two 72-byte strings per job). Interned, both hold one.
+     */
     @Override
     public String getKey(T obj) {
-        return Cache.metaNamespaceKeyFunc(obj);
+        return Cache.metaNamespaceKeyFunc(obj).intern();
     }
 
     /**
@@ -55,6 +61,7 @@ public final class PruningItemStore<T extends HasMetadata> implements ItemStore<
      */
     @Override
     public T put(String key, T obj) {
+        shareIdentity(obj);
         T copy;
         try {
             copy = prune.apply(obj);
@@ -66,6 +73,25 @@ public final class PruningItemStore<T extends HasMetadata> implements ItemStore<
             copy = obj;
         }
         return items.put(key, copy);
+    }
+
+    /**
+     * Puts the interned instances of the object's name and namespace in place of its own (equal strings: nothing
+     * reads differently). The store sees the object before its handlers do, and JOSDK's handler keeps, for each
+     * resource it is told of, an id with the name and namespace of the object as delivered: without this, each job's
+     * id holds a namespace string of its own (issue 27: 56 bytes per job). Only the first delivery's id is kept.
+     */
+    private static void shareIdentity(HasMetadata obj) {
+        var meta = obj.getMetadata();
+        if (meta == null) {
+            return;
+        }
+        if (meta.getNamespace() != null) {
+            meta.setNamespace(meta.getNamespace().intern());
+        }
+        if (meta.getName() != null) {
+            meta.setName(meta.getName().intern());
+        }
     }
 
     @Override

@@ -98,9 +98,12 @@ public record RecordFields(String group, String admittedAt, String evicted, Stri
         return annotations;
     }
 
-    /** The eviction histories of the set, which outlive an admission (they count evictions per hour). */
+    /**
+     * The eviction histories of the set, which outlive an admission (they count evictions per hour); none is the
+     * shared {@link History#NONE}.
+     */
     public History history() {
-        return new History(reclaimedAt, timedOutAt);
+        return reclaimedAt.isEmpty() && timedOutAt.isEmpty() ? History.NONE : new History(reclaimedAt, timedOutAt);
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.kubequeue.job;
 
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -21,8 +23,37 @@ public enum SuspendMark {
 
     private final String pointer;
 
+    /** Every list of up to two distinct marks, each one shared instance (see {@link #shared}). */
+    private static final Map<List<SuspendMark>, List<SuspendMark>> LISTS = lists();
+
     SuspendMark(String pointer) {
         this.pointer = pointer;
+    }
+
+    /**
+     * The one unmodifiable instance of a list of marks, in its order, for every list of up to two distinct marks (a
+     * kind gives at most two): a list is kept per managed job ({@link JobDirectory.Entry#marks}), and few distinct
+     * ones exist. Any other list is copied unmodifiable.
+     *
+     * @param marks the marks, not null, no null element
+     */
+    public static List<SuspendMark> shared(List<SuspendMark> marks) {
+        List<SuspendMark> known = LISTS.get(marks);
+        return known != null ? known : List.copyOf(marks);
+    }
+
+    private static Map<List<SuspendMark>, List<SuspendMark>> lists() {
+        Map<List<SuspendMark>, List<SuspendMark>> lists = new HashMap<>();
+        lists.put(List.of(), List.of());
+        for (SuspendMark first : values()) {
+            lists.put(List.of(first), List.of(first));
+            for (SuspendMark second : values()) {
+                if (second != first) {
+                    lists.put(List.of(first, second), List.of(first, second));
+                }
+            }
+        }
+        return Map.copyOf(lists);
     }
 
     /** Whether the job carries {@code scheduling.x-k8s.io/suspend: "true"}. */

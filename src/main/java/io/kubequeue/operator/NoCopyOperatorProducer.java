@@ -24,7 +24,9 @@ import io.quarkus.runtime.annotations.RegisterForProxy;
 
 /**
  * Builds the JOSDK {@link Operator} as QOSDK's own producer does (which is a default bean, there to be replaced),
- * with one difference: reconcilers get the informer's cached job itself, not a copy ({@link #NO_COPY}).
+ * with one difference: reconcilers get the informer's cached job itself, not a copy ({@link #NO_COPY}). Besides, a
+ * controller whose rate limiting is off gets {@link UnlimitedRate}, one rate state for all its resources, and none
+ * has a max reconciliation interval ({@link WithoutTimedReconciliation}).
  *
  * <p>Why: JOSDK copies every resource before it calls the reconciler, so that a reconciler that edits it cannot
  * corrupt the cache. Its default copy is a JSON write and re-read of the whole object; at 15,000 jobs that was 12 %
@@ -117,7 +119,7 @@ public class NoCopyOperatorProducer {
         var updated = override.build();
         var configured = new WithoutTimedReconciliation(updated.getInformerConfig(), updated.getName(),
                 updated.isGenerationAware(), conf.getAssociatedReconcilerClassName(), updated.getRetry(),
-                updated.getRateLimiter(), updated.getFinalizerName(), updated.fieldManager(),
+                UnlimitedRate.orShared(updated.getRateLimiter()), updated.getFinalizerName(), updated.fieldManager(),
                 conf.getWorkflow(), conf.getResourceTypeName(), conf.getResourceClass());
         configured.setParent(parent);
         operator.register(reconciler, configured);

@@ -360,6 +360,20 @@ public class StartupRecovery implements HealthCheck {
     }
 
     /**
+     * The job as its informer caches it ({@link JobKind#pruned}), which reads the same: what the scheduler and the job
+     * directory keep of this read (its uid, resourceVersion, reference) is then the interned strings the cache and
+     * every later read share, not this list's own (issue 27: memory per pending job). A job the pruning fails on is
+     * fed whole, as the cache keeps it ({@link io.kubequeue.job.PruningItemStore}).
+     */
+    static <R extends HasMetadata> R asCached(JobKind<R> kind, R job) {
+        try {
+            return kind.pruned(job);
+        } catch (RuntimeException e) {
+            return job;
+        }
+    }
+
+    /**
      * Feeds every job of one kind, listed in pages of {@value JobReconciler#LIST_PAGE}; a failure lists the kind again
      * from the start. A kind the API server does not serve (404: its CRD is not installed) has no
      * admitted jobs to recover and is skipped with one log line; any other failure is retried, then fails
@@ -380,7 +394,8 @@ public class StartupRecovery implements HealthCheck {
                     KubernetesResourceList<R> page = client.resources(kind.type()).inAnyNamespace().list(
                             new ListOptionsBuilder().withLimit(JobReconciler.LIST_PAGE).withContinue(next).build());
                     for (R job : page.getItems()) {
-                        if (feed.observeOrReport(kind, job)) { // a job that cannot be read is skipped, and reported
+                        // a job that cannot be read is skipped, and reported
+                        if (feed.observeOrReport(kind, asCached(kind, job))) {
                             n++;
                         } else {
                             skipped++;

@@ -3,7 +3,10 @@ package io.kubequeue.job;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
@@ -11,8 +14,9 @@ import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.kubequeue.job.batch.BatchJobKind;
+import io.kubequeue.scheduler.JobKey;
 
-/** What a directory entry keeps of a job's reference (issue 27: memory per pending job). */
+/** What a directory entry keeps of a job (issue 27: memory per pending job), and how pods are traced to jobs. */
 class JobDirectoryTest {
 
     private static Job job(String name) {
@@ -29,5 +33,77 @@ class JobDirectoryTest {
         assertEquals(0, first.getAdditionalProperties().size());
         assertEquals(List.of("batch/v1", "Job", "team-a", "b", "uid-b"), List.of(second.getApiVersion(),
                 second.getKind(), second.getNamespace(), second.getName(), second.getUid()));
+    }
+
+    /** An entry holds the job's own strings, not a reference object of its own, and refers to the job as before. */
+    @Test
+    void anEntryKeepsTheJobsIdentityAsItsStrings() {
+        Job job = job("c");
+        JobDirectory.Entry entry = JobDirectory.Entry.of(new BatchJobKind(), job, List.of());
+        assertSame(job.getMetadata().getUid(), entry.uid());
+        assertSame(job.getMetadata().getName(), entry.name());
+        assertSame(job.getMetadata().getNamespace(), entry.namespace());
+        ObjectReference ref = entry.ref();
+        assertEquals(List.of("batch/v1", "Job", "team-a", "c", "uid-c"), List.of(ref.getApiVersion(), ref.getKind(),
+                ref.getNamespace(), ref.getName(), ref.getUid()));
+        ObjectReference given = new ObjectReference("batch/v1", null, "Job", "d", "team-a", null, "uid-d");
+        JobDirectory.Entry fromRef = new JobDirectory.Entry(null, given, List.of(), false, "1");
+        assertEquals(given, fromRef.ref());
+        assertEquals("uid-d", fromRef.uid());
+    }
+
+    /** Marks and histories repeat from job to job: entries share one instance of each. */
+    @Test
+    void entriesShareTheirMarksAndAnEmptyHistory() {
+        List<SuspendMark> marks = new ArrayList<>(List.of(SuspendMark.ANNOTATION, SuspendMark.SPEC_SUSPEND));
+        JobDirectory.Entry first = JobDirectory.Entry.of(new BatchJobKind(), job("a"), marks,
+                new RecordFields.History("", ""));
+        JobDirectory.Entry second = JobDirectory.Entry.of(new BatchJobKind(), job("b"),
+                new ArrayList<>(List.of(SuspendMark.ANNOTATION, SuspendMark.SPEC_SUSPEND)),
+                RecordFields.NONE.history());
+        assertSame(first.marks(), second.marks());
+        assertEquals(List.of(SuspendMark.ANNOTATION, SuspendMark.SPEC_SUSPEND), first.marks(), "in their order");
+        assertEquals(List.of(SuspendMark.SPEC_SUSPEND, SuspendMark.ANNOTATION),
+                SuspendMark.shared(List.of(SuspendMark.SPEC_SUSPEND, SuspendMark.ANNOTATION)));
+        assertSame(first.withMarks(new ArrayList<>()).marks(), second.withMarks(List.of()).marks());
+        assertSame(RecordFields.History.NONE, first.history());
+        assertSame(RecordFields.History.NONE, second.history());
+        RecordFields.History reclaimed = new RecordFields.History("2026-01-01T00:10:00Z", "");
+        assertSame(reclaimed, JobDirectory.Entry.of(new BatchJobKind(), job("c"), marks, reclaimed).history());
+    }
+
+    @Test
+    void theDirectoryHandsBackTheKeyItHolds() {
+        JobDirectory directory = new JobDirectory();
+        JobKey first = new JobKey("Job", "team-a", "a");
+        JobKey again = new JobKey("Job", "team-a", "a");
+        assertSame(again, directory.known(again), "an unknown job: the key given");
+        directory.put(first, JobDirectory.Entry.of(first, new BatchJobKind(), job("a"), List.of(),
+                RecordFields.History.NONE));
+        assertSame(first, directory.known(again));
+        assertEquals(first, JobDirectory.Entry.of(new BatchJobKind(), job("a"), List.of()).key());
+    }
+
+    @Test
+    void aPodIsTracedToItsJobByItsLabelsAsLongAsTheJobCarriesThem() {
+        JobDirectory directory = new JobDirectory();
+        JobKey key = new JobKey("Job", "team-a", "a");
+        directory.putPodLabels(key, Map.of("controller-uid", "uid-a"));
+        assertEquals(Optional.empty(), directory.jobOfPod("team-a", Map.of("controller-uid", "uid-a")),
+                "a job the directory holds no entry for");
+        directory.put(key, JobDirectory.Entry.of(key, new BatchJobKind(), job("a"), List.of(),
+                RecordFields.History.NONE));
+        directory.putPodLabels(key, Map.of("controller-uid", "uid-a"));
+        directory.put(key, JobDirectory.Entry.of(key, new BatchJobKind(), job("a"), List.of(),
+                RecordFields.History.NONE)); // a later read: the labels recorded stay
+        directory.putPodLabels(key, Map.of("controller-uid", "uid-a")); // an update that does not change them
+        assertEquals(Optional.of(key), directory.jobOfPod("team-a", Map.of("app", "x", "controller-uid", "uid-a")));
+        assertEquals(Optional.empty(), directory.jobOfPod("team-b", Map.of("controller-uid", "uid-a")));
+        assertEquals(Optional.empty(), directory.jobOfPod("team-a", Map.of("controller-uid", "uid-b")));
+        directory.putPodLabels(key, Map.of("controller-uid", "uid-a2")); // re-created: another uid
+        assertEquals(Optional.empty(), directory.jobOfPod("team-a", Map.of("controller-uid", "uid-a")));
+        assertEquals(Optional.of(key), directory.jobOfPod("team-a", Map.of("controller-uid", "uid-a2")));
+        directory.remove(key);
+        assertEquals(Optional.empty(), directory.jobOfPod("team-a", Map.of("controller-uid", "uid-a2")));
     }
 }

@@ -3,6 +3,7 @@ package io.kubequeue.job;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Clock;
@@ -104,6 +105,20 @@ class JobFeedTest {
         job.getMetadata().setAnnotations(TrustedRecords.signed(job.getMetadata().getUid(),
                 Map.of(Annotations.QUOTA_GROUP, record.group(), Annotations.ADMITTED_AT, record.admittedAt())));
         return job;
+    }
+
+    /**
+     * Each read of a job makes its key anew; the scheduler is handed the one the directory holds, so one key per job
+     * is kept, not one per read (issue 27).
+     */
+    @Test
+    void everyObservationOfAJobCarriesTheKeyTheDirectoryHolds() {
+        feed.observe(kind, job("1"));
+        feed.observe(kind, job("2"));
+        assertEquals(2, observed.size());
+        assertSame(observed.get(0).key(), observed.get(1).key());
+        assertSame(observed.get(0).key(), directory.get(KEY).orElseThrow().key());
+        assertEquals("2", directory.get(KEY).orElseThrow().resourceVersion());
     }
 
     @Test

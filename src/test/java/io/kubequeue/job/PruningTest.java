@@ -2,6 +2,7 @@ package io.kubequeue.job;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -571,6 +572,27 @@ class PruningTest {
     }
 
     /**
+     * Each read of a job is a new parse with strings of its own: the store's key and the delivered object's name and
+     * namespace are the one interned instance whatever read delivered them (fabric8's namespace index keeps the key of
+     * each update, the store the first: issue 27), and the object reads the same.
+     */
+    @Test
+    void theKeyAndTheDeliveredIdentityAreOneInstancePerJob() {
+        PruningItemStore<Job> store = new PruningItemStore<>(new BatchJobKind()::pruned);
+        Job first = (Job) Parse.resource("/jobs/realistic-suspended-job.yaml").get(0);
+        Job second = (Job) Parse.resource("/jobs/realistic-suspended-job.yaml").get(0);
+        String before = JSON.asJson(second);
+        assertNotSame(first.getMetadata().getNamespace(), second.getMetadata().getNamespace(), "two parses");
+        assertSame(store.getKey(first), store.getKey(second));
+        store.put(store.getKey(first), first);
+        store.put(store.getKey(second), second);
+        assertSame(first.getMetadata().getNamespace(), second.getMetadata().getNamespace());
+        assertSame(first.getMetadata().getName(), second.getMetadata().getName());
+        assertSame("team-a".intern(), second.getMetadata().getNamespace());
+        assertEquals(before, JSON.asJson(second), "the delivered object reads the same");
+    }
+
+    /**
      * Why a controller that watches several namespaces keeps fabric8's stores: JOSDK gives its one configured store to
      * each namespace's informer, and an informer's (re-)list removes from its store, as deleted, whatever that list
      * does not show, the other namespace's jobs included.
@@ -645,6 +667,31 @@ class PruningTest {
         assertEquals("41", second.getMetadata().getResourceVersion());
     }
 
+    /**
+     * A finished Job's copy stays cached while the Job exists: jobs that finished alike share their kept conditions,
+     * and jobs started in the same second their start time (issue 27: memory per job), and read as before.
+     */
+    @Test
+    void finishedJobsShareTheirConditionsAndStartTime() {
+        Supplier<Job> finished = () -> new JobBuilder().withNewMetadata().withName("done").withNamespace("team-a")
+                .endMetadata().withNewSpec().endSpec().withNewStatus()
+                .withStartTime(new String("2026-12-02T03:25:10Z".toCharArray())).withSucceeded(1)
+                .addNewCondition().withType("SuccessCriteriaMet").withStatus("True").endCondition()
+                .addNewCondition().withType(new String("Complete".toCharArray()))
+                .withStatus(new String("True".toCharArray()))
+                .withLastTransitionTime(new String("2026-12-02T03:26:00Z".toCharArray())).endCondition()
+                .endStatus().build();
+        BatchJobKind kind = new BatchJobKind();
+        Job first = kind.pruned(finished.get());
+        Job second = kind.pruned(finished.get());
+        assertSame(first.getStatus().getConditions(), second.getStatus().getConditions());
+        assertSame(first.getStatus().getStartTime(), second.getStatus().getStartTime());
+        assertEquals("2026-12-02T03:25:10Z", second.getStatus().getStartTime());
+        assertEquals(1, second.getStatus().getConditions().size());
+        assertTrue(kind.finished(second));
+        assertTrue(kind.started(second));
+    }
+
     /** A Job of one container asking for {@code cpu}, with a template label of its own (not kept). */
     private static Job jobAsking(String name, String cpu) {
         return new JobBuilder().withNewMetadata().withName(name).withNamespace("team-a").endMetadata()
@@ -665,9 +712,17 @@ class PruningTest {
         assertFalse(first.getSpec().getTemplate() == other.getSpec().getTemplate());
         assertEquals("2500m", other.getSpec().getTemplate().getSpec().getContainers().get(0).getResources()
                 .getRequests().get("cpu").toString());
-        // the jobs' own parts stay their own
-        assertFalse(first.getSpec() == second.getSpec());
+        // so is the spec of jobs of one template and size (issue 27); the jobs' own parts stay their own
+        assertSame(first.getSpec(), second.getSpec());
+        assertFalse(first.getSpec() == other.getSpec());
+        assertFalse(first.getMetadata() == second.getMetadata());
         assertEquals("train-b", second.getMetadata().getName());
+        Job larger = jobAsking("train-d", "1500m");
+        larger.getSpec().setParallelism(3);
+        Job largerCopy = new BatchJobKind().pruned(larger);
+        assertFalse(first.getSpec() == largerCopy.getSpec(), "another size");
+        assertEquals(3, largerCopy.getSpec().getParallelism());
+        assertSame(first.getSpec().getTemplate(), largerCopy.getSpec().getTemplate());
     }
 
     @Test
@@ -675,6 +730,7 @@ class PruningTest {
         Job first = new BatchJobKind().pruned(jobAsking("bad-a", "lots"));
         Job second = new BatchJobKind().pruned(jobAsking("bad-b", "lots"));
         assertFalse(first.getSpec().getTemplate().getSpec() == second.getSpec().getTemplate().getSpec());
+        assertFalse(first.getSpec() == second.getSpec(), "nor is the job's spec that holds it");
         assertEquals("lots", second.getSpec().getTemplate().getSpec().getContainers().get(0).getResources()
                 .getRequests().get("cpu").toString());
     }

@@ -7,9 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import jakarta.inject.Inject;
 
@@ -82,6 +85,41 @@ class InformerCacheTest extends SeedTreeFixture {
             assertEquals(java.util.Optional.empty(), controller.getConfiguration().maxReconciliationInterval(),
                     controller.getConfiguration().getName());
         }
+    }
+
+    /**
+     * No job controller keeps a rate state per job: rate limiting is off (no {@code @RateLimited}), and JOSDK's default
+     * limiter would still give each job a {@code RateState} with its own time, some 100 bytes per job (issue 27).
+     */
+    @Test
+    void everyJobSharesOneRateStateAndNothingIsRateLimited() throws Exception {
+        for (RegisteredController<?> controller : operator.getRuntimeInfo().getRegisteredControllers()) {
+            assertSame(UnlimitedRate.LIMITER, controller.getConfiguration().getRateLimiter(),
+                    controller.getConfiguration().getName());
+        }
+        applied("rated-a", false);
+        applied("rated-b", false);
+        await().atMost(Duration.ofSeconds(10)).until(() -> rateState("rated-a") != null && rateState("rated-b") != null);
+        assertSame(UnlimitedRate.STATE, rateState("rated-a"));
+        assertSame(UnlimitedRate.STATE, rateState("rated-b"));
+    }
+
+    /** The rate state JOSDK keeps for a Job it reconciled (JOSDK's internals: read by reflection); null if none. */
+    private Object rateState(String name) throws Exception {
+        Controller<?> controller = (Controller<?>) operator.getRuntimeInfo().getRegisteredController("job");
+        Object processor = controller.getEventProcessor();
+        Field states = processor.getClass().getDeclaredField("resourceStateManager");
+        states.setAccessible(true);
+        Object manager = states.get(processor);
+        Method get = manager.getClass().getMethod("get", ResourceID.class);
+        get.setAccessible(true);
+        Optional<?> state = (Optional<?>) get.invoke(manager, new ResourceID(name, "default"));
+        if (state.isEmpty()) {
+            return null;
+        }
+        Method rateLimit = state.get().getClass().getMethod("getRateLimit");
+        rateLimit.setAccessible(true);
+        return rateLimit.invoke(state.get());
     }
 
     @Test

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
 import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatus;
+import io.kubequeue.collections.BoundedInterner;
 import io.kubequeue.job.CountsActivePods;
 import io.kubequeue.job.InvalidJobException;
 import io.kubequeue.job.JobKind;
@@ -31,6 +32,14 @@ import io.kubequeue.scheduler.Resources;
  */
 @Singleton
 public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job>, CountsActivePods<Job> {
+
+    /** The kept conditions of every copy, shared: types and statuses of two conditions make few distinct lists. */
+    private static final BoundedInterner<List<JobCondition>> CONDITIONS = new BoundedInterner<>(256);
+    /**
+     * The kept specs, shared: jobs of one template and size have the same one (issue 27: an 80-byte JobSpec per
+     * pending job). Bounded as the shared templates are.
+     */
+    private static final BoundedInterner<JobSpec> SPECS = new BoundedInterner<>(4096);
 
     /**
      * {@code status.active} or {@code status.terminating} above 0. The Job controller stops counting a pod active once
@@ -154,7 +163,8 @@ public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job>, Coun
     /**
      * Keeps {@code spec.suspend}, {@code parallelism}, {@code completions}, the pod template's requests and priority
      * ({@link Pruning#podSpec}), {@code status.startTime}, {@code status.active} and {@code status.terminating}, and
-     * the type and status of conditions {@code Complete} and {@code Failed}.
+     * the type and status of conditions {@code Complete} and {@code Failed}: one shared list of them per distinct
+     * list (a finished job's copy stays cached as long as the job exists: issue 27, some 100 bytes per finished job).
      */
     @Override
     public Job pruned(Job job) {
@@ -171,7 +181,9 @@ public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job>, Coun
             kept.setParallelism(spec.getParallelism());
             kept.setCompletions(spec.getCompletions());
             kept.setTemplate(Pruning.podTemplate(spec.getTemplate())); // shared by jobs of the same template
-            copy.setSpec(kept);
+            // and so is the spec, the template shared (else its hash may throw on a bad quantity)
+            copy.setSpec(kept.getTemplate() == null || Pruning.isShared(kept.getTemplate()) ? SPECS.intern(kept)
+                    : kept);
         }
         JobStatus status = job.getStatus();
         if (status != null) {
@@ -191,10 +203,11 @@ public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job>, Coun
                     || status.getTerminating() != null) {
                 JobStatus kept = new JobStatus();
                 kept.setAdditionalProperties(null);
-                kept.setStartTime(status.getStartTime());
+                // jobs started in the same second share it (interned as the creation time is: Pruning)
+                kept.setStartTime(status.getStartTime() == null ? null : status.getStartTime().intern());
                 kept.setActive(status.getActive());
                 kept.setTerminating(status.getTerminating());
-                kept.setConditions(conditions.isEmpty() ? null : conditions);
+                kept.setConditions(conditions.isEmpty() ? null : CONDITIONS.intern(List.copyOf(conditions)));
                 copy.setStatus(kept);
             }
         }
