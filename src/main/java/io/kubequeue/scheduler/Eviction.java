@@ -18,8 +18,9 @@ import java.util.Objects;
  * @param preemptorGroup for {@link Reason#RECLAIM}: the quota group that reclaims its min; null for a timeout
  * @param request    the victim's charge that is released once it is seen suspended (millicores, bytes, counts)
  * @param at         when it was decided
- * @param history    the job's evictions in the hour up to {@code at}, this one included: to write on the job, so a
- *                   restarted kube-queue still counts them ({@link EvictionMarks})
+ * @param history    the job's evictions in the hour up to {@code at}, this one included (at {@code at}, or at when it
+ *                   is written: {@link #writtenAt}): to write on the job, so a restarted kube-queue still counts them
+ *                   ({@link EvictionMarks})
  */
 public record Eviction(JobKey key, String uid, AdmissionRecord record, Reason reason, JobKey preemptor,
                        String preemptorGroup, Resources request, Instant at, EvictionMarks history) {
@@ -40,6 +41,27 @@ public record Eviction(JobKey key, String uid, AdmissionRecord record, Reason re
         if (reason == Reason.RECLAIM && preemptor == null) {
             throw new IllegalArgumentException("a reclaim names its preemptor");
         }
+    }
+
+    /**
+     * The same decision as written at {@code when}: its history holds {@code when} for this eviction instead of the
+     * time it was decided (never an earlier one). The job is a victim from when it is suspended, and the limits per
+     * hour count from then: a write that waited (a backlog of evictions, a slow API server) stamped with the decision
+     * would leave the hour early (ReclaimPropertiesTest, seed 3227737241594834361). The admission side writes this
+     * one and tells the same time back ({@link EvictionOutcome.Applied#writtenAt}).
+     */
+    public Eviction writtenAt(Instant when) {
+        List<Instant> mine = times(reason);
+        int last = mine.size() - 1;
+        if (when == null || !when.isAfter(at) || last < 0 || !mine.get(last).equals(at)) {
+            return this;
+        }
+        List<Instant> moved = new java.util.ArrayList<>(mine);
+        moved.set(last, when); // still oldest first: this one was the latest
+        EvictionMarks written = reason == Reason.RECLAIM
+                ? new EvictionMarks(history.reason(), history.preemptor(), moved, history.timedOutAt())
+                : new EvictionMarks(history.reason(), history.preemptor(), history.reclaimedAt(), moved);
+        return new Eviction(key, uid, record, reason, preemptor, preemptorGroup, request, at, written);
     }
 
     /** The times of this job's evictions for that reason in the hour up to {@link #at}. */

@@ -21,8 +21,17 @@ public sealed interface EvictionOutcome {
     /** Outcome unknown. */
     EvictionOutcome UNKNOWN = new Unknown();
 
-    /** @param resourceVersion the {@code metadata.resourceVersion} the write produced (or read back) */
-    record Applied(String resourceVersion) implements EvictionOutcome {
+    /**
+     * @param resourceVersion the {@code metadata.resourceVersion} the write produced (or read back)
+     * @param writtenAt       the time the write stamped on the eviction's history ({@link Eviction#writtenAt}); null:
+     *                        the time it was decided (the history written as decided)
+     */
+    record Applied(String resourceVersion, java.time.Instant writtenAt) implements EvictionOutcome {
+
+        /** Written with the history as decided. */
+        public Applied(String resourceVersion) {
+            this(resourceVersion, null);
+        }
     }
 
     /** See {@link #REFUSED}. */

@@ -251,7 +251,9 @@ final class Evictions implements QuotaLedger.ChargeListener {
             return;
         }
         if (outcome instanceof EvictionOutcome.Applied applied) {
-            // the job is suspended; it is released when the informer shows it so (queued), not before
+            // the job is suspended; it is released when the informer shows it so (queued), not before. Its history is
+            // what the write put on the job: this eviction at when it was written, not when it was decided
+            entry.evicting(entry.evicting().writtenAt(applied.writtenAt()));
             entry.marks(entry.evicting().history());
             entry.evictionAppliedVersion(applied.resourceVersion());
             entry.evictionUnconfirmed(false);
@@ -287,8 +289,12 @@ final class Evictions implements QuotaLedger.ChargeListener {
         entry.evictionAppliedVersion(null);
         entry.evictionUnconfirmed(false);
         Instant now = clock.instant();
-        // what this scheduler saw and what the job carries (another replica's evictions, a restart), together
-        EvictionMarks marks = (eviction != null ? eviction.history() : entry.marks()).union(carried, now);
+        // what this scheduler saw and what the job carries (another replica's evictions, a restart), together; a copy
+        // that carries this very eviction (seen before the write's answer) tells the time it was written: the
+        // decision's own time would count it twice
+        boolean carriesIt = eviction != null && carried.reason() == eviction.reason()
+                && eviction.record().equals(entry.job.record());
+        EvictionMarks marks = (eviction != null && !carriesIt ? eviction.history() : entry.marks()).union(carried, now);
         entry.marks(marks);
         Eviction.Reason reason = eviction != null ? eviction.reason() : carried.reason();
         if (reason == Eviction.Reason.TIMEOUT && entry.state == Scheduler.State.ACTIVE && !marks.timedOutAt().isEmpty()) {

@@ -73,12 +73,17 @@ final class EvictionScenario {
         return result;
     }
 
-    /** The eviction is written and the informer shows the job suspended again, with the marks written. */
-    void applyAndSee(Eviction e) {
+    /**
+     * The eviction is written now (stamped with the time it is written, as the admission side writes it) and the
+     * informer shows the job suspended again, with the marks written.
+     */
+    void applyAndSee(Eviction decided) {
+        Eviction e = decided.writtenAt(clock.instant());
         JobObservation o = cluster.get(e.key());
         JobObservation suspended = copy(o, JobObservation.Phase.QUEUED, o.record(), e.history());
         cluster.put(e.key(), suspended);
-        scheduler.settleEviction(e.key(), e.record(), new EvictionOutcome.Applied(suspended.resourceVersion()));
+        scheduler.settleEviction(e.key(), e.record(),
+                new EvictionOutcome.Applied(suspended.resourceVersion(), clock.instant()));
         scheduler.observe(suspended);
     }
 

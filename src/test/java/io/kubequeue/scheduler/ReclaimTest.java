@@ -381,6 +381,78 @@ class ReclaimTest {
         assertEquals(1, cycle().evictions().size(), "an hour later they may be victims again");
     }
 
+    /**
+     * ReclaimPropertiesTest, seed 3227737241594834361: an eviction written long after it was decided (a backlog of
+     * evictions, a slow API server) made its job a victim from when it was written, but was counted from when it was
+     * decided; so the hour ended early and the job became a victim again within the hour it was suspended in.
+     */
+    @Test
+    void aVictimCountsFromWhenItsEvictionWasWrittenNotFromWhenItWasDecided() {
+        victimOfAnEvictionWrittenLateIsNotAVictimAgainWithinTheHour(false);
+    }
+
+    /** The same across a restart: the time the job carries is the one written. */
+    @Test
+    void aVictimCountsFromWhenItsEvictionWasWrittenAfterARestartToo() {
+        victimOfAnEvictionWrittenLateIsNotAVictimAgainWithinTheHour(true);
+    }
+
+    /** A job seen suspended before the write's answer counts that eviction once: at the time written on it. */
+    @Test
+    void anEvictionSeenBeforeItsAnswerIsCountedOnce() {
+        newScheduler(2);
+        submit("b", "b1", 2000, 0, true);
+        submit("b", "b2", 2000, 0, true);
+        cycle();
+        submit("a", "a1", 2000, 0, true);
+        Eviction first = cycle().evictions().get(0);
+        clock.advance(Duration.ofMinutes(5));
+        Eviction written = first.writtenAt(clock.instant());
+        JobObservation o = cluster.get(first.key());
+        JobObservation suspended = it.copy(o, JobObservation.Phase.QUEUED, o.record(), written.history());
+        cluster.put(first.key(), suspended);
+        scheduler.observe(suspended); // the informer first
+        scheduler.settleEviction(first.key(), first.record(),
+                new EvictionOutcome.Applied(suspended.resourceVersion(), clock.instant()));
+        cycle(); // a1 admitted
+        it.finish("a", "a1");
+        clock.advance(Duration.ofSeconds(30));
+        cycle();
+        assertEquals(Scheduler.State.ADMITTED, state(first.key().namespace(), first.key().name()));
+        submit("a", "a2", 2000, 0, true);
+        List<Eviction> second = cycle().evictions();
+        assertEquals(List.of(first.key()), second.stream().map(Eviction::key).toList(),
+                "a victim once this hour (K = 2), and the most recently admitted: it goes first again");
+        assertEquals(List.of(written.history().reclaimedAt().get(0), clock.instant()),
+                second.get(0).history().reclaimedAt(), "its history: the first eviction once, as written");
+    }
+
+    private void victimOfAnEvictionWrittenLateIsNotAVictimAgainWithinTheHour(boolean restart) {
+        newScheduler(1);
+        submit("b", "b1", 2000, 0, true);
+        submit("b", "b2", 2000, 0, true);
+        cycle();
+        submit("a", "a1", 2000, 0, true);
+        Eviction first = cycle().evictions().get(0);
+        clock.advance(Duration.ofMinutes(50)); // decided now, written 50 minutes later
+        applyAndSee(first);
+        cycle(); // a1 admitted
+        if (restart) {
+            newScheduler(1);
+            cluster.values().forEach(scheduler::observe);
+        }
+        it.finish("a", "a1");
+        clock.advance(Duration.ofSeconds(30)); // past the victim's backoff
+        cycle();
+        assertEquals(Scheduler.State.ADMITTED, state(first.key().namespace(), first.key().name()));
+        clock.advance(Duration.ofMinutes(15)); // 65.5 min after the decision, 15.5 after the job was suspended
+        submit("a", "a2", 2000, 0, true);
+        List<Eviction> second = cycle().evictions();
+        assertEquals(1, second.size());
+        assertTrue(!second.get(0).key().equals(first.key()),
+                "the first victim was suspended 15 minutes ago: it was a victim once in this hour already");
+    }
+
     @Test
     void afterARestartTheSuspendedVictimsPreemptorIsAdmittedFirst() {
         submit("b", "b1", 2000, 0, true);
