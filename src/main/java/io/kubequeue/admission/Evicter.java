@@ -115,6 +115,8 @@ public class Evicter {
      * thread, and never exceptionally. The scheduler is told nothing here (pass the result to {@link #report}),
      * except {@link Scheduler#podRan} for a timeout whose job runs a pod.
      *
+     * @param eviction the decision, as it is written: its history holds the time of this write if the sender stamped
+     *                 it ({@link Eviction#writtenAt}), and an applied outcome carries that time
      * @return {@link EvictionOutcome.Applied} with the resourceVersion the write produced (or read back),
      *         {@link EvictionOutcome#REFUSED}, {@link EvictionOutcome#GONE} or {@link EvictionOutcome#UNKNOWN}
      */
@@ -143,7 +145,7 @@ public class Evicter {
         return requests.patch(entry.kind().type(), key, patch).handle((evicted, failure) -> {
             if (failure == null) {
                 return CompletableFuture.<EvictionOutcome>completedFuture(
-                        new EvictionOutcome.Applied(evicted.getMetadata().getResourceVersion()));
+                        new EvictionOutcome.Applied(evicted.getMetadata().getResourceVersion(), eviction.written()));
             }
             int code = failure instanceof KubernetesClientException e ? e.getCode() : 0;
             if (code == 404) {
@@ -266,7 +268,7 @@ public class Evicter {
         boolean ours = eviction.record().admittedAt().equals(annotations.get(Annotations.ADMITTED_AT));
         if (kind.held(job) && ours
                 && EvictionAnnotations.reason(eviction.reason()).equals(annotations.get(Annotations.EVICTED))) {
-            return new EvictionOutcome.Applied(job.getMetadata().getResourceVersion());
+            return new EvictionOutcome.Applied(job.getMetadata().getResourceVersion(), eviction.written());
         }
         return EvictionOutcome.REFUSED;
     }

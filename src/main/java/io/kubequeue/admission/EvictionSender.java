@@ -1,5 +1,6 @@
 package io.kubequeue.admission;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -38,6 +39,7 @@ final class EvictionSender {
     private final BooleanSupplier open;
     private final Runnable settledOne;
     private final Consumer<Consumer<AdmissionLoop.Listener>> tell;
+    private final Clock clock;
 
     /**
      * @param evicter    writes and reports each eviction
@@ -46,10 +48,14 @@ final class EvictionSender {
      * @param reports    the one thread answers are reported on (never an HTTP client thread)
      * @param open       whether the loop still admits (leads); checked right before each eviction is sent
      * @param settledOne asks for a cycle
+     * @param clock      stamps each eviction with the time it is sent ({@link Eviction#writtenAt}): the scheduler's
+     *                   clock
      * @param tell       tells the loop's listener (metrics), which must never fail the caller
      */
     EvictionSender(Evicter evicter, int inFlight, ScheduledExecutorService timers, Executor reports,
-                   BooleanSupplier open, Runnable settledOne, Consumer<Consumer<AdmissionLoop.Listener>> tell) {
+                   BooleanSupplier open, Runnable settledOne, Clock clock,
+                   Consumer<Consumer<AdmissionLoop.Listener>> tell) {
+        this.clock = clock;
         this.evicter = evicter;
         this.pipeline = new AdmissionPipeline<>(inFlight, eviction -> eviction.record().group(), this::sendOne);
         this.timers = timers;
@@ -89,12 +95,17 @@ final class EvictionSender {
         pipeline.awaitIdle(wait);
     }
 
-    /** Sends one eviction (called by the pipeline); the stage completes once its answer is reported. Never throws. */
-    private CompletionStage<?> sendOne(Eviction eviction) {
+    /**
+     * Sends one eviction (called by the pipeline); the stage completes once its answer is reported. Never throws.
+     * The eviction is stamped with the time it is sent: a victim counts from its suspension, not from a decision that
+     * waited behind others on the wire, and the job, the report and any re-read carry that one time.
+     */
+    private CompletionStage<?> sendOne(Eviction decided) {
         if (!open.getAsBoolean()) {
-            evicter.report(eviction, EvictionOutcome.REFUSED); // leadership lost since the decision
+            evicter.report(decided, EvictionOutcome.REFUSED); // leadership lost since the decision
             return CompletableFuture.completedFuture(null);
         }
+        Eviction eviction = decided.writtenAt(clock.instant());
         try {
             return evicter.evict(eviction).thenAcceptAsync(outcome -> finish(eviction, outcome, 1), reports)
                     .exceptionally(e -> {

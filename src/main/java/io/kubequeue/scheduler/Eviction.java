@@ -64,6 +64,16 @@ public record Eviction(JobKey key, String uid, AdmissionRecord record, Reason re
         return new Eviction(key, uid, record, reason, preemptor, preemptorGroup, request, at, written);
     }
 
+    /**
+     * When this eviction was written, as {@link #writtenAt} stamped it on its history; null while the history holds
+     * the decision's time (not stamped, or written no later than decided).
+     */
+    public Instant written() {
+        List<Instant> mine = times(reason);
+        Instant last = mine.isEmpty() ? null : mine.get(mine.size() - 1);
+        return last != null && last.isAfter(at) ? last : null;
+    }
+
     /** The times of this job's evictions for that reason in the hour up to {@link #at}. */
     public List<Instant> times(Reason which) {
         return which == Reason.RECLAIM ? history.reclaimedAt() : history.timedOutAt();

@@ -64,6 +64,8 @@ class EvictionSenderTest {
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
     private final ExecutorService reports = Executors.newSingleThreadExecutor();
     private volatile boolean open = true;
+    /** When the sender writes: the decision's time unless a test moves it (a backlog, a slow server). */
+    private volatile Instant writeTime = AT;
     private EvictionSender sender;
 
     @BeforeEach
@@ -84,7 +86,23 @@ class EvictionSenderTest {
             public void podRan(JobKey key) {
             }
         }, directory, events, TrustedRecords.signatures());
-        sender = new EvictionSender(evicter, 1, timers, reports, () -> open, cyclesAsked::incrementAndGet,
+        java.time.Clock clock = new java.time.Clock() {
+            @Override
+            public java.time.ZoneId getZone() {
+                return java.time.ZoneOffset.UTC;
+            }
+
+            @Override
+            public java.time.Clock withZone(java.time.ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public Instant instant() {
+                return writeTime;
+            }
+        };
+        sender = new EvictionSender(evicter, 1, timers, reports, () -> open, cyclesAsked::incrementAndGet, clock,
                 call -> call.accept(new AdmissionLoop.Listener() {
                     @Override
                     public void cycle(CycleResult result, long durationNanos) {
@@ -209,5 +227,47 @@ class EvictionSenderTest {
         assertEquals(2, requests.gets().size(), "read back, then read again after a backoff");
         assertEquals(1, requests.patches().size(), "never written twice");
         assertEquals(List.of(key("a")), toldEvicted.stream().map(Eviction::key).toList());
+    }
+
+    /**
+     * An eviction written an hour after it was decided (a backlog of writes, a slow API server) is a victim from when
+     * it is written: the patch puts the write's time in the job's history, and the scheduler is told the same time,
+     * so the limit per hour counts from the suspension (ReclaimPropertiesTest, seed 3227737241594834361).
+     */
+    @Test
+    void anEvictionIsStampedWithTheTimeItIsWritten_onTheJobAndInTheOutcome() {
+        admitted("a");
+        Instant written = AT.plus(Duration.ofMinutes(65));
+        writeTime = written;
+        requests.answerPatches(patch -> suspendedAs(patch, "7"));
+
+        sender.send(reclaimOf("a"));
+
+        await().atMost(PATIENCE).until(() -> settled.size() == 1);
+        assertEquals(List.of(new Settled(key("a"), new EvictionOutcome.Applied("7", written))), settled);
+        String body = requests.patches().get(0).body();
+        org.junit.jupiter.api.Assertions.assertTrue(body.contains(written.toString().replace("Z", "")),
+                "the job's history holds the write's time: " + body);
+        org.junit.jupiter.api.Assertions.assertFalse(body.contains(AT.toString().replace("Z", "")),
+                "and not the decision's: " + body);
+    }
+
+    /** Its answer lost, read back applied later: the time is still the write's, as the job carries it. */
+    @Test
+    void anUnknownEvictionReadBackAppliedKeepsTheTimeItWasWritten() {
+        admitted("a");
+        Instant written = AT.plus(Duration.ofMinutes(65));
+        writeTime = written;
+        Job evicted = new JobBuilder().withNewMetadata().withName("a").withNamespace("team-b").withUid("uid-a")
+                .withResourceVersion("9").withAnnotations(Map.of(Annotations.QUOTA_GROUP, RECORD.group(),
+                        Annotations.ADMITTED_AT, RECORD.admittedAt(), Annotations.EVICTED, "reclaim")).endMetadata()
+                .withNewSpec().withSuspend(true).endSpec().build();
+        requests.answerPatch(fails(500)).answerGet(fails(500)).answerGet(ok(evicted));
+
+        sender.send(reclaimOf("a"));
+        writeTime = written.plus(Duration.ofMinutes(5)); // the re-read comes later: it writes nothing
+
+        await().atMost(PATIENCE).until(() -> settled.size() == 2);
+        assertEquals(new Settled(key("a"), new EvictionOutcome.Applied("9", written)), settled.get(1));
     }
 }
