@@ -88,8 +88,8 @@ final class AdmissionSettlements {
         boolean changed = changedTo != null;
         boolean newerSeen = changed && decidedAt != null && !decidedAt.equals(entry.job.resourceVersion());
         entry.outdatedAt(null);
-        if (!newerSeen) {
-            entry.attempts++;
+        if (!changed) {
+            entry.attempts++; // a change since the decision is no failed try, seen yet or not
         }
         Optional<QuotaNode> group = ledger.tree().groupFor(entry.job.key().namespace(), entry.job.quotaName());
         if (group.isEmpty()) {

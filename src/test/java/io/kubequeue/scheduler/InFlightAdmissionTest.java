@@ -99,6 +99,25 @@ class InFlightAdmissionTest extends InFlightScenario {
         assertEquals(2000, scheduler.usage("team-a").get("cpu"));
     }
 
+    /**
+     * The patch's version test failed because the job changed after the decision (kube-queue's own Queuing condition,
+     * say), and the read-back's answer arrives before the informer's copy: not the job's fault, so no attempt is
+     * counted; it waits for that copy and is decided again on it at once (AdmissionFailureTest saw 2 attempts after
+     * one refusal when the condition write raced the patch twice).
+     */
+    @Test
+    void aRefusalBecauseTheJobChangedCountsNoAttemptEvenBeforeTheNewCopyArrives() {
+        scheduler.observe(queued("j", "u", 1000, "10"));
+        Admission a = admitOnly("j");
+        scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Refused("11")); // read back at 11; not seen yet
+        assertEquals(0, status("j").attempts(), "a change since the decision is not a failed try");
+        scheduler.observe(queued("j", "u", 1000, "11"));
+        Admission again = admitOnly("j");
+        assertEquals(a.key(), again.key());
+        assertEquals(0, status("j").attempts());
+        assertEquals(1000, scheduler.usage("team-a").get("cpu"));
+    }
+
     @Test
     void aSuspendedCopyNewerThanOurPatchThatArrivesBeforeItsAnswerIsAResuspension() {
         scheduler.observe(queued("j", "u", 3000, "10"));
