@@ -1,6 +1,5 @@
 package io.kubequeue.admission;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -87,7 +86,7 @@ public class AdmissionLoop {
         this.outcomes = Executors.newSingleThreadExecutor(DaemonThreads.named("kube-queue-admission"));
         this.pipeline = AdmissionPipeline.ofAdmissions(config.admission().inFlight(), this::send);
         this.evictions = new EvictionSender(evicter, config.admission().inFlight(), cycles, outcomes, () -> open,
-                this::trigger, Clock.systemUTC(), this::tell); // the scheduler's clock (SchedulerProducer)
+                this::trigger, scheduler.clock(), this::tell);
         events.sendAfter(pipeline::backlog); // events wait while decided admissions wait (docs/observability.md)
         this.podRanMarks = new PodRanRecords(admitter::recordPodRan, mark -> scheduler.status(mark.key())
                 .map(s -> s.state() == Scheduler.State.ADMITTED && mark.record().equals(s.record())).orElse(false),

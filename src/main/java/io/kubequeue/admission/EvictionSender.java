@@ -48,8 +48,8 @@ final class EvictionSender {
      * @param reports    the one thread answers are reported on (never an HTTP client thread)
      * @param open       whether the loop still admits (leads); checked right before each eviction is sent
      * @param settledOne asks for a cycle
-     * @param clock      stamps each eviction with the time it is sent ({@link Eviction#writtenAt}): the scheduler's
-     *                   clock
+     * @param clock      stamps each eviction with the time it is sent ({@link Eviction#writtenAt}): the clock the
+     *                   scheduler decided it by ({@link io.kubequeue.scheduler.Scheduler#clock})
      * @param tell       tells the loop's listener (metrics), which must never fail the caller
      */
     EvictionSender(Evicter evicter, int inFlight, ScheduledExecutorService timers, Executor reports,

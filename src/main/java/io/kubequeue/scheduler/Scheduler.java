@@ -206,6 +206,7 @@ public final class Scheduler {
     private final SchedulerViews views;
     private final Evictions evictions;
     private final Reclaims reclaims;
+    private final Clock clock;
     private Consumer<Admission> podRanMarks = mark -> {
     };
 
@@ -215,7 +216,7 @@ public final class Scheduler {
      */
     public Scheduler(Settings settings, Clock clock) {
         this.settings = Objects.requireNonNull(settings, "settings");
-        Objects.requireNonNull(clock, "clock");
+        this.clock = Objects.requireNonNull(clock, "clock");
         this.ledger = new QuotaLedger();
         this.queues = new QueueManager(settings, clock, ledger);
         this.policy = QueuePolicy.of(settings.policy(), queues, ledger);
@@ -229,6 +230,14 @@ public final class Scheduler {
         observations.evictionsGoTo(evictions, reclaims);
         this.settlements = new AdmissionSettlements(clock, queues, ledger, policy, observations);
         this.views = new SchedulerViews(queues, ledger, policy);
+    }
+
+    /**
+     * The time source every decision is dated by: whoever stamps a decision's later steps (the time an eviction is
+     * written) takes its time from here, so both are on one clock.
+     */
+    public Clock clock() {
+        return clock;
     }
 
     /** The policy and backoff bounds in force. */
