@@ -4,6 +4,8 @@ import static io.kubequeue.admission.FakeJobRequests.fails;
 import static io.kubequeue.admission.FakeJobRequests.ok;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -34,6 +36,7 @@ import io.kubequeue.scheduler.Eviction;
 import io.kubequeue.scheduler.EvictionMarks;
 import io.kubequeue.scheduler.EvictionOutcome;
 import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.MutableClock;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.RecordingEvents;
@@ -65,7 +68,7 @@ class EvictionSenderTest {
     private final ExecutorService reports = Executors.newSingleThreadExecutor();
     private volatile boolean open = true;
     /** When the sender writes: the decision's time unless a test moves it (a backlog, a slow server). */
-    private volatile Instant writeTime = AT;
+    private final MutableClock clock = new MutableClock(AT);
     private EvictionSender sender;
 
     @BeforeEach
@@ -86,22 +89,6 @@ class EvictionSenderTest {
             public void podRan(JobKey key) {
             }
         }, directory, events, TrustedRecords.signatures());
-        java.time.Clock clock = new java.time.Clock() {
-            @Override
-            public java.time.ZoneId getZone() {
-                return java.time.ZoneOffset.UTC;
-            }
-
-            @Override
-            public java.time.Clock withZone(java.time.ZoneId zone) {
-                return this;
-            }
-
-            @Override
-            public Instant instant() {
-                return writeTime;
-            }
-        };
         sender = new EvictionSender(evicter, 1, timers, reports, () -> open, cyclesAsked::incrementAndGet, clock,
                 call -> call.accept(new AdmissionLoop.Listener() {
                     @Override
@@ -160,6 +147,14 @@ class EvictionSenderTest {
                 .withResourceVersion(resourceVersion).endMetadata().build());
     }
 
+    /** The job as read back once a reclaim's write applied: suspended, under {@link #RECORD}, marked evicted. */
+    private static Job suspendedByReclaim(String name, String resourceVersion) {
+        return new JobBuilder().withNewMetadata().withName(name).withNamespace("team-b").withUid("uid-" + name)
+                .withResourceVersion(resourceVersion).withAnnotations(Map.of(Annotations.QUOTA_GROUP, RECORD.group(),
+                        Annotations.ADMITTED_AT, RECORD.admittedAt(), Annotations.EVICTED, "reclaim")).endMetadata()
+                .withNewSpec().withSuspend(true).endSpec().build();
+    }
+
     @Test
     void aReclaimsVictimsAreEachWrittenAndSettledOnce_theListenerToldAndACycleAskedForEach() {
         admitted("a");
@@ -213,11 +208,7 @@ class EvictionSenderTest {
     @Test
     void anUnknownEvictionIsReadAgainByItselfUntilKnown() {
         admitted("a");
-        Job evicted = new JobBuilder().withNewMetadata().withName("a").withNamespace("team-b").withUid("uid-a")
-                .withResourceVersion("9").withAnnotations(Map.of(Annotations.QUOTA_GROUP, RECORD.group(),
-                        Annotations.ADMITTED_AT, RECORD.admittedAt(), Annotations.EVICTED, "reclaim")).endMetadata()
-                .withNewSpec().withSuspend(true).endSpec().build();
-        requests.answerPatch(fails(500)).answerGet(fails(500)).answerGet(ok(evicted));
+        requests.answerPatch(fails(500)).answerGet(fails(500)).answerGet(ok(suspendedByReclaim("a", "9")));
 
         sender.send(reclaimOf("a"));
 
@@ -238,7 +229,7 @@ class EvictionSenderTest {
     void anEvictionIsStampedWithTheTimeItIsWritten_onTheJobAndInTheOutcome() {
         admitted("a");
         Instant written = AT.plus(Duration.ofMinutes(65));
-        writeTime = written;
+        clock.advance(Duration.ofMinutes(65));
         requests.answerPatches(patch -> suspendedAs(patch, "7"));
 
         sender.send(reclaimOf("a"));
@@ -246,9 +237,9 @@ class EvictionSenderTest {
         await().atMost(PATIENCE).until(() -> settled.size() == 1);
         assertEquals(List.of(new Settled(key("a"), new EvictionOutcome.Applied("7", written))), settled);
         String body = requests.patches().get(0).body();
-        org.junit.jupiter.api.Assertions.assertTrue(body.contains(written.toString().replace("Z", "")),
+        assertTrue(body.contains(written.toString().replace("Z", "")),
                 "the job's history holds the write's time: " + body);
-        org.junit.jupiter.api.Assertions.assertFalse(body.contains(AT.toString().replace("Z", "")),
+        assertFalse(body.contains(AT.toString().replace("Z", "")),
                 "and not the decision's: " + body);
     }
 
@@ -257,15 +248,11 @@ class EvictionSenderTest {
     void anUnknownEvictionReadBackAppliedKeepsTheTimeItWasWritten() {
         admitted("a");
         Instant written = AT.plus(Duration.ofMinutes(65));
-        writeTime = written;
-        Job evicted = new JobBuilder().withNewMetadata().withName("a").withNamespace("team-b").withUid("uid-a")
-                .withResourceVersion("9").withAnnotations(Map.of(Annotations.QUOTA_GROUP, RECORD.group(),
-                        Annotations.ADMITTED_AT, RECORD.admittedAt(), Annotations.EVICTED, "reclaim")).endMetadata()
-                .withNewSpec().withSuspend(true).endSpec().build();
-        requests.answerPatch(fails(500)).answerGet(fails(500)).answerGet(ok(evicted));
+        clock.advance(Duration.ofMinutes(65));
+        requests.answerPatch(fails(500)).answerGet(fails(500)).answerGet(ok(suspendedByReclaim("a", "9")));
 
         sender.send(reclaimOf("a"));
-        writeTime = written.plus(Duration.ofMinutes(5)); // the re-read comes later: it writes nothing
+        clock.advance(Duration.ofMinutes(5)); // the re-read comes later: it writes nothing
 
         await().atMost(PATIENCE).until(() -> settled.size() == 2);
         assertEquals(new Settled(key("a"), new EvictionOutcome.Applied("9", written)), settled.get(1));

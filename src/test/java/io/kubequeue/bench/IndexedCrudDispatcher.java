@@ -133,8 +133,8 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
                     lock.readLock().lock(); // a write waits until the watch has its first events: none is lost
                     try {
                         for (Map.Entry<AttributeSet, String> stored : map.entrySet()) {
-                            if (ResumableWatches.selects(watched, stored.getKey())
-                                    && versionOf(stored.getValue()) > after) {
+                            // the match fabric8's own watch listener applies
+                            if (stored.getKey().matches(watched) && versionOf(stored.getValue()) > after) {
                                 send.accept(stored.getValue(), Watcher.Action.ADDED);
                             }
                         }

@@ -37,11 +37,6 @@ public final class ResumableWatches {
         return new MockResponse().withWebSocketUpgrade(listener);
     }
 
-    /** Whether the stored object's key matches the watch's selection (fabric8's own test). */
-    public static boolean selects(AttributeSet watched, AttributeSet stored) {
-        return stored.matches(watched);
-    }
-
     @SuppressWarnings("unchecked")
     private static Set<WatchEventsListener> listeners(KubernetesCrudDispatcher dispatcher) {
         try {
