@@ -394,10 +394,12 @@ class SeedLikePropertiesTest {
         Admission a = job.inFlight;
         job.inFlight = null;
         if (!Integer.toString(job.version).equals(a.resourceVersion())) {
+            int triedBefore = scheduler.status(job.key).orElseThrow().attempts();
             scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Refused(Integer.toString(job.version)));
             Scheduler.JobStatus st = scheduler.status(job.key).orElseThrow();
             assertEquals(Scheduler.State.ACTIVE, st.state(), job.key + " edited after its decision is decided again on"
                     + " its new copy in the next cycle, with no backoff: " + st);
+            assertEquals(triedBefore, st.attempts(), job.key + " refused because it changed: no failed try counted");
             return false;
         }
         assertEquals(job.request, a.request(), "decided on the request of the version it is bound to");
