@@ -33,6 +33,8 @@ public abstract class JobReconciler<R extends HasMetadata> implements Configurab
 
     private final JobFeed feed;
     private final JobKind<R> kind;
+    /** Whether fabric8's namespace index of this kind's informers is gone ({@link NamespaceIndexes}). */
+    private volatile boolean namespaceIndexDropped;
 
     /** For the CDI client proxy only. */
     protected JobReconciler() {
@@ -85,8 +87,23 @@ public abstract class JobReconciler<R extends HasMetadata> implements Configurab
      */
     @Override
     public UpdateControl<R> reconcile(R job, Context<R> context) {
+        if (!namespaceIndexDropped) {
+            dropNamespaceIndex(context);
+        }
         feed.observeOrReport(kind, job); // a job that cannot be read is reported at the job: no retry loop
         return UpdateControl.noUpdate();
+    }
+
+    /**
+     * At the first reconcile, when JOSDK's informers exist: nothing of kube-queue or JOSDK reads their namespace
+     * index, which holds a key per job ({@link NamespaceIndexes}).
+     */
+    private void dropNamespaceIndex(Context<R> context) {
+        namespaceIndexDropped = true;
+        if (context != null && context.eventSourceRetriever() != null
+                && context.eventSourceRetriever().getControllerEventSource() != null) {
+            NamespaceIndexes.drop(context.eventSourceRetriever().getControllerEventSource());
+        }
     }
 
     @Override

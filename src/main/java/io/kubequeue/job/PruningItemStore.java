@@ -13,7 +13,9 @@ import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 
 /**
  * The store of one informer that keeps a pruned copy of each object instead of the object itself
- * (docs/architecture.md, "Informer caches"); keyed {@code namespace/name} like fabric8's default store.
+ * (docs/architecture.md, "Informer caches"); keyed {@code namespace/name} like fabric8's default store, but held
+ * by namespace and then by name, so that it keeps no key string of its own: each job's copy is found under its name's
+ * own instance (issue 27: a 72-byte key per job, with fabric8's namespace index gone, {@link NamespaceIndexes}).
  *
  * <p>The informer still hands each new object whole to its event handlers; only what stays in memory afterwards, and
  * what is read from the cache (the old object of an update, the object JOSDK passes to a reconciler), is the copy.
@@ -30,7 +32,8 @@ public final class PruningItemStore<T extends HasMetadata> implements ItemStore<
 
     private static final Logger LOG = Logger.getLogger(PruningItemStore.class);
 
-    private final Map<String, T> items = new ConcurrentHashMap<>();
+    /** Namespace ("" for a cluster-scoped object) → name → the copy; a namespace with no object left is removed. */
+    private final Map<String, Map<String, T>> items = new ConcurrentHashMap<>();
     private final UnaryOperator<T> prune;
     private volatile boolean pruneFailureLogged;
 
@@ -44,9 +47,9 @@ public final class PruningItemStore<T extends HasMetadata> implements ItemStore<
     }
 
     /**
-     * {@code namespace/name}, as fabric8's default store, interned: fabric8 keeps the key of each object twice, here
-     * and in its namespace index, and takes it anew at each update; the index then holds the new instance and this
-     * store the first one (issue 27: two 72-byte strings per job). Interned, both hold one.
+     * {@code namespace/name}, as fabric8's default store. The store does not keep it; fabric8's namespace index does,
+     * until it is dropped ({@link NamespaceIndexes}), so it is interned: the index then holds one instance per object
+     * however often the object is updated.
      */
     @Override
     public String getKey(T obj) {
@@ -72,7 +75,32 @@ public final class PruningItemStore<T extends HasMetadata> implements ItemStore<
             }
             copy = obj;
         }
-        return items.put(key, copy);
+        T kept = copy;
+        String name = kept.getMetadata() == null || kept.getMetadata().getName() == null ? nameOf(key)
+                : kept.getMetadata().getName(); // the copy's own instance: no second string per object
+        Object[] before = new Object[1];
+        items.compute(namespaceOf(key), (ns, byName) -> {
+            Map<String, T> names = byName == null ? new ConcurrentHashMap<>() : byName;
+            before[0] = names.put(name, kept);
+            return names;
+        });
+        @SuppressWarnings("unchecked")
+        T previous = (T) before[0];
+        return previous;
+    }
+
+    /** The namespace part of a {@code namespace/name} key; "" for a key with no namespace (a cluster-scoped name). */
+    private static String namespaceOf(String key) {
+        int slash = key.indexOf('/');
+        return slash < 0 ? "" : key.substring(0, slash);
+    }
+
+    private static String nameOf(String key) {
+        return key.substring(key.indexOf('/') + 1);
+    }
+
+    private static String keyOf(String namespace, String name) {
+        return namespace.isEmpty() ? name : namespace + "/" + name;
     }
 
     /**
@@ -96,26 +124,36 @@ public final class PruningItemStore<T extends HasMetadata> implements ItemStore<
 
     @Override
     public T remove(String key) {
-        return items.remove(key);
+        Object[] removed = new Object[1];
+        items.computeIfPresent(namespaceOf(key), (ns, byName) -> {
+            removed[0] = byName.remove(nameOf(key));
+            return byName.isEmpty() ? null : byName;
+        });
+        @SuppressWarnings("unchecked")
+        T previous = (T) removed[0];
+        return previous;
     }
 
+    /** The keys, made when asked for (a re-list asks once, to find what its list no longer shows). */
     @Override
     public Stream<String> keySet() {
-        return items.keySet().stream();
+        return items.entrySet().stream()
+                .flatMap(ns -> ns.getValue().keySet().stream().map(name -> keyOf(ns.getKey(), name)));
     }
 
     @Override
     public Stream<T> values() {
-        return items.values().stream();
+        return items.values().stream().flatMap(byName -> byName.values().stream());
     }
 
     @Override
     public int size() {
-        return items.size();
+        return items.values().stream().mapToInt(Map::size).sum();
     }
 
     @Override
     public T get(String key) {
-        return items.get(key);
+        Map<String, T> byName = items.get(namespaceOf(key));
+        return byName == null ? null : byName.get(nameOf(key));
     }
 }

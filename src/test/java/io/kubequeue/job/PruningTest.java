@@ -572,6 +572,32 @@ class PruningTest {
     }
 
     /**
+     * The store holds copies by namespace and name (no key string of its own, issue 27): namesakes in two namespaces
+     * stay apart, a removal leaves the other, and the keys it lists are fabric8's {@code namespace/name}.
+     */
+    @Test
+    void theStoreHoldsNamesakesOfTwoNamespacesApart() {
+        PruningItemStore<Job> store = new PruningItemStore<>(new BatchJobKind()::pruned);
+        Job a = new JobBuilder().withNewMetadata().withNamespace("team-a").withName("j").withResourceVersion("1")
+                .endMetadata().build();
+        Job b = new JobBuilder().withNewMetadata().withNamespace("team-b").withName("j").withResourceVersion("2")
+                .endMetadata().build();
+        store.put(store.getKey(a), a);
+        store.put(store.getKey(b), b);
+        assertEquals(2, store.size());
+        assertEquals(Set.of("team-a/j", "team-b/j"), store.keySet().collect(java.util.stream.Collectors.toSet()));
+        assertEquals("1", store.get("team-a/j").getMetadata().getResourceVersion());
+        assertEquals("2", store.get("team-b/j").getMetadata().getResourceVersion());
+        assertNull(store.get("team-c/j"));
+        assertEquals("1", store.remove("team-a/j").getMetadata().getResourceVersion());
+        assertNull(store.remove("team-a/j"), "gone");
+        assertNull(store.get("team-a/j"));
+        assertEquals("2", store.get("team-b/j").getMetadata().getResourceVersion());
+        assertEquals(List.of("team-b/j"), store.keySet().toList());
+        assertEquals(1, store.values().count());
+    }
+
+    /**
      * Each read of a job is a new parse with strings of its own: the store's key and the delivered object's name and
      * namespace are the one interned instance whatever read delivered them (fabric8's namespace index keeps the key of
      * each update, the store the first: issue 27), and the object reads the same.

@@ -28,6 +28,7 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.JobReconciler;
 import io.kubequeue.job.Pruning;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kubequeue.job.PruningItemStore;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.testing.WithStrictApiServer;
@@ -143,6 +144,29 @@ class InformerCacheTest extends SeedTreeFixture {
         assertNull(cached.getMetadata().getAnnotations().get(SuspendMark.ANNOTATION_KEY));
         assertNull(cached.getSpec().getTemplate().getSpec().getContainers().get(0).getImage());
         assertNull(cached.getSpec().getTemplate().getSpec().getVolumes());
+    }
+
+    /**
+     * fabric8 indexes each informer's objects by namespace, a key string per job that nothing reads: once the job
+     * controller has reconciled, its informer has no such index (issue 27), and the cache still answers by key and by
+     * namespace.
+     */
+    @Test
+    void theJobInformersKeepNoNamespaceIndexOnceReconciling() throws Exception {
+        applied("unindexed", false);
+        Controller<?> controller = (Controller<?>) operator.getRuntimeInfo().getRegisteredController("job");
+        var source = controller.getEventSourceManager().getControllerEventSource();
+        await().atMost(Duration.ofSeconds(10)).until(() -> cachedJob("unindexed") != null);
+        for (Object wrapper : source.informerHealthIndicators().values()) {
+            Field field = wrapper.getClass().getDeclaredField("informer");
+            field.setAccessible(true);
+            SharedIndexInformer<?> informer = (SharedIndexInformer<?>) field.get(wrapper);
+            await().atMost(Duration.ofSeconds(10)).until(() -> !informer.getIndexer().getIndexers()
+                    .containsKey(io.fabric8.kubernetes.client.informers.cache.Cache.NAMESPACE_INDEX));
+        }
+        assertTrue(source.list("default", j -> "unindexed".equals(j.getMetadata().getName())).findAny().isPresent(),
+                "listing a namespace does not need the index");
+        assertTrue(source.get(new ResourceID("unindexed", "default")).isPresent());
     }
 
     @Test
