@@ -39,13 +39,10 @@ public class JobDirectory {
      *                           that a later suspension by its user is not read as kube-queue's eviction
      * @param history            the eviction histories it carries that kube-queue wrote ({@link RecordSignatures}):
      *                           what its next admission or started-outside record writes back, signed
-     * @param podLabels          the labels the job's controller sets on its pods, as the directory recorded them
-     *                           ({@link JobDirectory#putPodLabels}); empty in an entry not recorded yet
      */
     public record Entry(JobKind<?> kind, JobKey key, String apiVersion, String objectKind,
                         String uid, List<SuspendMark> marks, boolean annotationsPresent, String resourceVersion,
-                        SuspendMark stopMark, boolean evictionMarked, RecordFields.History history,
-                        List<PodLabel> podLabels) {
+                        SuspendMark stopMark, boolean evictionMarked, RecordFields.History history) {
 
         /**
          * The marks as one shared list per distinct list ({@link SuspendMark#shared}) and no eviction history as
@@ -56,15 +53,6 @@ public class JobDirectory {
             marks = marks == null ? null : SuspendMark.shared(marks);
             history = history == null || history.equals(RecordFields.History.NONE) ? RecordFields.History.NONE
                     : history;
-            podLabels = podLabels == null ? List.of() : podLabels;
-        }
-
-        /** An entry with no pod labels recorded yet. */
-        public Entry(JobKind<?> kind, JobKey key, String apiVersion, String objectKind, String uid,
-                     List<SuspendMark> marks, boolean annotationsPresent, String resourceVersion, SuspendMark stopMark,
-                     boolean evictionMarked, RecordFields.History history) {
-            this(kind, key, apiVersion, objectKind, uid, marks, annotationsPresent, resourceVersion, stopMark,
-                    evictionMarked, history, List.of());
         }
 
         /** An entry of a job referred to by {@code ref} (apiVersion, kind, namespace, name, uid; may be null). */
@@ -108,13 +96,7 @@ public class JobDirectory {
         /** The same entry with other marks (a write that removes none). */
         public Entry withMarks(List<SuspendMark> others) {
             return new Entry(kind, key, apiVersion, objectKind, uid, others, annotationsPresent,
-                    resourceVersion, stopMark, evictionMarked, history, podLabels);
-        }
-
-        /** The same entry with these pod labels recorded. */
-        Entry withPodLabels(List<PodLabel> labels) {
-            return new Entry(kind, key, apiVersion, objectKind, uid, marks, annotationsPresent,
-                    resourceVersion, stopMark, evictionMarked, history, labels);
+                    resourceVersion, stopMark, evictionMarked, history);
         }
 
         /**
@@ -154,16 +136,7 @@ public class JobDirectory {
         }
     }
 
-    /**
-     * A pod label a job's controller sets, in a namespace: what ties a pod to its job. Its parts are the strings the
-     * job's cached copy holds (interned: {@link Pruning}), so one costs 24 bytes, not the 100 of a string made of them.
-     */
-    public record PodLabel(String namespace, String key, String value) {
-    }
-
     private final Map<JobKey, Entry> entries = new ConcurrentHashMap<>();
-    /** Each pod label a job's controller sets → the job; and back, in the job's entry ({@link Entry#podLabels}). */
-    private final Map<PodLabel, JobKey> jobByPodLabel = new ConcurrentHashMap<>();
 
     /**
      * The instance of {@code key} the directory holds, if it knows the job; else {@code key} itself. Each read of a
@@ -175,56 +148,14 @@ public class JobDirectory {
         return entry != null && key.equals(entry.key()) ? entry.key() : key;
     }
 
-    /** Records what was last seen of a managed job; the pod labels recorded for it stay ({@link #putPodLabels}). */
+    /** Records what was last seen of a managed job. A pod is traced to its job by its kind ({@code JobPods#jobOf}). */
     public void put(JobKey key, Entry entry) {
-        entries.compute(key, (k, old) -> old == null || old.podLabels().isEmpty() ? entry
-                : entry.withPodLabels(old.podLabels()));
-    }
-
-    /**
-     * Records the labels the job's controller puts on its pods (see {@link JobKind#podLabels}), so that a pod
-     * can be traced back to its job; a job the directory holds no entry for ({@link #put} first) is not recorded.
-     * The same labels again change nothing (kept: the instances already held). They are kept in the job's entry, not
-     * in a map of their own (issue 27: one map node per job less).
-     */
-    public void putPodLabels(JobKey key, Map<String, String> podLabels) {
-        List<PodLabel> selectors = podLabels.entrySet().stream()
-                .map(l -> new PodLabel(key.namespace(), l.getKey(), l.getValue())).toList();
-        entries.computeIfPresent(key, (k, entry) -> {
-            if (selectors.equals(entry.podLabels())) {
-                return entry; // each update of a job brings them again: keep one set of instances, not one per update
-            }
-            JobKey held = entry.key() != null && entry.key().equals(k) ? entry.key() : k;
-            entry.podLabels().forEach(s -> jobByPodLabel.remove(s, held));
-            List<PodLabel> kept = List.copyOf(selectors);
-            kept.forEach(s -> jobByPodLabel.put(s, held));
-            return entry.withPodLabels(kept);
-        });
-    }
-
-    /**
-     * The managed job a pod belongs to, by the pod labels each kind's controller sets; empty for a pod of no
-     * managed job.
-     *
-     * @param namespace the pod's namespace
-     * @param labels    the pod's labels
-     */
-    public Optional<JobKey> jobOfPod(String namespace, Map<String, String> labels) {
-        for (Map.Entry<String, String> l : labels.entrySet()) {
-            JobKey key = jobByPodLabel.get(new PodLabel(namespace, l.getKey(), l.getValue()));
-            if (key != null) {
-                return Optional.of(key);
-            }
-        }
-        return Optional.empty();
+        entries.put(key, entry);
     }
 
     /** Forgets a job that finished or was deleted. */
     public void remove(JobKey key) {
-        Entry entry = entries.remove(key);
-        if (entry != null) {
-            entry.podLabels().forEach(s -> jobByPodLabel.remove(s, key));
-        }
+        entries.remove(key);
     }
 
     /** What was last seen of a job; empty if it is not managed or gone. */

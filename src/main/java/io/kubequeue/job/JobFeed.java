@@ -285,7 +285,6 @@ public class JobFeed {
         }
         invalid.remove(key);
         directory.put(key, entry);
-        directory.putPodLabels(key, kind.podLabels(job));
         JobObservation observation = observation(kind, job, key, phase, request, record)
                 .withEvictions(entry.stopMark() != null, evictions).withPods(pods(kind, job, record))
                 .withAdmittedRequest(record == null ? null : AdmittedRequests.read(signed.trusted().admittedRequest()));

@@ -19,6 +19,7 @@ import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -76,6 +77,7 @@ public class JobPods {
     private RunReport report;
     private boolean listed;
     private volatile RunReport reporting;
+    private volatile List<JobKind<?>> kindList;
 
     /**
      * Built by CDI.
@@ -262,17 +264,44 @@ public class JobPods {
     }
 
     /**
-     * The managed job a pod belongs to: by its labels ({@link JobDirectory#jobOfPod}), and only if its controlling
-     * owner is that job (same uid). Labels carry a job's name, which a job of another kind, or a deleted namesake,
-     * may share; a pod without a controlling owner is taken at its label.
+     * The managed job a pod belongs to: for each kind whose pod label the pod carries, the job of that kind the pod
+     * names ({@link JobKind#jobNameOfPod}) in the pod's namespace, if the directory knows it, the label's value is the
+     * one that job gives its pods ({@link JobKind#podLabelValue(String, String)}), and the pod's controlling owner is
+     * that job (same uid). Labels carry a job's name, which a job of another kind, or a deleted namesake, may share; a
+     * pod without a controlling owner is taken at its label.
      */
     public Optional<JobKey> jobOf(Pod pod) {
-        Map<String, String> labels = pod.getMetadata().getLabels() == null ? Map.of() : pod.getMetadata().getLabels();
-        return directory.jobOfPod(pod.getMetadata().getNamespace(), labels).filter(key -> ownedBy(pod, key));
+        ObjectMeta meta = pod.getMetadata();
+        Map<String, String> labels = meta.getLabels() == null ? Map.of() : meta.getLabels();
+        for (JobKind<?> kind : kindList()) {
+            String value = labels.get(kind.podLabelKey());
+            String name = value == null ? null : kind.jobNameOfPod(meta);
+            if (name == null) {
+                continue;
+            }
+            JobKey key = new JobKey(kind.kind(), meta.getNamespace(), name);
+            Optional<JobDirectory.Entry> entry = directory.get(key);
+            if (entry.isPresent() && value.equals(kind.podLabelValue(name, entry.get().uid()))
+                    && ownedBy(pod, entry.get().uid())) {
+                return Optional.of(directory.known(key));
+            }
+        }
+        return Optional.empty();
     }
 
-    private boolean ownedBy(Pod pod, JobKey key) {
-        String jobUid = directory.get(key).map(JobDirectory.Entry::uid).orElse(null);
+    /** The kinds, read once: a CDI {@code Instance} looks its beans up at each iteration. */
+    private List<JobKind<?>> kindList() {
+        List<JobKind<?>> list = kindList;
+        if (list == null) {
+            List<JobKind<?>> read = new ArrayList<>();
+            kinds.forEach(read::add);
+            list = List.copyOf(read);
+            kindList = list;
+        }
+        return list;
+    }
+
+    private static boolean ownedBy(Pod pod, String jobUid) {
         if (jobUid == null || pod.getMetadata().getOwnerReferences() == null) {
             return true;
         }

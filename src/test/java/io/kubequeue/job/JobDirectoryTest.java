@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
@@ -82,28 +80,5 @@ class JobDirectoryTest {
                 RecordFields.History.NONE));
         assertSame(first, directory.known(again));
         assertEquals(first, JobDirectory.Entry.of(new BatchJobKind(), job("a"), List.of()).key());
-    }
-
-    @Test
-    void aPodIsTracedToItsJobByItsLabelsAsLongAsTheJobCarriesThem() {
-        JobDirectory directory = new JobDirectory();
-        JobKey key = new JobKey("Job", "team-a", "a");
-        directory.putPodLabels(key, Map.of("controller-uid", "uid-a"));
-        assertEquals(Optional.empty(), directory.jobOfPod("team-a", Map.of("controller-uid", "uid-a")),
-                "a job the directory holds no entry for");
-        directory.put(key, JobDirectory.Entry.of(key, new BatchJobKind(), job("a"), List.of(),
-                RecordFields.History.NONE));
-        directory.putPodLabels(key, Map.of("controller-uid", "uid-a"));
-        directory.put(key, JobDirectory.Entry.of(key, new BatchJobKind(), job("a"), List.of(),
-                RecordFields.History.NONE)); // a later read: the labels recorded stay
-        directory.putPodLabels(key, Map.of("controller-uid", "uid-a")); // an update that does not change them
-        assertEquals(Optional.of(key), directory.jobOfPod("team-a", Map.of("app", "x", "controller-uid", "uid-a")));
-        assertEquals(Optional.empty(), directory.jobOfPod("team-b", Map.of("controller-uid", "uid-a")));
-        assertEquals(Optional.empty(), directory.jobOfPod("team-a", Map.of("controller-uid", "uid-b")));
-        directory.putPodLabels(key, Map.of("controller-uid", "uid-a2")); // re-created: another uid
-        assertEquals(Optional.empty(), directory.jobOfPod("team-a", Map.of("controller-uid", "uid-a")));
-        assertEquals(Optional.of(key), directory.jobOfPod("team-a", Map.of("controller-uid", "uid-a2")));
-        directory.remove(key);
-        assertEquals(Optional.empty(), directory.jobOfPod("team-a", Map.of("controller-uid", "uid-a2")));
     }
 }

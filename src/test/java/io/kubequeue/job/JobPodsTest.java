@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.AfterEach;
@@ -69,18 +70,62 @@ class JobPodsTest {
         Job job = new JobBuilder().withNewMetadata().withName(name).withNamespace(NS).withUid(uid).endMetadata().build();
         JobKey key = new JobKey("Job", NS, name);
         directory.put(key, JobDirectory.Entry.of(kind, job, List.of()));
-        directory.putPodLabels(key, kind.podLabels(job));
         return key;
     }
 
-    /** A pod of the Job with that uid (label and controlling owner), in that phase. */
+    /** A pod {@code JOB-N} of the Job with that uid (label and controlling owner), in that phase. */
     private Pod pod(String name, String jobUid, String phase) {
-        Pod created = client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata().withName(name)
-                .withLabels(Map.of("controller-uid", jobUid)).addNewOwnerReference().withApiVersion("batch/v1")
-                .withKind("Job").withName("owner").withUid(jobUid).withController(true).endOwnerReference()
-                .endMetadata().withNewSpec().addNewContainer().withName("c").withImage("busybox:stable").endContainer()
-                .endSpec().build()).create();
+        Pod created = client.pods().inNamespace(NS).resource(podOf(NS, name.substring(0, name.lastIndexOf('-')),
+                jobUid, name, jobUid)).create();
         return phase(created, phase);
+    }
+
+    /** A pod named {@code name}, labelled {@code controller-uid=label}, controlled by Job {@code job} of uid owner. */
+    private static Pod podOf(String namespace, String job, String label, String name, String owner) {
+        return new PodBuilder().withNewMetadata().withName(name).withNamespace(namespace)
+                .withLabels(Map.of("controller-uid", label)).addNewOwnerReference().withApiVersion("batch/v1")
+                .withKind("Job").withName(job).withUid(owner).withController(true).endOwnerReference()
+                .endMetadata().withNewSpec().addNewContainer().withName("c").withImage("busybox:stable").endContainer()
+                .endSpec().build();
+    }
+
+    /**
+     * A pod is traced to its job from the pod alone (issue 27: no map of pod labels kept per job): a batch Job's pod
+     * by its controlling owner's name, checked against the job's uid in the label and the owner; a Kubeflow job's by
+     * the name its label carries. A namesake of another namespace, another uid, or a job re-created under the same
+     * name are not the job's.
+     */
+    @Test
+    void aPodIsTracedToItsJobByItsKindsLabelAndOwner() {
+        var tf = new io.kubequeue.job.kubeflow.TFJobKind(client);
+        JobPods traced = new JobPods(client, directory, List.of(kind, tf), k -> true);
+        JobKey key = known("a", "uid-a");
+        assertEquals(Optional.of(key), traced.jobOf(podOf(NS, "a", "uid-a", "a-0", "uid-a")));
+        assertEquals(Optional.empty(), traced.jobOf(podOf("other", "a", "uid-a", "a-0", "uid-a")), "another namespace");
+        assertEquals(Optional.empty(), traced.jobOf(podOf(NS, "a", "uid-b", "a-0", "uid-b")), "another uid");
+        assertEquals(Optional.empty(), traced.jobOf(podOf(NS, "b", "uid-a", "b-0", "uid-a")), "an unknown job");
+        Pod unowned = podOf(NS, "a", "uid-a", "a-0", "uid-a");
+        unowned.getMetadata().setOwnerReferences(null);
+        assertEquals(Optional.empty(), traced.jobOf(unowned), "a batch pod names its Job only by its owner");
+        known("a", "uid-a2"); // deleted and created again under the same name
+        assertEquals(Optional.empty(), traced.jobOf(podOf(NS, "a", "uid-a", "a-0", "uid-a")), "the old job's pod");
+        assertEquals(Optional.of(key), traced.jobOf(podOf(NS, "a", "uid-a2", "a-1", "uid-a2")));
+        directory.remove(key);
+        assertEquals(Optional.empty(), traced.jobOf(podOf(NS, "a", "uid-a2", "a-1", "uid-a2")), "a forgotten job");
+
+        JobKey tfKey = new JobKey("TFJob", NS, "t");
+        directory.put(tfKey, new JobDirectory.Entry(tf, new io.fabric8.kubernetes.api.model.ObjectReferenceBuilder()
+                .withApiVersion("kubeflow.org/v1").withKind("TFJob").withNamespace(NS).withName("t").withUid("uid-t")
+                .build(), List.of(), false, "1"));
+        Pod worker = new PodBuilder().withNewMetadata().withName("t-worker-0").withNamespace(NS)
+                .withLabels(Map.of("training.kubeflow.org/job-name", "t")).addNewOwnerReference()
+                .withApiVersion("kubeflow.org/v1").withKind("TFJob").withName("t").withUid("uid-t").withController(true)
+                .endOwnerReference().endMetadata().build();
+        assertEquals(Optional.of(tfKey), traced.jobOf(worker));
+        worker.getMetadata().getOwnerReferences().get(0).setUid("uid-old");
+        assertEquals(Optional.empty(), traced.jobOf(worker), "a namesake's pod");
+        worker.getMetadata().setOwnerReferences(null);
+        assertEquals(Optional.of(tfKey), traced.jobOf(worker), "a pod with no controlling owner is taken at its label");
     }
 
     private Pod phase(Pod pod, String phase) {

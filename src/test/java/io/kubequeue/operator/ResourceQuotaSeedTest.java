@@ -155,7 +155,9 @@ class ResourceQuotaSeedTest {
     private void startPod(String name, Job job, String cpu) {
         client.pods().inNamespace("default").resource(new PodBuilder().withNewMetadata().withName(name)
                 .withLabels(Map.of("controller-uid", job.getMetadata().getUid(),
-                        "batch.kubernetes.io/controller-uid", job.getMetadata().getUid())).endMetadata()
+                        "batch.kubernetes.io/controller-uid", job.getMetadata().getUid()))
+                .addNewOwnerReference().withApiVersion("batch/v1").withKind("Job").withName(job.getMetadata().getName())
+                .withUid(job.getMetadata().getUid()).withController(true).endOwnerReference().endMetadata()
                 .withNewSpec().addNewContainer().withName("work").withImage("busybox:stable").withNewResources()
                 .addToRequests("cpu", new Quantity(cpu)).endResources().endContainer().endSpec()
                 .withNewStatus().withPhase("Running").endStatus().build()).create();

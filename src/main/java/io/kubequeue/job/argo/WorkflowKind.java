@@ -140,11 +140,6 @@ public class WorkflowKind implements JobKind<Workflow> {
         return "workflows.argoproj.io/workflow";
     }
 
-    @Override
-    public String podLabelValue(Workflow workflow) {
-        return workflow.getMetadata().getName();
-    }
-
     /** From the workflow's {@code spec.podPriorityClassName} and {@code spec.podPriority} (Argo's fields). */
     @Override
     public JobPriority priority(Workflow workflow) {

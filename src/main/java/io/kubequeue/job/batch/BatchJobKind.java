@@ -6,6 +6,8 @@ import java.util.Optional;
 
 import jakarta.inject.Singleton;
 
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
 import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
@@ -145,9 +147,28 @@ public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job>, Coun
         return "controller-uid";
     }
 
+    /** The Job's uid: the value of {@code controller-uid}. */
     @Override
-    public String podLabelValue(Job job) {
-        return job.getMetadata().getUid();
+    public String podLabelValue(String name, String uid) {
+        return uid;
+    }
+
+    /**
+     * The name of the pod's controlling owner of kind {@code Job} (API group {@code batch}): the Job controller sets
+     * it on every pod it makes, and the label only carries the uid.
+     */
+    @Override
+    public String jobNameOfPod(ObjectMeta pod) {
+        if (pod.getOwnerReferences() == null) {
+            return null;
+        }
+        for (OwnerReference owner : pod.getOwnerReferences()) {
+            if (Boolean.TRUE.equals(owner.getController()) && "Job".equals(owner.getKind())
+                    && owner.getApiVersion() != null && owner.getApiVersion().startsWith("batch/")) {
+                return owner.getName();
+            }
+        }
+        return null;
     }
 
     /** From {@code spec.template.spec}: {@code priorityClassName} and {@code priority}. */

@@ -206,11 +206,6 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
         return "training.kubeflow.org/job-name";
     }
 
-    @Override
-    public String podLabelValue(R job) {
-        return job.getMetadata().getName();
-    }
-
     /**
      * From the first replica spec (in the order the job lists them) whose pod template names a
      * {@code priorityClassName} or sets {@code priority}; the training operators give every replica's pods the
