@@ -15,15 +15,18 @@ final class JobEntry {
     JobObservation job;
     /** The resolved priority, cached for queue order; changed only while out of every sorted set. */
     int priority;
-    /** When the job was last queued (first seen, or suspended again). */
-    Instant queuedAt;
+    /** When the job was last queued (first seen, or suspended again), as {@link Times#nanos}: read {@link #queuedAt()}. */
+    private long queuedAt;
     Scheduler.State state;
     /** The group it queues in (pending); null if none. */
     String group;
     /** Its tries; while it is in a {@link #wave}, the wave's (read {@link #attempts()}). */
     int attempts;
-    /** When a backed-off job is tried again; while it is in a {@link #wave}, the wave's (read {@link #retryAt()}). */
-    Instant retryAt;
+    /**
+     * When a backed-off job is tried again, as {@link Times#nanos} ({@link Times#NO_TIME}: not backed off); while it
+     * is in a {@link #wave}, the wave's (read {@link #retryAt()}).
+     */
+    private long retryAt = Times.NO_TIME;
     /** The backed-off jobs it waits with, or null (see {@link BackoffWave}). */
     BackoffWave wave;
     /** The group whose held jobs it is counted in ({@link QueueManager}), or null. */
@@ -49,7 +52,7 @@ final class JobEntry {
 
     JobEntry(JobObservation job, Instant queuedAt, int priority) {
         this.job = job;
-        this.queuedAt = queuedAt;
+        this.queuedAt = Times.nanos(queuedAt);
         this.priority = priority;
         this.effectiveRequest = shared(job.request().with(Resources.MAX_JOBS, 1));
     }
@@ -71,7 +74,40 @@ final class JobEntry {
 
     /** When a backed-off job is tried again; null otherwise. */
     Instant retryAt() {
-        return wave != null ? wave.retryAt : retryAt;
+        return wave != null ? wave.retryAt : Times.instant(retryAt);
+    }
+
+    /** {@link #retryAt()} as {@link Times#nanos}: queue order compares it without making an Instant. */
+    long retryAtNanos() {
+        return wave != null ? Times.nanos(wave.retryAt) : retryAt;
+    }
+
+    /** Its own retry time, not its wave's; null if none. */
+    Instant ownRetryAt() {
+        return Times.instant(retryAt);
+    }
+
+    /** Whether it has a retry time of its own (not its wave's). */
+    boolean hasOwnRetryAt() {
+        return retryAt != Times.NO_TIME;
+    }
+
+    void setRetryAt(Instant at) {
+        retryAt = Times.nanos(at);
+    }
+
+    /** When the job was last queued (first seen, or suspended again). */
+    Instant queuedAt() {
+        return Times.instant(queuedAt);
+    }
+
+    /** {@link #queuedAt()} as {@link Times#nanos}. */
+    long queuedAtNanos() {
+        return queuedAt;
+    }
+
+    void queuedAt(Instant at) {
+        queuedAt = Times.nanos(at);
     }
 
     Resources effectiveRequest() {

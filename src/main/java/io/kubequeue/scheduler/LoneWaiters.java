@@ -51,7 +51,7 @@ final class LoneWaiters {
         for (int i = indexFor(hash(group, request, preemptible, retryAt, attempts), slots.length); slots[i] != null;
              i = (i + 1) & mask) {
             JobEntry e = slots[i];
-            if (e.attempts == attempts && e.job.preemptible() == preemptible && e.retryAt.equals(retryAt)
+            if (e.attempts == attempts && e.job.preemptible() == preemptible && e.ownRetryAt().equals(retryAt)
                     && e.group.equals(group) && e.effectiveRequest().equals(request)) {
                 deleteAt(i);
                 return e;
@@ -62,7 +62,7 @@ final class LoneWaiters {
 
     /** Takes the entry out if it is in; whether it was. */
     boolean remove(JobEntry entry) {
-        if (size == 0 || entry.group == null || entry.retryAt == null) {
+        if (size == 0 || entry.group == null || !entry.hasOwnRetryAt()) {
             return false; // never added: add needs both
         }
         int mask = slots.length - 1;
@@ -77,7 +77,7 @@ final class LoneWaiters {
 
     /** Whether the entry is in (for tests). */
     boolean contains(JobEntry entry) {
-        if (size == 0 || entry.group == null || entry.retryAt == null) {
+        if (size == 0 || entry.group == null || !entry.hasOwnRetryAt()) {
             return false;
         }
         int mask = slots.length - 1;
@@ -140,7 +140,7 @@ final class LoneWaiters {
     }
 
     private static int hashOf(JobEntry e) {
-        return hash(e.group, e.effectiveRequest(), e.job.preemptible(), e.retryAt, e.attempts);
+        return hash(e.group, e.effectiveRequest(), e.job.preemptible(), e.ownRetryAt(), e.attempts);
     }
 
     private static int hash(String group, Resources request, boolean preemptible, Instant retryAt, int attempts) {

@@ -389,7 +389,7 @@ final class Observations {
         ledger.uncharge(entry, true);
         entry.setJob(QueueManager.keepCreation(copy, entry.job), queues.priorityClasses());
         entry.attempts = 0;
-        entry.queuedAt = clock.instant(); // its wait starts again (metrics, events)
+        entry.queuedAt(clock.instant()); // its wait starts again (metrics, events)
         queues.activate(entry);
         queuedByEviction(entry, eviction);
     }

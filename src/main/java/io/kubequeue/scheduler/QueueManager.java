@@ -181,7 +181,7 @@ final class QueueManager {
         for (JobEntry entry : backoff) {
             if (entry.wave == null) {
                 boolean may = wavesOn && !entry.refused && entry.yieldsTo() == null && entry.group != null
-                        && entry.retryAt != null;
+                        && entry.hasOwnRetryAt();
                 if (may != lone.contains(entry)) {
                     return "job " + entry.job.key() + (may ? " may wait in a wave, and is no lone waiter"
                             : " is a lone waiter, and may not wait in a wave");
@@ -227,7 +227,7 @@ final class QueueManager {
 
     /** A job taken by {@link #pollExpired} that waits again in place, in its group's backed-off set. */
     void waitAgain(JobEntry entry, Instant retryAt) {
-        entry.retryAt = retryAt;
+        entry.setRetryAt(retryAt);
         addTimer(entry);
     }
 
@@ -236,15 +236,15 @@ final class QueueManager {
      * (not a refused admission, which only its own expiry retries; not a reclaim's victim), else alone.
      */
     private void addTimer(JobEntry entry) {
-        if (!wavesOn || entry.refused || entry.yieldsTo() != null || entry.group == null || entry.retryAt == null) {
+        if (!wavesOn || entry.refused || entry.yieldsTo() != null || entry.group == null || !entry.hasOwnRetryAt()) {
             backoff.add(entry);
             return;
         }
-        BackoffWave.Key key = new BackoffWave.Key(QuotaLedger.FitShape.of(entry.group, entry), entry.retryAt,
+        BackoffWave.Key key = new BackoffWave.Key(QuotaLedger.FitShape.of(entry.group, entry), entry.ownRetryAt(),
                 entry.attempts);
         BackoffWave wave = waves.get(key);
         if (wave == null) {
-            JobEntry alike = lone.take(entry.group, entry.effectiveRequest(), entry.job.preemptible(), entry.retryAt,
+            JobEntry alike = lone.take(entry.group, entry.effectiveRequest(), entry.job.preemptible(), entry.ownRetryAt(),
                     entry.attempts);
             if (alike == null) {
                 lone.add(entry); // waits alone until another job waits alike
@@ -285,7 +285,7 @@ final class QueueManager {
         wave.members.remove(entry);
         entry.wave = null;
         entry.attempts = wave.attempts;
-        entry.retryAt = wave.retryAt;
+        entry.setRetryAt(wave.retryAt);
         if (wave.members.isEmpty()) {
             waves.remove(wave.key(), wave);
         } else if (first && !wave.taken) {
@@ -306,7 +306,7 @@ final class QueueManager {
         wave.members.clear();
         last.wave = null;
         last.attempts = wave.attempts;
-        last.retryAt = wave.retryAt;
+        last.setRetryAt(wave.retryAt);
         lone.add(last);
     }
 
@@ -356,7 +356,7 @@ final class QueueManager {
             wave.members.clear();
             only.wave = null;
             only.attempts = wave.attempts;
-            only.retryAt = retryAt;
+            only.setRetryAt(retryAt);
             addTimer(only);
             return;
         }
@@ -396,7 +396,7 @@ final class QueueManager {
         for (JobEntry member : wave.members) {
             member.wave = null;
             member.attempts = wave.attempts;
-            member.retryAt = null;
+            member.setRetryAt(null);
             member.state = Scheduler.State.ACTIVE;
             queue.backedOff.remove(member);
             queue.active.add(member);
@@ -418,7 +418,7 @@ final class QueueManager {
         if (inGlobalSet) {
             removeTimer(entry);
         }
-        entry.retryAt = null;
+        entry.setRetryAt(null);
         entry.state = Scheduler.State.ACTIVE;
         queue.active.add(entry);
     }
@@ -426,7 +426,7 @@ final class QueueManager {
     /** A backed-off job a cycle takes out of its group's set through a cursor: out of the global set too. */
     void leftBackoff(JobEntry entry) {
         removeTimer(entry);
-        entry.retryAt = null;
+        entry.setRetryAt(null);
     }
 
     /** The backoff after {@code attempts} failed tries: initial, doubled per try, capped at max. */
@@ -485,7 +485,7 @@ final class QueueManager {
 
     void backOff(JobEntry entry, Instant retryAt) {
         entry.state = Scheduler.State.BACKOFF;
-        entry.retryAt = retryAt;
+        entry.setRetryAt(retryAt);
         addTimer(entry);
         queues.computeIfAbsent(entry.group, GroupQueue::new).backedOff.add(entry);
     }
@@ -510,7 +510,7 @@ final class QueueManager {
     void holdForReclaim(JobEntry entry, Explanation reason) {
         dequeue(entry);
         entry.state = Scheduler.State.HELD;
-        entry.retryAt = null;
+        entry.setRetryAt(null);
         entry.hold = new Hold(entry.job.key(), Hold.Reason.RECLAIMING, reason);
         putHeld(entry);
     }
@@ -528,7 +528,7 @@ final class QueueManager {
             GroupQueue queue = queues.get(entry.group);
             if (entry.state == Scheduler.State.BACKOFF) {
                 removeTimer(entry);
-                entry.retryAt = null;
+                entry.setRetryAt(null);
             }
             if (queue != null) {
                 queue.active.remove(entry);
@@ -658,7 +658,7 @@ final class QueueManager {
             entry.wave = null;
             entry.heldCountedIn = null;
             entry.attempts = 0;
-            entry.retryAt = null;
+            entry.setRetryAt(null);
             activate(entry);
         }
     }

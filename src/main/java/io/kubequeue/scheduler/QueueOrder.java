@@ -35,6 +35,6 @@ final class QueueOrder {
 
     /** Backed-off jobs: earliest retry first, then queue order. */
     static final Comparator<JobEntry> RETRY = Comparator
-            .comparing(JobEntry::retryAt)
+            .comparingLong(JobEntry::retryAtNanos)
             .thenComparing(JOBS);
 }

@@ -4,7 +4,7 @@ import java.time.Instant;
 import java.util.Arrays;
 
 /**
- * The queue times ({@link JobEntry#queuedAt}) of a set of pending jobs, so that the oldest is read in O(1) rather than
+ * The queue times ({@link JobEntry#queuedAt()}) of a set of pending jobs, so that the oldest is read in O(1) rather than
  * by a walk over them: a metrics refresh reads every group's oldest pending job each second (issue 27: a group of
  * 100,000 pending jobs must not cost a walk under the scheduler's lock). A job's queue time does not change while it
  * is pending.
@@ -51,7 +51,7 @@ final class QueuedSince {
 
     /** The oldest queue time counted, or null if none. */
     Instant oldest() {
-        return size == 0 ? null : heap[0].queuedAt;
+        return size == 0 ? null : heap[0].queuedAt();
     }
 
     void clear() {
@@ -67,7 +67,7 @@ final class QueuedSince {
         while (i > 0) {
             int parent = (i - 1) >>> 1;
             JobEntry p = heap[parent];
-            if (!e.queuedAt.isBefore(p.queuedAt)) {
+            if (e.queuedAtNanos() >= p.queuedAtNanos()) {
                 break;
             }
             heap[i] = p;
@@ -84,10 +84,10 @@ final class QueuedSince {
         while (i < half) {
             int child = 2 * i + 1;
             int right = child + 1;
-            if (right < size && heap[right].queuedAt.isBefore(heap[child].queuedAt)) {
+            if (right < size && heap[right].queuedAtNanos() < heap[child].queuedAtNanos()) {
                 child = right;
             }
-            if (!heap[child].queuedAt.isBefore(e.queuedAt)) {
+            if (heap[child].queuedAtNanos() >= e.queuedAtNanos()) {
                 break;
             }
             heap[i] = heap[child];

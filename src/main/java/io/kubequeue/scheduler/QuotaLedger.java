@@ -313,7 +313,7 @@ final class QuotaLedger {
         entry.refused = false;
         entry.record = record;
         entry.hold = null;
-        entry.retryAt = null;
+        entry.setRetryAt(null);
         entry.charged = unknown || floor == null ? entry.effectiveRequest() : entry.effectiveRequest().max(floor);
         entry.chargedGuaranteed = !entry.job.preemptible();
         entry.chargedGroup = groupToCharge(entry, record);

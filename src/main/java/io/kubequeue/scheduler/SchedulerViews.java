@@ -86,8 +86,8 @@ final class SchedulerViews {
             }
             GroupCounts n = counts.computeIfAbsent(group, g -> new GroupCounts());
             n.byState[e.state.ordinal()]++;
-            if (e.state != Scheduler.State.ADMITTED && (n.oldest == null || e.queuedAt.isBefore(n.oldest))) {
-                n.oldest = e.queuedAt;
+            if (e.state != Scheduler.State.ADMITTED && (n.oldest == null || e.queuedAt().isBefore(n.oldest))) {
+                n.oldest = e.queuedAt();
             }
         }
         List<Scheduler.GroupView> views = new ArrayList<>();

@@ -400,6 +400,6 @@ final class SchedulingCycle {
             decided.failure = decided.failure == null ? e : decided.failure;
         }
         return new Admission(entry.job.key(), entry.job.uid(), record, entry.job.request(),
-                Duration.between(entry.queuedAt, now).toMillis(), entry.job.resourceVersion());
+                Duration.between(entry.queuedAt(), now).toMillis(), entry.job.resourceVersion());
     }
 }

@@ -22,6 +22,41 @@ final class Times {
         return d.compareTo(Duration.between(at, Instant.MIN)) <= 0 ? Instant.MIN : at.plus(d);
     }
 
+    /** What {@link #nanos} answers for "no time": no instant maps to it. */
+    static final long NO_TIME = Long.MIN_VALUE;
+
+    /**
+     * {@code at} as nanoseconds since the epoch, saturated: {@link Long#MAX_VALUE} for {@link Instant#MAX} and all
+     * past 2262, {@code Long.MIN_VALUE + 1} for all before 1677 (neither comes, or both have passed, for any clock);
+     * {@link #NO_TIME} for null. A long field costs 8 bytes where an Instant costs 28 (issue 27).
+     */
+    static long nanos(Instant at) {
+        if (at == null) {
+            return NO_TIME;
+        }
+        if (at.getEpochSecond() >= Long.MAX_VALUE / 1_000_000_000L) {
+            return Long.MAX_VALUE;
+        }
+        if (at.getEpochSecond() <= Long.MIN_VALUE / 1_000_000_000L) {
+            return Long.MIN_VALUE + 1;
+        }
+        return at.getEpochSecond() * 1_000_000_000L + at.getNano();
+    }
+
+    /** The instant of {@link #nanos}: null for {@link #NO_TIME}, {@link Instant#MAX} for {@link Long#MAX_VALUE}. */
+    static Instant instant(long nanos) {
+        if (nanos == NO_TIME) {
+            return null;
+        }
+        if (nanos == Long.MAX_VALUE) {
+            return Instant.MAX;
+        }
+        if (nanos == Long.MIN_VALUE + 1) {
+            return Instant.MIN;
+        }
+        return Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L));
+    }
+
     /** {@code d × 2}, at most the longest Duration. */
     static Duration doubled(Duration d) {
         return d.getSeconds() >= Long.MAX_VALUE / 2 ? Duration.ofSeconds(Long.MAX_VALUE, 999_999_999) : d.multipliedBy(2);

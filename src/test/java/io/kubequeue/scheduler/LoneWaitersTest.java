@@ -30,7 +30,7 @@ class LoneWaitersTest {
                 Resources.of("cpu", cpu), JobPriority.NONE, T0, null, true, null);
         JobEntry e = new JobEntry(o, T0, 0);
         e.group = group;
-        e.retryAt = retryAt;
+        e.setRetryAt(retryAt);
         e.attempts = attempts;
         return e;
     }
@@ -63,16 +63,16 @@ class LoneWaitersTest {
                     }
                 }
                 case 1 -> {
-                    JobEntry taken = table.take(e.group, e.effectiveRequest(), e.job.preemptible(), e.retryAt,
+                    JobEntry taken = table.take(e.group, e.effectiveRequest(), e.job.preemptible(), e.ownRetryAt(),
                             e.attempts);
                     JobEntry alike = model.stream().filter(m -> m.group.equals(e.group) && m.attempts == e.attempts
-                            && m.retryAt.equals(e.retryAt) && m.effectiveRequest().equals(e.effectiveRequest()))
+                            && m.ownRetryAt().equals(e.ownRetryAt()) && m.effectiveRequest().equals(e.effectiveRequest()))
                             .findFirst().orElse(null);
                     if (alike == null) {
                         assertNull(taken);
                     } else {
                         assertTrue(taken != null && model.contains(taken) && taken.group.equals(e.group)
-                                && taken.attempts == e.attempts && taken.retryAt.equals(e.retryAt));
+                                && taken.attempts == e.attempts && taken.ownRetryAt().equals(e.ownRetryAt()));
                         model.remove(taken);
                     }
                 }

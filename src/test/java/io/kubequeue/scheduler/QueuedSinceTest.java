@@ -94,6 +94,6 @@ class QueuedSinceTest {
     }
 
     private static Instant oldest(List<JobEntry> in) {
-        return in.stream().map(x -> x.queuedAt).min(Comparator.naturalOrder()).orElse(null);
+        return in.stream().map(x -> x.queuedAt()).min(Comparator.naturalOrder()).orElse(null);
     }
 }
