@@ -1,18 +1,21 @@
 package io.kubequeue.scheduler;
 
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.PriorityQueue;
 import java.util.Set;
-import java.util.SortedSet;
 import java.util.TreeSet;
-import java.util.function.Consumer;
 
 /**
  * A group's backed-off jobs in queue order, and the same jobs split by {@link Shape}: a retry after a release
  * walks one cursor per shape that fits now ({@link #cursor}), so the jobs of a shape that does not fit are not
  * visited. An entry's shape does not change while it is in the set (as its priority: see {@link JobEntry#setJob}).
+ *
+ * <p>The jobs are held once, in their shape's set; the queue order of the whole set is the merge of the shapes' sets,
+ * and its first job the first of the shape whose first comes first ({@link #heads}, one entry per shape). A second
+ * sorted set of every job cost a 40-byte node per backed-off job (issue 27).
  */
 final class BackedOffJobs implements Iterable<JobEntry> {
     /** A job's shape for fitting, within its group: its request (with the job count) and its preemptibility. */
@@ -22,8 +25,14 @@ final class BackedOffJobs implements Iterable<JobEntry> {
         }
     }
 
-    private final TreeSet<JobEntry> entries = new TreeSet<>(QueueOrder.JOBS);
     private final Map<Shape, TreeSet<JobEntry>> byShape = new HashMap<>();
+    /**
+     * Each shape's set, ordered by its first job. A set is taken out before its first job changes and put back after:
+     * its place depends on that job.
+     */
+    private final TreeSet<TreeSet<JobEntry>> heads = new TreeSet<>(
+            (a, b) -> a == b ? 0 : QueueOrder.JOBS.compare(a.first(), b.first()));
+    private int size;
     /** Told every job that joins or leaves (its group's queue times). */
     private final QueuedSince since;
 
@@ -36,29 +45,54 @@ final class BackedOffJobs implements Iterable<JobEntry> {
     }
 
     boolean add(JobEntry entry) {
-        if (!entries.add(entry)) {
-            return false;
+        Shape shape = Shape.of(entry);
+        TreeSet<JobEntry> same = byShape.get(shape);
+        if (same == null) {
+            same = new TreeSet<>(QueueOrder.JOBS);
+            same.add(entry);
+            byShape.put(shape, same);
+            heads.add(same);
+        } else {
+            if (same.contains(entry)) {
+                return false;
+            }
+            boolean newFirst = QueueOrder.JOBS.compare(entry, same.first()) < 0;
+            if (newFirst) {
+                heads.remove(same);
+            }
+            same.add(entry);
+            if (newFirst) {
+                heads.add(same);
+            }
         }
+        size++;
         since.add(entry);
-        byShape.computeIfAbsent(Shape.of(entry), s -> new TreeSet<>(QueueOrder.JOBS)).add(entry);
         return true;
     }
 
     boolean remove(JobEntry entry) {
-        if (!entries.remove(entry)) {
+        Shape shape = Shape.of(entry);
+        TreeSet<JobEntry> same = byShape.get(shape);
+        if (same == null || !same.contains(entry)) {
             return false;
         }
-        forgetShape(entry);
+        boolean wasFirst = same.first() == entry;
+        if (wasFirst) {
+            heads.remove(same);
+        }
+        same.remove(entry);
+        left(shape, same, entry, wasFirst);
         return true;
     }
 
-    private void forgetShape(JobEntry entry) {
+    /** After {@code entry} left {@code same}: the count, the queue times, and the shape's place or its removal. */
+    private void left(Shape shape, TreeSet<JobEntry> same, JobEntry entry, boolean wasFirst) {
+        size--;
         since.remove(entry);
-        Shape shape = Shape.of(entry);
-        TreeSet<JobEntry> same = byShape.get(shape);
-        same.remove(entry);
         if (same.isEmpty()) {
-            byShape.remove(shape);
+            byShape.remove(shape, same);
+        } else if (wasFirst) {
+            heads.add(same);
         }
     }
 
@@ -70,38 +104,7 @@ final class BackedOffJobs implements Iterable<JobEntry> {
     /** The jobs of one shape present, in queue order; its {@code remove} takes the job out of the whole set. */
     Iterator<JobEntry> cursor(Shape shape) {
         TreeSet<JobEntry> same = byShape.get(shape);
-        return removing(same.iterator(), removed -> {
-            entries.remove(removed);
-            since.remove(removed);
-            if (same.isEmpty()) {
-                byShape.remove(shape, same);
-            }
-        });
-    }
-
-    boolean isEmpty() {
-        return entries.isEmpty();
-    }
-
-    int size() {
-        return entries.size();
-    }
-
-    JobEntry first() {
-        return entries.first();
-    }
-
-    SortedSet<JobEntry> headSet(JobEntry entry) {
-        return Collections.unmodifiableSortedSet(entries.headSet(entry));
-    }
-
-    @Override
-    public Iterator<JobEntry> iterator() {
-        return removing(entries.iterator(), this::forgetShape);
-    }
-
-    /** {@code inner}, whose {@code remove} also runs {@code alsoRemove} on the entry removed. */
-    private static Iterator<JobEntry> removing(Iterator<JobEntry> inner, Consumer<JobEntry> alsoRemove) {
+        Iterator<JobEntry> inner = same.iterator();
         return new Iterator<>() {
             private JobEntry last;
 
@@ -118,8 +121,65 @@ final class BackedOffJobs implements Iterable<JobEntry> {
 
             @Override
             public void remove() {
+                boolean wasFirst = same.first() == last;
+                if (wasFirst) {
+                    heads.remove(same);
+                }
                 inner.remove();
-                alsoRemove.accept(last);
+                left(shape, same, last, wasFirst);
+            }
+        };
+    }
+
+    boolean isEmpty() {
+        return size == 0;
+    }
+
+    int size() {
+        return size;
+    }
+
+    /** The first job in queue order; throws {@link NoSuchElementException} if there is none. */
+    JobEntry first() {
+        return heads.first().first();
+    }
+
+    /** How many jobs come before {@code entry} in queue order: O(jobs), as a sorted set's head count is. */
+    int countBefore(JobEntry entry) {
+        int before = 0;
+        for (TreeSet<JobEntry> same : byShape.values()) {
+            before += same.headSet(entry).size();
+        }
+        return before;
+    }
+
+    /** Every job in queue order (the shapes' sets merged); read-only: take jobs out with {@link #remove}. */
+    @Override
+    public Iterator<JobEntry> iterator() {
+        record Cursor(JobEntry current, Iterator<JobEntry> rest) {
+        }
+        PriorityQueue<Cursor> merge = new PriorityQueue<>(Math.max(1, byShape.size()),
+                (a, b) -> QueueOrder.JOBS.compare(a.current(), b.current()));
+        for (TreeSet<JobEntry> same : byShape.values()) {
+            Iterator<JobEntry> it = same.iterator();
+            merge.add(new Cursor(it.next(), it));
+        }
+        return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return !merge.isEmpty();
+            }
+
+            @Override
+            public JobEntry next() {
+                Cursor c = merge.poll();
+                if (c == null) {
+                    throw new NoSuchElementException();
+                }
+                if (c.rest().hasNext()) {
+                    merge.add(new Cursor(c.rest().next(), c.rest()));
+                }
+                return c.current();
             }
         };
     }

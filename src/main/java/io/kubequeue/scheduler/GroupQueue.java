@@ -63,6 +63,6 @@ final class GroupQueue {
 
     /** How many queued jobs (active or backing off) come before {@code entry} in queue order. */
     int ahead(JobEntry entry) {
-        return active.headSet(entry).size() + backedOff.headSet(entry).size();
+        return active.headSet(entry).size() + backedOff.countBefore(entry);
     }
 }
