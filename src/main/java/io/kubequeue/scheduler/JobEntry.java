@@ -29,8 +29,6 @@ final class JobEntry {
     private long retryAt = Times.NO_TIME;
     /** The backed-off jobs it waits with, or null (see {@link BackoffWave}). */
     BackoffWave wave;
-    /** The group whose held jobs it is counted in ({@link QueueManager}), or null. */
-    String heldCountedIn;
     Hold hold;
     AdmissionRecord record;
     String chargedGroup;
@@ -46,6 +44,8 @@ final class JobEntry {
     private Extras extras;
     /** Its slot in the {@link QueuedSince} it is in, if any; read only by that set. */
     int sinceSlot = -1;
+    /** Its slot in the core's global backoff order ({@link QueueManager}), if it is in it; read only by that heap. */
+    int retrySlot = -1;
 
     /** The request plus one job of the {@link Resources#MAX_JOBS} pseudo-resource; kept, as fit checks are hot. */
     private Resources effectiveRequest;
@@ -178,6 +178,8 @@ final class JobEntry {
         Hold lastHold;
         /** The group whose admitted jobs it is counted in ({@link QuotaLedger}), or null. */
         String admittedCountedIn;
+        /** The group whose held jobs it is counted in ({@link QueueManager}), or null. */
+        String heldCountedIn;
 
         boolean isEmpty() {
             return confirmedVersion == null && !unconfirmed && newest == null && !newestUnreadable
@@ -185,7 +187,7 @@ final class JobEntry {
                     && !evictionUnconfirmed && evictionRefusedUnder == null && yieldsTo == null
                     && marks.equals(EvictionMarks.NONE) && podRanUnder == null && podRanRecorded == null
                     && draining == null && timeoutAt == null && spentUpTo == null && lastHold == null
-                    && admittedCountedIn == null;
+                    && admittedCountedIn == null && heldCountedIn == null;
         }
     }
 
@@ -330,6 +332,21 @@ final class JobEntry {
         }
         extras().evictionRefusedUnder = evictionRefusedUnder;
         if (evictionRefusedUnder == null) {
+            trimExtras();
+        }
+    }
+
+    /** The group whose held jobs it is counted in ({@link QueueManager}), or null. */
+    String heldCountedIn() {
+        return extras == null ? null : extras.heldCountedIn;
+    }
+
+    void heldCountedIn(String group) {
+        if (extras == null && group == null) {
+            return;
+        }
+        extras().heldCountedIn = group;
+        if (group == null) {
             trimExtras();
         }
     }

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeSet;
 
 /**
  * The queue side of the core: every job the core holds, one {@link GroupQueue} per quota group, the global backoff
@@ -35,7 +34,18 @@ final class QueueManager {
      * Every backed-off job, earliest retry first: each job that waits alone, and each {@link BackoffWave} by its
      * first member.
      */
-    private final TreeSet<JobEntry> backoff = new TreeSet<>(QueueOrder.RETRY);
+    /** Every backed-off job (a wave by its first member), earliest retry first: a heap, 40 bytes per job less than a sorted set. */
+    private final EntryHeap backoff = new EntryHeap(QueueOrder.RETRY, new EntryHeap.Slot() {
+        @Override
+        public int get(JobEntry entry) {
+            return entry.retrySlot;
+        }
+
+        @Override
+        public void set(JobEntry entry, int slot) {
+            entry.retrySlot = slot;
+        }
+    });
     /** The waves registered, by what their jobs share; a wave being decided by a cycle is out of it. */
     private final Map<BackoffWave.Key, BackoffWave> waves = new HashMap<>();
     /**
@@ -129,7 +139,7 @@ final class QueueManager {
         if (entry.group != null && entry.hold.kind() != Hold.Reason.NO_QUOTA_GROUP) {
             heldSince.computeIfAbsent(entry.group, g -> new QueuedSince()).add(entry);
             heldCount.merge(entry.group, 1, Integer::sum);
-            entry.heldCountedIn = entry.group;
+            entry.heldCountedIn(entry.group);
         }
     }
 
@@ -141,9 +151,9 @@ final class QueueManager {
     }
 
     private void forgetHeld(JobEntry entry) {
-        String group = entry.heldCountedIn;
+        String group = entry.heldCountedIn();
         if (group != null) {
-            entry.heldCountedIn = null;
+            entry.heldCountedIn(null);
             heldSince.get(group).remove(entry);
             if (heldCount.merge(group, -1, Integer::sum) == 0) {
                 heldCount.remove(group);
@@ -178,16 +188,20 @@ final class QueueManager {
             }
         }
         int[] alone = {0};
-        for (JobEntry entry : backoff) {
-            if (entry.wave == null) {
+        String[] wrong = {null};
+        backoff.forEachUnordered(entry -> {
+            if (entry.wave == null && wrong[0] == null) {
                 boolean may = wavesOn && !entry.refused && entry.yieldsTo() == null && entry.group != null
                         && entry.hasOwnRetryAt();
                 if (may != lone.contains(entry)) {
-                    return "job " + entry.job.key() + (may ? " may wait in a wave, and is no lone waiter"
+                    wrong[0] = "job " + entry.job.key() + (may ? " may wait in a wave, and is no lone waiter"
                             : " is a lone waiter, and may not wait in a wave");
                 }
                 alone[0] += may ? 1 : 0;
             }
+        });
+        if (wrong[0] != null) {
+            return wrong[0];
         }
         if (alone[0] != lone.size()) {
             return lone.size() + " lone waiters, " + alone[0] + " of them in the global set";
@@ -215,7 +229,7 @@ final class QueueManager {
      * BackoffWave)}) or this job alone ({@link #leaveWave}).
      */
     JobEntry pollExpired(Instant now) {
-        if (backoff.isEmpty() || backoff.first().retryAt().isAfter(now)) {
+        if (backoff.isEmpty() || backoff.first().retryAtNanos() > Times.nanos(now)) {
             return null;
         }
         JobEntry first = backoff.pollFirst();
@@ -656,7 +670,7 @@ final class QueueManager {
         heldCount.clear();
         for (JobEntry entry : pending) {
             entry.wave = null;
-            entry.heldCountedIn = null;
+            entry.heldCountedIn(null);
             entry.attempts = 0;
             entry.setRetryAt(null);
             activate(entry);
