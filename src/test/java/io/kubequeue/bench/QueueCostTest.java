@@ -29,4 +29,17 @@ class QueueCostTest {
         assertTrue(Double.isNaN(big.marginalHeapPerPendingBytes(null)));
         assertTrue(Double.isNaN(none.marginalHeapPerPendingBytes(none)));
     }
+
+    /** The backlog's heap is read once JOSDK's informers have listed: each controller logged as starting has started. */
+    @Test
+    void controllersCountAsStartedOnlyWhenEachOneLoggedAsStartingHas(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path log = dir.resolve("kube-queue.log");
+        assertEquals(false, QueueCost.controllersStarted(log), "no log yet");
+        java.nio.file.Files.writeString(log, "INFO Starting 'job' controller for reconciler: x\n"
+                + "INFO Starting 'tfjob' controller for reconciler: y\nINFO 'tfjob' controller started\n");
+        assertEquals(false, QueueCost.controllersStarted(log), "job still lists");
+        java.nio.file.Files.writeString(log, "INFO 'job' controller started\n", java.nio.file.StandardOpenOption.APPEND);
+        assertEquals(true, QueueCost.controllersStarted(log));
+    }
 }
