@@ -1,7 +1,7 @@
 package io.kubequeue.scheduler;
 
 import java.time.Instant;
-import java.util.TreeSet;
+
 import io.kubequeue.scheduler.QuotaLedger.FitShape;
 
 /**
@@ -32,8 +32,21 @@ final class BackoffWave {
     int attempts;
     /** Taken out by a cycle that counts a try for all its members; back when they wait again. */
     boolean taken;
-    /** The members in queue order; the first stands for the wave in the global backoff set. */
-    final TreeSet<JobEntry> members = new TreeSet<>(QueueOrder.JOBS);
+    /**
+     * The members, a heap in queue order ({@link JobEntry#waveSlot}); the first stands for the wave in the global
+     * backoff set. A heap, not a sorted set: 40 bytes per member less (issue 27), and only the first is read in order.
+     */
+    final EntryHeap members = new EntryHeap(QueueOrder.JOBS, new EntryHeap.Slot() {
+        @Override
+        public int get(JobEntry entry) {
+            return entry.waveSlot;
+        }
+
+        @Override
+        public void set(JobEntry entry, int slot) {
+            entry.waveSlot = slot;
+        }
+    });
 
     BackoffWave(Key key) {
         this.shape = key.shape();

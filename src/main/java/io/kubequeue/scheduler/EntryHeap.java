@@ -2,6 +2,8 @@ package io.kubequeue.scheduler;
 
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.Iterator;
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -11,7 +13,7 @@ import java.util.function.Consumer;
  * not in this heap is left alone by {@link #remove}, as is one in a heap cleared whole. The order of an entry must not
  * change while it is in the heap.
  */
-final class EntryHeap {
+final class EntryHeap implements Iterable<JobEntry> {
 
     /** Where an entry keeps its place in the heaps of one kind ({@code -1}: in none). */
     interface Slot {
@@ -104,6 +106,17 @@ final class EntryHeap {
         for (int i = 0; i < size; i++) {
             action.accept(heap[i]);
         }
+    }
+
+    /** Each entry, in no particular order; the heap must not change while the iterator is used. */
+    @Override
+    public Iterator<JobEntry> iterator() {
+        return Arrays.asList(heap).subList(0, size).iterator();
+    }
+
+    /** A copy of the entries, in no particular order. */
+    List<JobEntry> toList() {
+        return List.of(Arrays.copyOf(heap, size));
     }
 
     void clear() {

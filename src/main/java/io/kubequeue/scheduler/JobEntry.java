@@ -29,7 +29,6 @@ final class JobEntry {
     private long retryAt = Times.NO_TIME;
     /** The backed-off jobs it waits with, or null (see {@link BackoffWave}). */
     BackoffWave wave;
-    Hold hold;
     AdmissionRecord record;
     String chargedGroup;
     Resources charged = Resources.NONE;
@@ -46,6 +45,8 @@ final class JobEntry {
     int sinceSlot = -1;
     /** Its slot in the core's global backoff order ({@link QueueManager}), if it is in it; read only by that heap. */
     int retrySlot = -1;
+    /** Its slot in its {@link #wave}'s members ({@link BackoffWave#members}), if in one; read only by that heap. */
+    int waveSlot = -1;
 
     /** The request plus one job of the {@link Resources#MAX_JOBS} pseudo-resource; kept, as fit checks are hot. */
     private Resources effectiveRequest;
@@ -122,7 +123,7 @@ final class JobEntry {
     /** A read-only copy of where it stands. */
     Scheduler.JobStatus status() {
         return new Scheduler.JobStatus(job.key(), state, currentGroup(), job.request(), priority, attempts(), retryAt(),
-                hold, record);
+                hold(), record);
     }
 
     /**
@@ -180,6 +181,8 @@ final class JobEntry {
         String admittedCountedIn;
         /** The group whose held jobs it is counted in ({@link QueueManager}), or null. */
         String heldCountedIn;
+        /** Why it is held ({@link Scheduler.State#HELD}), or null. */
+        Hold hold;
 
         boolean isEmpty() {
             return confirmedVersion == null && !unconfirmed && newest == null && !newestUnreadable
@@ -187,7 +190,7 @@ final class JobEntry {
                     && !evictionUnconfirmed && evictionRefusedUnder == null && yieldsTo == null
                     && marks.equals(EvictionMarks.NONE) && podRanUnder == null && podRanRecorded == null
                     && draining == null && timeoutAt == null && spentUpTo == null && lastHold == null
-                    && admittedCountedIn == null && heldCountedIn == null;
+                    && admittedCountedIn == null && heldCountedIn == null && hold == null;
         }
     }
 
@@ -332,6 +335,21 @@ final class JobEntry {
         }
         extras().evictionRefusedUnder = evictionRefusedUnder;
         if (evictionRefusedUnder == null) {
+            trimExtras();
+        }
+    }
+
+    /** Why it is held, or null. */
+    Hold hold() {
+        return extras == null ? null : extras.hold;
+    }
+
+    void hold(Hold hold) {
+        if (extras == null && hold == null) {
+            return;
+        }
+        extras().hold = hold;
+        if (hold == null) {
             trimExtras();
         }
     }

@@ -136,7 +136,7 @@ final class QueueManager {
             forgetHeld(previous);
         }
         forgetHeld(entry);
-        if (entry.group != null && entry.hold.kind() != Hold.Reason.NO_QUOTA_GROUP) {
+        if (entry.group != null && entry.hold().kind() != Hold.Reason.NO_QUOTA_GROUP) {
             heldSince.computeIfAbsent(entry.group, g -> new QueuedSince()).add(entry);
             heldCount.merge(entry.group, 1, Integer::sum);
             entry.heldCountedIn(entry.group);
@@ -391,11 +391,12 @@ final class QueueManager {
         BackoffWave into = same.size() >= wave.size() ? same : wave;
         BackoffWave from = into == same ? wave : same;
         backoff.remove(same.members.first()); // the waiting one's place; the taken one has none
-        for (JobEntry member : from.members) {
+        List<JobEntry> moving = from.members.toList();
+        from.members.clear(); // first: a member keeps one slot, for the wave it is in
+        for (JobEntry member : moving) {
             member.wave = into;
             into.members.add(member);
         }
-        from.members.clear();
         waves.put(key, into);
         backoff.add(into.members.first());
     }
@@ -407,7 +408,9 @@ final class QueueManager {
     void endBackoff(BackoffWave wave) {
         waves.remove(wave.key(), wave);
         GroupQueue queue = queues.get(wave.shape.group());
-        for (JobEntry member : wave.members) {
+        List<JobEntry> members = wave.members.toList();
+        wave.members.clear();
+        for (JobEntry member : members) {
             member.wave = null;
             member.attempts = wave.attempts;
             member.setRetryAt(null);
@@ -415,7 +418,6 @@ final class QueueManager {
             queue.backedOff.remove(member);
             queue.active.add(member);
         }
-        wave.members.clear();
     }
 
     /** A backed-off job tried in place that still does not fit: one more try, its retry time kept. */
@@ -466,7 +468,7 @@ final class QueueManager {
         }
         entry.group = group.get().name();
         entry.state = Scheduler.State.ACTIVE;
-        entry.hold = null;
+        entry.hold(null);
         entry.refused = false;
         queues.computeIfAbsent(entry.group, GroupQueue::new).active.add(entry);
     }
@@ -509,7 +511,7 @@ final class QueueManager {
         Hold hold = new Hold(entry.job.key(), kind, reason);
         boolean changed = entry.lastHold() == null || !entry.lastHold().equals(hold);
         entry.state = Scheduler.State.HELD;
-        entry.hold = hold;
+        entry.hold(hold);
         entry.lastHold(hold);
         putHeld(entry);
         if (changed) {
@@ -525,7 +527,7 @@ final class QueueManager {
         dequeue(entry);
         entry.state = Scheduler.State.HELD;
         entry.setRetryAt(null);
-        entry.hold = new Hold(entry.job.key(), Hold.Reason.RECLAIMING, reason);
+        entry.hold(new Hold(entry.job.key(), Hold.Reason.RECLAIMING, reason));
         putHeld(entry);
     }
 

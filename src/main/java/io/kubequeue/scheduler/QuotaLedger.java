@@ -312,7 +312,7 @@ final class QuotaLedger {
         entry.chargeUnknown = unknown;
         entry.refused = false;
         entry.record = record;
-        entry.hold = null;
+        entry.hold(null);
         entry.setRetryAt(null);
         entry.charged = unknown || floor == null ? entry.effectiveRequest() : entry.effectiveRequest().max(floor);
         entry.chargedGuaranteed = !entry.job.preemptible();

@@ -172,7 +172,7 @@ final class Reclaims {
     private boolean current(InProgress r) {
         JobEntry p = r.preemptor;
         return queues.get(p.job.key()) == p && p.state == Scheduler.State.HELD
-                && p.hold != null && p.hold.kind() == Hold.Reason.RECLAIMING;
+                && p.hold() != null && p.hold().kind() == Hold.Reason.RECLAIMING;
     }
 
     /** Whether some victim of the reclaim is still charged. */

@@ -81,7 +81,7 @@ final class SchedulerViews {
         }
         for (JobEntry e : queues.all()) {
             String group = e.currentGroup();
-            if (group == null || e.state == Scheduler.State.HELD && e.hold.kind() == Hold.Reason.NO_QUOTA_GROUP) {
+            if (group == null || e.state == Scheduler.State.HELD && e.hold().kind() == Hold.Reason.NO_QUOTA_GROUP) {
                 continue;
             }
             GroupCounts n = counts.computeIfAbsent(group, g -> new GroupCounts());
@@ -121,7 +121,7 @@ final class SchedulerViews {
     List<Scheduler.PendingView> pending(String group) {
         List<JobEntry> waiting = new ArrayList<>();
         // a job reclaiming its min is admitted first, once its victims are seen suspended
-        queues.held().stream().filter(e -> group.equals(e.group) && e.hold.kind() == Hold.Reason.RECLAIMING)
+        queues.held().stream().filter(e -> group.equals(e.group) && e.hold().kind() == Hold.Reason.RECLAIMING)
                 .sorted(QueueOrder.JOBS).forEach(waiting::add);
         GroupQueue queue = queues.queue(group);
         if (queue != null) {
@@ -130,7 +130,7 @@ final class SchedulerViews {
             waiting.subList(waiting.size() - queue.active.size() - queue.backedOff.size(), waiting.size())
                     .sort(QueueOrder.JOBS);
         }
-        queues.held().stream().filter(e -> group.equals(e.group) && e.hold.kind() == Hold.Reason.NEVER_FITS)
+        queues.held().stream().filter(e -> group.equals(e.group) && e.hold().kind() == Hold.Reason.NEVER_FITS)
                 .sorted(QueueOrder.JOBS).forEach(waiting::add);
         List<Scheduler.PendingView> views = new ArrayList<>(waiting.size());
         JobEntry head = waiting.isEmpty() ? null : waiting.get(0);
@@ -149,8 +149,8 @@ final class SchedulerViews {
                 if (e.state == Scheduler.State.ADMITTED) {
                     found.add(new Scheduler.PendingView(e.status(), 0,
                             Explanation.of("admitted into quota group " + e.chargedGroup)));
-                } else if (e.state == Scheduler.State.HELD && e.hold.kind() == Hold.Reason.NO_QUOTA_GROUP) {
-                    found.add(new Scheduler.PendingView(e.status(), 0, e.hold.reason()));
+                } else if (e.state == Scheduler.State.HELD && e.hold().kind() == Hold.Reason.NO_QUOTA_GROUP) {
+                    found.add(new Scheduler.PendingView(e.status(), 0, e.hold().reason()));
                 } else {
                     GroupQueue queue = queues.queue(e.group);
                     found.add(new Scheduler.PendingView(e.status(), positionOf(e),
@@ -166,14 +166,14 @@ final class SchedulerViews {
     private int positionOf(JobEntry e) {
         GroupQueue queue = queues.queue(e.group);
         long reclaiming = queues.held().stream().filter(h -> e.group.equals(h.group)
-                && h.hold.kind() == Hold.Reason.RECLAIMING && (e.state != Scheduler.State.HELD
-                || e.hold.kind() != Hold.Reason.RECLAIMING || QueueOrder.JOBS.compare(h, e) < 0)).count();
-        if (e.state == Scheduler.State.HELD && e.hold.kind() == Hold.Reason.RECLAIMING) {
+                && h.hold().kind() == Hold.Reason.RECLAIMING && (e.state != Scheduler.State.HELD
+                || e.hold().kind() != Hold.Reason.RECLAIMING || QueueOrder.JOBS.compare(h, e) < 0)).count();
+        if (e.state == Scheduler.State.HELD && e.hold().kind() == Hold.Reason.RECLAIMING) {
             return (int) reclaiming + 1; // first, before every queued job
         }
         if (e.state == Scheduler.State.HELD) { // never fits: after every queued job, in queue order among the held
             long heldBefore = queues.held().stream().filter(h -> e.group.equals(h.group)
-                    && h.hold.kind() == Hold.Reason.NEVER_FITS && QueueOrder.JOBS.compare(h, e) < 0).count();
+                    && h.hold().kind() == Hold.Reason.NEVER_FITS && QueueOrder.JOBS.compare(h, e) < 0).count();
             return (int) reclaiming + (queue == null ? 0 : queue.active.size() + queue.backedOff.size())
                     + (int) heldBefore + 1;
         }
@@ -205,7 +205,7 @@ final class SchedulerViews {
     /** Why a pending job is not admitted, with the numbers. */
     private Explanation reason(JobEntry e, JobEntry head) {
         if (e.state == Scheduler.State.HELD) {
-            return e.hold.reason();
+            return e.hold().reason();
         }
         String when = e.state == Scheduler.State.BACKOFF ? "backing off until "
                 + e.retryAt().truncatedTo(ChronoUnit.MILLIS) + " (" + e.attempts() + (e.attempts() == 1 ? " try)" : " tries)")
