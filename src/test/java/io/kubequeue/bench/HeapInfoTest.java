@@ -31,4 +31,20 @@ class HeapInfoTest {
                 """));
         assertEquals(-1, KubeQueueProcess.heapUsedKiB("com.sun.tools.attach.AttachNotSupportedException"));
     }
+
+    @Test
+    void theHistogramsTotalIsTheLiveHeap(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path file = dir.resolve("h.txt");
+        java.nio.file.Files.writeString(file, """
+                10007:
+                 num     #instances         #bytes  class name (module)
+                -------------------------------------------------------
+                   1:        362406       15818056  [B (java.base@17.0.15)
+                Total       2231433      100264080
+                """);
+        assertEquals(100264080L, KubeQueueProcess.histogramTotalBytes(file));
+        java.nio.file.Files.writeString(file, "10007:\n");
+        assertEquals(-1, KubeQueueProcess.histogramTotalBytes(file));
+        assertEquals(-1, KubeQueueProcess.histogramTotalBytes(dir.resolve("missing.txt")));
+    }
 }

@@ -187,10 +187,10 @@ final class KubeQueueProcess implements AutoCloseable {
     /**
      * The heap in use right after a full GC, bytes: {@code jcmd <pid> GC.run} (a full, stop-the-world collection,
      * as {@code System.gc()}), then at once {@code jcmd <pid> GC.heap_info}, the generations' {@code used} summed
-     * ({@link #heapUsedKiB}). Read so rather than from {@code jvm_memory_used_bytes{area="heap"}} on
-     * {@code /q/metrics}: that gauge is read while the scrape renders kube-queue's series, and counted the scrape's
-     * own garbage, some 7 MiB at 100,000 pending jobs (issue 27). The gauge is the fallback if {@code GC.heap_info}
-     * does not read. -1 if neither is available.
+     * ({@link #heapUsedKiB}). It holds whatever was allocated since the collection too: read at once rather than from
+     * {@code jvm_memory_used_bytes{area="heap"}}, which a scrape reads only after rendering kube-queue's series. The
+     * backlog's live heap is read from a class histogram instead ({@link #histogramTotalBytes}). The gauge is the
+     * fallback if {@code GC.heap_info} does not read. -1 if neither is available.
      */
     long heapAfterFullGc() throws InterruptedException {
         String info;
@@ -208,6 +208,24 @@ final class KubeQueueProcess implements AutoCloseable {
         }
         double heap = metric("jvm_memory_used_bytes", "area=\"heap\"");
         return heap > 0 ? (long) heap : -1;
+    }
+
+    /**
+     * The bytes of the {@code Total} line of a {@code jcmd GC.class_histogram} written to {@code file}: every live
+     * object after the full GC the histogram runs first. -1 if the file or the line does not read.
+     */
+    static long histogramTotalBytes(Path file) {
+        try {
+            for (String line : Files.readAllLines(file)) {
+                String[] parts = line.trim().split("\\s+");
+                if (parts.length == 3 && parts[0].equals("Total")) {
+                    return Long.parseLong(parts[2]);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+        return -1;
     }
 
     /** What {@code jcmd <pid> COMMAND} printed, or null if it failed or took over a minute. */
