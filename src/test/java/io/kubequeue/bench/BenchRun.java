@@ -98,8 +98,9 @@ final class BenchRun {
                 long inUse = kubeQueue.heapAfterFullGc();
                 Path histogram = kubeQueue.log().resolveSibling(name + ".histogram.txt");
                 List<String> top = kubeQueue.classHistogram(histogram, HISTOGRAM_LINES);
-                // the live heap: what the histogram's own full GC found live; the heap in use a moment after a full
-                // GC also holds what was allocated since (0.2 to 7 MiB at 100,000 pending, issue 27)
+                // the live heap: what the histogram's own full GC found live; the heap in use just after a full GC
+                // also holds the dead objects SerialGC leaves in place (-XX:MarkSweepDeadRatio, 5 % of the old
+                // generation: 6.4 MiB at 100,000 pending, issue 27)
                 long live = KubeQueueProcess.histogramTotalBytes(histogram);
                 heapBefore = live >= 0 ? live : inUse;
                 out.printf("    kube-queue shows %,.0f pending after %.1f s more, settled (CPU < %.1f core) %s; heap after"

@@ -187,7 +187,9 @@ final class KubeQueueProcess implements AutoCloseable {
     /**
      * The heap in use right after a full GC, bytes: {@code jcmd <pid> GC.run} (a full, stop-the-world collection,
      * as {@code System.gc()}), then at once {@code jcmd <pid> GC.heap_info}, the generations' {@code used} summed
-     * ({@link #heapUsedKiB}). It holds whatever was allocated since the collection too: read at once rather than from
+     * ({@link #heapUsedKiB}). It holds the dead objects SerialGC's full collection leaves in place
+     * ({@code -XX:MarkSweepDeadRatio}, up to 5 % of the old generation) and what was allocated since: read at once
+     * rather than from
      * {@code jvm_memory_used_bytes{area="heap"}}, which a scrape reads only after rendering kube-queue's series. The
      * backlog's live heap is read from a class histogram instead ({@link #histogramTotalBytes}). The gauge is the
      * fallback if {@code GC.heap_info} does not read. -1 if neither is available.
