@@ -76,13 +76,19 @@ final class BackedOffJobs implements Iterable<JobEntry> {
         if (same == null || !same.contains(entry)) {
             return false;
         }
+        boolean wasFirst = leaving(same, entry);
+        same.remove(entry);
+        left(shape, same, entry, wasFirst);
+        return true;
+    }
+
+    /** Before {@code entry} leaves {@code same}: takes the set out of {@link #heads} if its first job is leaving. */
+    private boolean leaving(TreeSet<JobEntry> same, JobEntry entry) {
         boolean wasFirst = same.first() == entry;
         if (wasFirst) {
             heads.remove(same);
         }
-        same.remove(entry);
-        left(shape, same, entry, wasFirst);
-        return true;
+        return wasFirst;
     }
 
     /** After {@code entry} left {@code same}: the count, the queue times, and the shape's place or its removal. */
@@ -121,10 +127,7 @@ final class BackedOffJobs implements Iterable<JobEntry> {
 
             @Override
             public void remove() {
-                boolean wasFirst = same.first() == last;
-                if (wasFirst) {
-                    heads.remove(same);
-                }
+                boolean wasFirst = leaving(same, last);
                 inner.remove();
                 left(shape, same, last, wasFirst);
             }

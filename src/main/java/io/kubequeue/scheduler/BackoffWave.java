@@ -36,17 +36,7 @@ final class BackoffWave {
      * The members, a heap in queue order ({@link JobEntry#waveSlot}); the first stands for the wave in the global
      * backoff set. A heap, not a sorted set: 40 bytes per member less (issue 27), and only the first is read in order.
      */
-    final EntryHeap members = new EntryHeap(QueueOrder.JOBS, new EntryHeap.Slot() {
-        @Override
-        public int get(JobEntry entry) {
-            return entry.waveSlot;
-        }
-
-        @Override
-        public void set(JobEntry entry, int slot) {
-            entry.waveSlot = slot;
-        }
-    });
+    final EntryHeap members = new EntryHeap(QueueOrder.JOBS, EntryHeap.Slot.WAVE);
 
     BackoffWave(Key key) {
         this.shape = key.shape();

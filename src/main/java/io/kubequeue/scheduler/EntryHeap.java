@@ -4,7 +4,6 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
-import java.util.function.Consumer;
 
 /**
  * A binary min-heap of job entries in a given order, each entry knowing its slot in it ({@link Slot}), so that any
@@ -15,11 +14,30 @@ import java.util.function.Consumer;
  */
 final class EntryHeap implements Iterable<JobEntry> {
 
-    /** Where an entry keeps its place in the heaps of one kind ({@code -1}: in none). */
-    interface Slot {
-        int get(JobEntry entry);
+    /** The field of {@link JobEntry} in which an entry keeps its place in the heaps of one kind ({@code -1}: in none). */
+    enum Slot {
+        /** {@link JobEntry#sinceSlot}: a group's queue times ({@link QueuedSince}). */
+        SINCE,
+        /** {@link JobEntry#retrySlot}: the global backoff order ({@link QueueManager}). */
+        RETRY,
+        /** {@link JobEntry#waveSlot}: a backoff wave's members ({@link BackoffWave#members}). */
+        WAVE;
 
-        void set(JobEntry entry, int slot);
+        int get(JobEntry entry) {
+            return switch (this) {
+                case SINCE -> entry.sinceSlot;
+                case RETRY -> entry.retrySlot;
+                case WAVE -> entry.waveSlot;
+            };
+        }
+
+        void set(JobEntry entry, int slot) {
+            switch (this) {
+                case SINCE -> entry.sinceSlot = slot;
+                case RETRY -> entry.retrySlot = slot;
+                case WAVE -> entry.waveSlot = slot;
+            }
+        }
     }
 
     private static final JobEntry[] NONE = new JobEntry[0];
@@ -101,13 +119,6 @@ final class EntryHeap implements Iterable<JobEntry> {
         return size;
     }
 
-    /** Each entry, in no particular order; the heap must not change meanwhile. */
-    void forEachUnordered(Consumer<JobEntry> action) {
-        for (int i = 0; i < size; i++) {
-            action.accept(heap[i]);
-        }
-    }
-
     /** Each entry, in no particular order; the heap must not change while the iterator is used. */
     @Override
     public Iterator<JobEntry> iterator() {
@@ -116,7 +127,7 @@ final class EntryHeap implements Iterable<JobEntry> {
 
     /** A copy of the entries, in no particular order. */
     List<JobEntry> toList() {
-        return List.of(Arrays.copyOf(heap, size));
+        return Arrays.asList(Arrays.copyOf(heap, size));
     }
 
     void clear() {

@@ -16,18 +16,7 @@ import java.util.Comparator;
  */
 final class QueuedSince {
     private static final Comparator<JobEntry> BY_QUEUE_TIME = Comparator.comparingLong(JobEntry::queuedAtNanos);
-    private static final EntryHeap.Slot SLOT = new EntryHeap.Slot() {
-        @Override
-        public int get(JobEntry entry) {
-            return entry.sinceSlot;
-        }
-
-        @Override
-        public void set(JobEntry entry, int slot) {
-            entry.sinceSlot = slot;
-        }
-    };
-    private final EntryHeap heap = new EntryHeap(BY_QUEUE_TIME, SLOT);
+    private final EntryHeap heap = new EntryHeap(BY_QUEUE_TIME, EntryHeap.Slot.SINCE);
 
     void add(JobEntry entry) {
         heap.add(entry);

@@ -47,17 +47,7 @@ class EntryHeapTest {
     @Property
     void answersAsASortedSetInTheSameOrder(@ForAll("ops") List<Op> ops) {
         JOBS.forEach(e -> e.retrySlot = -1);
-        EntryHeap heap = new EntryHeap(QueueOrder.RETRY, new EntryHeap.Slot() {
-            @Override
-            public int get(JobEntry entry) {
-                return entry.retrySlot;
-            }
-
-            @Override
-            public void set(JobEntry entry, int slot) {
-                entry.retrySlot = slot;
-            }
-        });
+        EntryHeap heap = new EntryHeap(QueueOrder.RETRY, EntryHeap.Slot.RETRY);
         TreeSet<JobEntry> model = new TreeSet<>(QueueOrder.RETRY);
         for (Op op : ops) {
             JobEntry e = JOBS.get(op.which());
