@@ -103,6 +103,8 @@ class JobPodsTest {
         assertEquals(Optional.of(key), traced.jobOf(podOf(NS, "a", "uid-a", "a-0", "uid-a")));
         assertEquals(Optional.empty(), traced.jobOf(podOf("other", "a", "uid-a", "a-0", "uid-a")), "another namespace");
         assertEquals(Optional.empty(), traced.jobOf(podOf(NS, "a", "uid-b", "a-0", "uid-b")), "another uid");
+        assertEquals(Optional.empty(), traced.jobOf(podOf(NS, "a", "uid-b", "a-0", "uid-a")),
+                "owned by the job, but labelled with another uid");
         assertEquals(Optional.empty(), traced.jobOf(podOf(NS, "b", "uid-a", "b-0", "uid-a")), "an unknown job");
         Pod unowned = podOf(NS, "a", "uid-a", "a-0", "uid-a");
         unowned.getMetadata().setOwnerReferences(null);
