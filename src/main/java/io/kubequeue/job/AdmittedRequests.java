@@ -8,8 +8,9 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.kubequeue.quota.Quantities;
+import io.kubequeue.resources.Quantities;
 import io.kubequeue.scheduler.Resources;
+import io.kubequeue.resources.PodRequests;
 
 /**
  * The request an admission was decided at, as annotation {@link Annotations#ADMITTED_REQUEST} holds it: a JSON object

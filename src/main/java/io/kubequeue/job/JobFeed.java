@@ -29,6 +29,7 @@ import io.kubequeue.scheduler.Observed;
 import io.kubequeue.scheduler.JobObservation.Phase;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.input.InvalidJobException;
 
 /**
  * Turns a job of any kind into a {@link JobObservation} and feeds the scheduler; every reconciler calls it,

@@ -6,6 +6,7 @@ import java.util.Map;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.kubequeue.scheduler.JobPriority;
 import io.kubequeue.scheduler.Resources;
+import io.kubequeue.input.InvalidJobException;
 
 /**
  * What kube-queue needs to know about one kind of job. A new kind is one folder under {@code io.kubequeue.job}:
@@ -79,7 +80,7 @@ public interface JobKind<R extends HasMetadata> {
      * @param defaults what the job's namespace gives a new pod
      * @throws InvalidJobException naming the field and value that cannot be read
      */
-    default Resources request(R job, io.kubequeue.pricing.PodDefaults defaults) {
+    default Resources request(R job, io.kubequeue.resources.PodDefaults defaults) {
         return request(job);
     }
 

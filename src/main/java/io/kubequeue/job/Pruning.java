@@ -20,7 +20,8 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubequeue.collections.BoundedInterner;
-import io.kubequeue.quota.Quantities;
+import io.kubequeue.resources.Quantities;
+import io.kubequeue.resources.PodRequests;
 
 /**
  * The compact copies of cluster objects that kube-queue's informer caches keep instead of whole objects

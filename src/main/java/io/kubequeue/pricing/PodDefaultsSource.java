@@ -2,6 +2,7 @@ package io.kubequeue.pricing;
 
 import java.util.Set;
 import java.util.function.Consumer;
+import io.kubequeue.resources.PodDefaults;
 
 /** Where a job's pod templates get their admission defaults from ({@link PodDefaultsWatch} in kube-queue). */
 public interface PodDefaultsSource {

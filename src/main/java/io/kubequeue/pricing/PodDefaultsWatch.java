@@ -26,7 +26,9 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.events.EventRecorder;
-import io.kubequeue.quota.Quantities;
+import io.kubequeue.resources.Quantities;
+import io.kubequeue.resources.PodDefaults;
+import io.kubequeue.resources.ContainerDefaults;
 
 /**
  * Watches the cluster's LimitRanges (every namespace) and RuntimeClasses ({@code node.k8s.io/v1}) and keeps, per

@@ -12,7 +12,7 @@ import java.util.TreeMap;
  * unit (memory and ephemeral-storage in bytes, extended resources such as {@code nvidia.com/gpu}
  * and the pseudo-resource {@link #MAX_JOBS} as counts); requests and usage rounded up, limits rounded down. A resource named with amount 0 is kept: as a limit,
  * 0 means "none allowed", while an absent name means "not limited". The conversion from Kubernetes quantities happens
- * outside this package (see {@code io.kubequeue.quota.Quantities}).
+ * outside this package (see {@code io.kubequeue.resources.Quantities}).
  */
 public final class Resources {
 

@@ -52,6 +52,7 @@ import io.kubequeue.job.kubeflow.PyTorchJob;
 import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.Parse;
 import io.kubequeue.testing.StrictApiServer;
+import io.kubequeue.resources.PodRequests;
 
 /**
  * The informer caches keep {@link JobKind#pruned} copies: every read kube-queue and JOSDK make of a job answers the
@@ -66,8 +67,8 @@ class PruningTest {
     private static final KubernetesSerialization JSON = CLIENT.getKubernetesSerialization();
     private static final List<JobKind<?>> KINDS = JobKinds.all(CLIENT);
     /** LimitRange defaults and a RuntimeClass overhead: a copy must be priced as its job is (runtimeClassName kept). */
-    private static final io.kubequeue.pricing.PodDefaults PRICED = new io.kubequeue.pricing.PodDefaults(
-            new io.kubequeue.pricing.ContainerDefaults(
+    private static final io.kubequeue.resources.PodDefaults PRICED = new io.kubequeue.resources.PodDefaults(
+            new io.kubequeue.resources.ContainerDefaults(
                     Map.of("cpu", new io.fabric8.kubernetes.api.model.Quantity("1"),
                             "memory", new io.fabric8.kubernetes.api.model.Quantity("1Gi")),
                     Map.of("cpu", new io.fabric8.kubernetes.api.model.Quantity("2"))),

@@ -10,6 +10,8 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.kubequeue.job.batch.BatchJobKind;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.testing.Parse;
+import io.kubequeue.resources.PodRequests;
+import io.kubequeue.input.InvalidJobException;
 
 /**
  * A pod's request by docs/behaviour.md §2 ({@link PodRequests}, the rules every kind shares), each rule with its
@@ -248,8 +250,8 @@ class RequestsTest {
         io.fabric8.kubernetes.api.model.PodSpec spec = new io.fabric8.kubernetes.api.model.PodSpec();
         spec.setContainers(new java.util.ArrayList<>(java.util.Arrays.asList(
                 new io.fabric8.kubernetes.api.model.Container(), null)));
-        io.kubequeue.job.InvalidJobException e = org.junit.jupiter.api.Assertions.assertThrows(
-                io.kubequeue.job.InvalidJobException.class, () -> PodRequests.of(spec, "spec.template.spec"));
+        io.kubequeue.input.InvalidJobException e = org.junit.jupiter.api.Assertions.assertThrows(
+                io.kubequeue.input.InvalidJobException.class, () -> PodRequests.of(spec, "spec.template.spec"));
         org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().startsWith("spec.template.spec.containers[1]:"),
                 e.getMessage());
     }

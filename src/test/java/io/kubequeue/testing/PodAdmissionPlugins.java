@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.mockwebserver.http.MockResponse;
+import io.kubequeue.resources.ContainerDefaults;
 
 /**
  * What the {@link StrictApiServer} does to a pod it is asked to create before storing it, as kube-apiserver does

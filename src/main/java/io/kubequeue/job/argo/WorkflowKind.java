@@ -16,11 +16,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.kubequeue.input.BoundedYaml;
-import io.kubequeue.job.InvalidJobException;
+import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.Pruning;
 import io.kubequeue.job.SuspendMark;
-import io.kubequeue.quota.Quantities;
+import io.kubequeue.resources.Quantities;
 import io.kubequeue.scheduler.JobPriority;
 import io.kubequeue.scheduler.Resources;
 

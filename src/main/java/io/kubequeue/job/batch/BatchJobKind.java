@@ -14,14 +14,14 @@ import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatus;
 import io.kubequeue.collections.BoundedInterner;
 import io.kubequeue.job.CountsActivePods;
-import io.kubequeue.job.InvalidJobException;
+import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.job.JobKind;
-import io.kubequeue.job.PodRequests;
+import io.kubequeue.resources.PodRequests;
 import io.kubequeue.job.Pruning;
 import io.kubequeue.job.StopsWhenSuspended;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.scheduler.JobPriority;
-import io.kubequeue.pricing.PodDefaults;
+import io.kubequeue.resources.PodDefaults;
 import io.kubequeue.scheduler.Resources;
 
 /**

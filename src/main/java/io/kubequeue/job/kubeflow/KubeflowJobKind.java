@@ -18,13 +18,13 @@ import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubequeue.input.JsonBounds;
-import io.kubequeue.job.InvalidJobException;
+import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.job.JobKind;
-import io.kubequeue.job.PodRequests;
+import io.kubequeue.resources.PodRequests;
 import io.kubequeue.job.Pruning;
 import io.kubequeue.job.StopsWhenSuspended;
 import io.kubequeue.job.SuspendMark;
-import io.kubequeue.pricing.PodDefaults;
+import io.kubequeue.resources.PodDefaults;
 import io.kubequeue.scheduler.JobPriority;
 import io.kubequeue.scheduler.Resources;
 

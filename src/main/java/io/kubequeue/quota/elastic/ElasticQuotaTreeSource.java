@@ -16,7 +16,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.quota.AdmissionTimeoutAnnotations;
 import io.kubequeue.quota.InformedQuotaSource;
-import io.kubequeue.quota.Quantities;
+import io.kubequeue.resources.Quantities;
 import io.kubequeue.scheduler.QuotaNode;
 import io.kubequeue.scheduler.QuotaTree;
 

@@ -20,10 +20,11 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.job.JobPods;
-import io.kubequeue.job.PodRequests;
+import io.kubequeue.resources.PodRequests;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.input.InvalidJobException;
 
 /**
  * The pods of admitted jobs, for exact ResourceQuota accounting (docs/behaviour.md §3): Kubernetes already counts

@@ -25,7 +25,7 @@ import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.quota.AdmissionTimeoutAnnotations;
 import io.kubequeue.quota.InformedQuotaSource;
-import io.kubequeue.quota.Quantities;
+import io.kubequeue.resources.Quantities;
 import io.kubequeue.scheduler.QuotaNode;
 import io.kubequeue.scheduler.QuotaTree;
 import io.kubequeue.scheduler.Resources;

@@ -11,7 +11,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kubequeue.job.InvalidJobException;
+import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.job.StopsWhenSuspended;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.scheduler.JobPriority;

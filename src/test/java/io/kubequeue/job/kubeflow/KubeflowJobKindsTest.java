@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kubequeue.job.InvalidJobException;
+import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.job.ShowsQueuingCondition;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.scheduler.JobPriority;

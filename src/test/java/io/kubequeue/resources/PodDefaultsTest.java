@@ -1,4 +1,4 @@
-package io.kubequeue.pricing;
+package io.kubequeue.resources;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -36,7 +36,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.node.v1.RuntimeClassBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.kubequeue.job.PodRequests;
+import io.kubequeue.resources.PodRequests;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.testing.StrictApiServer;
 

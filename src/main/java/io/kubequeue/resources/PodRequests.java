@@ -1,4 +1,4 @@
-package io.kubequeue.job;
+package io.kubequeue.resources;
 
 import java.util.List;
 import java.util.Map;
@@ -7,9 +7,10 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
-import io.kubequeue.pricing.PodDefaults;
-import io.kubequeue.quota.Quantities;
+import io.kubequeue.resources.PodDefaults;
+import io.kubequeue.resources.Quantities;
 import io.kubequeue.scheduler.Resources;
+import io.kubequeue.input.InvalidJobException;
 
 /**
  * The resource request of one pod, by the Kubernetes rule (docs/behaviour.md §2; Kubernetes docs "Resource

@@ -1,4 +1,4 @@
-package io.kubequeue.job;
+package io.kubequeue.input;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -25,7 +25,7 @@ public class InvalidJobException extends RuntimeException {
     }
 
     /** The value as the message shows it: a JSON collection by its size, anything else cut to {@value #SHOWN}. */
-    static String shown(Object value) {
+    public static String shown(Object value) {
         if (value instanceof JsonNode node && node.isContainerNode()) {
             return node.isObject() ? "an object of " + node.size() + " fields" : "a list of " + node.size() + " items";
         }

@@ -1,4 +1,4 @@
-package io.kubequeue.quota;
+package io.kubequeue.resources;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

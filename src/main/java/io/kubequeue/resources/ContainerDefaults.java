@@ -1,4 +1,4 @@
-package io.kubequeue.pricing;
+package io.kubequeue.resources;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -8,7 +8,7 @@ import java.util.Map;
 import io.fabric8.kubernetes.api.model.LimitRange;
 import io.fabric8.kubernetes.api.model.LimitRangeItem;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.kubequeue.quota.Quantities;
+import io.kubequeue.resources.Quantities;
 
 /**
  * The defaults the LimitRanger admission plugin gives a container of a new pod in one namespace: a limit for each

@@ -1,4 +1,4 @@
-package io.kubequeue.pricing;
+package io.kubequeue.resources;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -29,7 +29,7 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements;
  *       listed) adds nothing: the API server refuses such a pod, and the job is priced by its template.</li>
  * </ol>
  * The pod's request is then the larger of its containers' sum and its largest init container, plus the overhead
- * ({@code io.kubequeue.job.PodRequests}). Immutable and thread-safe.
+ * ({@code io.kubequeue.resources.PodRequests}). Immutable and thread-safe.
  */
 public final class PodDefaults {
 

@@ -1,4 +1,4 @@
-package io.kubequeue.quota;
+package io.kubequeue.resources;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
