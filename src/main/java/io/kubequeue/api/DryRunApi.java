@@ -29,7 +29,6 @@ import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.JobKinds;
-import io.kubequeue.operator.Manifests;
 import io.kubequeue.scheduler.JobObservation;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.runtime.annotations.RegisterForReflection;
@@ -55,6 +54,7 @@ public class DryRunApi {
         this.feed = feed;
         this.kinds = kinds;
         this.access = access;
+        JobKinds.registerTypes(client); // a manifest's TFJob is read as a TFJob, not a generic resource
     }
 
     /**
@@ -96,7 +96,7 @@ public class DryRunApi {
         List<HasMetadata> objects;
         try {
             ManifestBounds.check(manifest); // size, depth, aliases: before fabric8 builds anything of it
-            objects = Manifests.read(client, new ByteArrayInputStream(manifest.getBytes(StandardCharsets.UTF_8)));
+            objects = client.load(new ByteArrayInputStream(manifest.getBytes(StandardCharsets.UTF_8))).items();
         } catch (RuntimeException e) { // KubernetesClientException, IllegalArgumentException, or any other
             String message = "not a Kubernetes manifest: " + brief(e);
             throw new BadRequestException(message, Response.status(400).entity(Map.of("error", message))

@@ -16,7 +16,7 @@ import io.kubequeue.job.kubeflow.TFJobKind;
  * The job kinds kube-queue manages: the one list a new kind is added to (docs/architecture.md, "Adding a job
  * kind"). Everything else that enumerates kinds reads it, or is held to it by {@code RegisteredKindsTest}:
  * <ul>
- *   <li>the fabric8 types manifests are read as ({@code Manifests.registerKinds});</li>
+ *   <li>the fabric8 types manifests are read as ({@link #registerTypes});</li>
  *   <li>the kinds the dry-run API names ({@link #names});</li>
  *   <li>the RBAC rules of both manifests ({@code src/main/kubernetes/kubernetes.yml} and the Helm chart): for
  *       each kind, {@link #VERBS} on {@link JobKind#apiGroup()}/{@link JobKind#plural()}, plus
@@ -67,5 +67,15 @@ public final class JobKinds {
     public static List<Class<? extends HasMetadata>> customResourceTypes(KubernetesClient client) {
         return all(client).stream().<Class<? extends HasMetadata>>map(JobKind::type)
                 .filter(CustomResource.class::isAssignableFrom).toList();
+    }
+
+    /**
+     * Teaches the client's serialization the {@link #customResourceTypes} (idempotent), so that a manifest's
+     * TFJob is read as a {@code TFJob}, not as a generic resource. Every reader of manifests calls it before reading
+     * (the dry-run API when it is built, the operator's {@code Manifests}); nothing above {@code job/} needs to know
+     * the list.
+     */
+    public static void registerTypes(KubernetesClient client) {
+        customResourceTypes(client).forEach(client.getKubernetesSerialization()::registerKubernetesResource);
     }
 }

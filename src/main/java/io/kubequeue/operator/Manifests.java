@@ -19,10 +19,10 @@ public final class Manifests {
 
     /**
      * Teaches the client's serialization kube-queue's own and foreign custom kinds: the custom resource type of
-     * every registered job kind ({@link JobKinds#customResourceTypes}) and the ElasticQuotaTree; idempotent.
+     * every registered job kind ({@link JobKinds#registerTypes}) and the ElasticQuotaTree; idempotent.
      */
     public static void registerKinds(KubernetesClient client) {
-        JobKinds.customResourceTypes(client).forEach(client.getKubernetesSerialization()::registerKubernetesResource);
+        JobKinds.registerTypes(client);
         client.getKubernetesSerialization().registerKubernetesResource(ElasticQuotaTree.class);
     }
 

@@ -60,6 +60,26 @@ class RegisteredKindsTest {
             "scheduling.k8s.io/priorityclasses", "/limitranges", "node.k8s.io/runtimeclasses", "events.k8s.io/events", "authentication.k8s.io/tokenreviews",
             "authorization.k8s.io/subjectaccessreviews");
 
+    // ---- serialization ----------------------------------------------------------------------------------------
+
+    /** Manifests are read as the registered kinds' types only once {@link JobKinds#registerTypes} ran on the client. */
+    @Test
+    void registeringTheKindsTeachesAFreshClientEveryCustomKind() {
+        String tfjob = "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: j, namespace: a}\nspec: {}\n";
+        try (KubernetesClient fresh = new io.fabric8.kubernetes.client.KubernetesClientBuilder().build()) {
+            HasMetadata before = fresh.load(new ByteArrayInputStream(tfjob.getBytes(StandardCharsets.UTF_8))).items().get(0);
+            assertEquals(io.fabric8.kubernetes.api.model.GenericKubernetesResource.class, before.getClass());
+            JobKinds.registerTypes(fresh);
+            for (Class<? extends HasMetadata> type : JobKinds.customResourceTypes(fresh)) {
+                String manifest = "apiVersion: " + HasMetadata.getApiVersion(type) + "\nkind: " + HasMetadata.getKind(type)
+                        + "\nmetadata: {name: j, namespace: a}\nspec: {}\n";
+                HasMetadata read = fresh.load(new ByteArrayInputStream(manifest.getBytes(StandardCharsets.UTF_8)))
+                        .items().get(0);
+                assertEquals(type, read.getClass(), manifest);
+            }
+        }
+    }
+
     // ---- RBAC -----------------------------------------------------------------------------------------------
 
     @Test
