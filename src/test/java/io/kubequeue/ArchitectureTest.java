@@ -1,0 +1,123 @@
+package io.kubequeue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+
+import org.junit.jupiter.api.Test;
+
+import com.tngtech.archunit.core.domain.Dependency;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
+
+/**
+ * The layering of {@code src/main/java} (docs/architecture.md, "The map"), read from the compiled classes, so a
+ * fully qualified name in code counts as much as an import. Each top-level package of {@code io.kubequeue} has a
+ * rank ({@link #RANKS}); a class may use a class of its own package (subpackages included) or of a package of a lower
+ * rank, never one of the same rank or above: no arrow runs back up, and two packages never lean on each other.
+ * The core ({@code scheduler}) also uses no Kubernetes, fabric8, CDI or Quarkus type, so that it can be copied,
+ * replayed and tested on its own.
+ */
+class ArchitectureTest {
+
+    /**
+     * Lowest first. Packages of one rank are siblings that may not use each other. A new top-level package must be
+     * ranked here (the test fails on an unranked one).
+     */
+    static final Map<String, Integer> RANKS = Map.ofEntries(
+            Map.entry("collections", 0), Map.entry("concurrent", 0), Map.entry("config", 0), Map.entry("input", 0),
+            Map.entry("scheduler", 1), // the core: values and decisions, no Kubernetes
+            Map.entry("resources", 2), // quantities and pod-request arithmetic (fabric8 model types)
+            Map.entry("leader", 3),
+            Map.entry("events", 4),
+            Map.entry("pricing", 5), Map.entry("priority", 5), // watches feeding the job feed and the core
+            Map.entry("job", 6), // the kinds and the feed into the core
+            Map.entry("quota", 7), // the quota plugins (the ResourceQuota one counts managed jobs' pods)
+            Map.entry("admission", 8), // the writes that change whether a job runs
+            Map.entry("api", 9), // the read API and metrics
+            Map.entry("operator", 10)); // wiring and start-up
+
+    private static final String ROOT = "io.kubequeue.";
+    private static final JavaClasses MAIN = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
+            .importPackages("io.kubequeue");
+
+    /** {@code scheduler} for {@code io.kubequeue.scheduler.QueueManager}; empty for a class outside a package of ours. */
+    static Optional<String> topPackage(JavaClass type) {
+        String name = type.getPackageName();
+        if (!name.startsWith(ROOT)) {
+            return Optional.empty();
+        }
+        String rest = name.substring(ROOT.length());
+        int dot = rest.indexOf('.');
+        return Optional.of(dot < 0 ? rest : rest.substring(0, dot));
+    }
+
+    /** Each dependency that runs sideways or up, as "origin -> target (rank → rank)"; none is allowed. */
+    static List<String> upwardArrows(JavaClasses classes, Map<String, Integer> ranks) {
+        List<String> arrows = new ArrayList<>();
+        for (JavaClass origin : classes) {
+            Optional<String> from = topPackage(origin);
+            if (from.isEmpty() || !ranks.containsKey(from.get())) {
+                continue; // unranked packages fail everyPackageIsRanked
+            }
+            for (Dependency d : origin.getDirectDependenciesFromSelf()) {
+                Optional<String> to = topPackage(d.getTargetClass());
+                if (to.isEmpty() || to.get().equals(from.get()) || !ranks.containsKey(to.get())) {
+                    continue;
+                }
+                if (ranks.get(to.get()) >= ranks.get(from.get())) {
+                    arrows.add(origin.getName() + " -> " + d.getTargetClass().getName() + " (" + from.get() + " "
+                            + ranks.get(from.get()) + " uses " + to.get() + " " + ranks.get(to.get()) + ")");
+                }
+            }
+        }
+        return arrows.stream().distinct().sorted().toList();
+    }
+
+    @Test
+    void everyPackageIsRanked() {
+        TreeSet<String> unranked = new TreeSet<>();
+        for (JavaClass type : MAIN) {
+            topPackage(type).filter(p -> !RANKS.containsKey(p)).ifPresent(unranked::add);
+        }
+        assertEquals(new TreeSet<>(), unranked, "rank each new top-level package in ArchitectureTest.RANKS");
+        assertTrue(MAIN.size() > 100, "the main classes were not found: " + MAIN.size());
+    }
+
+    @Test
+    void noDependencyRunsSidewaysOrBackUp() {
+        assertEquals(List.of(), upwardArrows(MAIN, RANKS));
+    }
+
+    /** The rule can fail: ranked the other way round, the core's own users are arrows running up. */
+    @Test
+    void theRuleSeesAnArrowRunningUp() {
+        Map<String, Integer> upsideDown = new java.util.HashMap<>(RANKS);
+        upsideDown.put("scheduler", 11);
+        assertTrue(upwardArrows(MAIN, upsideDown).stream().anyMatch(a -> a.startsWith("io.kubequeue.admission.")),
+                "admission uses the core: with the core ranked on top that is an arrow running up");
+    }
+
+    @Test
+    void theTopLevelPackagesHaveNoCycles() {
+        SlicesRuleDefinition.slices().matching("io.kubequeue.(*)..").should().beFreeOfCycles().check(MAIN);
+    }
+
+    @Test
+    void theCoreUsesNoKubernetesNoCdiAndNoQuarkus() {
+        com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses().that().resideInAPackage("io.kubequeue.scheduler..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.fabric8..", "io.javaoperatorsdk..",
+                        "jakarta..", "io.quarkus..", "io.quarkiverse..", "org.eclipse.microprofile..")
+                .check(MAIN);
+    }
+}
