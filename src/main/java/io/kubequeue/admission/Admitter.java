@@ -30,8 +30,10 @@ import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
 
 /**
- * The only code that writes jobs: it carries out one {@link Admission} as a single JSON Patch (RFC 6902), built by
- * {@link AdmissionPatch}.
+ * Carries out one {@link Admission} as a single JSON Patch (RFC 6902), built by {@link AdmissionPatch}. The other
+ * writes to jobs are this package's too: evictions ({@link Evicter}), the record on a job started by hand
+ * ({@link StartedOutsideRecords}), the pod-ran mark ({@link PodRanRecords}) and the Queuing condition
+ * ({@link QueuingConditions}).
  *
 
  * <p>The patch holds a {@code test} of the uid the decision was made for, then, for each suspend mark the job

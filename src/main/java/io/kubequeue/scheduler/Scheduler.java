@@ -18,17 +18,23 @@ import java.util.function.Consumer;
  * {@link PriorityClasses} and usage from outside kube-queue, and returns {@link Admission}s.
  *
  * <p>Every method takes one lock: decisions are cheap in-memory work, and the Kubernetes writes they lead to happen
- * outside it. Behind this class the core has four parts, each in its own file:
+ * outside it. Behind this class the core's parts are:
  * <ul>
  *   <li>the queue manager ({@link QueueManager}): group queues, {@link QueueOrder}, backoff, holds, re-prioritise;</li>
  *   <li>the quota ledger ({@link QuotaLedger}): usage, guaranteed and outside usage, charge and release, fit and
  *       shortfall;</li>
  *   <li>the cycle ({@link SchedulingCycle}): one pass, with the {@link QueuePolicy} chosen once from the settings
  *       ({@link DefaultPolicy}, {@link BlockingQueuePolicy}, {@link RetryOnReleasePolicy});</li>
- *   <li>read views ({@link SchedulerViews}): groups, positions, reasons, dry runs.</li>
+ *   <li>read views ({@link SchedulerViews}): groups, positions, reasons, dry runs;</li>
+ *   <li>intake and answers: what the cluster shows of a job ({@link Observations}) and what became of an admission
+ *       ({@link AdmissionSettlements});</li>
+ *   <li>evictions: admission timeouts ({@link Evictions}) and reclaim ({@link ReclaimPlanner}, {@link Reclaims}),
+ *       with the marks a victim carries ({@link EvictionMarks});</li>
+ *   <li>charges the queue did not decide: jobs started outside kube-queue ({@link StartedOutsideCharges}) and jobs
+ *       whose use is not known yet ({@link UnknownUse}).</li>
  * </ul>
- * What the cluster shows of a job is taken in by {@link Observations}, and what became of an admission by
- * {@link AdmissionSettlements}.
+ * Several of them still write fields of the shared {@link JobEntry}: one writing part per field is the next step of
+ * the architecture (docs/architecture.md, "Package layers").
  */
 public final class Scheduler {
 
