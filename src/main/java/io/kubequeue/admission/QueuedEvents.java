@@ -19,7 +19,7 @@ import io.kubequeue.scheduler.JobKey;
  * The {@code Queued} events, said once the cycle that first sees the job has run, and only for a job still pending
  * after it (issue 27): a job that cycle admits gets its {@code Admitted} event and no {@code Queued} one, which would
  * be one more write to the API server for each admission of a burst, telling what the {@code Admitted} right after
- * it makes moot. The job feed hands each queueing here ({@link io.kubequeue.job.JobFeed#onQueuedEvent}); the
+ * it makes moot. The job feed hands each queueing here (through {@link FeedToAdmission#deferQueuedEvent}); the
  * admission loop marks each cycle's start ({@link #cycleStarts()}) and end ({@link #cycleEnded}).
  *
  * <p>A queueing is taken only while the loop is open (this replica leads): a follower writes no Normal events, and

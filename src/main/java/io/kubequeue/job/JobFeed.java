@@ -44,7 +44,7 @@ import io.kubequeue.input.InvalidJobException;
  * ({@link RecordSignatures}, docs/security.md "How admission records are trusted"): a set whose signature does not
  * verify gets one Warning event ({@code UntrustedRecord}) and is read as absent; a running job that carries such a
  * record is charged as started outside kube-queue in its own group, and asked to have kube-queue's own record
- * written ({@link #onStartedOutside}). Before the record key is loaded, running and queued jobs are not read at all
+ * written ({@link FeedEffects#startedOutside}). Before the record key is loaded, running and queued jobs are not read at all
  * (start-up recovery reads them once it is).
  */
 @Singleton
@@ -59,20 +59,10 @@ public class JobFeed {
     private final EventRecorder events;
     private final Set<String> disabledKinds;
     private final Set<String> watchedNamespaces;
-    private volatile Runnable onChange = () -> {
-    };
-    private volatile Runnable onRelease = () -> {
-    };
+    /** Where the feed's effects go: cycles, records, Queued events, the Queuing condition. */
+    private final FeedEffects effects;
     /** Suspended jobs whose request cannot be read, left out of the queue until fixed. */
     private final Set<JobKey> invalid = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private volatile Consumer<Queued<?>> onQueued = queued -> {
-    };
-    private volatile Consumer<StartedOutside> onStartedOutside = started -> {
-    };
-    /** Says a Queued event; null: written at once (see {@link #onQueuedEvent}). */
-    private volatile java.util.function.BiConsumer<JobKey, String> onQueuedEvent;
-    private volatile Consumer<Admission> onUnconfirmedCopy = admission -> {
-    };
     /** Sees each observation before the scheduler does (tests: the scheduler does not give them back). */
     private volatile Consumer<JobObservation> onObservation = o -> {
     };
@@ -106,19 +96,30 @@ public class JobFeed {
         }
     }
 
-    /** A feed that prices templates as written, without LimitRanges or RuntimeClasses (unit tests). */
+    /**
+     * A feed that prices templates as written, without LimitRanges or RuntimeClasses, whose effects go nowhere and
+     * which writes Queued events at once (unit tests).
+     */
     public JobFeed(Scheduler scheduler, JobDirectory directory, EventRecorder events, KubeQueueConfig config,
                    RecordSignatures signatures) {
-        this(scheduler, directory, events, config, signatures, PodDefaultsSource.NONE);
+        this(scheduler, directory, events, config, signatures, FeedEffects.NONE);
+    }
+
+    /** A feed that prices templates as written, with these effects (unit tests). */
+    public JobFeed(Scheduler scheduler, JobDirectory directory, EventRecorder events, KubeQueueConfig config,
+                   RecordSignatures signatures, FeedEffects effects) {
+        this(scheduler, directory, events, config, signatures, PodDefaultsSource.NONE, effects);
     }
 
     /**
      * @param pricing what each namespace's new pods get from the admission plugins (LimitRange defaults, RuntimeClass
      *                overhead): applied to a job's pod templates before its request is counted (docs/behaviour.md §2)
+     * @param effects where its effects go ({@link FeedEffects}; in the operator the admission side's)
      */
     @jakarta.inject.Inject
     public JobFeed(Scheduler scheduler, JobDirectory directory, EventRecorder events, KubeQueueConfig config,
-                   RecordSignatures signatures, PodDefaultsSource pricing) {
+                   RecordSignatures signatures, PodDefaultsSource pricing, FeedEffects effects) {
+        this.effects = effects;
         this.pricing = pricing;
         this.signatures = signatures;
         this.scheduler = scheduler;
@@ -158,50 +159,9 @@ public class JobFeed {
         return scheduler.status(key).map(s -> s.state() != Scheduler.State.ADMITTED).orElse(false);
     }
 
-    /**
-     * Says a queued job's {@code Queued} event instead of writing it at once (the default, with no one set): called
-     * with the job and the event's message each time the job is queued (first seen, or suspended again). The
-     * admission loop says it after the cycle that first sees the job, and not at all if that cycle admits it
-     * ({@link io.kubequeue.admission.AdmissionLoop#queuedEvent}).
-     */
-    public void onQueuedEvent(java.util.function.BiConsumer<JobKey, String> onQueuedEvent) {
-        this.onQueuedEvent = onQueuedEvent;
-    }
-
-    /** Called for each queued job that should show condition {@code Queuing=True} and does not yet. */
-    public void onQueued(Consumer<Queued<?>> onQueued) {
-        this.onQueued = onQueued;
-    }
-
-    /**
-     * Called when a queued job is seen started without kube-queue (its mark removed by hand) and has just been
-     * charged to its group, so that the charge can be written on the job and survive a restart.
-     */
-    public void onStartedOutside(Consumer<StartedOutside> onStartedOutside) {
-        this.onStartedOutside = onStartedOutside;
-    }
-
-    /**
-     * Called when a new suspended copy of a job arrives while the answer to its admission is lost: the cue to read
-     * the job back now (see {@link Scheduler#unconfirmedAdmission}).
-     */
-    public void onUnconfirmedCopy(Consumer<Admission> onUnconfirmedCopy) {
-        this.onUnconfirmedCopy = onUnconfirmedCopy;
-    }
-
     /** Called with each observation of a readable job, just before the scheduler gets it (for tests). */
     void onObservation(Consumer<JobObservation> onObservation) {
         this.onObservation = onObservation;
-    }
-
-    /** Called after every observation but a release, so the admission loop can run a cycle. */
-    public void onChange(Runnable onChange) {
-        this.onChange = onChange;
-    }
-
-    /** Called after a job finished or was deleted: its room can be given out at once. */
-    public void onRelease(Runnable onRelease) {
-        this.onRelease = onRelease;
     }
 
     /**
@@ -298,16 +258,13 @@ public class JobFeed {
                 if (observed.group() != null) {
                     String message = (observed.change() == Observed.Change.REQUEUED ? "suspended again: " : "")
                             + "queued in quota group " + observed.group();
-                    java.util.function.BiConsumer<JobKey, String> say = onQueuedEvent;
-                    if (say == null) {
+                    if (!effects.deferQueuedEvent(key, message)) {
                         events.normal(job, "Queued", message);
-                    } else {
-                        say.accept(key, message);
                     }
                 }
             }
             case CHARGED_STARTED_OUTSIDE -> // have the charge written on it, so that a restart keeps it
-                    onStartedOutside.accept(new StartedOutside(new Admission(key, job.getMetadata().getUid(),
+                    effects.startedOutside(new StartedOutside(new Admission(key, job.getMetadata().getUid(),
                             observed.record(), request, 0), signed.untrustedRecord()
                             ? "it carries an admission record kube-queue did not write"
                             : phase == Phase.STARTED_DESPITE_MARK ? ignoredMarkReason(kind, marks)
@@ -319,9 +276,9 @@ public class JobFeed {
             queuedCondition(kind, job);
         }
         if (observed.unconfirmed() != null) {
-            onUnconfirmedCopy.accept(observed.unconfirmed());
+            effects.unconfirmedCopy(observed.unconfirmed());
         }
-        onChange.run();
+        effects.changed();
     }
 
     /**
@@ -358,7 +315,6 @@ public class JobFeed {
                 ? message.substring(0, InvalidJobException.SHOWN) + "..." : message;
     }
 
-    /** Releases a finished or deleted job; a re-created namesake (another uid) keeps its place and entry. */
     /**
      * What the scheduler would be told about this job if it were submitted now, without telling it: for a dry
      * run. A job with no creation time (not created yet) counts as created at {@code now}.
@@ -439,7 +395,7 @@ public class JobFeed {
                 .withEvictions(entry.stopMark() != null, evictions).withPods(pods(kind, job, record));
         Scheduler.Unreadable outcome = scheduler.observeUnreadable(o);
         if (phase == Phase.QUEUED) {
-            scheduler.unconfirmedAdmission(key).ifPresent(onUnconfirmedCopy);
+            scheduler.unconfirmedAdmission(key).ifPresent(effects::unconfirmedCopy);
         }
         Optional<Scheduler.JobStatus> now = scheduler.status(key);
         String group = now.map(Scheduler.JobStatus::group).orElse("?");
@@ -462,7 +418,7 @@ public class JobFeed {
             directory.put(key, entry);
         }
         events.warning(job, "InvalidJob", e.getMessage() + "; " + what);
-        onChange.run();
+        effects.changed();
     }
 
     /** How many suspended jobs are left out of the queue now because their request cannot be read. */
@@ -477,14 +433,18 @@ public class JobFeed {
             directory.remove(key);
         }
         // only a charged job frees room worth a cycle at once (a resync reconciles every finished job)
-        (observed.released() ? onRelease : onChange).run();
+        if (observed.released()) {
+            effects.released();
+        } else {
+            effects.changed();
+        }
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     private void queuedCondition(JobKind<?> kind, HasMetadata job) {
         if (kind instanceof ShowsQueuingCondition shows && shows.showsQueuing((CustomResource) job)
                 && !"True".equals(shows.queuingStatus((CustomResource) job))) {
-            onQueued.accept(new Queued(shows, (CustomResource) job));
+            effects.showQueuing(new Queued(shows, (CustomResource) job));
         }
     }
 

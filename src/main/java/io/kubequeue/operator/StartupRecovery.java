@@ -18,12 +18,10 @@ import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 import org.jboss.logging.Logger;
 
-import com.fasterxml.jackson.databind.JsonNode;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
-import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubequeue.admission.AdmissionLoop;
@@ -57,7 +55,6 @@ import io.quarkus.runtime.StartupEvent;
  *
  * <ol>
  *   <li><b>settings</b>: log the API server, check the settings start-up reads;</li>
- *   <li><b>job feed</b>: connect the job feed to the admission loop;</li>
  *   <li><b>PriorityClasses</b>: watch them (queue order);</li>
  *   <li><b>LimitRanges and RuntimeClasses</b>: watch them (what a job's pods will request, docs/behaviour.md §2);</li>
  *   <li><b>quota groups</b> of {@code QueueGroupPlugin}: start its source and wait for its first full list; under
@@ -152,7 +149,6 @@ public class StartupRecovery implements HealthCheck {
         boolean underResourceQuota = config.queueGroupPlugin() == QueueGroupPlugin.RESOURCEQUOTA;
         return List.of(
                 StartupStep.startOnly("settings", this::checkSettings),
-                StartupStep.startOnly("job feed", this::connectFeed),
                 StartupStep.startOnly("PriorityClasses", this::watchPriorityClasses), // stops itself: @PreDestroy
                 StartupStep.startOnly("LimitRanges and RuntimeClasses", this::watchPodDefaults), // @PreDestroy too
                 underResourceQuota ? resourceQuotaGroups() : elasticQuotaGroups(),
@@ -197,16 +193,6 @@ public class StartupRecovery implements HealthCheck {
         ApiServerTarget.log(client.getConfiguration());
         checkDisabledKinds();
         io.kubequeue.config.SettingRanges.FIRST_LIST_TIMEOUT.check(config.firstListTimeout());
-    }
-
-    /** Step "job feed": what the feed sees of the jobs reaches the admission loop and the Queuing condition. */
-    private void connectFeed() {
-        feed.onChange(loop::trigger);
-        feed.onRelease(loop::triggerAtOnce);
-        feed.onQueued(this::showQueued);
-        feed.onStartedOutside(loop::recordStartedOutside);
-        feed.onUnconfirmedCopy(loop::recheckNow);
-        feed.onQueuedEvent(loop::queuedEvent); // said after the cycle that first sees the job, if still pending
     }
 
     /**
@@ -442,10 +428,6 @@ public class StartupRecovery implements HealthCheck {
                         + "'; valid kinds: " + String.join(", ", known));
             }
         }
-    }
-
-    private <R extends CustomResource<JsonNode, JsonNode>> void showQueued(JobFeed.Queued<R> queued) {
-        queuing.queued(queued.kind(), queued.job());
     }
 
     /**

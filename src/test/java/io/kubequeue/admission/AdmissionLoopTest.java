@@ -72,15 +72,12 @@ class AdmissionLoopTest {
                 config.backoff().max()), Clock.systemUTC());
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("g", null, List.of("ns"), null, Resources.of("cpu", 4000L)))));
-        feed = new JobFeed(scheduler, directory, events, config, TrustedRecords.signatures());
         // a batch Job is never a Kubeflow job: the Queuing condition writer is never reached
         Admitter admitter = new Admitter(requests, scheduler, directory, events, null, TrustedRecords.signatures());
         loop = new AdmissionLoop(scheduler, admitter, new Evicter(requests, scheduler, directory, events, TrustedRecords.signatures()), directory,
                 events, config);
-        feed.onChange(loop::trigger);
-        feed.onRelease(loop::triggerAtOnce);
-        feed.onStartedOutside(loop::recordStartedOutside);
-        feed.onUnconfirmedCopy(loop::recheckNow);
+        feed = new JobFeed(scheduler, directory, events, config, TrustedRecords.signatures(),
+                new FeedToAdmission(loop, null));
         loop.listener(new AdmissionLoop.Listener() {
             @Override
             public void cycle(CycleResult result, long durationNanos) {

@@ -40,6 +40,7 @@ import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.RecordingEvents;
 import io.kubequeue.testing.TestConfig;
+import io.kubequeue.job.FeedEffects;
 
 /**
  * Each way an admission can end, one API-server answer at a time (no Quarkus, no API server): {@link Admitter#admit}
@@ -57,6 +58,9 @@ class AdmitterOutcomesTest {
     private final JobDirectory directory = new JobDirectory();
     private final FakeJobRequests requests = new FakeJobRequests();
     private final List<JobFeed.StartedOutside> recordsAskedFor = new ArrayList<>();
+    /** Where the feed's started-outside charges go: nowhere until a test says. */
+    private java.util.function.Consumer<JobFeed.StartedOutside> feedStartedOutside = started -> {
+    };
     private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
     private Scheduler scheduler;
     private JobFeed feed;
@@ -70,7 +74,13 @@ class AdmitterOutcomesTest {
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("g", null, List.of("ns"), null, Resources.of("cpu", 4000L)),
                 new QuotaNode("h", null, List.of("other"), null, Resources.of("cpu", 4000L)))));
-        feed = new JobFeed(scheduler, directory, events, TestConfig.defaults(), TrustedRecords.signatures());
+        feed = new JobFeed(scheduler, directory, events, TestConfig.defaults(), TrustedRecords.signatures(),
+                new FeedEffects() {
+                    @Override
+                    public void startedOutside(JobFeed.StartedOutside started) {
+                        feedStartedOutside.accept(started);
+                    }
+                });
         // a batch Job is never a Kubeflow job: the Queuing condition writer is never reached
         admitter = new Admitter(requests, scheduler, directory, events, null, TrustedRecords.signatures());
     }
@@ -198,7 +208,7 @@ class AdmitterOutcomesTest {
         Job forged = running("1", null);
         forged.getMetadata().setAnnotations(new HashMap<>(Map.of(Annotations.QUOTA_GROUP, "h",
                 Annotations.ADMITTED_AT, "2026-01-01T00:00:00.000Z")));
-        feed.onStartedOutside(recordsAskedFor::add);
+        feedStartedOutside = recordsAskedFor::add;
         feed.observe(kind, forged);
         assertEquals("g", status().group(), "its own group, not the one it names");
         assertEquals(1, recordsAskedFor.size());

@@ -30,6 +30,7 @@ import io.kubequeue.scheduler.SchedulingPolicy;
 import io.kubequeue.testing.RecordingEvents;
 import io.kubequeue.testing.TestConfig;
 import io.kubequeue.testing.TrustedRecords;
+import io.kubequeue.job.FeedEffects;
 
 /**
  * The admission loop tells the events what to wait behind: its decided admissions waiting for a place in the
@@ -76,11 +77,16 @@ class EventsBehindAdmissionsTest {
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("g", null, List.of("ns"), null, Resources.of("cpu", 4000L)))));
         JobDirectory directory = new JobDirectory();
-        JobFeed feed = new JobFeed(scheduler, directory, events, config, TrustedRecords.signatures());
         Admitter admitter = new Admitter(requests, scheduler, directory, events, null, TrustedRecords.signatures());
         loop = new AdmissionLoop(scheduler, admitter, new Evicter(requests, scheduler, directory, events,
                 TrustedRecords.signatures()), directory, events, config);
-        feed.onChange(loop::trigger);
+        JobFeed feed = new JobFeed(scheduler, directory, events, config, TrustedRecords.signatures(),
+                new FeedEffects() {
+                    @Override
+                    public void changed() {
+                        loop.trigger();
+                    }
+                });
         CompletableFuture<HasMetadata> onTheWire = new CompletableFuture<>();
         requests.answerPatch(onTheWire).answerPatches(patch -> ok(running(patch)));
         feed.observe(new BatchJobKind(), suspended("a", 0));

@@ -59,16 +59,12 @@ class QueuedEventsTest {
                 config.backoff().max()), Clock.systemUTC());
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("g", null, List.of("ns"), null, Resources.of("cpu", 1000L)))));
-        feed = new JobFeed(scheduler, directory, events, config, TrustedRecords.signatures());
         Admitter admitter = new Admitter(requests, scheduler, directory, events, null, TrustedRecords.signatures());
         loop = new AdmissionLoop(scheduler, admitter, new Evicter(requests, scheduler, directory, events,
                 TrustedRecords.signatures()), directory, events, config);
-        // as StartupRecovery.connectFeed wires them
-        feed.onChange(loop::trigger);
-        feed.onRelease(loop::triggerAtOnce);
-        feed.onStartedOutside(loop::recordStartedOutside);
-        feed.onUnconfirmedCopy(loop::recheckNow);
-        feed.onQueuedEvent(loop::queuedEvent);
+        // as the operator wires them (a batch Job never shows Queuing: no condition writer)
+        feed = new JobFeed(scheduler, directory, events, config, TrustedRecords.signatures(),
+                new FeedToAdmission(loop, null));
         loop.listener(new AdmissionLoop.Listener() {
             @Override
             public void cycle(CycleResult result, long durationNanos) {

@@ -61,11 +61,28 @@ class JobFeedTest {
         scheduler = new Scheduler(Scheduler.Settings.defaults(), Clock.systemUTC());
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("g", null, List.of("feed"), null, Resources.of("cpu", 4000L)))));
-        feed = new JobFeed(scheduler, directory, events, TestConfig.defaults(), TrustedRecords.signatures());
-        feed.onUnconfirmedCopy(askedToRead::add);
-        feed.onStartedOutside(startedOutside::add);
-        feed.onChange(() -> cycles.add("change"));
-        feed.onRelease(() -> cycles.add("release"));
+        feed = new JobFeed(scheduler, directory, events, TestConfig.defaults(), TrustedRecords.signatures(),
+                new FeedEffects() {
+                    @Override
+                    public void unconfirmedCopy(Admission admission) {
+                        askedToRead.add(admission);
+                    }
+
+                    @Override
+                    public void startedOutside(JobFeed.StartedOutside started) {
+                        startedOutside.add(started);
+                    }
+
+                    @Override
+                    public void changed() {
+                        cycles.add("change");
+                    }
+
+                    @Override
+                    public void released() {
+                        cycles.add("release");
+                    }
+                });
         feed.onObservation(observed::add);
     }
 

@@ -55,8 +55,13 @@ class UntrustedRecordsTest {
                 new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 8000L)),
                 new QuotaNode("team-a", "root", List.of("team-a"), null, Resources.of("cpu", 4000L)),
                 new QuotaNode("team-b", "root", List.of("team-b"), null, Resources.of("cpu", 4000L)))));
-        feed = new JobFeed(scheduler, directory, events, TestConfig.defaults(), TrustedRecords.signatures());
-        feed.onStartedOutside(startedOutside::add);
+        feed = new JobFeed(scheduler, directory, events, TestConfig.defaults(), TrustedRecords.signatures(),
+                new FeedEffects() {
+                    @Override
+                    public void startedOutside(JobFeed.StartedOutside started) {
+                        startedOutside.add(started);
+                    }
+                });
         feed.onObservation(observed::add);
     }
 

@@ -136,11 +136,11 @@ class StartupStepsTest {
 
     @Test
     void kubeQueueStartsInThisOrderUnderEitherPlugin() {
-        assertEquals(List.of("settings", "job feed", "PriorityClasses", "LimitRanges and RuntimeClasses",
+        assertEquals(List.of("settings", "PriorityClasses", "LimitRanges and RuntimeClasses",
                         "quota groups (ElasticQuotaTree and its status)",
                         "record key", "recovery", "pods that ran (admission timeouts)", "readiness", "leadership"),
                 names(QueueGroupPlugin.ELASTICQUOTA));
-        assertEquals(List.of("settings", "job feed", "PriorityClasses", "LimitRanges and RuntimeClasses",
+        assertEquals(List.of("settings", "PriorityClasses", "LimitRanges and RuntimeClasses",
                         "quota groups (ResourceQuotas and the pods of admitted jobs)", "record key", "recovery",
                         "pods that ran (admission timeouts)", "readiness", "leadership"),
                 names(QueueGroupPlugin.RESOURCEQUOTA));
