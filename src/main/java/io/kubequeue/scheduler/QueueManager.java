@@ -123,8 +123,10 @@ final class QueueManager {
     }
 
     /** A job's entry as if it were queued now, held nowhere (for a dry run). */
-    JobEntry detachedEntry(JobObservation observation) {
-        return new JobEntry(observation, clock.instant(), priorityClasses.resolve(observation.priority()));
+    JobEntry detachedEntry(JobObservation observation, String group) {
+        JobEntry entry = new JobEntry(observation, clock.instant(), priorityClasses.resolve(observation.priority()));
+        entry.group = group;
+        return entry;
     }
 
     PriorityClasses priorityClasses() {

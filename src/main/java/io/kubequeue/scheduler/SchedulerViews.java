@@ -182,12 +182,11 @@ final class SchedulerViews {
 
     /** See {@link Scheduler#dryRun}. */
     Scheduler.DryRun dryRun(JobObservation job) {
-        JobEntry e = queues.detachedEntry(job);
         Optional<QuotaNode> node = ledger.tree().groupFor(job.key().namespace(), job.quotaName());
+        JobEntry e = queues.detachedEntry(job, node.map(QuotaNode::name).orElse(null));
         if (node.isEmpty()) {
             return new Scheduler.DryRun(null, e.priority, false, 0, Explanation.of(queues.noGroupReason(job)));
         }
-        e.group = node.get().name();
         String neverFits = ledger.neverFits(QuotaLedger.FitShape.of(e.group, e));
         if (neverFits != null) {
             return new Scheduler.DryRun(e.group, e.priority, false, 0,
