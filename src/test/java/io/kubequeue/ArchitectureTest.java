@@ -162,8 +162,6 @@ class ArchitectureTest {
             "JobEntry.group", java.util.Set.of("AdmissionSettlements", "QueueManager"),
             "JobEntry.priority", java.util.Set.of("JobEntry", "QueueManager"),
             "JobEntry.record", java.util.Set.of("AdmissionSettlements", "Observations", "QuotaLedger"),
-            "JobEntry.refused", java.util.Set.of("AdmissionSettlements", "Evictions", "QueueManager", "QuotaLedger",
-                    "SchedulingCycle"),
             "JobEntry.seenRunning", java.util.Set.of("Observations", "QuotaLedger"),
             "JobEntry.state", java.util.Set.of("QueueManager", "QuotaLedger", "SchedulingCycle"));
 

@@ -101,11 +101,10 @@ final class AdmissionSettlements {
             queues.activate(entry); // decided again on what it is now
             return;
         }
-        entry.refused = true;
         if (changed) {
             entry.outdatedAt(decidedAt); // the informer's copy of the change ends this backoff
         }
-        queues.backOff(entry, Times.plus(clock.instant(), queues.backoffFor(entry.attempts)));
+        queues.backOffRefused(entry, Times.plus(clock.instant(), queues.backoffFor(entry.attempts)));
     }
 
     /**

@@ -304,8 +304,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
                 queues.dequeue(entry);
                 entry.attempts++;
                 // as a refused admission: only the expiry retries it, not a release (retry on release, blocking queue)
-                entry.refused = true;
-                queues.backOff(entry, retryAt);
+                queues.backOffRefused(entry, retryAt);
             }
             return null;
         }

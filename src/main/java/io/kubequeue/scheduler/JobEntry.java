@@ -37,7 +37,11 @@ final class JobEntry {
     boolean seenRunning;
     /** Runs with a request that cannot be read: charged one job, and holds its groups (see QuotaLedger). */
     boolean chargeUnknown;
-    /** In backoff after a refused admission: only the backoff's expiry retries it. */
+    /**
+     * In backoff after a refused admission or an admission timeout: only the backoff's expiry retries it. Written only
+     * by {@link QueueManager} (activate clears it, {@code backOffRefused} sets it, {@code endRefusal} clears it); read
+     * only while the job is pending.
+     */
     boolean refused;
     /** What few jobs carry (see {@link Extras}); null while all of it is at its default. */
     private Extras extras;

@@ -527,6 +527,20 @@ final class QueueManager {
         backOff(entry, retryAt);
     }
 
+    /**
+     * Backs off a job whose admission was refused, or that was evicted for its admission timeout: only the expiry of
+     * this backoff retries it, not a release (retry on release, blocking queue), until {@link #endRefusal}.
+     */
+    void backOffRefused(JobEntry entry, Instant retryAt) {
+        entry.refused = true;
+        backOff(entry, retryAt);
+    }
+
+    /** A refused job's backoff expired and a cycle decides it now: from here on it is tried as any other job. */
+    void endRefusal(JobEntry entry) {
+        entry.refused = false;
+    }
+
     void backOff(JobEntry entry, Instant retryAt) {
         entry.state = Scheduler.State.BACKOFF;
         entry.setRetryAt(retryAt);

@@ -310,7 +310,7 @@ final class QuotaLedger {
         entry.newest(null);
         entry.newestUnreadable(false);
         entry.chargeUnknown = unknown;
-        entry.refused = false;
+        // refused is the queue's (QueueManager): every way back to pending sets or clears it, none reads it meanwhile
         entry.record = record;
         entry.hold(null);
         entry.setRetryAt(null);

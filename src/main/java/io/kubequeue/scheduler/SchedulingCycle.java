@@ -340,7 +340,7 @@ final class SchedulingCycle {
                 }
                 queues.leaveWave(entry); // decided alone, as it may start a reclaim; the rest of its wave stays due
             }
-            entry.refused = false;
+            queues.endRefusal(entry);
             if (reclaims.yields(entry)) {
                 waitAgain.add(entry); // a reclaim's victim: not before its preemptor (freed at once when it is)
                 continue;
