@@ -4,9 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 import org.junit.jupiter.api.Test;
@@ -14,8 +18,10 @@ import org.junit.jupiter.api.Test;
 import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaFieldAccess;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.syntax.ArchRuleDefinition;
 import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
 
 /**
@@ -51,7 +57,7 @@ class ArchitectureTest {
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
             .importPackages("io.kubequeue");
 
-    /** {@code scheduler} for {@code io.kubequeue.scheduler.QueueManager}; empty for a class outside a package of ours. */
+    /** {@code scheduler} for {@code io.kubequeue.scheduler.QueueManager}; empty for a class outside our packages. */
     static Optional<String> topPackage(JavaClass type) {
         String name = type.getPackageName();
         if (!name.startsWith(ROOT)) {
@@ -102,7 +108,7 @@ class ArchitectureTest {
     /** The rule can fail: ranked the other way round, the core's own users are arrows running up. */
     @Test
     void theRuleSeesAnArrowRunningUp() {
-        Map<String, Integer> upsideDown = new java.util.HashMap<>(RANKS);
+        Map<String, Integer> upsideDown = new HashMap<>(RANKS);
         upsideDown.put("scheduler", 11);
         assertTrue(upwardArrows(MAIN, upsideDown).stream().anyMatch(a -> a.startsWith("io.kubequeue.admission.")),
                 "admission uses the core: with the core ranked on top that is an arrow running up");
@@ -115,7 +121,7 @@ class ArchitectureTest {
 
     @Test
     void theCoreUsesNoKubernetesNoCdiAndNoQuarkus() {
-        com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses().that().resideInAPackage("io.kubequeue.scheduler..")
+        ArchRuleDefinition.noClasses().that().resideInAPackage("io.kubequeue.scheduler..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.fabric8..", "io.javaoperatorsdk..",
                         "jakarta..", "io.quarkus..", "io.quarkiverse..", "org.eclipse.microprofile..")
                 .check(MAIN);
@@ -125,14 +131,14 @@ class ArchitectureTest {
      * Which classes write each field of the core's classes (a field set outside constructors and static initialisers,
      * by class). Owned state has one writing class: the part that owns it.
      */
-    static Map<String, java.util.SortedSet<String>> writersOfCoreFields() {
-        Map<String, java.util.SortedSet<String>> writers = new java.util.TreeMap<>();
+    static Map<String, SortedSet<String>> writersOfCoreFields() {
+        Map<String, SortedSet<String>> writers = new TreeMap<>();
         for (JavaClass type : MAIN) {
             if (!type.getPackageName().startsWith(ROOT + "scheduler")) {
                 continue;
             }
-            for (com.tngtech.archunit.core.domain.JavaFieldAccess access : type.getFieldAccessesFromSelf()) {
-                if (access.getAccessType() != com.tngtech.archunit.core.domain.JavaFieldAccess.AccessType.SET
+            for (JavaFieldAccess access : type.getFieldAccessesFromSelf()) {
+                if (access.getAccessType() != JavaFieldAccess.AccessType.SET
                         || access.getOrigin().isConstructor() || access.getOrigin().getName().equals("<clinit>")) {
                     continue;
                 }
@@ -141,10 +147,10 @@ class ArchitectureTest {
                     continue;
                 }
                 String writer = access.getOriginOwner().getName();
-                int nested = writer.indexOf('$');
-                writers.computeIfAbsent(access.getTarget().getOwner().getSimpleName() + "." + access.getTarget().getName(),
-                        k -> new java.util.TreeSet<>()).add((nested < 0 ? writer : writer.substring(0, nested))
-                        .substring(ROOT.length() + "scheduler.".length()));
+                int nested = writer.indexOf('$'); // a lambda or inner class writes for its outer class
+                String field = access.getTarget().getOwner().getSimpleName() + "." + access.getTarget().getName();
+                writers.computeIfAbsent(field, k -> new TreeSet<>()).add((nested < 0 ? writer
+                        : writer.substring(0, nested)).substring(ROOT.length() + "scheduler.".length()));
             }
         }
         return writers;
@@ -156,32 +162,33 @@ class ArchitectureTest {
      * does one that lost its last extra writer until it is struck off here. Counted are direct assignments outside
      * constructors; a write through one of {@code JobEntry}'s own setters counts as {@code JobEntry}'s.
      */
-    static final Map<String, java.util.Set<String>> SHARED_WRITES = Map.of(
-            "JobEntry.attempts", java.util.Set.of("AdmissionSettlements", "Evictions", "Observations", "QueueManager",
+    static final Map<String, Set<String>> SHARED_WRITES = Map.of(
+            "JobEntry.attempts", Set.of("AdmissionSettlements", "Evictions", "Observations", "QueueManager",
                     "SchedulingCycle"),
-            "JobEntry.group", java.util.Set.of("AdmissionSettlements", "QueueManager"),
-            "JobEntry.priority", java.util.Set.of("JobEntry", "QueueManager"),
-            "JobEntry.record", java.util.Set.of("AdmissionSettlements", "Observations", "QuotaLedger"),
-            "JobEntry.seenRunning", java.util.Set.of("Observations", "QuotaLedger"),
-            "JobEntry.state", java.util.Set.of("QueueManager", "QuotaLedger", "SchedulingCycle"));
+            "JobEntry.group", Set.of("AdmissionSettlements", "QueueManager"),
+            "JobEntry.priority", Set.of("JobEntry", "QueueManager"),
+            "JobEntry.record", Set.of("AdmissionSettlements", "Observations", "QuotaLedger"),
+            "JobEntry.seenRunning", Set.of("Observations", "QuotaLedger"),
+            "JobEntry.state", Set.of("QueueManager", "QuotaLedger", "SchedulingCycle"));
 
     @Test
     void noFieldOfTheCoreGainsAWriter() {
-        Map<String, java.util.Set<String>> shared = new java.util.TreeMap<>();
+        Map<String, Set<String>> shared = new TreeMap<>();
         writersOfCoreFields().forEach((field, writers) -> {
             if (writers.size() > 1) {
-                shared.put(field, java.util.Set.copyOf(writers));
+                shared.put(field, Set.copyOf(writers));
             }
         });
-        assertEquals(new java.util.TreeMap<>(SHARED_WRITES), shared,
+        assertEquals(new TreeMap<>(SHARED_WRITES), shared,
                 "a field of the core is written by one class, its owner (strike off a field that has got there)");
     }
 
     /** The count sees a write: the dry run's entry gets its group from the queue manager, not from the views. */
     @Test
     void theWriterCountSeesWhoAssignsAField() {
-        java.util.SortedSet<String> group = writersOfCoreFields().get("JobEntry.group");
+        Map<String, SortedSet<String>> writers = writersOfCoreFields();
+        SortedSet<String> group = writers.get("JobEntry.group");
         assertTrue(group.contains("QueueManager") && !group.contains("SchedulerViews"), group.toString());
-        assertTrue(writersOfCoreFields().get("JobEntry.state").contains("SchedulingCycle"));
+        assertTrue(writers.get("JobEntry.state").contains("SchedulingCycle"), writers.get("JobEntry.state").toString());
     }
 }

@@ -143,7 +143,8 @@ public class AdmissionLoop {
 
     /**
      * Says a job's {@code Queued} event once the cycle that first sees it has run, and only if it is still pending
-     * then ({@link QueuedEvents}); the feed calls it for each queueing (through {@link FeedToAdmission#deferQueuedEvent}). Nothing is
+     * then ({@link QueuedEvents}); the feed calls it for each queueing (through
+     * {@link FeedToAdmission#deferQueuedEvent}). Nothing is
      * kept while the loop is closed (a follower writes no Normal events). Returns at once.
      */
     public void queuedEvent(io.kubequeue.scheduler.JobKey job, String message) {

@@ -44,7 +44,8 @@ import io.kubequeue.input.InvalidJobException;
  * ({@link RecordSignatures}, docs/security.md "How admission records are trusted"): a set whose signature does not
  * verify gets one Warning event ({@code UntrustedRecord}) and is read as absent; a running job that carries such a
  * record is charged as started outside kube-queue in its own group, and asked to have kube-queue's own record
- * written ({@link FeedEffects#startedOutside}). Before the record key is loaded, running and queued jobs are not read at all
+ * written ({@link FeedEffects#startedOutside}). Before the record key is loaded, running and queued jobs are not read
+ * at all
  * (start-up recovery reads them once it is).
  */
 @Singleton

@@ -67,17 +67,18 @@ class RegisteredKindsTest {
     void registeringTheKindsTeachesAFreshClientEveryCustomKind() {
         String tfjob = "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: j, namespace: a}\nspec: {}\n";
         try (KubernetesClient fresh = new io.fabric8.kubernetes.client.KubernetesClientBuilder().build()) {
-            HasMetadata before = fresh.load(new ByteArrayInputStream(tfjob.getBytes(StandardCharsets.UTF_8))).items().get(0);
-            assertEquals(io.fabric8.kubernetes.api.model.GenericKubernetesResource.class, before.getClass());
+            assertEquals(io.fabric8.kubernetes.api.model.GenericKubernetesResource.class, first(fresh, tfjob).getClass());
             JobKinds.registerTypes(fresh);
             for (Class<? extends HasMetadata> type : JobKinds.customResourceTypes(fresh)) {
-                String manifest = "apiVersion: " + HasMetadata.getApiVersion(type) + "\nkind: " + HasMetadata.getKind(type)
-                        + "\nmetadata: {name: j, namespace: a}\nspec: {}\n";
-                HasMetadata read = fresh.load(new ByteArrayInputStream(manifest.getBytes(StandardCharsets.UTF_8)))
-                        .items().get(0);
-                assertEquals(type, read.getClass(), manifest);
+                String manifest = "apiVersion: " + HasMetadata.getApiVersion(type) + "\nkind: "
+                        + HasMetadata.getKind(type) + "\nmetadata: {name: j, namespace: a}\nspec: {}\n";
+                assertEquals(type, first(fresh, manifest).getClass(), manifest);
             }
         }
+    }
+
+    private static HasMetadata first(KubernetesClient client, String manifest) {
+        return client.load(new ByteArrayInputStream(manifest.getBytes(StandardCharsets.UTF_8))).items().get(0);
     }
 
     // ---- RBAC -----------------------------------------------------------------------------------------------
