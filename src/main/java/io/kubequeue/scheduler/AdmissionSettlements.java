@@ -14,14 +14,16 @@ final class AdmissionSettlements {
     private final Clock clock;
     private final QueueManager queues;
     private final QuotaLedger ledger;
+    private final AdmissionAnswers answers;
     private final QueuePolicy policy;
     private final Observations observations;
 
-    AdmissionSettlements(Clock clock, QueueManager queues, QuotaLedger ledger, QueuePolicy policy,
-                         Observations observations) {
+    AdmissionSettlements(Clock clock, QueueManager queues, QuotaLedger ledger, AdmissionAnswers answers,
+                         QueuePolicy policy, Observations observations) {
         this.clock = clock;
         this.queues = queues;
         this.ledger = ledger;
+        this.answers = answers;
         this.policy = policy;
         this.observations = observations;
     }
@@ -35,8 +37,7 @@ final class AdmissionSettlements {
         if (outcome instanceof AdmissionOutcome.Applied applied) {
             // a later version carrying a suspend mark again is a re-suspension, even if the running state in between
             // was never observed, and even if that version reached the core before this answer did
-            entry.confirmedVersion(applied.resourceVersion());
-            entry.unconfirmed(false);
+            answers.confirmed(entry, applied.resourceVersion());
             observations.settleNewest(entry, applied.resourceVersion());
         } else if (outcome instanceof AdmissionOutcome.Refused refusal) {
             refused(entry, refusal.changedTo());
@@ -44,9 +45,8 @@ final class AdmissionSettlements {
             queues.forget(entry);
         } else if (outcome instanceof AdmissionOutcome.StartedByHand started) {
             // the charge is kept, re-labelled as started outside kube-queue: the refusal frees no room the job uses
-            entry.record = new AdmissionRecord(record.group(), AdmissionRecord.STARTED_OUTSIDE);
-            entry.confirmedVersion(started.resourceVersion());
-            entry.unconfirmed(false);
+            ledger.relabelStartedOutside(entry);
+            answers.confirmed(entry, started.resourceVersion());
             AdmissionRecord kept = entry.record;
             observations.settleNewest(entry, started.resourceVersion());
             return entry.state == Scheduler.State.ADMITTED ? Optional.of(kept) : Optional.empty();
@@ -57,7 +57,7 @@ final class AdmissionSettlements {
             takenOver(entry, taken);
         } else if (outcome instanceof AdmissionOutcome.Unknown && !entry.seenRunning
                 && entry.confirmedVersion() == null) {
-            entry.unconfirmed(true);
+            answers.lost(entry);
         }
         return Optional.empty();
     }
@@ -76,35 +76,35 @@ final class AdmissionSettlements {
         String chargedGroup = entry.chargedGroup;
         JobObservation newest = entry.newest();
         boolean newestUnreadable = entry.newestUnreadable();
-        ledger.uncharge(entry, false); // nothing ran: no pods to keep counting
+        queues.release(entry, false); // nothing ran: no pods to keep counting
         policy.released(chargedGroup); // the room is free for the others; the refused job waits out its backoff
         if (newestUnreadable) {
             observations.withdraw(entry); // its newest copy cannot be read: out of the queue until it is fixed
             return;
         }
         if (newest != null) {
-            entry.setJob(QueueManager.keepCreation(newest, entry.job), queues.priorityClasses());
+            queues.replaceCopy(entry, QueueManager.keepCreation(newest, entry.job));
         }
         boolean changed = changedTo != null;
         boolean newerSeen = changed && decidedAt != null && !decidedAt.equals(entry.job.resourceVersion());
-        entry.outdatedAt(null);
+        queues.outdatedAt(entry, null);
         if (!changed) {
-            entry.attempts++; // a change since the decision is no failed try, seen yet or not
+            queues.countTry(entry); // a change since the decision is no failed try, seen yet or not
         }
         Optional<QuotaNode> group = ledger.tree().groupFor(entry.job.key().namespace(), entry.job.quotaName());
         if (group.isEmpty()) {
             queues.activate(entry); // holds it, saying why
             return;
         }
-        entry.group = group.get().name();
         if (newerSeen) {
             queues.activate(entry); // decided again on what it is now
             return;
         }
         if (changed) {
-            entry.outdatedAt(decidedAt); // the informer's copy of the change ends this backoff
+            queues.outdatedAt(entry, decidedAt); // the informer's copy of the change ends this backoff
         }
-        queues.backOffRefused(entry, Times.plus(clock.instant(), queues.backoffFor(entry.attempts)));
+        queues.backOffRefused(entry, group.get().name(),
+                Times.plus(clock.instant(), queues.backoffFor(entry.attempts)));
     }
 
     /**
@@ -115,14 +115,13 @@ final class AdmissionSettlements {
         String before = entry.chargedGroup;
         JobObservation newest = entry.newest();
         boolean newestUnreadable = entry.newestUnreadable();
-        ledger.uncharge(entry, false);
-        ledger.charge(entry, taken.found(), false);
-        entry.confirmedVersion(taken.resourceVersion());
+        queues.release(entry, false);
+        queues.admit(entry, taken.found(), false);
+        answers.confirmed(entry, taken.resourceVersion());
         if (!Objects.equals(before, entry.chargedGroup)) {
             policy.released(before);
         }
-        entry.newest(newest);
-        entry.newestUnreadable(newestUnreadable);
+        answers.newestSeen(entry, newest, newestUnreadable);
         observations.settleNewest(entry, taken.resourceVersion());
     }
 
@@ -141,8 +140,8 @@ final class AdmissionSettlements {
         if (!alike) {
             return false;
         }
-        entry.setJob(QueueManager.keepCreation(copy, decided), queues.priorityClasses());
-        entry.newest(null);
+        queues.replaceCopy(entry, QueueManager.keepCreation(copy, decided));
+        answers.newestTaken(entry);
         return true;
     }
 

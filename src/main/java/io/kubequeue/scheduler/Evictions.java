@@ -302,7 +302,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
             Instant retryAt = Times.plus(last, timeoutBackoff(Math.max(1, marks.timeoutsWithin(now))));
             if (retryAt.isAfter(now)) {
                 queues.dequeue(entry);
-                entry.attempts++;
+                queues.countTry(entry);
                 // as a refused admission: only the expiry retries it, not a release (retry on release, blocking queue)
                 queues.backOffRefused(entry, retryAt);
             }

@@ -5,8 +5,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * One job as the core holds it, pending or admitted: the mutable record every part of the core shares. Only the core
- * touches it, always under {@link Scheduler}'s lock.
+ * One job as the core holds it, pending or admitted. Only the core touches it, always under {@link Scheduler}'s lock,
+ * and each field has one writing class, its owner (docs/architecture.md, "Who owns what"; held by
+ * {@code ArchitectureTest}): the placement ({@link #state}, {@link #group}, {@link #attempts}, the retry time, the
+ * hold, the copy decided on) is {@link QueueManager}'s, the charge ({@link #record} and the {@code charged…} fields)
+ * {@link QuotaLedger}'s, the admission's answer {@link AdmissionAnswers}', the eviction state {@link Evictions}'.
  *
  * <p>The fields that place a job in a sorted set ({@link #priority}, its request and preemptibility) change only while
  * it is in no sorted set (see {@link QueueOrder}).

@@ -38,6 +38,7 @@ final class Observations {
     private final Clock clock;
     private final QueueManager queues;
     private final QuotaLedger ledger;
+    private final AdmissionAnswers answers;
     private final AdmissionClock admissionClock;
     private Evictions evictions;
     private Reclaims reclaims;
@@ -52,10 +53,12 @@ final class Observations {
      */
     private final Map<JobKey, String> withdrawn = BoundedMaps.keepingNewest(ENDED_REMEMBERED);
 
-    Observations(Clock clock, QueueManager queues, QuotaLedger ledger, AdmissionClock admissionClock) {
+    Observations(Clock clock, QueueManager queues, QuotaLedger ledger, AdmissionAnswers answers,
+                 AdmissionClock admissionClock) {
         this.clock = clock;
         this.queues = queues;
         this.ledger = ledger;
+        this.answers = answers;
         this.admissionClock = admissionClock;
     }
 
@@ -127,7 +130,6 @@ final class Observations {
         if (observation.phase() != Phase.UNSUSPENDED_WITHOUT_RECORD) {
             forgetWithdrawn(observation);
         }
-        PriorityClasses classes = queues.priorityClasses();
         switch (observation.phase()) {
             case FINISHED -> {
                 if (entry != null) {
@@ -139,8 +141,8 @@ final class Observations {
                     // evicted, and its pods still run or terminate (seen after a restart): charged until they are gone
                     entry = queues.newEntry(observation);
                     entry.draining(observation);
-                    ledger.charge(entry, observation.record(), false);
-                    entry.seenRunning = true;
+                    queues.admit(entry, observation.record(), false);
+                    answers.ran(entry);
                     evictions.drainingAfterRestart(entry);
                 } else if (entry == null) {
                     entry = queues.newEntry(observation);
@@ -158,8 +160,7 @@ final class Observations {
                         // version decided on, is refused, unless the core rebinds it to this copy: see rebind):
                         // kept, and applied if the admission is handed back. A lost answer is settled by a read
                         // (unconfirmedAdmission)
-                        entry.newest(observation);
-                        entry.newestUnreadable(false);
+                        answers.newestSeen(entry, observation, false);
                     }
                 } else {
                     queues.update(entry, observation);
@@ -168,18 +169,18 @@ final class Observations {
             case ADMITTED -> {
                 AdmissionRecord record = observation.record();
                 if (entry != null && entry.state == Scheduler.State.ADMITTED && entry.chargeUnknown) {
-                    ledger.uncharge(entry, false); // its request can be read again: charged what it asks from now on
+                    queues.release(entry, false); // its request can be read again: charged what it asks from now on
                 }
                 if (entry == null) {
                     entry = queues.newEntry(observation);
-                    ledger.charge(entry, record, false, observation.admittedRequest()); // what its pods were made from
+                    queues.admit(entry, record, false, observation.admittedRequest()); // what its pods were made from
                 } else if (entry.state != Scheduler.State.ADMITTED) {
                     queues.dequeue(entry);
-                    entry.setJob(observation, classes);
-                    ledger.charge(entry, record, false, observation.admittedRequest());
+                    queues.replaceCopy(entry, observation);
+                    queues.admit(entry, record, false, observation.admittedRequest());
                 } else if (record.equals(entry.record) && (sameCharge(observation, entry.job)
                         || entry.seenRunning && keepsCharge(entry, observation))) {
-                    entry.setJob(QueueManager.keepCreation(observation, entry.job), classes); // e.g. ours, seen
+                    queues.replaceCopy(entry, QueueManager.keepCreation(observation, entry.job)); // e.g. ours, seen
                 } else {
                     // another admission, or the running job's request changed (e.g. parallelism raised): charge what
                     // it uses now, even above max, so nothing else is admitted into that room; under the same
@@ -188,12 +189,11 @@ final class Observations {
                     // first running copy is what its pods are made from: until then the charge was the decision's
                     Resources floor = record.equals(entry.record) && entry.seenRunning ? entry.charged
                             : observation.admittedRequest();
-                    ledger.uncharge(entry, true);
-                    entry.setJob(QueueManager.keepCreation(observation, entry.job), classes);
-                    ledger.charge(entry, record, false, floor);
+                    queues.release(entry, true);
+                    queues.replaceCopy(entry, QueueManager.keepCreation(observation, entry.job));
+                    queues.admit(entry, record, false, floor);
                 }
-                entry.seenRunning = true;
-                entry.unconfirmed(false); // it runs: whatever our patch did is settled
+                answers.seenRunning(entry); // it runs: whatever our patch did is settled
                 entry.draining(null); // started again while its pods drained: it simply runs on
                 if (evictions != null) {
                     evictions.seenRunning(entry, observation);
@@ -206,17 +206,16 @@ final class Observations {
 
     /** A job that runs without our record: charged as started outside if it was queued here (see observe). */
     private void startedOutside(JobEntry entry, JobObservation observation) {
-        PriorityClasses classes = queues.priorityClasses();
         if (entry != null && entry.state == Scheduler.State.ADMITTED && entry.chargeUnknown) {
-            ledger.uncharge(entry, false); // its request can be read again: charged as started outside, below
+            queues.release(entry, false); // its request can be read again: charged as started outside, below
         }
         if (entry == null && observation.phase() == Phase.STARTED_DESPITE_MARK) {
             entry = queues.newEntry(observation); // in no queue: the branch below charges it
         }
         if (entry != null && entry.state != Scheduler.State.ADMITTED) {
             queues.dequeue(entry);
-            entry.setJob(observation, classes);
-            ledger.charge(entry, new AdmissionRecord(ledger.groupOf(observation), AdmissionRecord.STARTED_OUTSIDE),
+            queues.replaceCopy(entry, observation);
+            queues.admit(entry, new AdmissionRecord(ledger.groupOf(observation), AdmissionRecord.STARTED_OUTSIDE),
                     false);
         } else if (entry != null) {
             // started by hand while our admission was in flight: our patch will be refused (its test op finds no
@@ -231,14 +230,13 @@ final class Observations {
                 // seen running: never less than before (its pods may still hold it); started by hand while our
                 // patch was on its way, its pods were made from what it asks now
                 Resources floor = inFlight ? null : entry.charged;
-                ledger.uncharge(entry, false);
-                entry.setJob(QueueManager.keepCreation(observation, entry.job), classes);
-                ledger.charge(entry, record, false, floor);
+                queues.release(entry, false);
+                queues.replaceCopy(entry, QueueManager.keepCreation(observation, entry.job));
+                queues.admit(entry, record, false, floor);
             }
         }
         if (entry != null && entry.state == Scheduler.State.ADMITTED) {
-            entry.seenRunning = true;
-            entry.unconfirmed(false);
+            answers.seenRunning(entry);
             entry.draining(null); // started by hand while its pods drained: it runs on, charged
         }
     }
@@ -258,8 +256,7 @@ final class Observations {
         if (phase == Phase.QUEUED) {
             if (entry != null && entry.state == Scheduler.State.ADMITTED && !suspendedAgain(entry, observation)) {
                 // our admission is on its way and settles this; if it is handed back, the job is withdrawn
-                entry.newest(observation);
-                entry.newestUnreadable(true);
+                answers.newestSeen(entry, observation, true);
                 return Scheduler.Unreadable.KEPT;
             }
             if (entry != null) {
@@ -273,10 +270,9 @@ final class Observations {
         if (entry != null && entry.state == Scheduler.State.ADMITTED) {
             if (phase != Phase.ADMITTED && !entry.seenRunning && !entry.record.startedOutside()) {
                 // started by hand while our admission was on its way: a refusal must not uncharge it (see observe)
-                entry.record = new AdmissionRecord(entry.record.group(), AdmissionRecord.STARTED_OUTSIDE);
+                ledger.relabelStartedOutside(entry);
             }
-            entry.seenRunning = true;
-            entry.unconfirmed(false);
+            answers.seenRunning(entry);
             return entry.chargeUnknown ? Scheduler.Unreadable.HOLDS_GROUP : Scheduler.Unreadable.KEPT;
         }
         if (entry == null && phase == Phase.UNSUSPENDED_WITHOUT_RECORD) {
@@ -286,12 +282,12 @@ final class Observations {
             entry = queues.newEntry(observation);
         } else {
             queues.dequeue(entry);
-            entry.setJob(QueueManager.keepCreation(observation, entry.job), queues.priorityClasses());
+            queues.replaceCopy(entry, QueueManager.keepCreation(observation, entry.job));
         }
         AdmissionRecord record = phase == Phase.ADMITTED ? observation.record()
                 : new AdmissionRecord(ledger.groupOf(observation), AdmissionRecord.STARTED_OUTSIDE);
-        ledger.charge(entry, record, true);
-        entry.seenRunning = true;
+        queues.admit(entry, record, true);
+        answers.ran(entry);
         return Scheduler.Unreadable.HOLDS_GROUP;
     }
 
@@ -369,13 +365,12 @@ final class Observations {
     void settleNewest(JobEntry entry, String version) {
         JobObservation newest = entry.newest();
         boolean unreadable = entry.newestUnreadable();
-        entry.newest(null);
-        entry.newestUnreadable(false);
+        answers.newestTaken(entry);
         if (newest == null || !newer(newest.resourceVersion(), version)) {
             return;
         }
         if (unreadable) {
-            ledger.uncharge(entry, true);
+            queues.release(entry, true);
             withdraw(entry);
             return;
         }
@@ -386,11 +381,8 @@ final class Observations {
     private void queueAgain(JobEntry entry, JobObservation copy) {
         Eviction eviction = entry.evicting();
         spend(entry, entry.record); // also when the copy no longer carries it (e.g. the manifest applied again)
-        ledger.uncharge(entry, true);
-        entry.setJob(QueueManager.keepCreation(copy, entry.job), queues.priorityClasses());
-        entry.attempts = 0;
-        entry.queuedAt(clock.instant()); // its wait starts again (metrics, events)
-        queues.activate(entry);
+        queues.release(entry, true);
+        queues.queueAgain(entry, copy, clock.instant()); // its tries and its wait start again (metrics, events)
         queuedByEviction(entry, eviction);
     }
 

@@ -32,6 +32,7 @@ final class QueueManager {
     private final Scheduler.Settings settings;
     private final Clock clock;
     private final QuotaLedger ledger;
+    private final AdmissionAnswers answers;
     private PriorityClasses priorityClasses = PriorityClasses.NONE;
     /**
      * Every job the core holds, by key: HPPC's open-addressing map (two arrays, no node per job) where a HashMap
@@ -95,10 +96,79 @@ final class QueueManager {
     private final Map<String, Integer> heldCount = new HashMap<>();
     private final List<Hold> newHolds = new ArrayList<>();
 
-    QueueManager(Scheduler.Settings settings, Clock clock, QuotaLedger ledger) {
+    QueueManager(Scheduler.Settings settings, Clock clock, QuotaLedger ledger, AdmissionAnswers answers) {
         this.settings = settings;
         this.clock = clock;
         this.ledger = ledger;
+        this.answers = answers;
+    }
+
+    /**
+     * Admits a job in the core: it leaves the pending states (no hold, no retry time), its admission's answer starts
+     * over ({@link AdmissionAnswers#newAdmission}), and the ledger charges it ({@link QuotaLedger#charge}).
+     *
+     * @param floor millicores, bytes and counts the charge is never below; null: none
+     */
+    void admit(JobEntry entry, AdmissionRecord record, boolean unknown, Resources floor) {
+        entry.state = Scheduler.State.ADMITTED;
+        entry.hold(null);
+        entry.setRetryAt(null);
+        answers.newAdmission(entry);
+        ledger.charge(entry, record, unknown, floor);
+    }
+
+    /** As {@link #admit(JobEntry, AdmissionRecord, boolean, Resources)} with no floor. */
+    void admit(JobEntry entry, AdmissionRecord record, boolean unknown) {
+        admit(entry, record, unknown, null);
+    }
+
+    /**
+     * Takes an admitted job's charge off ({@link QuotaLedger#uncharge}); it is left in no state: the caller queues
+     * it, holds it, or forgets it.
+     *
+     * @param ran whether the job may have run (its pods may still be counted outside kube-queue)
+     */
+    void release(JobEntry entry, boolean ran) {
+        ledger.uncharge(entry, ran);
+        answers.released(entry);
+        entry.state = null;
+    }
+
+    /** One more failed try (it did not fit, its admission was refused, it timed out). */
+    void countTry(JobEntry entry) {
+        entry.attempts++;
+    }
+
+    /** Takes a newer copy of the job (its priority resolved again); only while it is in no sorted set. */
+    void replaceCopy(JobEntry entry, JobObservation copy) {
+        entry.setJob(copy, priorityClasses);
+    }
+
+    /**
+     * A job suspended again after it ran queues anew from {@code copy}: its tries start over and its wait starts
+     * {@code at} (metrics, events). The caller has released its charge.
+     */
+    void queueAgain(JobEntry entry, JobObservation copy, Instant at) {
+        entry.setJob(keepCreation(copy, entry.job), priorityClasses);
+        entry.attempts = 0;
+        entry.queuedAt(at);
+        activate(entry);
+    }
+
+    /**
+     * A job a cycle found short: backing off from now, though it joins its group's backed-off set only after the
+     * cycle ({@link #backOff}), so no cursor of the cycle meets it.
+     */
+    void backingOff(JobEntry entry) {
+        entry.state = Scheduler.State.BACKOFF;
+    }
+
+    /**
+     * Its admission was refused because the job changed after {@code version}, no newer copy seen yet: the first copy
+     * newer than it ends its backoff ({@link #update}); null: no such refusal.
+     */
+    void outdatedAt(JobEntry entry, String version) {
+        entry.outdatedAt(version);
     }
 
     JobEntry get(JobKey key) {
@@ -536,6 +606,12 @@ final class QueueManager {
         backOff(entry, retryAt);
     }
 
+    /** As {@link #backOffRefused(JobEntry, Instant)}, waiting in {@code group} (the one it was refused in). */
+    void backOffRefused(JobEntry entry, String group, Instant retryAt) {
+        entry.group = group;
+        backOffRefused(entry, retryAt);
+    }
+
     /** A refused job's backoff expired and a cycle decides it now: from here on it is tried as any other job. */
     void endRefusal(JobEntry entry) {
         entry.refused = false;
@@ -611,7 +687,7 @@ final class QueueManager {
     /** Forgets a job: an admitted one's charge is released, a pending one leaves its queue. */
     void forget(JobEntry entry) {
         if (entry.state == Scheduler.State.ADMITTED) {
-            ledger.uncharge(entry, true);
+            release(entry, true);
         } else {
             dequeue(entry);
         }

@@ -303,23 +303,22 @@ final class QuotaLedger {
      * @param floor millicores, bytes and counts (the job count may be in it); null: none
      */
     void charge(JobEntry entry, AdmissionRecord record, boolean unknown, Resources floor) {
-        entry.state = Scheduler.State.ADMITTED;
-        entry.seenRunning = false;
-        entry.confirmedVersion(null);
-        entry.unconfirmed(false);
-        entry.newest(null);
-        entry.newestUnreadable(false);
         entry.chargeUnknown = unknown;
-        // refused is the queue's (QueueManager): every way back to pending sets or clears it, none reads it meanwhile
         entry.record = record;
-        entry.hold(null);
-        entry.setRetryAt(null);
         entry.charged = unknown || floor == null ? entry.effectiveRequest() : entry.effectiveRequest().max(floor);
         entry.chargedGuaranteed = !entry.job.preemptible();
         entry.chargedGroup = groupToCharge(entry, record);
         countAdmitted(entry);
         addUsage(entry);
         chargeListener.charged(entry);
+    }
+
+    /**
+     * Keeps an admitted job's charge as it is, re-labelled as started outside kube-queue (same group): a refusal of
+     * our admission, the job having been started by hand meanwhile, then frees no room it uses.
+     */
+    void relabelStartedOutside(JobEntry entry) {
+        entry.record = new AdmissionRecord(entry.record.group(), AdmissionRecord.STARTED_OUTSIDE);
     }
 
     /**
@@ -364,8 +363,6 @@ final class QuotaLedger {
         entry.charged = Resources.NONE;
         entry.chargedGuaranteed = false;
         entry.chargeUnknown = false;
-        entry.unconfirmed(false);
-        entry.state = null;
     }
 
     private static void subtract(Map<String, Resources> usage, String node, Resources amount) {

@@ -224,7 +224,8 @@ public final class Scheduler {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.ledger = new QuotaLedger();
-        this.queues = new QueueManager(settings, clock, ledger);
+        AdmissionAnswers answers = new AdmissionAnswers();
+        this.queues = new QueueManager(settings, clock, ledger, answers);
         this.policy = QueuePolicy.of(settings.policy(), queues, ledger);
         ledger.reportReleasesTo(policy::released);
         AdmissionClock admissionClock = new AdmissionClock(clock);
@@ -232,9 +233,9 @@ public final class Scheduler {
         ledger.reportChargesTo(evictions);
         this.reclaims = new Reclaims(queues, ledger, evictions, settings.reclaim());
         this.cycle = new SchedulingCycle(clock, queues, ledger, policy, admissionClock, reclaims, evictions);
-        this.observations = new Observations(clock, queues, ledger, admissionClock);
+        this.observations = new Observations(clock, queues, ledger, answers, admissionClock);
         observations.evictionsGoTo(evictions, reclaims);
-        this.settlements = new AdmissionSettlements(clock, queues, ledger, policy, observations);
+        this.settlements = new AdmissionSettlements(clock, queues, ledger, answers, policy, observations);
         this.views = new SchedulerViews(queues, ledger, policy);
     }
 

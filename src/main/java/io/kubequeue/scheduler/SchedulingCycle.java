@@ -124,7 +124,7 @@ final class SchedulingCycle {
             if (stranded != null && stranded.state != Scheduler.State.ADMITTED && stranded.state != Scheduler.State.HELD) {
                 // neither charged nor back in a set: it waits in backoff, so the next cycle does not fail on it first
                 queues.leaveWave(stranded); // its tries are its own from here (the rest of its wave stays due)
-                stranded.attempts++;
+                queues.countTry(stranded);
                 queues.backOffAfterFailure(stranded, Times.plus(now, queues.backoffFor(stranded.attempts)));
             }
         }
@@ -234,7 +234,7 @@ final class SchedulingCycle {
                 } else if (!yields && !ledger.shortNow(shape, notFittingNow)) {
                     admissions.add(admit(queue.group, entry, now, decided));
                 } else if (yields || !reclaim(queue.group, entry, now, evicting)) {
-                    entry.attempts++;
+                    queues.countTry(entry);
                     decided.notFitting++;
                     if (entry.attempts == 1 && !yields) {
                         firstFailures.add(new CycleResult.Unschedulable(entry.job.key(), queue.group,
@@ -244,7 +244,7 @@ final class SchedulingCycle {
                         queue.active.add(entry); // stays the head; the whole group waits for the next change
                         blocked = true;
                     } else {
-                        entry.state = Scheduler.State.BACKOFF;
+                        queues.backingOff(entry);
                         backedOffNow.add(entry); // joins the backed-off set after the cycle, so no cursor meets it
                     }
                 }
@@ -351,7 +351,7 @@ final class SchedulingCycle {
                 }
                 // a backed-off job has failed before (every way into backoff counts an attempt), so this is never
                 // its first failure: no Pending event
-                entry.attempts++;
+                queues.countTry(entry);
                 waitAgain.add(entry);
                 continue;
             }
@@ -389,10 +389,9 @@ final class SchedulingCycle {
      * cycle's result; the cycle goes on.
      */
     private Admission admit(String group, JobEntry entry, Instant now, Decided decided) {
-        entry.state = null;
         AdmissionRecord record = admissionClock.next(group, now);
         try {
-            ledger.charge(entry, record, false);
+            queues.admit(entry, record, false);
         } catch (RuntimeException e) {
             if (entry.record != record || entry.state != Scheduler.State.ADMITTED) {
                 throw e; // not charged: nothing to hand out

@@ -1,0 +1,65 @@
+package io.kubequeue.scheduler;
+
+/**
+ * What the core knows of the answer to an admission it sent, per admitted job: the version our patch produced, a lost
+ * answer, the newest suspended copy seen while the patch was on its way, and whether the job was seen running since
+ * its charge. The only writer of those fields of {@link JobEntry}: {@link Observations} (what the informer shows) and
+ * {@link AdmissionSettlements} (what the admission side reports) both tell it, and {@link QueueManager} starts them
+ * over at each charge. Only the core calls it, under {@link Scheduler}'s lock.
+ */
+final class AdmissionAnswers {
+
+    /** A new charge: nothing is known yet of its answer. */
+    void newAdmission(JobEntry entry) {
+        entry.seenRunning = false;
+        entry.confirmedVersion(null);
+        entry.unconfirmed(false);
+        entry.newest(null);
+        entry.newestUnreadable(false);
+    }
+
+    /** The charge is gone: no answer is awaited. */
+    void released(JobEntry entry) {
+        entry.unconfirmed(false);
+    }
+
+    /** Our patch was applied (or the job found started by hand) at {@code version}: settled. */
+    void confirmed(JobEntry entry, String version) {
+        entry.confirmedVersion(version);
+        entry.unconfirmed(false);
+    }
+
+    /** The answer was lost and reading the job back failed: the outcome is unknown until the job is seen. */
+    void lost(JobEntry entry) {
+        entry.unconfirmed(true);
+    }
+
+    /** The job is seen running: whatever our patch did is settled, and a suspend mark seen now is a re-suspension. */
+    void seenRunning(JobEntry entry) {
+        entry.seenRunning = true;
+        entry.unconfirmed(false);
+    }
+
+    /**
+     * The job is known to have run (seen draining, or charged as unreadable while running), with no answer to
+     * settle.
+     */
+    void ran(JobEntry entry) {
+        entry.seenRunning = true;
+    }
+
+    /**
+     * A suspended copy seen while the admission is on its way: applied if the admission is handed back;
+     * {@code unreadable}: its request cannot be read, and the job is withdrawn then.
+     */
+    void newestSeen(JobEntry entry, JobObservation copy, boolean unreadable) {
+        entry.newest(copy);
+        entry.newestUnreadable(unreadable);
+    }
+
+    /** The newest copy was applied or settled: none is kept. */
+    void newestTaken(JobEntry entry) {
+        entry.newest(null);
+        entry.newestUnreadable(false);
+    }
+}
