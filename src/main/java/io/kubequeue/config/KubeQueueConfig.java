@@ -23,12 +23,12 @@ public interface KubeQueueConfig {
     QueueGroupPlugin queueGroupPlugin();
 
     /** {@code StrictPriority}: blocking queue, only the head of each group is tried. */
-    @WithConverter(StrictBooleanConverter.class)
+    @WithConverter(StrictBooleanConverter.StrictPriority.class)
     @WithDefault("false")
     Boolean strictPriority();
 
     /** {@code StrictConsistency}: on every release retry backed-off jobs at once, highest priority first. */
-    @WithConverter(StrictBooleanConverter.class)
+    @WithConverter(StrictBooleanConverter.StrictConsistency.class)
     @WithDefault("false")
     Boolean strictConsistency();
 

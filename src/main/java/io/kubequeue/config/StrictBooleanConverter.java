@@ -11,6 +11,37 @@ import org.eclipse.microprofile.config.spi.Converter;
  */
 public class StrictBooleanConverter implements Converter<Boolean> {
 
+    /** What the message starts with (the seed's env var), or empty: SmallRye names the property itself. */
+    private final String prefix;
+
+    public StrictBooleanConverter() {
+        this("");
+    }
+
+    private StrictBooleanConverter(String named) {
+        this.prefix = named;
+    }
+
+    /** {@code StrictPriority}, named as the seed names it in the message. */
+    public static final class StrictPriority implements Converter<Boolean> {
+        private final StrictBooleanConverter named = new StrictBooleanConverter("StrictPriority: ");
+
+        @Override
+        public Boolean convert(String value) {
+            return named.convert(value);
+        }
+    }
+
+    /** {@code StrictConsistency}, named as the seed names it in the message. */
+    public static final class StrictConsistency implements Converter<Boolean> {
+        private final StrictBooleanConverter named = new StrictBooleanConverter("StrictConsistency: ");
+
+        @Override
+        public Boolean convert(String value) {
+            return named.convert(value);
+        }
+    }
+
     /** @throws IllegalArgumentException naming the valid values for anything but true/false */
     @Override
     public Boolean convert(String value) {
@@ -21,6 +52,6 @@ public class StrictBooleanConverter implements Converter<Boolean> {
         if (v.equals("false")) {
             return Boolean.FALSE;
         }
-        throw new IllegalArgumentException("invalid value '" + value + "'; valid values: true, false");
+        throw new IllegalArgumentException(prefix + "invalid value '" + value + "'; valid values: true, false");
     }
 }

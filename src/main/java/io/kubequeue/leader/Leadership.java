@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfig
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
 import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.config.KubeQueueConfig;
+import io.kubequeue.config.SettingsCheck;
 
 /**
  * Which replica leads: fabric8's leader election on a Lease. Only the leader admits and writes (admission patches,
@@ -91,21 +92,11 @@ public class Leadership {
         this.config = config.leaderElection();
         this.terms = terms;
         if (this.config.enabled()) {
-            checkTimings(this.config);
+            SettingsCheck.leaseTimings(this.config);
         }
         this.identity = this.config.identity().filter(i -> !i.isBlank())
                 .or(() -> Optional.ofNullable(System.getenv("HOSTNAME")).filter(h -> !h.isBlank()))
                 .orElse("kube-queue-" + UUID.randomUUID().toString().substring(0, 8));
-    }
-
-    private static void checkTimings(KubeQueueConfig.LeaderElection c) {
-        if (c.leaseDuration().compareTo(c.renewDeadline()) > 0 && c.renewDeadline().compareTo(c.retryPeriod()) > 0
-                && c.retryPeriod().compareTo(java.time.Duration.ZERO) > 0) {
-            return;
-        }
-        throw new IllegalArgumentException(String.format("kube-queue.leader-election: lease-duration (%s) must be "
-                + "longer than renew-deadline (%s), and renew-deadline longer than retry-period (%s), which must be "
-                + "above zero", c.leaseDuration(), c.renewDeadline(), c.retryPeriod()));
     }
 
     /** The term last announced to {@link Term}'s observers, so that each term is announced once. */

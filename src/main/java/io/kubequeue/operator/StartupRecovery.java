@@ -27,6 +27,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubequeue.admission.AdmissionLoop;
 import io.kubequeue.admission.QueuingConditions;
 import io.kubequeue.config.KubeQueueConfig;
+import io.kubequeue.config.SettingsCheck;
 import io.kubequeue.config.QueueGroupPlugin;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.JobFeed;
@@ -191,8 +192,9 @@ public class StartupRecovery implements HealthCheck {
     /** Step "settings": which API server, and the settings start-up reads, checked before anything starts. */
     private void checkSettings() {
         ApiServerTarget.log(client.getConfiguration());
-        checkDisabledKinds();
-        io.kubequeue.config.SettingRanges.FIRST_LIST_TIMEOUT.check(config.firstListTimeout());
+        Set<String> known = new TreeSet<>();
+        kinds.forEach(kind -> known.add(kind.kind()));
+        SettingsCheck.check(config, known);
     }
 
     /**
@@ -415,18 +417,6 @@ public class StartupRecovery implements HealthCheck {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted during recovery", e);
-        }
-    }
-
-    /** @throws IllegalArgumentException naming the valid kinds if {@code kube-queue.disabled-kinds} names another */
-    private void checkDisabledKinds() {
-        Set<String> known = new TreeSet<>();
-        kinds.forEach(kind -> known.add(kind.kind()));
-        for (String kind : config.disabledKindNames()) {
-            if (!known.contains(kind)) {
-                throw new IllegalArgumentException("kube-queue.disabled-kinds: unknown kind '" + kind
-                        + "'; valid kinds: " + String.join(", ", known));
-            }
         }
     }
 

@@ -1,5 +1,8 @@
 package io.kubequeue.testing;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URL;
 import java.time.Duration;
 import java.util.Map;
 
@@ -34,11 +37,25 @@ public final class TestConfig {
         return kubeQueue(new EnvConfigSource(env, 300));
     }
 
-    private static KubeQueueConfig kubeQueue(ConfigSource source) {
+    /**
+     * As {@link #fromEnv}, under the shipped {@code application.properties}, which maps the seed's env vars
+     * ({@code QueueGroupPlugin}, {@code StrictPriority}, {@code StrictConsistency}) onto the settings.
+     */
+    public static KubeQueueConfig fromSeedEnv(Map<String, String> env) {
+        URL shipped = TestConfig.class.getResource("/application.properties");
+        try {
+            return kubeQueue(new EnvConfigSource(env, 300), new PropertiesConfigSource(shipped, 250));
+        } catch (IOException e) {
+            throw new UncheckedIOException("application.properties", e);
+        }
+    }
+
+    private static KubeQueueConfig kubeQueue(ConfigSource... sources) {
         SmallRyeConfig config = new SmallRyeConfigBuilder()
+                .addDefaultInterceptors() // ${QueueGroupPlugin:elasticquota}, as Quarkus expands it
                 .withMapping(KubeQueueConfig.class)
                 .withConverter(Duration.class, 100, new DurationConverter()) // "1s", as Quarkus reads durations
-                .withSources(source)
+                .withSources(sources)
                 .build();
         return config.getConfigMapping(KubeQueueConfig.class);
     }
