@@ -1,0 +1,117 @@
+package io.kubequeue.scheduler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.BiConsumer;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The queue manager on its own, one row per way a job moves: the placement it owns (state, group, tries, retry time,
+ * hold, refusal) after each sequence of its methods, and the ledger's charge and the admission's answer where the
+ * sequence crosses into admitted and back. Backoff 1s doubling to 8s.
+ */
+class QueueManagerTest {
+
+    private static final Instant T0 = Instant.parse("2026-12-03T00:00:00Z");
+    private static final QuotaTree TREE = new QuotaTree(List.of(
+            new QuotaNode("root", null, List.of(), Resources.NONE, Resources.of("cpu", 8_000L)),
+            new QuotaNode("root.a", "root", List.of("team-a"), Resources.of("cpu", 2_000L), Resources.of("cpu", 8_000L))));
+
+    /** What one row does to a fresh job of team-a (asks 1 cpu), and what its placement is afterwards. */
+    record Row(String name, BiConsumer<QueueManager, JobEntry> steps, Scheduler.State state, String group,
+               int attempts, Instant retryAt, Hold.Reason hold, boolean refused, long chargedMillicores) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static Stream<Row> rows() {
+        Instant later = T0.plusSeconds(5);
+        return Stream.of(
+                new Row("activated in the group of its namespace", (q, e) -> q.activate(e),
+                        Scheduler.State.ACTIVE, "root.a", 0, null, null, false, 0),
+                new Row("backed off after a try", (q, e) -> {
+                    q.activate(e);
+                    q.dequeue(e);
+                    q.countTry(e);
+                    q.backOff(e, later);
+                }, Scheduler.State.BACKOFF, "root.a", 1, later, null, false, 0),
+                new Row("refused: backs off, and only the expiry retries it", (q, e) -> {
+                    q.activate(e);
+                    q.dequeue(e);
+                    q.countTry(e);
+                    q.backOffRefused(e, "root.a", later);
+                }, Scheduler.State.BACKOFF, "root.a", 1, later, null, true, 0),
+                new Row("a refusal ends when a cycle decides it again", (q, e) -> {
+                    q.activate(e);
+                    q.dequeue(e);
+                    q.backOffRefused(e, "root.a", later);
+                    q.endRefusal(e);
+                    q.endBackoff(e, true);
+                }, Scheduler.State.ACTIVE, "root.a", 0, null, null, false, 0),
+                new Row("held, saying why", (q, e) -> q.hold(e, Hold.Reason.NEVER_FITS, "asks more than max"),
+                        Scheduler.State.HELD, null, 0, null, Hold.Reason.NEVER_FITS, false, 0),
+                new Row("admitted after a hold (started by hand): no hold, charged", (q, e) -> {
+                    q.hold(e, Hold.Reason.NEVER_FITS, "asks more than max");
+                    q.dequeue(e);
+                    q.admit(e, new AdmissionRecord("root.a", "t1"), false);
+                }, Scheduler.State.ADMITTED, "root.a", 0, null, null, false, 1_000),
+                new Row("admitted below a floor: charged the floor", (q, e) -> q.admit(e,
+                        new AdmissionRecord("root.a", "t1"), false, Resources.of("cpu", 3_000L)),
+                        Scheduler.State.ADMITTED, "root.a", 0, null, null, false, 3_000),
+                new Row("released: in no state, charge gone", (q, e) -> {
+                    q.admit(e, new AdmissionRecord("root.a", "t1"), false);
+                    q.release(e, false);
+                }, null, null, 0, null, null, false, 0),
+                new Row("suspended again after it ran: queues anew, its tries start over", (q, e) -> {
+                    q.countTry(e);
+                    q.countTry(e);
+                    q.admit(e, new AdmissionRecord("root.a", "t1"), false);
+                    q.release(e, true);
+                    q.queueAgain(e, e.job, later);
+                }, Scheduler.State.ACTIVE, "root.a", 0, null, null, false, 0));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("rows")
+    void eachWayAJobMovesLeavesItsPlacementAsStated(Row row) {
+        QuotaLedger ledger = new QuotaLedger();
+        ledger.replaceTree(TREE, List.of());
+        AdmissionAnswers answers = new AdmissionAnswers();
+        QueueManager queues = new QueueManager(new Scheduler.Settings(SchedulingPolicy.DEFAULT, Duration.ofSeconds(1),
+                Duration.ofSeconds(8)), new MutableClock(T0), ledger, answers);
+        JobEntry entry = queues.newEntry(new JobObservation(new JobKey("Job", "team-a", "j"), "uid-j",
+                JobObservation.Phase.QUEUED, Resources.of("cpu", 1_000L), JobPriority.NONE, T0, null, true, null));
+
+        row.steps().accept(queues, entry);
+
+        assertEquals(row.state(), entry.state, "state");
+        assertEquals(row.group(), entry.currentGroup(), "group");
+        assertEquals(row.attempts(), entry.attempts(), "tries");
+        assertEquals(row.retryAt(), entry.retryAt(), "retry time");
+        assertEquals(row.hold(), entry.hold() == null ? null : entry.hold().kind(), "hold");
+        assertEquals(row.refused(), entry.refused, "refused");
+        assertEquals(row.chargedMillicores(), ledger.usage("root.a").get("cpu"), "charged");
+        if (entry.state == Scheduler.State.ADMITTED) {
+            assertEquals(false, entry.seenRunning, "a new admission's answer starts over");
+            assertNull(entry.confirmedVersion(), "a new admission's answer starts over");
+        }
+    }
+
+    /** Initial, doubled per try, capped at max. */
+    @ParameterizedTest(name = "{0} tries: {1}s")
+    @org.junit.jupiter.params.provider.CsvSource({"0, 1", "1, 1", "2, 2", "3, 4", "4, 8", "5, 8", "100, 8"})
+    void theBackoffDoublesPerTryUpToMax(int attempts, long seconds) {
+        QueueManager queues = new QueueManager(new Scheduler.Settings(SchedulingPolicy.DEFAULT, Duration.ofSeconds(1),
+                Duration.ofSeconds(8)), new MutableClock(T0), new QuotaLedger(), new AdmissionAnswers());
+        assertEquals(Duration.ofSeconds(seconds), queues.backoffFor(attempts));
+    }
+}
