@@ -2,7 +2,6 @@ package io.kubequeue.operator;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -12,41 +11,27 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
 import jakarta.interceptor.Interceptor;
 
-import org.eclipse.microprofile.health.HealthCheck;
-import org.eclipse.microprofile.health.HealthCheckResponse;
-import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 import org.jboss.logging.Logger;
 
 
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.KubernetesResourceList;
-import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubequeue.admission.AdmissionLoop;
 import io.kubequeue.admission.QueuingConditions;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.config.SettingsCheck;
-import io.kubequeue.config.QueueGroupPlugin;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.JobPods;
 import io.kubequeue.admission.Evicter;
-import io.kubequeue.job.JobReconciler;
 import io.kubequeue.leader.Leadership;
-import io.kubequeue.leader.LeaseProblem;
 import io.kubequeue.priority.PriorityClassWatch;
-import io.kubequeue.quota.QuotaGroupSource;
-import io.kubequeue.quota.elastic.ElasticQuotaTreeSource;
-import io.kubequeue.quota.elastic.QuotaTreeStatusWriter;
-import io.kubequeue.quota.resourcequota.AdmittedPods;
-import io.kubequeue.quota.resourcequota.ResourceQuotaSource;
+import io.kubequeue.quota.QuotaPlugin;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.QuotaTree;
-import io.kubequeue.scheduler.Resources;
 import io.kubequeue.scheduler.Scheduler;
+import io.quarkus.arc.All;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 
@@ -58,9 +43,10 @@ import io.quarkus.runtime.StartupEvent;
  *   <li><b>settings</b>: log the API server, check the settings start-up reads;</li>
  *   <li><b>PriorityClasses</b>: watch them (queue order);</li>
  *   <li><b>LimitRanges and RuntimeClasses</b>: watch them (what a job's pods will request, docs/behaviour.md §2);</li>
- *   <li><b>quota groups</b> of {@code QueueGroupPlugin}: start its source and wait for its first full list; under
- *       the ElasticQuotaTree plugin also the tree's status writer, under the ResourceQuota plugin first the pods of
- *       managed jobs ({@link JobPods}); a tree whose groups set an admission timeout starts that pod watch too;</li>
+ *   <li><b>quota groups</b>: the {@link QuotaPlugin} bean that {@code QueueGroupPlugin} selects starts what it
+ *       brings and waits for its first full list (the ElasticQuotaTree plugin also the tree's status writer, the
+ *       ResourceQuota plugin first the pods of managed jobs); a tree whose groups set an admission timeout starts the
+ *       pod watch ({@link JobPods}) too;</li>
  *   <li><b>record key</b>: read (or create) the Secret whose key signs admission records and eviction histories
  *       ({@link RecordKeySecret}); every replica, since followers check records too. A gate
  *       ({@link StartupStep#gate}): if it cannot be had at once (RBAC), start-up returns, so that health is served,
@@ -69,26 +55,23 @@ import io.quarkus.runtime.StartupEvent;
  *       is read by recovery), and nothing is admitted;</li>
  *   <li><b>recovery</b>: with a global admission timeout or reclaim on, start the pod watch first (a job kube-queue
  *       evicted, found suspended, stays charged while its pods are not known to be gone: docs/policies.md, "When a
- *       victim's room is free"); list every job of every kind: each unfinished job carrying an admission record is
- *       charged to its group, each suspended one is queued (queue order puts them back in their original order);
- *       under the ResourceQuota plugin, recount what uses each quota outside the admitted jobs;</li>
+ *       victim's room is free"); list every job of every kind ({@link Recovery}); then the quota plugin counts again
+ *       what it counts beside the admitted jobs ({@link QuotaPlugin#admittedJobsKnown});</li>
  *   <li><b>pods that ran</b>: if the pod watch runs, wait for its first list; then report to the scheduler which
  *       admitted jobs have a pod that ran (only now is every job known), so that admission timeouts are decided from
  *       the start of leading (docs/policies.md, "Admission timeout"), and from then on which jobs' pods went;</li>
- *   <li><b>readiness</b>: report ready;</li>
+ *   <li><b>readiness</b>: report ready ({@link RecoveryReadiness});</li>
  *   <li><b>leadership</b>: compete for the Lease; while leading, the admission loop is open.</li>
  * </ol>
  *
- * <p>At shutdown: leadership (drain the admission loop, give up the Lease), then the quota groups (the status
- * writer, then the source); the other steps have nothing to stop here (the PriorityClass and pod informers stop
+ * <p>At shutdown: leadership (drain the admission loop, give up the Lease), then the quota groups (the plugin's
+ * {@link QuotaPlugin#stop}); the other steps have nothing to stop here (the PriorityClass and pod informers stop
  * themselves as the container ends). {@link ShutdownDeadline} is armed before all of this, by its own observer.
  */
 @Singleton
-@Readiness
-public class StartupRecovery implements HealthCheck {
+public class StartupRecovery {
 
     private static final Logger LOG = Logger.getLogger(StartupRecovery.class);
-    private static final int RECOVERY_ATTEMPTS = 5;
     /** How long start-up waits for the pods' first list before it goes on without admission timeouts. */
     private static final Duration POD_LIST_WAIT = Duration.ofSeconds(10);
 
@@ -101,32 +84,30 @@ public class StartupRecovery implements HealthCheck {
     private final Instance<JobKind<?>> kinds;
     private final QueuingConditions queuing;
     private final PriorityClassWatch priorityClasses;
-    private final AdmittedPods admittedPods;
+    private final List<QuotaPlugin> plugins;
     private final JobPods jobPods;
     private final Leadership leadership;
-    private final QuotaTreeStatusWriter treeStatus;
     private final Evicter evicter;
     private final RecordKeySecret recordKey;
+    private final RecoveryReadiness readiness;
     /**
      * LimitRange defaults and RuntimeClass overheads (a field, not a constructor argument: the bare test instances
      * that only report never start it).
      */
     @jakarta.inject.Inject
     io.kubequeue.pricing.PodDefaultsWatch podDefaults;
-    /** The quota-group source of the plugin in force, once the quota step has made it. */
-    private QuotaGroupSource source;
-    /** The same source under the ResourceQuota plugin (recounted after recovery and on leading); else null. */
-    private ResourceQuotaSource resourceQuotas;
+    /** The quota plugin in force ({@code QueueGroupPlugin}), chosen when the steps are made. */
+    private QuotaPlugin plugin;
     private volatile StartupSteps running;
-    private volatile boolean recovered;
 
     /** Built by CDI; every argument is a bean of its own (null in a bare test instance, which only reports). */
     public StartupRecovery(KubernetesClient client, KubeQueueConfig config, Scheduler scheduler, JobFeed feed,
                            AdmissionLoop loop, EventRecorder events, Instance<JobKind<?>> kinds,
-                           QueuingConditions queuing, PriorityClassWatch priorityClasses, AdmittedPods admittedPods,
-                           JobPods jobPods, Leadership leadership, QuotaTreeStatusWriter treeStatus,
-                           Evicter evicter, RecordKeySecret recordKey) {
+                           QueuingConditions queuing, PriorityClassWatch priorityClasses,
+                           @All List<QuotaPlugin> plugins, JobPods jobPods, Leadership leadership,
+                           Evicter evicter, RecordKeySecret recordKey, @Readiness RecoveryReadiness readiness) {
         this.recordKey = recordKey;
+        this.readiness = readiness;
         this.client = client;
         this.config = config;
         this.scheduler = scheduler;
@@ -136,10 +117,9 @@ public class StartupRecovery implements HealthCheck {
         this.kinds = kinds;
         this.queuing = queuing;
         this.priorityClasses = priorityClasses;
-        this.admittedPods = admittedPods;
+        this.plugins = plugins;
         this.jobPods = jobPods;
         this.leadership = leadership;
-        this.treeStatus = treeStatus;
         this.evicter = evicter;
     }
 
@@ -147,16 +127,17 @@ public class StartupRecovery implements HealthCheck {
      * Start-up, step by step, in the order the list shows; shutdown stops the steps in the reverse order.
      */
     List<StartupStep> steps() {
-        boolean underResourceQuota = config.queueGroupPlugin() == QueueGroupPlugin.RESOURCEQUOTA;
+        plugin = QuotaPlugin.select(plugins, config.queueGroupPlugin());
         return List.of(
                 StartupStep.startOnly("settings", this::checkSettings),
                 StartupStep.startOnly("PriorityClasses", this::watchPriorityClasses), // stops itself: @PreDestroy
                 StartupStep.startOnly("LimitRanges and RuntimeClasses", this::watchPodDefaults), // @PreDestroy too
-                underResourceQuota ? resourceQuotaGroups() : elasticQuotaGroups(),
+                new StartupStep(plugin.stepName(), () -> plugin.start(this::applyQuotaGroups, () -> loop.triggerAtOnce()),
+                        plugin::stop),
                 StartupStep.gate("record key", () -> recordKey.tryLoad(leadership.namespace())),
                 StartupStep.startOnly("recovery", this::recoverJobs),
                 StartupStep.startOnly("pods that ran (admission timeouts)", this::reportPodRuns), // stops itself
-                StartupStep.startOnly("readiness", () -> recovered = true),
+                StartupStep.startOnly("readiness", () -> readiness.recovered()),
                 new StartupStep("leadership", this::compete, this::stopAdmittingAndLeading));
     }
 
@@ -210,48 +191,6 @@ public class StartupRecovery implements HealthCheck {
         priorityClasses.start(config.firstListTimeout(), loop::trigger);
     }
 
-    /**
-     * Step "quota groups" under the ResourceQuota plugin: the pods of admitted jobs, then ResourceQuotas. Stops the
-     * source at shutdown; AdmittedPods stops itself (@PreDestroy).
-     */
-    private StartupStep resourceQuotaGroups() {
-        return new StartupStep("quota groups (ResourceQuotas and the pods of admitted jobs)", () -> {
-            ResourceQuotaSource quotas = new ResourceQuotaSource(client, events, config.firstListTimeout(),
-                    admittedPods::usage, new ResourceQuotaSource.OutsideUsage() {
-                        @Override
-                        public long ticket(String namespace) {
-                            return scheduler.externalRecountTicket(namespace);
-                        }
-
-                        @Override
-                        public void set(String namespace, Resources used, long ticket) {
-                            scheduler.setExternalUsage(namespace, used, ticket);
-                            // under this plugin a finished job's room opens here, when its pods are recounted
-                            loop.triggerAtOnce();
-                        }
-                    });
-            resourceQuotas = quotas;
-            scheduler.trackExternalUsage(quotas::recomputeSoon); // pods of a released job stay counted
-            admittedPods.start(quotas::recompute); // before the quotas: a pod seen first counts from the quota's list
-            source = quotas;
-            source.start(this::applyQuotaGroups);
-        }, () -> source.stop());
-    }
-
-    /** Step "quota groups" under the ElasticQuotaTree plugin: the tree's status writer, then the tree. */
-    private StartupStep elasticQuotaGroups() {
-        return new StartupStep("quota groups (ElasticQuotaTree and its status)", () -> {
-            ElasticQuotaTreeSource trees = new ElasticQuotaTreeSource(client, config.elasticQuota().namespace(), events,
-                    config.firstListTimeout());
-            treeStatus.follow(trees, leadership::isLeader); // the leader writes the tree's status: kubectl get eqt
-            source = trees;
-            source.start(this::applyQuotaGroups);
-        }, () -> {
-            treeStatus.stop();
-            source.stop();
-        });
-    }
-
     private void applyQuotaGroups(QuotaTree tree) {
         if (tree.nodes().stream().anyMatch(n -> n.admissionTimeout() != null && !n.admissionTimeout().isZero())) {
             jobPods.start(); // once; a group's timeout needs to know which admitted jobs have a pod that ran
@@ -269,18 +208,8 @@ public class StartupRecovery implements HealthCheck {
             jobPods.start();
         }
         scheduler.watchPods(jobPods::podsLeft);
-        int jobs = 0;
-        for (JobKind<?> kind : kinds) {
-            if (feed.enabled(kind.kind())) {
-                jobs += recover(kind);
-            } else {
-                LOG.infof("%s %s switched off by kube-queue.disabled-kinds: left alone", kind.kind(),
-                        HasMetadata.getApiVersion(kind.type()));
-            }
-        }
-        if (resourceQuotas != null) {
-            resourceQuotas.recomputeAll(); // the admitted jobs are known now: their pods are counted once
-        }
+        int jobs = new Recovery(client, feed).recoverAll(kinds);
+        plugin.admittedJobsKnown(); // e.g. ResourceQuotas: the admitted jobs' pods are counted once
         long admitted = scheduler.jobs().stream().filter(j -> j.state() == Scheduler.State.ADMITTED).count();
         LOG.infof("recovered %d jobs from the cluster (%d admitted and charged)", jobs, admitted);
     }
@@ -326,15 +255,12 @@ public class StartupRecovery implements HealthCheck {
      * admission loop and write what was held while following; on losing the Lease, close the loop.
      */
     private void compete() {
-        ResourceQuotaSource quotas = resourceQuotas;
         // Every replica keeps its scheduler current from the cluster (the list above, then the informers), so a
         // replica that starts to lead already knows what the old leader admitted: the old one stopped writing at
         // its renew deadline, before its Lease expired, and its last writes have reached our informers. A
         // re-list here could feed copies older than what the reconcilers have seen since, so there is none.
         leadership.start(() -> {
-            if (quotas != null) {
-                quotas.recomputeAll();
-            }
+            plugin.admittedJobsKnown();
             loop.openIf(leadership::isLeader);
             queuing.writeDeferred(); // jobs queued while this replica followed show Queuing too
             events.writeDeferred(); // and bad input seen meanwhile gets its Warning
@@ -347,95 +273,4 @@ public class StartupRecovery implements HealthCheck {
         leadership.stop();
     }
 
-    /**
-     * The job as its informer caches it ({@link JobKind#pruned}), which reads the same: what the scheduler and the job
-     * directory keep of this read (its uid, resourceVersion, reference) is then the interned strings the cache and
-     * every later read share, not this list's own (issue 27: memory per pending job). A job the pruning fails on is
-     * fed whole, as the cache keeps it ({@link io.kubequeue.job.PruningItemStore}).
-     */
-    static <R extends HasMetadata> R asCached(JobKind<R> kind, R job) {
-        try {
-            return kind.pruned(job);
-        } catch (RuntimeException e) {
-            return job;
-        }
-    }
-
-    /**
-     * Feeds every job of one kind, listed in pages of {@value JobReconciler#LIST_PAGE}; a failure lists the kind again
-     * from the start. A kind the API server does not serve (404: its CRD is not installed) has no
-     * admitted jobs to recover and is skipped with one log line; any other failure is retried, then fails
-     * start-up, since admitting without knowing what already runs could exceed a quota. A job that cannot be read
-     * is skipped and reported at the job ({@link JobFeed#observeOrReport}); the list goes on. A list page that
-     * cannot be parsed at all fails as the list does: fabric8 parses a page whole, so it cannot be split into its
-     * objects; the page bounds ({@code io.kubequeue.input.JsonBounds}) are set at what a real API server sends.
-     */
-    private <R extends HasMetadata> int recover(JobKind<R> kind) {
-        for (int attempt = 1;; attempt++) {
-            try {
-                // page by page: one list of every job would hold them all whole at once (15,000 jobs do not fit
-                // a small heap); the pages of one list show one version of the cluster, as a single list does
-                int n = 0;
-                int skipped = 0;
-                String next = null;
-                do {
-                    KubernetesResourceList<R> page = client.resources(kind.type()).inAnyNamespace().list(
-                            new ListOptionsBuilder().withLimit(JobReconciler.LIST_PAGE).withContinue(next).build());
-                    for (R job : page.getItems()) {
-                        // a job that cannot be read is skipped, and reported
-                        if (feed.observeOrReport(kind, asCached(kind, job))) {
-                            n++;
-                        } else {
-                            skipped++;
-                        }
-                    }
-                    next = page.getMetadata() == null ? null : page.getMetadata().getContinue();
-                } while (next != null && !next.isEmpty());
-                if (skipped > 0) {
-                    LOG.warnf("recovery skipped %d %s that cannot be read (each has its InvalidJob Warning)", skipped,
-                            kind.kind());
-                }
-                return n;
-            } catch (KubernetesClientException e) {
-                if (e.getCode() == 404) {
-                    LOG.warnf("%s %s is not served (CRD not installed): left out, and picked up without a restart"
-                            + " once its CRD is installed", kind.kind(), HasMetadata.getApiVersion(kind.type()));
-                    return 0;
-                }
-                if (attempt == RECOVERY_ATTEMPTS) {
-                    throw new IllegalStateException("cannot list " + kind.kind() + " to recover admitted jobs", e);
-                }
-                LOG.warnf("listing %s failed (%s); retrying", kind.kind(), e.getMessage());
-                sleep(Duration.ofSeconds(attempt));
-            }
-        }
-    }
-
-    private static void sleep(Duration d) {
-        try {
-            Thread.sleep(d.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted during recovery", e);
-        }
-    }
-
-    /**
-     * Ready once start-up recovery is done (DOWN before): from then on this replica serves the read API and
-     * metrics; it admits only while it leads. DOWN again while it cannot take part in leader election (its
-     * Lease's namespace missing, RBAC), with the reason and the fix as data {@code leaderElection}; while start-up
-     * waits for the record key, the reason and the fix are data {@code recordKey}.
-     */
-    @Override
-    public HealthCheckResponse call() {
-        // no leadership yet: the check asked before the bean is wired (HealthTest builds one bare)
-        Optional<LeaseProblem> lease = leadership == null ? Optional.empty() : leadership.problem();
-        HealthCheckResponseBuilder response = HealthCheckResponse.named("kube-queue-recovery")
-                .status(recovered && lease.isEmpty()).withData("role", leadership == null ? "starting" : leadership.role());
-        lease.ifPresent(p -> response.withData("leaderElection", p.message()));
-        if (recordKey != null) {
-            recordKey.problem().ifPresent(p -> response.withData("recordKey", p));
-        }
-        return response.build();
-    }
 }

@@ -27,8 +27,10 @@ class HealthTest {
 
     @Test
     void notReadyBeforeRecovery() {
-        StartupRecovery beforeStart = new StartupRecovery(null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+        RecoveryReadiness beforeStart = new RecoveryReadiness(null, null);
         assertEquals(HealthCheckResponse.Status.DOWN, beforeStart.call().getStatus());
+        beforeStart.recovered();
+        assertEquals(HealthCheckResponse.Status.UP, beforeStart.call().getStatus(), "recovered, no Lease problem");
     }
 
 }

@@ -27,7 +27,7 @@ class StartupRecoveryCopiesTest {
     void aListedJobIsFedAsItsCachedCopy() {
         String canonical = new String("9a0e3f1c-0000-4000-8000-00000000abcd".toCharArray()).intern();
         Job job = listed(new String(canonical.toCharArray()));
-        Job fed = StartupRecovery.asCached(new BatchJobKind(), job);
+        Job fed = Recovery.asCached(new BatchJobKind(), job);
         assertSame(canonical, fed.getMetadata().getUid(), "the interned uid, not this list's own");
         assertEquals("12", fed.getMetadata().getResourceVersion());
         assertNull(fed.getMetadata().getLabels(), "a label kube-queue does not read is not kept");
@@ -43,6 +43,6 @@ class StartupRecoveryCopiesTest {
                 throw new IllegalStateException("cannot");
             }
         };
-        assertSame(job, StartupRecovery.asCached(failing, job));
+        assertSame(job, Recovery.asCached(failing, job));
     }
 }

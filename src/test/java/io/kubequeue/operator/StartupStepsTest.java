@@ -12,6 +12,8 @@ import org.junit.jupiter.api.Test;
 
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.config.QueueGroupPlugin;
+import io.kubequeue.quota.elastic.ElasticQuotaPlugin;
+import io.kubequeue.quota.resourcequota.ResourceQuotaPlugin;
 
 /**
  * Start-up runs as an ordered list of steps (issue 15, item 4): started in order, stopped in the reverse order, and
@@ -155,8 +157,9 @@ class StartupStepsTest {
                     }
                     throw new UnsupportedOperationException(method.getName());
                 });
-        StartupRecovery startup = new StartupRecovery(null, config, null, null, null, null, null, null, null, null, null, null,
-                null, null, null);
+        StartupRecovery startup = new StartupRecovery(null, config, null, null, null, null, null, null, null, List.of(
+                new ElasticQuotaPlugin(null, null, null, null, null), new ResourceQuotaPlugin(null, null, null, null, null)),
+                null, null, null, null, null);
         return startup.steps().stream().map(StartupStep::name).toList();
     }
 }
