@@ -130,6 +130,41 @@ class ArchitectureTest {
     }
 
     /**
+     * A client of the core depends on the roles it uses ({@code JobIntake}, {@code Cycles}, {@code AdmissionSettling},
+     * {@code EvictionSettling}, {@code ClusterIntake}, {@code ReadViews}), never on {@code Scheduler} itself; only the
+     * wiring ({@code operator}) builds and hands it out. The core's value types nested in it ({@code Scheduler.State},
+     * {@code Scheduler.JobStatus}, …) are other classes and free to use.
+     */
+    @Test
+    void onlyTheWiringKnowsTheSchedulerItself() {
+        assertEquals(List.of(), usersOfTheScheduler(MAIN));
+    }
+
+    /** The rule can fail: the wiring itself uses the scheduler. */
+    @Test
+    void theSchedulerRuleSeesAUser() {
+        assertTrue(usersOfTheScheduler(MAIN, "operator").stream().anyMatch(u -> u.contains("SchedulerProducer")),
+                usersOfTheScheduler(MAIN, "operator").toString());
+    }
+
+    private static List<String> usersOfTheScheduler(JavaClasses classes, String... exempt) {
+        Set<String> allowed = new TreeSet<>(Set.of("scheduler", "operator"));
+        allowed.removeAll(Set.of(exempt));
+        List<String> users = new ArrayList<>();
+        for (JavaClass origin : classes) {
+            if (topPackage(origin).map(allowed::contains).orElse(true)) {
+                continue;
+            }
+            for (Dependency d : origin.getDirectDependenciesFromSelf()) {
+                if (d.getTargetClass().getName().equals(ROOT + "scheduler.Scheduler")) {
+                    users.add(origin.getName() + " uses Scheduler: " + d.getDescription());
+                }
+            }
+        }
+        return users.stream().distinct().sorted().toList();
+    }
+
+    /**
      * Which classes write each field of the core's classes (a field set outside constructors and static initialisers,
      * by class). Owned state has one writing class: the part that owns it. {@code JobEntry}'s own methods (its
      * setters, which also keep its {@code Extras}) are not writers: a call to one counts as a write, by the caller, of

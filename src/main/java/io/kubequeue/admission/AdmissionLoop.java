@@ -26,6 +26,7 @@ import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.AdmissionOutcome;
 import io.kubequeue.scheduler.CycleResult;
 import io.kubequeue.scheduler.Eviction;
+import io.kubequeue.scheduler.Cycles;
 import io.kubequeue.scheduler.Scheduler;
 
 /**
@@ -45,7 +46,7 @@ public class AdmissionLoop {
 
     private static final Logger LOG = Logger.getLogger(AdmissionLoop.class);
 
-    private final Scheduler scheduler;
+    private final Cycles scheduler;
     private final Admitter admitter;
     private final CycleEvents cycleEvents;
     private final QueuedEvents queuedEvents;
@@ -70,7 +71,7 @@ public class AdmissionLoop {
     private ScheduledFuture<?> wakeUp;
     private Instant wakeUpAt;
 
-    public AdmissionLoop(Scheduler scheduler, Admitter admitter, Evicter evicter, JobDirectory directory,
+    public AdmissionLoop(Cycles scheduler, Admitter admitter, Evicter evicter, JobDirectory directory,
                          EventRecorder events, KubeQueueConfig config) {
         this.scheduler = scheduler;
         this.admitter = admitter;

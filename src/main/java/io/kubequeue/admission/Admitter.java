@@ -27,6 +27,7 @@ import io.kubequeue.scheduler.AdmissionOutcome;
 import io.kubequeue.scheduler.AdmissionRecord;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.AdmissionSettling;
 import io.kubequeue.scheduler.Scheduler;
 
 /**
@@ -67,13 +68,13 @@ public class Admitter {
     private final Map<JobKey, RefusalStreak> refusalStreaks = BoundedMaps.keepingNewest(REFUSAL_STREAKS_KEPT);
 
     private final AsyncJobRequests requests;
-    private final Scheduler scheduler;
+    private final AdmissionSettling scheduler;
     private final JobDirectory directory;
     private final EventRecorder events;
     private final QueuingConditions queuing;
     private final RecordSignatures signatures;
 
-    public Admitter(AsyncJobRequests requests, Scheduler scheduler, JobDirectory directory, EventRecorder events,
+    public Admitter(AsyncJobRequests requests, AdmissionSettling scheduler, JobDirectory directory, EventRecorder events,
                     QueuingConditions queuing, RecordSignatures signatures) {
         this.signatures = signatures;
         this.requests = requests;

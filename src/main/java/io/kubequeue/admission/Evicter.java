@@ -26,6 +26,7 @@ import io.kubequeue.scheduler.Eviction;
 import io.kubequeue.scheduler.EvictionOutcome;
 import io.kubequeue.scheduler.Explanation;
 import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.EvictionSettling;
 import io.kubequeue.scheduler.Scheduler;
 
 /**
@@ -51,48 +52,17 @@ public class Evicter {
 
     private static final Logger LOG = Logger.getLogger(Evicter.class);
 
-    /** What the evicter needs of the scheduler (a seam for tests: the scheduler is final). */
-    interface Core {
-        /** {@link Scheduler#settleEviction}. */
-        void settle(JobKey key, AdmissionRecord record, EvictionOutcome outcome);
-
-        /** {@link Scheduler#evictionUnsettled}. */
-        boolean unsettled(JobKey key, AdmissionRecord record);
-
-        /** {@link Scheduler#podRan}. */
-        void podRan(JobKey key);
-    }
-
     private final AsyncJobRequests requests;
-    private final Core core;
+    private final EvictionSettling core;
     private final JobDirectory directory;
     private final EventRecorder events;
     private final RecordSignatures signatures;
     private volatile Predicate<JobKey> podRuns = key -> false;
 
+    /** Built by CDI; tests pass their own {@code core}. */
     @Inject
-    public Evicter(AsyncJobRequests requests, Scheduler scheduler, JobDirectory directory, EventRecorder events,
+    public Evicter(AsyncJobRequests requests, EvictionSettling core, JobDirectory directory, EventRecorder events,
                    RecordSignatures signatures) {
-        this(requests, new Core() {
-            @Override
-            public void settle(JobKey key, AdmissionRecord record, EvictionOutcome outcome) {
-                scheduler.settleEviction(key, record, outcome);
-            }
-
-            @Override
-            public boolean unsettled(JobKey key, AdmissionRecord record) {
-                return scheduler.evictionUnsettled(key, record);
-            }
-
-            @Override
-            public void podRan(JobKey key) {
-                scheduler.podRan(key);
-            }
-        }, directory, events, signatures);
-    }
-
-    Evicter(AsyncJobRequests requests, Core core, JobDirectory directory, EventRecorder events,
-            RecordSignatures signatures) {
         this.signatures = signatures;
         this.requests = requests;
         this.core = core;
@@ -169,7 +139,7 @@ public class Evicter {
      */
     public CompletableFuture<EvictionOutcome> recheck(Eviction eviction) {
         Optional<JobDirectory.Entry> seen = directory.get(eviction.key());
-        if (seen.isEmpty() || !core.unsettled(eviction.key(), eviction.record())) {
+        if (seen.isEmpty() || !core.evictionUnsettled(eviction.key(), eviction.record())) {
             return CompletableFuture.completedFuture(null);
         }
         return readBack(seen.get().kind(), eviction, false);
@@ -188,7 +158,7 @@ public class Evicter {
      */
     public EvictionOutcome report(Eviction eviction, EvictionOutcome outcome) {
         JobKey key = eviction.key();
-        core.settle(key, eviction.record(), outcome);
+        core.settleEviction(key, eviction.record(), outcome);
         String what = eviction.reason() == Eviction.Reason.RECLAIM
                 ? "reclaim for " + eviction.preemptor() + " of quota group " + eviction.preemptorGroup()
                 : "admission timeout";

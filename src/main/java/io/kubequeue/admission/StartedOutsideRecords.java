@@ -11,6 +11,7 @@ import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.ReadViews;
 import io.kubequeue.scheduler.Scheduler;
 
 /**
@@ -25,13 +26,13 @@ final class StartedOutsideRecords {
     /** Records asked for while not leading that are kept; the oldest are dropped first. */
     private static final int DEFERRED_RECORDS_KEPT = 10_000;
 
-    private final Scheduler scheduler;
+    private final ReadViews scheduler;
     private final Admitter admitter;
     private final ExecutorService writers;
     private final Map<JobKey, JobFeed.StartedOutside> deferred = BoundedMaps.keepingNewest(DEFERRED_RECORDS_KEPT);
 
     /** @param workers threads that write records ({@code kube-queue.admission.workers}) */
-    StartedOutsideRecords(Scheduler scheduler, Admitter admitter, int workers) {
+    StartedOutsideRecords(ReadViews scheduler, Admitter admitter, int workers) {
         this.scheduler = scheduler;
         this.admitter = admitter;
         this.writers = Executors.newFixedThreadPool(workers, DaemonThreads.named("kube-queue-records"));

@@ -30,6 +30,7 @@ import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.JobKinds;
 import io.kubequeue.scheduler.JobObservation;
+import io.kubequeue.scheduler.ReadViews;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
@@ -42,12 +43,12 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 public class DryRunApi {
 
     private final KubernetesClient client;
-    private final Scheduler scheduler;
+    private final ReadViews scheduler;
     private final JobFeed feed;
     private final Instance<JobKind<?>> kinds;
     private final ReadApiAccess access;
 
-    public DryRunApi(KubernetesClient client, Scheduler scheduler, JobFeed feed, Instance<JobKind<?>> kinds,
+    public DryRunApi(KubernetesClient client, ReadViews scheduler, JobFeed feed, Instance<JobKind<?>> kinds,
                      ReadApiAccess access) {
         this.client = client;
         this.scheduler = scheduler;

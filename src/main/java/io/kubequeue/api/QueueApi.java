@@ -21,6 +21,7 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
+import io.kubequeue.scheduler.ReadViews;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
@@ -37,10 +38,10 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 @Tag(name = "queues", description = "Quota groups and their queues, read from kube-queue's memory")
 public class QueueApi {
 
-    private final Scheduler scheduler;
+    private final ReadViews scheduler;
     private final ReadApiAccess access;
 
-    public QueueApi(Scheduler scheduler, ReadApiAccess access) {
+    public QueueApi(ReadViews scheduler, ReadApiAccess access) {
         this.scheduler = scheduler;
         this.access = access;
     }

@@ -27,6 +27,7 @@ import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.CycleResult;
 import io.kubequeue.scheduler.Eviction;
 import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.ReadViews;
 import io.kubequeue.scheduler.Scheduler;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -62,7 +63,7 @@ public class QueueMetrics {
             10, 30, 60, 120);
 
     private final MeterRegistry registry;
-    private final Scheduler scheduler;
+    private final ReadViews scheduler;
     private final AdmissionLoop loop;
     private final Clock clock = Clock.systemUTC();
     private final GaugeSet pending;
@@ -82,7 +83,7 @@ public class QueueMetrics {
             (task, delayNanos) -> refresher.schedule(task, delayNanos, TimeUnit.NANOSECONDS),
             REFRESH_AT_MOST_EVERY, System::nanoTime, this::refreshGuarded);
 
-    public QueueMetrics(MeterRegistry registry, Scheduler scheduler, AdmissionLoop loop, JobFeed feed,
+    public QueueMetrics(MeterRegistry registry, ReadViews scheduler, AdmissionLoop loop, JobFeed feed,
                         Leadership leadership, Admitter admitter) {
         this.registry = registry;
         this.scheduler = scheduler;

@@ -28,6 +28,7 @@ import io.kubequeue.scheduler.JobObservation;
 import io.kubequeue.scheduler.Observed;
 import io.kubequeue.scheduler.JobObservation.Phase;
 import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.JobIntake;
 import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.input.InvalidJobException;
 
@@ -53,7 +54,7 @@ public class JobFeed {
 
     private static final Logger LOG = Logger.getLogger(JobFeed.class);
 
-    private final Scheduler scheduler;
+    private final JobIntake scheduler;
     private final PodDefaultsSource pricing;
     private final RecordSignatures signatures;
     private final JobDirectory directory;
@@ -101,13 +102,13 @@ public class JobFeed {
      * A feed that prices templates as written, without LimitRanges or RuntimeClasses, whose effects go nowhere and
      * which writes Queued events at once (unit tests).
      */
-    public JobFeed(Scheduler scheduler, JobDirectory directory, EventRecorder events, KubeQueueConfig config,
+    public JobFeed(JobIntake scheduler, JobDirectory directory, EventRecorder events, KubeQueueConfig config,
                    RecordSignatures signatures) {
         this(scheduler, directory, events, config, signatures, FeedEffects.NONE);
     }
 
     /** A feed that prices templates as written, with these effects (unit tests). */
-    public JobFeed(Scheduler scheduler, JobDirectory directory, EventRecorder events, KubeQueueConfig config,
+    public JobFeed(JobIntake scheduler, JobDirectory directory, EventRecorder events, KubeQueueConfig config,
                    RecordSignatures signatures, FeedEffects effects) {
         this(scheduler, directory, events, config, signatures, PodDefaultsSource.NONE, effects);
     }
@@ -118,7 +119,7 @@ public class JobFeed {
      * @param effects where its effects go ({@link FeedEffects}; in the operator the admission side's)
      */
     @jakarta.inject.Inject
-    public JobFeed(Scheduler scheduler, JobDirectory directory, EventRecorder events, KubeQueueConfig config,
+    public JobFeed(JobIntake scheduler, JobDirectory directory, EventRecorder events, KubeQueueConfig config,
                    RecordSignatures signatures, PodDefaultsSource pricing, FeedEffects effects) {
         this.effects = effects;
         this.pricing = pricing;

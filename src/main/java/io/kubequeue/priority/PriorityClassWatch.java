@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kubequeue.scheduler.PriorityClasses;
+import io.kubequeue.scheduler.ClusterIntake;
 import io.kubequeue.scheduler.Scheduler;
 
 /**
@@ -32,13 +33,13 @@ public class PriorityClassWatch {
     private static final Logger LOG = Logger.getLogger(PriorityClassWatch.class);
 
     private final KubernetesClient client;
-    private final Scheduler scheduler;
+    private final ClusterIntake scheduler;
     private SharedIndexInformer<PriorityClass> informer;
     private volatile Runnable onChange = () -> {
     };
 
     /** @param scheduler where the PriorityClasses in force go ({@link Scheduler#replacePriorityClasses}) */
-    public PriorityClassWatch(KubernetesClient client, Scheduler scheduler) {
+    public PriorityClassWatch(KubernetesClient client, ClusterIntake scheduler) {
         this.client = client;
         this.scheduler = scheduler;
     }

@@ -36,7 +36,7 @@ import java.util.function.Consumer;
  * Several of them still write fields of the shared {@link JobEntry}: one writing part per field is the next step of
  * the architecture (docs/architecture.md, "Package layers").
  */
-public final class Scheduler {
+public final class Scheduler implements JobIntake, Cycles, EvictionSettling, ClusterIntake {
 
     /**
      * Admission time format written into {@link AdmissionRecord#admittedAt()}: RFC 3339 in UTC, always with
@@ -243,11 +243,13 @@ public final class Scheduler {
      * The time source every decision is dated by: whoever stamps a decision's later steps (the time an eviction is
      * written) takes its time from here, so both are on one clock.
      */
+    @Override
     public Clock clock() {
         return clock;
     }
 
     /** The policy and backoff bounds in force. */
+    @Override
     public Settings settings() {
         return settings;
     }
@@ -256,6 +258,7 @@ public final class Scheduler {
      * Takes in the latest state of one job and says what changed (the rules per phase: {@link Observations}).
      * Idempotent: the same observation twice changes nothing.
      */
+    @Override
     public synchronized Observed observe(JobObservation observation) {
         return observations.observe(observation);
     }
@@ -270,6 +273,7 @@ public final class Scheduler {
      * @return what was done, for the Warning event
      * @throws IllegalArgumentException for a finished job, which has no request to read
      */
+    @Override
     public synchronized Unreadable observeUnreadable(JobObservation observation) {
         return observations.observeUnreadable(observation);
     }
@@ -281,6 +285,7 @@ public final class Scheduler {
      * touched, even when the new tree leaves a group above its max. Every pending job is re-resolved and made
      * active again, so held and backed-off jobs get a fresh chance at once.
      */
+    @Override
     public synchronized void replaceTree(QuotaTree newTree) {
         ledger.replaceTree(newTree, queues.admitted());
         queues.requeueAllPending();
@@ -294,6 +299,7 @@ public final class Scheduler {
      * move to their new place at once (a class created after its jobs re-orders them). O(jobs): classes
      * change rarely.
      */
+    @Override
     public synchronized void replacePriorityClasses(PriorityClasses classes) {
         queues.replacePriorityClasses(classes);
     }
@@ -314,6 +320,7 @@ public final class Scheduler {
      * The ticket a recount of the group's outside usage takes before it reads the cluster; see
      * {@link #setExternalUsage(String, Resources, long)}.
      */
+    @Override
     public synchronized long externalRecountTicket(String group) {
         return ledger.externalRecountTicket(group);
     }
@@ -323,6 +330,7 @@ public final class Scheduler {
      * usage after the recount took its {@code ticket}: that recount may have read the job as still admitted,
      * and a newer one is already on its way.
      */
+    @Override
     public synchronized void setExternalUsage(String group, Resources used, long ticket) {
         ledger.setExternalUsage(group, used, ticket);
     }
@@ -337,6 +345,7 @@ public final class Scheduler {
      * @param recount called with the group while the scheduler's lock is held: it must only hand the work to
      *                another thread, never call back into the scheduler itself
      */
+    @Override
     public synchronized void trackExternalUsage(Consumer<String> recount) {
         ledger.trackExternalUsage(recount);
     }
@@ -346,6 +355,7 @@ public final class Scheduler {
      * across all groups (see {@link SchedulingCycle} for what each policy does with a job that does not fit).
      * Every admission returned is already charged.
      */
+    @Override
     public synchronized CycleResult schedule() {
         return cycle.run();
     }
@@ -401,6 +411,7 @@ public final class Scheduler {
      * @return for {@link AdmissionOutcome.StartedByHand}, the started-outside record now held, to write on the job;
      *         empty otherwise, or if the job has moved on or was suspended again since
      */
+    @Override
     public synchronized Optional<AdmissionRecord> settle(JobKey key, AdmissionRecord record, AdmissionOutcome outcome) {
         return settlements.settle(key, record, Objects.requireNonNull(outcome, "outcome"));
     }
@@ -414,6 +425,7 @@ public final class Scheduler {
      *
      * @return the admission as decided (uid, record, charged request), to read back
      */
+    @Override
     public synchronized Optional<Admission> unconfirmedAdmission(JobKey key) {
         return Optional.ofNullable(observations.unconfirmedAdmission(key));
     }
@@ -428,6 +440,7 @@ public final class Scheduler {
      *
      * @return whether the admission now stands for the copy at {@code version}
      */
+    @Override
     public synchronized boolean rebind(JobKey key, AdmissionRecord record, String version) {
         return settlements.rebind(key, record, version);
     }
@@ -436,6 +449,7 @@ public final class Scheduler {
      * Whether this admission's outcome is still unknown: the admission side keeps re-reading the job while it is,
      * and stops once anything settled it.
      */
+    @Override
     public synchronized boolean admissionUnsettled(JobKey key, AdmissionRecord record) {
         return settlements.unsettled(key, record);
     }
@@ -444,11 +458,13 @@ public final class Scheduler {
      * Settles one eviction this scheduler decided with what became of the write (see {@link EvictionOutcome}).
      * Ignored if the job has moved on (no longer admitted under that record).
      */
+    @Override
     public synchronized void settleEviction(JobKey key, AdmissionRecord record, EvictionOutcome outcome) {
         evictions.settle(key, record, Objects.requireNonNull(outcome, "outcome"));
     }
 
     /** Whether this eviction's outcome is still unknown: the admission side re-reads the job while it is. */
+    @Override
     public synchronized boolean evictionUnsettled(JobKey key, AdmissionRecord record) {
         return evictions.unsettled(key, record);
     }
@@ -459,6 +475,7 @@ public final class Scheduler {
      * an admission timeout, and if the job does not carry the mark yet, the admission is handed to
      * {@link #writePodRanMarksTo} (docs/policies.md, "Admission timeout": the mark keeps it across a restart).
      */
+    @Override
     public synchronized void podRan(JobKey key) {
         Admission mark = evictions.podRan(key);
         if (mark != null) {
@@ -511,6 +528,7 @@ public final class Scheduler {
      * When the next backoff expires or the next admission times out, so the caller knows when to run the next cycle
      * without a new event.
      */
+    @Override
     public synchronized Optional<Instant> nextRetry() {
         Optional<Instant> retry = queues.nextRetry();
         Optional<Instant> timeout = evictions.nextTimeout();
@@ -524,17 +542,20 @@ public final class Scheduler {
      * Whether the scheduler manages this job: it holds it, or withdrew it from the queue because its request could
      * not be read (so that it is charged if it is then started by hand).
      */
+    @Override
     public synchronized boolean manages(JobKey key) {
         return observations.manages(key);
     }
 
     /** One job's state, or empty if the scheduler does not know it (never managed, or finished). */
+    @Override
     public synchronized Optional<JobStatus> status(JobKey key) {
         JobEntry entry = queues.get(key);
         return entry == null ? Optional.empty() : Optional.of(entry.status());
     }
 
     /** Every job the scheduler holds, in no particular order. */
+    @Override
     public synchronized List<JobStatus> jobs() {
         List<JobStatus> all = new ArrayList<>();
         for (JobEntry entry : queues.all()) {
@@ -559,11 +580,13 @@ public final class Scheduler {
     }
 
     /** The quota groups in force. */
+    @Override
     public synchronized QuotaTree tree() {
         return ledger.tree();
     }
 
     /** The PriorityClasses in force. */
+    @Override
     public synchronized PriorityClasses priorityClasses() {
         return queues.priorityClasses();
     }
@@ -573,6 +596,7 @@ public final class Scheduler {
      * counts per group (never a walk over the jobs: a metrics refresh reads it every second); for an API call, not
      * for the decision path.
      */
+    @Override
     public synchronized List<GroupView> groups() {
         return views.groups();
     }
@@ -588,6 +612,7 @@ public final class Scheduler {
      * {@code kube-queue.backoff.max}); a group that stays in this set for minutes shows admissions that do not happen
      * (metric {@code kube_queue_head_fits}). O(groups × path).
      */
+    @Override
     public synchronized Set<String> groupsWhoseHeadFits() {
         return views.groupsWhoseHeadFits();
     }
@@ -596,16 +621,19 @@ public final class Scheduler {
      * The pending jobs of one group in queue order, each with its position and the reason it waits; jobs held as
      * never fitting come last. O(jobs of the group × path): for an API call, not for the decision path.
      */
+    @Override
     public synchronized List<PendingView> pending(String group) {
         return views.pending(group);
     }
 
     /** Every job of that namespace and name (one per kind), with its position and reason if it is pending. */
+    @Override
     public synchronized List<PendingView> find(String namespace, String name) {
         return views.find(namespace, name);
     }
 
     /** Evaluates a job as if it were queued now (see {@link DryRun}); the scheduler is not changed. */
+    @Override
     public synchronized DryRun dryRun(JobObservation job) {
         return views.dryRun(job);
     }

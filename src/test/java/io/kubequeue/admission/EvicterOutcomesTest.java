@@ -26,6 +26,7 @@ import io.kubequeue.scheduler.AdmissionRecord;
 import io.kubequeue.scheduler.Eviction;
 import io.kubequeue.scheduler.EvictionMarks;
 import io.kubequeue.scheduler.EvictionOutcome;
+import io.kubequeue.scheduler.EvictionSettling;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Resources;
 import io.kubequeue.testing.TrustedRecords;
@@ -59,14 +60,14 @@ class EvicterOutcomesTest {
 
     @BeforeEach
     void setUp() {
-        evicter = new Evicter(requests, new Evicter.Core() {
+        evicter = new Evicter(requests, new EvictionSettling() {
             @Override
-            public void settle(JobKey key, AdmissionRecord record, EvictionOutcome outcome) {
+            public void settleEviction(JobKey key, AdmissionRecord record, EvictionOutcome outcome) {
                 settled.add(new Settled(key, record, outcome));
             }
 
             @Override
-            public boolean unsettled(JobKey key, AdmissionRecord record) {
+            public boolean evictionUnsettled(JobKey key, AdmissionRecord record) {
                 return unsettled;
             }
 

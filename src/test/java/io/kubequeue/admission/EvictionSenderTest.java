@@ -35,6 +35,7 @@ import io.kubequeue.scheduler.CycleResult;
 import io.kubequeue.scheduler.Eviction;
 import io.kubequeue.scheduler.EvictionMarks;
 import io.kubequeue.scheduler.EvictionOutcome;
+import io.kubequeue.scheduler.EvictionSettling;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.MutableClock;
 import io.kubequeue.scheduler.Resources;
@@ -73,14 +74,14 @@ class EvictionSenderTest {
 
     @BeforeEach
     void setUp() {
-        Evicter evicter = new Evicter(requests, new Evicter.Core() {
+        Evicter evicter = new Evicter(requests, new EvictionSettling() {
             @Override
-            public void settle(JobKey key, AdmissionRecord record, EvictionOutcome outcome) {
+            public void settleEviction(JobKey key, AdmissionRecord record, EvictionOutcome outcome) {
                 settled.add(new Settled(key, outcome));
             }
 
             @Override
-            public boolean unsettled(JobKey key, AdmissionRecord record) {
+            public boolean evictionUnsettled(JobKey key, AdmissionRecord record) {
                 return settled.stream().noneMatch(s -> s.key().equals(key)
                         && !(s.outcome() instanceof EvictionOutcome.Unknown));
             }

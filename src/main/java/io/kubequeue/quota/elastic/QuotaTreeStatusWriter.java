@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.scheduler.QuotaNode;
 import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.ReadViews;
 import io.kubequeue.scheduler.Scheduler;
 
 /**
@@ -37,14 +38,14 @@ public class QuotaTreeStatusWriter {
     private static final Logger LOG = Logger.getLogger(QuotaTreeStatusWriter.class);
 
     private final KubernetesClient client;
-    private final Scheduler scheduler;
+    private final ReadViews scheduler;
     private volatile ScheduledExecutorService timer;
     /** The tree and the patch last written there; touched only by the timer's one thread. */
     private String written;
     private Integer lastFailure;
 
     /** @param scheduler whose groups the status shows */
-    public QuotaTreeStatusWriter(KubernetesClient client, Scheduler scheduler) {
+    public QuotaTreeStatusWriter(KubernetesClient client, ReadViews scheduler) {
         this.client = client;
         this.scheduler = scheduler;
     }

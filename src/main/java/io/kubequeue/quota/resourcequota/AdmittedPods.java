@@ -23,6 +23,7 @@ import io.kubequeue.job.JobPods;
 import io.kubequeue.resources.PodRequests;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.ReadViews;
 import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.input.InvalidJobException;
 
@@ -51,7 +52,7 @@ public class AdmittedPods {
     /** How long start-up waits for the pods' first list; past it their jobs are counted twice until it is in. */
     private static final Duration FIRST_LIST_WAIT = Duration.ofSeconds(10);
 
-    private final Scheduler scheduler;
+    private final ReadViews scheduler;
     private final JobPods pods;
     private final Map<String, Long> firstSeenNanos = new ConcurrentHashMap<>();
     private final Set<String> settling = ConcurrentHashMap.newKeySet();
@@ -61,7 +62,7 @@ public class AdmittedPods {
     };
 
     /** @param pods the watch on the pods of managed jobs, which this starts */
-    public AdmittedPods(Scheduler scheduler, JobPods pods) {
+    public AdmittedPods(ReadViews scheduler, JobPods pods) {
         this.scheduler = scheduler;
         this.pods = pods;
     }

@@ -11,6 +11,7 @@ import io.kubequeue.events.EventRecorder;
 import io.kubequeue.quota.QuotaPlugin;
 import io.kubequeue.scheduler.QuotaTree;
 import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.ClusterIntake;
 import io.kubequeue.scheduler.Scheduler;
 
 /**
@@ -26,11 +27,11 @@ public class ResourceQuotaPlugin implements QuotaPlugin {
     private final KubeQueueConfig config;
     private final EventRecorder events;
     private final AdmittedPods admittedPods;
-    private final Scheduler scheduler;
+    private final ClusterIntake scheduler;
     private volatile ResourceQuotaSource source;
 
     public ResourceQuotaPlugin(KubernetesClient client, KubeQueueConfig config, EventRecorder events,
-                               AdmittedPods admittedPods, Scheduler scheduler) {
+                               AdmittedPods admittedPods, ClusterIntake scheduler) {
         this.client = client;
         this.config = config;
         this.events = events;

@@ -1,0 +1,25 @@
+package io.kubequeue.scheduler;
+
+import java.util.Optional;
+
+/**
+ * The core as the job feed sees it: every observation of a job goes in here ({@link Scheduler} implements it, under
+ * its lock). One of the core's roles: a client depends on the roles it uses, never on {@code Scheduler} itself.
+ */
+public interface JobIntake {
+
+    /** See {@link Scheduler#observe}. */
+    Observed observe(JobObservation observation);
+
+    /** See {@link Scheduler#observeUnreadable}. */
+    Scheduler.Unreadable observeUnreadable(JobObservation observation);
+
+    /** See {@link Scheduler#unconfirmedAdmission}. */
+    Optional<Admission> unconfirmedAdmission(JobKey key);
+
+    /** See {@link Scheduler#manages}. */
+    boolean manages(JobKey key);
+
+    /** See {@link Scheduler#status}. */
+    Optional<Scheduler.JobStatus> status(JobKey key);
+}

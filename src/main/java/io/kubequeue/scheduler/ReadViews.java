@@ -1,0 +1,40 @@
+package io.kubequeue.scheduler;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The core as its readers see it — the read API, the dry run, the metrics, the tree's status, the records written
+ * beside admissions: copies of where things stand, nothing that changes them ({@link Scheduler} implements it). One
+ * of the core's roles.
+ */
+public interface ReadViews {
+
+    /** See {@link Scheduler#settings}. */
+    Scheduler.Settings settings();
+
+    /** See {@link Scheduler#status}. */
+    Optional<Scheduler.JobStatus> status(JobKey key);
+
+    /** See {@link Scheduler#jobs}. */
+    List<Scheduler.JobStatus> jobs();
+
+    /** See {@link Scheduler#tree}. */
+    QuotaTree tree();
+
+    /** See {@link Scheduler#groups}. */
+    List<Scheduler.GroupView> groups();
+
+    /** See {@link Scheduler#groupsWhoseHeadFits}. */
+    Set<String> groupsWhoseHeadFits();
+
+    /** See {@link Scheduler#pending}. */
+    List<Scheduler.PendingView> pending(String group);
+
+    /** See {@link Scheduler#find}. */
+    List<Scheduler.PendingView> find(String namespace, String name);
+
+    /** See {@link Scheduler#dryRun}. */
+    Scheduler.DryRun dryRun(JobObservation job);
+}
