@@ -9,6 +9,15 @@ package io.kubequeue.scheduler;
  */
 final class AdmissionAnswers {
 
+    /** The copy {@code to} knows what {@code from} knows of its admission's answer (for {@link Scheduler#copy}). */
+    void copy(JobEntry from, JobEntry to) {
+        to.seenRunning = from.seenRunning;
+        to.confirmedVersion(from.confirmedVersion());
+        to.unconfirmed(from.unconfirmed());
+        to.newest(from.newest());
+        to.newestUnreadable(from.newestUnreadable());
+    }
+
     /** A new charge: nothing is known yet of its answer. */
     void newAdmission(JobEntry entry) {
         entry.seenRunning = false;

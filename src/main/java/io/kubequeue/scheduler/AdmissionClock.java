@@ -20,6 +20,11 @@ final class AdmissionClock {
     /** The latest admission time decided here or read on any job's record. */
     private Instant lastAdmittedAt;
 
+    /** Goes on from where {@code original} is: the next record is dated after its last. */
+    void copyFrom(AdmissionClock original) {
+        lastAdmittedAt = original.lastAdmittedAt;
+    }
+
     AdmissionClock(Clock clock) {
         this.clock = clock;
     }

@@ -7,6 +7,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.Predicate;
@@ -52,6 +53,29 @@ final class Evictions implements QuotaLedger.ChargeListener {
         this.queues = queues;
         this.ledger = ledger;
         this.globalTimeout = globalTimeout;
+    }
+
+    /**
+     * Takes on {@code original}'s eviction state, for the copies {@code entries} maps its jobs to (for
+     * {@link Scheduler#copy}): each job's eviction fields, the timeout watch, whether pods were listed, and the
+     * same view of which jobs have pods left.
+     */
+    void copyFrom(Evictions original, Map<JobEntry, JobEntry> entries) {
+        podsListed = original.podsListed;
+        podsLeft = original.podsLeft;
+        entries.forEach((from, to) -> {
+            to.evicting(from.evicting());
+            to.evictionAppliedVersion(from.evictionAppliedVersion());
+            to.evictionUnconfirmed(from.evictionUnconfirmed());
+            to.evictionRefusedUnder(from.evictionRefusedUnder());
+            to.marks(from.marks());
+            to.podRanUnder(from.podRanUnder());
+            to.podRanRecorded(from.podRanRecorded());
+            to.timeoutAt(from.timeoutAt());
+        });
+        for (JobEntry from : original.watched) {
+            watched.add(entries.get(from));
+        }
     }
 
     @Override

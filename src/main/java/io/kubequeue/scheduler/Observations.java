@@ -68,6 +68,19 @@ final class Observations {
         this.reclaims = reclaims;
     }
 
+    /**
+     * Takes on {@code original}'s memory of ended and withdrawn jobs, and each job's draining copy and spent records,
+     * for the copies {@code entries} maps its jobs to (for {@link Scheduler#copy}).
+     */
+    void copyFrom(Observations original, Map<JobEntry, JobEntry> entries) {
+        ended.putAll(original.ended);
+        withdrawn.putAll(original.withdrawn);
+        entries.forEach((from, to) -> {
+            to.draining(from.draining());
+            to.spentUpTo(from.spentUpTo());
+        });
+    }
+
     /** See {@link Scheduler#observe}; reports what changed. */
     Observed observe(JobObservation observation) {
         observation = resumedUnderSpentRecord(observation);

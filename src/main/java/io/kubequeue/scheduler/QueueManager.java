@@ -171,6 +171,53 @@ final class QueueManager {
         entry.outdatedAt(version);
     }
 
+    /**
+     * Makes a copy of each of {@code original}'s jobs, in its order, with what identifies it and its placement's
+     * values (state, group, tries, refusal, last hold), into no set yet ({@link #placeCopies} places them once every
+     * part has copied its own fields); the priority classes and the waves switch too (for {@link Scheduler#copy}).
+     *
+     * @return original entry to its copy
+     */
+    Map<JobEntry, JobEntry> copyEntriesFrom(QueueManager original) {
+        priorityClasses = original.priorityClasses;
+        wavesOn = original.wavesOn;
+        Map<JobEntry, JobEntry> entries = new java.util.IdentityHashMap<>();
+        for (JobEntry from : original.allJobs) {
+            JobEntry to = new JobEntry(from.job, from.queuedAt(), from.priority);
+            to.state = from.state;
+            to.group = from.group;
+            to.attempts = from.attempts();
+            to.refused = from.refused;
+            to.outdatedAt(from.outdatedAt());
+            to.lastHold(from.lastHold());
+            jobs.put(from.job.key(), to);
+            entries.put(from, to);
+        }
+        newHolds.addAll(original.newHolds);
+        return entries;
+    }
+
+    /**
+     * Puts each copy where its original waits: held jobs in the original's order of holding, active ones in their
+     * group's queue, backed-off ones back off until the same time (each alone first; the waves form again as they
+     * do, which decides nothing differently: {@code BackoffWavesPropertiesTest}).
+     */
+    void placeCopies(QueueManager original, Map<JobEntry, JobEntry> entries) {
+        for (JobEntry from : original.held.values()) {
+            JobEntry to = entries.get(from);
+            to.hold(from.hold());
+            putHeld(to);
+        }
+        for (JobEntry from : original.allJobs) {
+            JobEntry to = entries.get(from);
+            if (from.state == Scheduler.State.ACTIVE) {
+                queues.computeIfAbsent(to.group, GroupQueue::new).active.add(to);
+            } else if (from.state == Scheduler.State.BACKOFF) {
+                backOff(to, from.retryAt());
+            }
+        }
+    }
+
     JobEntry get(JobKey key) {
         return jobs.get(key);
     }

@@ -18,6 +18,10 @@ import java.util.Set;
  */
 interface QueuePolicy {
 
+    /** Takes on what {@code original} (of the same policy) remembers between cycles (for {@link Scheduler#copy}). */
+    default void copyFrom(QueuePolicy original) {
+    }
+
     /** The policy for the setting. */
     static QueuePolicy of(SchedulingPolicy policy, QueueManager queues, QuotaLedger ledger) {
         return switch (policy) {

@@ -195,6 +195,36 @@ final class QuotaLedger {
      * Replaces the quota groups and recomputes usage from the admitted jobs: each stays charged to the group its
      * record names or, if that group no longer exists, to the group it resolves to now.
      */
+    /**
+     * This ledger made the same as {@code original} (for {@link Scheduler#copy}): its tree, usage, reservations and
+     * outside usage, and the charge of each job's copy ({@code entries}: original to copy). The memos start empty
+     * (they are caches). A recount of outside usage the original asks for is asked of nobody here: a copy never
+     * reaches the cluster, but it counts a released job's pods as outside as the original does.
+     */
+    void copyFrom(QuotaLedger original, Map<JobEntry, JobEntry> entries) {
+        tree = original.tree;
+        admittedIn.putAll(original.admittedIn);
+        usage.putAll(original.usage);
+        guaranteedUsage.putAll(original.guaranteedUsage);
+        reserved.putAll(original.reserved);
+        external.putAll(original.external);
+        externalRecountTicket.putAll(original.externalRecountTicket);
+        if (original.externalRecount != null) {
+            externalRecount = group -> { };
+        }
+        startedOutside.copyFrom(original.startedOutside);
+        startedOutsideGuaranteed.copyFrom(original.startedOutsideGuaranteed);
+        unknown.copyFrom(original.unknown, entries);
+        entries.forEach((from, to) -> {
+            to.record = from.record;
+            to.chargedGroup = from.chargedGroup;
+            to.charged = from.charged;
+            to.chargedGuaranteed = from.chargedGuaranteed;
+            to.chargeUnknown = from.chargeUnknown;
+            to.admittedCountedIn(from.admittedCountedIn());
+        });
+    }
+
     void replaceTree(QuotaTree newTree, Collection<JobEntry> admitted) {
         this.tree = Objects.requireNonNull(newTree, "tree");
         neverFitsMemo.clear();

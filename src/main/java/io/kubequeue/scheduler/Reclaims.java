@@ -48,6 +48,18 @@ final class Reclaims {
         this.enabled = settings.enabled();
     }
 
+    /**
+     * Takes on {@code original}'s reclaims in progress and who yields to whom, for the copies {@code entries} maps its
+     * jobs to (for {@link Scheduler#copy}); the room they reserve is the ledger's, copied with it.
+     */
+    void copyFrom(Reclaims original, Map<JobEntry, JobEntry> entries) {
+        original.byPreemptor.forEach((key, r) -> byPreemptor.put(key, new InProgress(entries.get(r.preemptor()),
+                r.group(), r.reserved(), r.victims().stream().map(entries::get).toList())));
+        original.yielding.forEach((key, victims) -> yielding.put(key,
+                new ArrayList<>(victims.stream().map(entries::get).toList())));
+        entries.forEach((from, to) -> to.yieldsTo(from.yieldsTo()));
+    }
+
     boolean enabled() {
         return enabled;
     }

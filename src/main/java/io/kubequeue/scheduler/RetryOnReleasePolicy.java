@@ -15,6 +15,11 @@ final class RetryOnReleasePolicy implements QueuePolicy {
     /** Groups whose backed-off jobs the next cycle tries, by name: a group's queue object may be rebuilt meanwhile. */
     private final Set<String> retryAfterRelease = new HashSet<>();
 
+    @Override
+    public void copyFrom(QueuePolicy original) {
+        retryAfterRelease.addAll(((RetryOnReleasePolicy) original).retryAfterRelease);
+    }
+
     RetryOnReleasePolicy(QueueManager queues, QuotaLedger ledger) {
         this.queues = queues;
         this.ledger = ledger;

@@ -7,6 +7,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -212,6 +213,8 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
     private final SchedulerViews views;
     private final Evictions evictions;
     private final Reclaims reclaims;
+    private final AdmissionAnswers answers;
+    private final AdmissionClock admissionClock;
     private final Clock clock;
     private Consumer<Admission> podRanMarks = mark -> {
     };
@@ -224,11 +227,11 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
         this.settings = Objects.requireNonNull(settings, "settings");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.ledger = new QuotaLedger();
-        AdmissionAnswers answers = new AdmissionAnswers();
+        this.answers = new AdmissionAnswers();
         this.queues = new QueueManager(settings, clock, ledger, answers);
         this.policy = QueuePolicy.of(settings.policy(), queues, ledger);
         ledger.reportReleasesTo(policy::released);
-        AdmissionClock admissionClock = new AdmissionClock(clock);
+        this.admissionClock = new AdmissionClock(clock);
         this.evictions = new Evictions(clock, queues, ledger, settings.admissionTimeout());
         ledger.reportChargesTo(evictions);
         this.reclaims = new Reclaims(queues, ledger, evictions, settings.reclaim());
@@ -243,6 +246,32 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
      * The time source every decision is dated by: whoever stamps a decision's later steps (the time an eviction is
      * written) takes its time from here, so both are on one clock.
      */
+    /**
+     * A copy of the whole core as it stands, on its own clock: every job with its placement, charge, admission's
+     * answer and eviction state, the quota groups and their usage (and what is used outside kube-queue), the
+     * reclaims in progress, what was seen ended, and the policy's memory. The copy shares no mutable state with this
+     * scheduler (the values it shares — observations, trees, records — are immutable): what is done to one does not
+     * show in the other, and the copy decides as this scheduler would, given the same calls at the same times
+     * ({@code SchedulerCopyPropertiesTest}). For simulating the queue ahead (start-time estimates, what-if) without
+     * touching the cluster: a copy reaches nothing outside it — a recount of outside usage is asked of nobody, and
+     * which jobs have pods left is read from the same view as here. Memos start empty (they are caches). O(jobs).
+     *
+     * @param clock the copy's time source (a simulation's own)
+     */
+    public synchronized Scheduler copy(Clock clock) {
+        Scheduler copy = new Scheduler(settings, clock);
+        Map<JobEntry, JobEntry> entries = copy.queues.copyEntriesFrom(queues);
+        copy.ledger.copyFrom(ledger, entries);
+        entries.forEach(copy.answers::copy);
+        copy.evictions.copyFrom(evictions, entries);
+        copy.reclaims.copyFrom(reclaims, entries);
+        copy.observations.copyFrom(observations, entries);
+        copy.queues.placeCopies(queues, entries); // last: whether a job may wait in a wave reads the fields above
+        copy.admissionClock.copyFrom(admissionClock);
+        copy.policy.copyFrom(policy);
+        return copy;
+    }
+
     @Override
     public Clock clock() {
         return clock;

@@ -38,6 +38,14 @@ final class StartedOutsideCharges {
     /** Per node: the sum of {@link #hidden} over the groups strictly below it. */
     private final Map<String, Resources> hiddenBelow = new HashMap<>();
 
+    /** This one's charges made the same as {@code original}'s (for {@link Scheduler#copy}): values only. */
+    void copyFrom(StartedOutsideCharges original) {
+        byJob.putAll(original.byJob);
+        byGroup.putAll(original.byGroup);
+        hidden.putAll(original.hidden);
+        hiddenBelow.putAll(original.hiddenBelow);
+    }
+
     /** A job started outside kube-queue, charged {@code amount} at {@code group}. */
     void add(JobKey job, String group, Resources amount) {
         byJob.put(job, new Charge(group, amount));

@@ -34,6 +34,12 @@ final class UnknownUse {
     /** The jobs of unknown use, by key: their charged group and preemptibility. */
     private final Map<JobKey, JobEntry> jobs = new HashMap<>();
 
+    /** This one made the same as {@code original}, its jobs the copies {@code entries} maps them to. */
+    void copyFrom(UnknownUse original, Map<JobEntry, JobEntry> entries) {
+        original.byNode.forEach((node, keys) -> byNode.put(node, new TreeSet<>(keys)));
+        original.jobs.forEach((key, entry) -> jobs.put(key, entries.get(entry)));
+    }
+
     /** A job charged as unknown at its {@code chargedGroup}. */
     void add(JobEntry entry, QuotaTree tree) {
         for (QuotaNode node : tree.pathToRoot(entry.chargedGroup)) {

@@ -161,9 +161,15 @@ class BackoffWavesPropertiesTest {
         }
     }
 
-    /** The scheduler with waves ({@code on}) and the one without, driven alike. */
-    private static final class Twins {
+    /**
+     * The scheduler with waves ({@code on}) and the one without, driven alike. Or ({@code copyAt} ≥ 0) two alike
+     * with waves until step {@code copyAt}, where {@code off} becomes a {@link Scheduler#copy} of {@code on}, and the
+     * copy is driven alike from there ({@code SchedulerCopyPropertiesTest}).
+     */
+    static final class Twins {
         final Scenario scenario;
+        final int copyAt;
+        int step;
         final MutableClock clock = new MutableClock(T0);
         final Map<JobKey, ClusterJob> cluster = new LinkedHashMap<>();
         final List<Admission> inFlight = new ArrayList<>();
@@ -177,7 +183,12 @@ class BackoffWavesPropertiesTest {
         long visitsOff;
 
         Twins(Scenario scenario) {
+            this(scenario, -1);
+        }
+
+        Twins(Scenario scenario, int copyAt) {
             this.scenario = scenario;
+            this.copyAt = copyAt;
             this.tree = scenario.trees().get(0).build();
             restart();
         }
@@ -191,7 +202,9 @@ class BackoffWavesPropertiesTest {
         void restart() {
             on = new Scheduler(settings(), clock);
             off = new Scheduler(settings(), clock);
-            off.waitInWaves(false);
+            if (copyAt < 0) {
+                off.waitInWaves(false);
+            }
             inFlight.clear();
             unsentEvictions.clear();
             both(s -> {
@@ -230,6 +243,11 @@ class BackoffWavesPropertiesTest {
         }
 
         void apply(Op op) {
+            if (step++ == copyAt) {
+                off = on.copy(clock);
+                log.add("copy");
+                check(); // the copy answers as the original at once
+            }
             log.add(op.toString());
             List<JobSpec> jobs = scenario.jobs();
             switch (op.type()) {
@@ -345,7 +363,7 @@ class BackoffWavesPropertiesTest {
             assertEquals(b.reclaims(), a.reclaims(), () -> "reclaims after " + log);
             int visitsWith = on.lastCycleVisits();
             int visitsWithout = off.lastCycleVisits();
-            assertTrue(visitsWith <= visitsWithout, () -> "a cycle with waves touched " + visitsWith
+            assertTrue(copyAt >= 0 || visitsWith <= visitsWithout, () -> "a cycle with waves touched " + visitsWith
                     + " entries, without " + visitsWithout + ", after " + log);
             visitsOn += visitsWith;
             visitsOff += visitsWithout;
@@ -358,8 +376,10 @@ class BackoffWavesPropertiesTest {
             both(Scheduler::nextRetry);
             both(Scheduler::groups);
             assertEquals(on.groupsByWalk(), on.groups(), () -> "groups as counted and as walked, after " + log);
-            String broken = on.backoffWavesBroken();
-            assertNull(broken, () -> "waves and lone waiters: " + broken + ", after " + log);
+            for (Scheduler s : List.of(on, off)) {
+                String broken = s.backoffWavesBroken();
+                assertNull(broken, () -> "waves and lone waiters: " + broken + ", after " + log);
+            }
             for (QuotaNode node : tree.nodes()) {
                 both(s -> s.pending(node.name()));
             }
