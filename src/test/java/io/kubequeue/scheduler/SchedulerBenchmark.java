@@ -60,6 +60,15 @@ public final class SchedulerBenchmark {
         System.gc();
         long heapAfter = usedHeap();
 
+        // a copy of the whole core (what a simulation of the queue ahead starts from), five times: the last counts
+        long copyTook = 0;
+        int copied = 0;
+        for (int i = 0; i < 5; i++) {
+            long copyStart = System.nanoTime();
+            copied = scheduler.copy(clock).jobs().size();
+            copyTook = System.nanoTime() - copyStart;
+        }
+
         // steady state: one job finishes, the next cycle admits what now fits (under retry-on-release, every
         // backed-off job of the tree is tried again: the policy's own cost)
         int cycles = 2_000;
@@ -81,6 +90,8 @@ public final class SchedulerBenchmark {
                 (submitted - start) / (double) JOBS);
         System.out.printf("  first cycle over all %d groups: %,.1f ms, %,d admitted%n", GROUPS,
                 (firstCycle - submitted) / 1e6, first.size());
+        System.out.printf("  copy of the core after it (Scheduler.copy, %,d jobs, fifth of five): %,.1f ms%n", copied,
+                copyTook / 1e6);
         System.out.printf("  %,d release+cycle steps: %,.1f µs each, %,d admitted%n", Math.min(cycles, first.size()),
                 (steadyEnd - steadyStart) / 1e3 / Math.min(cycles, first.size()), admittedInSteadyState);
         if (policy == SchedulingPolicy.RETRY_ON_RELEASE) {
