@@ -47,7 +47,7 @@ final class AdmissionSettlements {
             // the charge is kept, re-labelled as started outside kube-queue: the refusal frees no room the job uses
             ledger.relabelStartedOutside(entry);
             answers.confirmed(entry, started.resourceVersion());
-            AdmissionRecord kept = entry.record;
+            AdmissionRecord kept = entry.record();
             observations.settleNewest(entry, started.resourceVersion());
             return entry.state == Scheduler.State.ADMITTED ? Optional.of(kept) : Optional.empty();
         } else if (outcome instanceof AdmissionOutcome.TakenOver taken && observations.spent(entry, taken.found())) {
@@ -73,7 +73,7 @@ final class AdmissionSettlements {
      */
     private void refused(JobEntry entry, String changedTo) {
         String decidedAt = entry.job.resourceVersion();
-        String chargedGroup = entry.chargedGroup;
+        String chargedGroup = entry.chargedGroup();
         JobObservation newest = entry.newest();
         boolean newestUnreadable = entry.newestUnreadable();
         queues.release(entry, false); // nothing ran: no pods to keep counting
@@ -112,13 +112,13 @@ final class AdmissionSettlements {
      * than being handed back until the informer catches up (which would free room the job uses).
      */
     private void takenOver(JobEntry entry, AdmissionOutcome.TakenOver taken) {
-        String before = entry.chargedGroup;
+        String before = entry.chargedGroup();
         JobObservation newest = entry.newest();
         boolean newestUnreadable = entry.newestUnreadable();
         queues.release(entry, false);
         queues.admit(entry, taken.found(), false);
         answers.confirmed(entry, taken.resourceVersion());
-        if (!Objects.equals(before, entry.chargedGroup)) {
+        if (!Objects.equals(before, entry.chargedGroup())) {
             policy.released(before);
         }
         answers.newestSeen(entry, newest, newestUnreadable);

@@ -80,7 +80,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
 
     @Override
     public void charged(JobEntry entry) {
-        if (entry.evicting() != null && !entry.evicting().record().equals(entry.record)) {
+        if (entry.evicting() != null && !entry.evicting().record().equals(entry.record())) {
             entry.evicting(null); // another admission now: the eviction was of the one before
             entry.evictionUnconfirmed(false);
         }
@@ -88,10 +88,10 @@ final class Evictions implements QuotaLedger.ChargeListener {
         if (entry.job.evictions() != EvictionMarks.NONE || entry.marks() != EvictionMarks.NONE) {
             entry.marks(entry.marks().union(entry.job.evictions(), clock.instant())); // most jobs carry none
         }
-        if (entry.job.pods().ranUnderRecord() && entry.record != null && entry.record.equals(entry.job.record())) {
+        if (entry.job.pods().ranUnderRecord() && entry.record() != null && entry.record().equals(entry.job.record())) {
             // the job carries kube-queue's signed mark that a pod ran under this admission: after a restart too
-            entry.podRanUnder(entry.record);
-            entry.podRanRecorded(entry.record);
+            entry.podRanUnder(entry.record());
+            entry.podRanRecorded(entry.record());
         }
         watch(entry);
     }
@@ -107,7 +107,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
             entry.evicting(null);
             entry.evictionAppliedVersion(null);
             entry.evictionUnconfirmed(false);
-            entry.evictionRefusedUnder(entry.record); // not evicted again under this admission: no tug of war
+            entry.evictionRefusedUnder(entry.record()); // not evicted again under this admission: no tug of war
         }
     }
 
@@ -119,17 +119,17 @@ final class Evictions implements QuotaLedger.ChargeListener {
     /** Starts watching an admitted job for its timeout, if one applies. */
     private void watch(JobEntry entry) {
         unwatch(entry);
-        if (entry.state != Scheduler.State.ADMITTED || entry.record == null || entry.record.startedOutside()
-                || !entry.job.stoppable() || entry.chargeUnknown || entry.record.equals(entry.podRanUnder())
+        if (entry.state != Scheduler.State.ADMITTED || entry.record() == null || entry.record().startedOutside()
+                || !entry.job.stoppable() || entry.chargeUnknown() || entry.record().equals(entry.podRanUnder())
                 || entry.evicting() != null || entry.draining() != null
-                || entry.record.equals(entry.evictionRefusedUnder())) {
+                || entry.record().equals(entry.evictionRefusedUnder())) {
             return;
         }
-        Duration timeout = timeoutOf(entry.chargedGroup);
+        Duration timeout = timeoutOf(entry.chargedGroup());
         if (timeout == null) {
             return; // checked first: every admission passes here, and the parse below is not free
         }
-        Instant admittedAt = admittedAt(entry.record);
+        Instant admittedAt = admittedAt(entry.record());
         if (admittedAt == null) {
             return;
         }
@@ -185,14 +185,14 @@ final class Evictions implements QuotaLedger.ChargeListener {
         if (entry == null || entry.state != Scheduler.State.ADMITTED || entry.draining() != null) {
             return null;
         }
-        entry.podRanUnder(entry.record);
+        entry.podRanUnder(entry.record());
         unwatch(entry);
-        if (entry.record == null || entry.record.startedOutside() || entry.record.equals(entry.podRanRecorded())
-                || !entry.job.stoppable() || timeoutOf(entry.chargedGroup) == null) {
+        if (entry.record() == null || entry.record().startedOutside() || entry.record().equals(entry.podRanRecorded())
+                || !entry.job.stoppable() || timeoutOf(entry.chargedGroup()) == null) {
             return null; // written already, or no timeout could evict it: nothing to keep across a restart
         }
-        entry.podRanRecorded(entry.record);
-        return new Admission(key, entry.job.uid(), entry.record, entry.job.request(), 0);
+        entry.podRanRecorded(entry.record());
+        return new Admission(key, entry.job.uid(), entry.record(), entry.job.request(), 0);
     }
 
     /** See {@link Scheduler#podsListed}. */
@@ -214,7 +214,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
      */
     boolean keepsRoom(JobEntry entry, JobObservation copy) {
         boolean evicted = entry.evicting() != null
-                || copy.record() != null && copy.evictions().reason() != null && copy.record().equals(entry.record);
+                || copy.record() != null && copy.evictions().reason() != null && copy.record().equals(entry.record());
         return evicted && (copy.pods().active() || podsLeft.test(entry.job.key()));
     }
 
@@ -233,7 +233,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
      */
     void drainingAfterRestart(JobEntry entry) {
         EvictionMarks carried = entry.job.evictions();
-        entry.evicting(new Eviction(entry.job.key(), entry.job.uid(), entry.record, carried.reason(),
+        entry.evicting(new Eviction(entry.job.key(), entry.job.uid(), entry.record(), carried.reason(),
                 carried.preemptor(), null, entry.job.request(), clock.instant(), entry.marks()));
         entry.evictionUnconfirmed(false);
         unwatch(entry);
@@ -250,7 +250,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
         while (podsListed && !watched.isEmpty() && !watched.first().timeoutAt().isAfter(now)) {
             JobEntry entry = watched.pollFirst();
             entry.timeoutAt(null);
-            if (entry.record == null || entry.record.startedOutside()) {
+            if (entry.record() == null || entry.record().startedOutside()) {
                 continue; // re-labelled as started by hand since it was watched: not ours to suspend
             }
             due.add(evict(entry, Eviction.Reason.TIMEOUT, null, null, now));
@@ -261,7 +261,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
     /** Marks an admitted job as being evicted, and the decision to write. */
     Eviction evict(JobEntry entry, Eviction.Reason reason, JobKey preemptor, String preemptorGroup, Instant now) {
         unwatch(entry);
-        Eviction eviction = new Eviction(entry.job.key(), entry.job.uid(), entry.record, reason, preemptor,
+        Eviction eviction = new Eviction(entry.job.key(), entry.job.uid(), entry.record(), reason, preemptor,
                 preemptorGroup, entry.job.request(), now, entry.marks().plus(reason, preemptor, now));
         entry.evicting(eviction);
         entry.evictionUnconfirmed(false);
@@ -284,7 +284,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
         } else if (outcome instanceof EvictionOutcome.Refused) {
             // still running under that admission: it stays charged, and is neither timed out nor a victim again
             // under it (a refusal that repeats, say from a validating policy, would loop)
-            entry.evictionRefusedUnder(entry.record);
+            entry.evictionRefusedUnder(entry.record());
             entry.evicting(null);
             entry.evictionUnconfirmed(false);
         } else if (outcome instanceof EvictionOutcome.Gone) {

@@ -8,8 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * One job as the core holds it, pending or admitted. Only the core touches it, always under {@link Scheduler}'s lock,
  * and each field has one writing class, its owner (docs/architecture.md, "Who owns what"; held by
  * {@code ArchitectureTest}): the placement ({@link #state}, {@link #group}, {@link #attempts}, the retry time, the
- * hold, the copy decided on) is {@link QueueManager}'s, the charge ({@link #record} and the {@code charged…} fields)
- * {@link QuotaLedger}'s, the admission's answer {@link AdmissionAnswers}', the eviction state {@link Evictions}'.
+ * hold, the copy decided on) is {@link QueueManager}'s, the charge ({@link #charge}) {@link QuotaLedger}'s, the admission's answer {@link AdmissionAnswers}', the eviction state {@link Evictions}'.
  *
  * <p>The fields that place a job in a sorted set ({@link #priority}, its request and preemptibility) change only while
  * it is in no sorted set (see {@link QueueOrder}).
@@ -32,14 +31,10 @@ final class JobEntry {
     private long retryAt = Times.NO_TIME;
     /** The backed-off jobs it waits with, or null (see {@link BackoffWave}). */
     BackoffWave wave;
-    AdmissionRecord record;
-    String chargedGroup;
-    Resources charged = Resources.NONE;
-    boolean chargedGuaranteed;
+    /** What it is charged while admitted ({@link QuotaLedger}'s); null while pending. Read it through the accessors. */
+    Charge charge;
     /** The job was seen running (unsuspended) since its charge: a suspend mark seen now is a re-suspension. */
     boolean seenRunning;
-    /** Runs with a request that cannot be read: charged one job, and holds its groups (see QuotaLedger). */
-    boolean chargeUnknown;
     /**
      * In backoff after a refused admission or an admission timeout: only the backoff's expiry retries it. Written only
      * by {@link QueueManager} (activate clears it, {@code backOffRefused} sets it, {@code endRefusal} clears it); read
@@ -122,15 +117,40 @@ final class JobEntry {
         return effectiveRequest;
     }
 
+    /** The admission it is charged under; null while it is not charged. */
+    AdmissionRecord record() {
+        return charge == null ? null : charge.record();
+    }
+
+    /** The group its charge is counted in; null while not charged, or when that group is not in force. */
+    String chargedGroup() {
+        return charge == null ? null : charge.group();
+    }
+
+    /** What it is charged (millicores, bytes, counts); {@link Resources#NONE} while not charged. */
+    Resources charged() {
+        return charge == null ? Resources.NONE : charge.amount();
+    }
+
+    /** Whether its charge counts against min (it is non-preemptible). */
+    boolean chargedGuaranteed() {
+        return charge != null && charge.guaranteed();
+    }
+
+    /** Runs with a request that cannot be read: charged one job, and holds its groups (see QuotaLedger). */
+    boolean chargeUnknown() {
+        return charge != null && charge.unknown();
+    }
+
     /** The group the job is counted in: where it is charged if admitted, else where it queues. */
     String currentGroup() {
-        return state == Scheduler.State.ADMITTED ? chargedGroup : group;
+        return state == Scheduler.State.ADMITTED ? chargedGroup() : group;
     }
 
     /** A read-only copy of where it stands. */
     Scheduler.JobStatus status() {
         return new Scheduler.JobStatus(job.key(), state, currentGroup(), job.request(), priority, attempts(), retryAt(),
-                hold(), record);
+                hold(), record());
     }
 
     /**

@@ -87,7 +87,7 @@ final class Observations {
         JobKey key = observation.key();
         JobEntry before = queues.get(key);
         Scheduler.State stateBefore = before == null ? null : before.state;
-        AdmissionRecord recordBefore = before == null ? null : before.record;
+        AdmissionRecord recordBefore = before == null ? null : before.record();
         boolean stale = !apply(observation);
         if (!stale) {
             noteSpentRecord(observation);
@@ -105,15 +105,15 @@ final class Observations {
             change = stateBefore == null ? Observed.Change.QUEUED
                     : stateBefore == Scheduler.State.ADMITTED ? Observed.Change.REQUEUED : Observed.Change.UPDATED;
         } else if ((observation.phase() == Phase.UNSUSPENDED_WITHOUT_RECORD
-                || observation.phase() == Phase.STARTED_DESPITE_MARK) && after.record.startedOutside()
-                && after.record.group() != null && !after.record.equals(recordBefore)) {
+                || observation.phase() == Phase.STARTED_DESPITE_MARK) && after.record().startedOutside()
+                && after.record().group() != null && !after.record().equals(recordBefore)) {
             change = Observed.Change.CHARGED_STARTED_OUTSIDE;
         } else {
             change = stateBefore == Scheduler.State.ADMITTED ? Observed.Change.UPDATED : Observed.Change.CHARGED;
         }
         Admission unconfirmed = observation.phase() == Phase.QUEUED ? unconfirmedAdmission(key) : null;
         return new Observed(change, after == null ? null : after.currentGroup(),
-                state == Scheduler.State.ADMITTED ? after.record : null, held, released, unconfirmed);
+                state == Scheduler.State.ADMITTED ? after.record() : null, held, released, unconfirmed);
     }
 
     /** The admission of this job whose answer was lost, if any; see {@link Scheduler#unconfirmedAdmission}. */
@@ -122,7 +122,7 @@ final class Observations {
         if (entry == null || entry.state != Scheduler.State.ADMITTED || !entry.unconfirmed()) {
             return null;
         }
-        return new Admission(key, entry.job.uid(), entry.record, entry.job.request(), 0, entry.job.resourceVersion());
+        return new Admission(key, entry.job.uid(), entry.record(), entry.job.request(), 0, entry.job.resourceVersion());
     }
 
     /** Applies one observation; false if it was stale and ignored. */
@@ -181,7 +181,7 @@ final class Observations {
             }
             case ADMITTED -> {
                 AdmissionRecord record = observation.record();
-                if (entry != null && entry.state == Scheduler.State.ADMITTED && entry.chargeUnknown) {
+                if (entry != null && entry.state == Scheduler.State.ADMITTED && entry.chargeUnknown()) {
                     queues.release(entry, false); // its request can be read again: charged what it asks from now on
                 }
                 if (entry == null) {
@@ -191,7 +191,7 @@ final class Observations {
                     queues.dequeue(entry);
                     queues.replaceCopy(entry, observation);
                     queues.admit(entry, record, false, observation.admittedRequest());
-                } else if (record.equals(entry.record) && (sameCharge(observation, entry.job)
+                } else if (record.equals(entry.record()) && (sameCharge(observation, entry.job)
                         || entry.seenRunning && keepsCharge(entry, observation))) {
                     queues.replaceCopy(entry, QueueManager.keepCreation(observation, entry.job)); // e.g. ours, seen
                 } else {
@@ -200,7 +200,7 @@ final class Observations {
                     // admission never less than before, since its pods may still hold that (none of the kinds resizes
                     // running pods when its request is lowered: docs/behaviour.md, "A running job's charge"). Its
                     // first running copy is what its pods are made from: until then the charge was the decision's
-                    Resources floor = record.equals(entry.record) && entry.seenRunning ? entry.charged
+                    Resources floor = record.equals(entry.record()) && entry.seenRunning ? entry.charged()
                             : observation.admittedRequest();
                     queues.release(entry, true);
                     queues.replaceCopy(entry, QueueManager.keepCreation(observation, entry.job));
@@ -219,7 +219,7 @@ final class Observations {
 
     /** A job that runs without our record: charged as started outside if it was queued here (see observe). */
     private void startedOutside(JobEntry entry, JobObservation observation) {
-        if (entry != null && entry.state == Scheduler.State.ADMITTED && entry.chargeUnknown) {
+        if (entry != null && entry.state == Scheduler.State.ADMITTED && entry.chargeUnknown()) {
             queues.release(entry, false); // its request can be read again: charged as started outside, below
         }
         if (entry == null && observation.phase() == Phase.STARTED_DESPITE_MARK) {
@@ -235,14 +235,14 @@ final class Observations {
             // mark), and that refusal must not uncharge a running job, so the charge is re-labelled, at what the job
             // asks now (it may have been edited since the decision); once seen running without our record, it is
             // charged what it asks now (more or less)
-            boolean inFlight = !entry.seenRunning && !entry.record.startedOutside();
+            boolean inFlight = !entry.seenRunning && !entry.record().startedOutside();
             if (inFlight || entry.seenRunning && !sameCharge(observation, entry.job)
                     && !keepsCharge(entry, observation)) {
                 AdmissionRecord record = inFlight
-                        ? new AdmissionRecord(entry.record.group(), AdmissionRecord.STARTED_OUTSIDE) : entry.record;
+                        ? new AdmissionRecord(entry.record().group(), AdmissionRecord.STARTED_OUTSIDE) : entry.record();
                 // seen running: never less than before (its pods may still hold it); started by hand while our
                 // patch was on its way, its pods were made from what it asks now
-                Resources floor = inFlight ? null : entry.charged;
+                Resources floor = inFlight ? null : entry.charged();
                 queues.release(entry, false);
                 queues.replaceCopy(entry, QueueManager.keepCreation(observation, entry.job));
                 queues.admit(entry, record, false, floor);
@@ -281,12 +281,12 @@ final class Observations {
         }
         forgetWithdrawn(observation);
         if (entry != null && entry.state == Scheduler.State.ADMITTED) {
-            if (phase != Phase.ADMITTED && !entry.seenRunning && !entry.record.startedOutside()) {
+            if (phase != Phase.ADMITTED && !entry.seenRunning && !entry.record().startedOutside()) {
                 // started by hand while our admission was on its way: a refusal must not uncharge it (see observe)
                 ledger.relabelStartedOutside(entry);
             }
             answers.seenRunning(entry);
-            return entry.chargeUnknown ? Scheduler.Unreadable.HOLDS_GROUP : Scheduler.Unreadable.KEPT;
+            return entry.chargeUnknown() ? Scheduler.Unreadable.HOLDS_GROUP : Scheduler.Unreadable.KEPT;
         }
         if (entry == null && phase == Phase.UNSUSPENDED_WITHOUT_RECORD) {
             return Scheduler.Unreadable.IGNORED;
@@ -319,7 +319,7 @@ final class Observations {
         }
         JobEntry entry = queues.get(observation.key());
         if (entry == null || anotherJob(entry, observation)
-                || entry.state == Scheduler.State.ADMITTED && observation.record().equals(entry.record)) {
+                || entry.state == Scheduler.State.ADMITTED && observation.record().equals(entry.record())) {
             return observation; // the admission this scheduler decided or took in, seen through
         }
         return spent(entry, observation.record()) ? observation.inPhase(Phase.STARTED_DESPITE_MARK) : observation;
@@ -393,7 +393,7 @@ final class Observations {
     /** An admitted job was suspended again, as {@code copy} shows: its quota goes back, and it queues again. */
     private void queueAgain(JobEntry entry, JobObservation copy) {
         Eviction eviction = entry.evicting();
-        spend(entry, entry.record); // also when the copy no longer carries it (e.g. the manifest applied again)
+        spend(entry, entry.record()); // also when the copy no longer carries it (e.g. the manifest applied again)
         queues.release(entry, true);
         queues.queueAgain(entry, copy, clock.instant()); // its tries and its wait start again (metrics, events)
         queuedByEviction(entry, eviction);
@@ -496,7 +496,7 @@ final class Observations {
      * one object arrive in order, so nothing older can follow a running state.)
      */
     private static boolean suspendedAgain(JobEntry entry, JobObservation copy) {
-        return entry.seenRunning || copy.record() != null && copy.record().equals(entry.record)
+        return entry.seenRunning || copy.record() != null && copy.record().equals(entry.record())
                 || newer(copy.resourceVersion(), entry.confirmedVersion());
     }
 
@@ -515,11 +515,11 @@ final class Observations {
      * the charge (a lower request keeps the higher charge: its pods may still hold it).
      */
     private static boolean keepsCharge(JobEntry entry, JobObservation copy) {
-        if (entry.chargeUnknown || copy.preemptible() != entry.job.preemptible()) {
+        if (entry.chargeUnknown() || copy.preemptible() != entry.job.preemptible()) {
             return false;
         }
         for (Map.Entry<String, Long> r : copy.request().asMap().entrySet()) {
-            if (r.getValue() > entry.charged.get(r.getKey())) {
+            if (r.getValue() > entry.charged().get(r.getKey())) {
                 return false;
             }
         }

@@ -229,7 +229,7 @@ final class QueueManager {
     /** The job, if it is admitted under that very record (an answer about another admission finds none). */
     JobEntry admittedAs(JobKey key, AdmissionRecord record) {
         JobEntry entry = jobs.get(key);
-        return entry != null && entry.state == Scheduler.State.ADMITTED && record.equals(entry.record) ? entry : null;
+        return entry != null && entry.state == Scheduler.State.ADMITTED && record.equals(entry.record()) ? entry : null;
     }
 
     /** A new entry for a job first seen now, in no queue yet. */

@@ -216,11 +216,7 @@ final class QuotaLedger {
         startedOutsideGuaranteed.copyFrom(original.startedOutsideGuaranteed);
         unknown.copyFrom(original.unknown, entries);
         entries.forEach((from, to) -> {
-            to.record = from.record;
-            to.chargedGroup = from.chargedGroup;
-            to.charged = from.charged;
-            to.chargedGuaranteed = from.chargedGuaranteed;
-            to.chargeUnknown = from.chargeUnknown;
+            to.charge = from.charge; // a value: shared
             to.admittedCountedIn(from.admittedCountedIn());
         });
     }
@@ -238,7 +234,7 @@ final class QuotaLedger {
         reserved.clear(); // the scheduler ends every reclaim when the groups change
         admittedIn.clear();
         for (JobEntry entry : admitted) {
-            entry.chargedGroup = groupToCharge(entry, entry.record);
+            entry.charge = entry.charge.withGroup(groupToCharge(entry, entry.charge.record()));
             entry.admittedCountedIn(null);
             countAdmitted(entry);
             addUsage(entry);
@@ -257,9 +253,9 @@ final class QuotaLedger {
 
     private void countAdmitted(JobEntry entry) {
         uncountAdmitted(entry);
-        if (entry.chargedGroup != null) {
-            admittedIn.merge(entry.chargedGroup, 1, Integer::sum);
-            entry.admittedCountedIn(entry.chargedGroup);
+        if (entry.chargedGroup() != null) {
+            admittedIn.merge(entry.chargedGroup(), 1, Integer::sum);
+            entry.admittedCountedIn(entry.chargedGroup());
         }
     }
 
@@ -333,11 +329,9 @@ final class QuotaLedger {
      * @param floor millicores, bytes and counts (the job count may be in it); null: none
      */
     void charge(JobEntry entry, AdmissionRecord record, boolean unknown, Resources floor) {
-        entry.chargeUnknown = unknown;
-        entry.record = record;
-        entry.charged = unknown || floor == null ? entry.effectiveRequest() : entry.effectiveRequest().max(floor);
-        entry.chargedGuaranteed = !entry.job.preemptible();
-        entry.chargedGroup = groupToCharge(entry, record);
+        entry.charge = new Charge(record, groupToCharge(entry, record),
+                unknown || floor == null ? entry.effectiveRequest() : entry.effectiveRequest().max(floor),
+                !entry.job.preemptible(), unknown);
         countAdmitted(entry);
         addUsage(entry);
         chargeListener.charged(entry);
@@ -348,7 +342,8 @@ final class QuotaLedger {
      * our admission, the job having been started by hand meanwhile, then frees no room it uses.
      */
     void relabelStartedOutside(JobEntry entry) {
-        entry.record = new AdmissionRecord(entry.record.group(), AdmissionRecord.STARTED_OUTSIDE);
+        entry.charge = entry.charge.withRecord(new AdmissionRecord(entry.charge.record().group(),
+                AdmissionRecord.STARTED_OUTSIDE));
     }
 
     /**
@@ -360,39 +355,35 @@ final class QuotaLedger {
     void uncharge(JobEntry entry, boolean ran) {
         uncountAdmitted(entry);
         chargeListener.uncharged(entry);
-        if (entry.record != null && entry.chargedGroup != null) {
-            for (QuotaNode node : tree.pathToRoot(entry.chargedGroup)) {
+        if (entry.record() != null && entry.chargedGroup() != null) {
+            for (QuotaNode node : tree.pathToRoot(entry.chargedGroup())) {
                 gainedRoom(node.name());
-                subtract(usage, node.name(), entry.charged);
-                if (entry.chargedGuaranteed) {
-                    subtract(guaranteedUsage, node.name(), entry.charged);
+                subtract(usage, node.name(), entry.charged());
+                if (entry.chargedGuaranteed()) {
+                    subtract(guaranteedUsage, node.name(), entry.charged());
                 }
             }
-            if (entry.chargeUnknown) {
+            if (entry.chargeUnknown()) {
                 unknown.remove(entry, tree);
             }
             startedOutside.remove(entry.job.key());
-            startedOutside.rehide(tree.pathToRoot(entry.chargedGroup), this::counted);
+            startedOutside.rehide(tree.pathToRoot(entry.chargedGroup()), this::counted);
             startedOutsideGuaranteed.remove(entry.job.key());
-            startedOutsideGuaranteed.rehide(tree.pathToRoot(entry.chargedGroup), this::countedGuaranteed);
+            startedOutsideGuaranteed.rehide(tree.pathToRoot(entry.chargedGroup()), this::countedGuaranteed);
             if (externalRecount != null) {
                 // a recount that read this job as admitted is stale now, whatever happens next
-                externalRecountTicket.merge(entry.chargedGroup, 1L, Long::sum);
+                externalRecountTicket.merge(entry.chargedGroup(), 1L, Long::sum);
                 if (ran) {
                     // its pods may still run: count them outside kube-queue until the recount says otherwise
-                    external.merge(entry.chargedGroup, entry.charged.with(Resources.MAX_JOBS, 0), Resources::plus);
+                    external.merge(entry.chargedGroup(), entry.charged().with(Resources.MAX_JOBS, 0), Resources::plus);
                 }
-                externalRecount.accept(entry.chargedGroup);
+                externalRecount.accept(entry.chargedGroup());
             }
             if (ran) {
-                onRelease.accept(entry.chargedGroup);
+                onRelease.accept(entry.chargedGroup());
             }
         }
-        entry.record = null;
-        entry.chargedGroup = null;
-        entry.charged = Resources.NONE;
-        entry.chargedGuaranteed = false;
-        entry.chargeUnknown = false;
+        entry.charge = null;
     }
 
     private static void subtract(Map<String, Resources> usage, String node, Resources amount) {
@@ -403,26 +394,26 @@ final class QuotaLedger {
     }
 
     private void addUsage(JobEntry entry) {
-        if (entry.chargedGroup == null) {
+        if (entry.chargedGroup() == null) {
             return;
         }
-        for (QuotaNode node : tree.pathToRoot(entry.chargedGroup)) {
-            usage.merge(node.name(), entry.charged, Resources::plus);
-            if (entry.chargedGuaranteed) {
-                guaranteedUsage.merge(node.name(), entry.charged, Resources::plus);
+        for (QuotaNode node : tree.pathToRoot(entry.chargedGroup())) {
+            usage.merge(node.name(), entry.charged(), Resources::plus);
+            if (entry.chargedGuaranteed()) {
+                guaranteedUsage.merge(node.name(), entry.charged(), Resources::plus);
             }
         }
-        if (entry.chargeUnknown) {
+        if (entry.chargeUnknown()) {
             unknown.add(entry, tree);
         }
-        if (entry.record != null && entry.record.startedOutside()) {
-            startedOutside.add(entry.job.key(), entry.chargedGroup, entry.charged);
-            if (entry.chargedGuaranteed) {
-                startedOutsideGuaranteed.add(entry.job.key(), entry.chargedGroup, entry.charged);
+        if (entry.record() != null && entry.record().startedOutside()) {
+            startedOutside.add(entry.job.key(), entry.chargedGroup(), entry.charged());
+            if (entry.chargedGuaranteed()) {
+                startedOutsideGuaranteed.add(entry.job.key(), entry.chargedGroup(), entry.charged());
             }
         }
-        startedOutside.rehide(tree.pathToRoot(entry.chargedGroup), this::counted);
-        startedOutsideGuaranteed.rehide(tree.pathToRoot(entry.chargedGroup), this::countedGuaranteed);
+        startedOutside.rehide(tree.pathToRoot(entry.chargedGroup()), this::counted);
+        startedOutsideGuaranteed.rehide(tree.pathToRoot(entry.chargedGroup()), this::countedGuaranteed);
     }
 
     /**

@@ -44,7 +44,7 @@ final class ReclaimPlanner {
     /** Victims first: lowest priority, then most recently admitted (records sort by time), then key. */
     private static final Comparator<JobEntry> VICTIM_ORDER = Comparator
             .comparingInt((JobEntry e) -> e.priority)
-            .thenComparing((JobEntry e) -> e.record.admittedAt(), Comparator.reverseOrder())
+            .thenComparing((JobEntry e) -> e.record().admittedAt(), Comparator.reverseOrder())
             .thenComparing(e -> e.job.key());
 
     private final QueueManager queues;
@@ -78,8 +78,8 @@ final class ReclaimPlanner {
 
     /** Adds what a charged job frees, once it is seen suspended, at its group and every ancestor. */
     static void addAlongPath(Map<String, Resources> leaving, QuotaTree tree, JobEntry job) {
-        for (QuotaNode m : tree.pathToRoot(job.chargedGroup)) {
-            leaving.merge(m.name(), job.charged, Resources::plus);
+        for (QuotaNode m : tree.pathToRoot(job.chargedGroup())) {
+            leaving.merge(m.name(), job.charged(), Resources::plus);
         }
     }
 
@@ -89,7 +89,7 @@ final class ReclaimPlanner {
         for (JobEntry e : queues.all()) {
             if (mayBeVictim(e, now)) {
                 pool.candidates.add(e);
-            } else if (e.state == Scheduler.State.ADMITTED && e.evicting() != null && e.chargedGroup != null) {
+            } else if (e.state == Scheduler.State.ADMITTED && e.evicting() != null && e.chargedGroup() != null) {
                 pool.leaves(e);
             }
         }
@@ -125,8 +125,8 @@ final class ReclaimPlanner {
         Map<String, Resources> taken = new HashMap<>(pool.leaving);
         List<JobEntry> candidates = new ArrayList<>();
         for (JobEntry e : pool.candidates) {
-            if (e.evicting() == null && e.state == Scheduler.State.ADMITTED && !onPath.contains(e.chargedGroup)
-                    && !below(e.chargedGroup, group)) {
+            if (e.evicting() == null && e.state == Scheduler.State.ADMITTED && !onPath.contains(e.chargedGroup())
+                    && !below(e.chargedGroup(), group)) {
                 candidates.add(e);
             }
         }
@@ -135,11 +135,11 @@ final class ReclaimPlanner {
             if (satisfied(needs, victims)) {
                 break;
             }
-            List<QuotaNode> victimSide = victimSide(e.chargedGroup, onPath);
+            List<QuotaNode> victimSide = victimSide(e.chargedGroup(), onPath);
             if (helps(e, needs, victims) && keepsMin(e, victimSide, taken, freedResources)) {
                 victims.add(e);
                 for (QuotaNode m : victimSide) {
-                    taken.merge(m.name(), e.charged, Resources::plus);
+                    taken.merge(m.name(), e.charged(), Resources::plus);
                 }
             }
         }
@@ -255,9 +255,9 @@ final class ReclaimPlanner {
     }
 
     private boolean mayBeVictim(JobEntry e, Instant now) {
-        return e.state == Scheduler.State.ADMITTED && e.record != null && !e.record.startedOutside()
-                && e.chargedGroup != null && !e.chargeUnknown && e.evicting() == null && !e.unconfirmed()
-                && !e.record.equals(e.evictionRefusedUnder())
+        return e.state == Scheduler.State.ADMITTED && e.record() != null && !e.record().startedOutside()
+                && e.chargedGroup() != null && !e.chargeUnknown() && e.evicting() == null && !e.unconfirmed()
+                && !e.record().equals(e.evictionRefusedUnder())
                 && (e.seenRunning || e.confirmedVersion() != null)
                 && e.job.preemptible() && e.job.stoppable() && e.marks().reclaimsWithin(now) < maxPerHour;
     }
@@ -286,13 +286,13 @@ final class ReclaimPlanner {
 
     /** Whether suspending {@code e} frees some resource still short at a node both paths share. */
     private boolean helps(JobEntry e, Map<String, Map<String, Long>> needs, List<JobEntry> chosen) {
-        for (QuotaNode node : ledger.tree().pathToRoot(e.chargedGroup)) {
+        for (QuotaNode node : ledger.tree().pathToRoot(e.chargedGroup())) {
             Map<String, Long> need = needs.get(node.name());
             if (need == null) {
                 continue;
             }
             for (Map.Entry<String, Long> r : need.entrySet()) {
-                if (e.charged.get(r.getKey()) > 0 && freed(node.name(), r.getKey(), chosen) < r.getValue()) {
+                if (e.charged().get(r.getKey()) > 0 && freed(node.name(), r.getKey(), chosen) < r.getValue()) {
                     return true;
                 }
             }
@@ -307,7 +307,7 @@ final class ReclaimPlanner {
     private boolean keepsMin(JobEntry e, List<QuotaNode> victimSide, Map<String, Resources> taken, Set<String> freed) {
         for (QuotaNode m : victimSide) {
             Resources already = taken.getOrDefault(m.name(), Resources.NONE);
-            for (Map.Entry<String, Long> r : e.charged.asMap().entrySet()) {
+            for (Map.Entry<String, Long> r : e.charged().asMap().entrySet()) {
                 String k = r.getKey();
                 // a victim that frees none of a resource takes nothing of it from its group
                 if (!k.equals(Resources.MAX_JOBS) && r.getValue() > 0 && freed.contains(k) && m.min().has(k)
@@ -335,9 +335,9 @@ final class ReclaimPlanner {
     private long freed(String node, String resource, List<JobEntry> victims) {
         long sum = 0;
         for (JobEntry v : victims) {
-            for (QuotaNode n : ledger.tree().pathToRoot(v.chargedGroup)) {
+            for (QuotaNode n : ledger.tree().pathToRoot(v.chargedGroup())) {
                 if (n.name().equals(node)) {
-                    long add = v.charged.get(resource);
+                    long add = v.charged().get(resource);
                     sum = sum > Long.MAX_VALUE - add ? Long.MAX_VALUE : sum + add;
                     break;
                 }

@@ -105,7 +105,7 @@ final class Reclaims {
             out.add(evictions.evict(victim, Eviction.Reason.RECLAIM, job.job.key(), group, now));
             pool.leaves(victim);
             keys.add(victim.job.key());
-            victimGroups.add(victim.chargedGroup);
+            victimGroups.add(victim.chargedGroup());
         }
         Resources reserved = job.effectiveRequest();
         ledger.reserve(group, reserved);
@@ -172,7 +172,7 @@ final class Reclaims {
         Map<String, Resources> leaving = new HashMap<>();
         for (InProgress other : byPreemptor.values()) {
             for (JobEntry v : other.victims) {
-                if (v.state == Scheduler.State.ADMITTED && v.evicting() != null && v.chargedGroup != null) {
+                if (v.state == Scheduler.State.ADMITTED && v.evicting() != null && v.chargedGroup() != null) {
                     ReclaimPlanner.addAlongPath(leaving, ledger.tree(), v);
                 }
             }

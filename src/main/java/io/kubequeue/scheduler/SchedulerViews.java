@@ -148,7 +148,7 @@ final class SchedulerViews {
             if (e.job.key().namespace().equals(namespace) && e.job.key().name().equals(name)) {
                 if (e.state == Scheduler.State.ADMITTED) {
                     found.add(new Scheduler.PendingView(e.status(), 0,
-                            Explanation.of("admitted into quota group " + e.chargedGroup)));
+                            Explanation.of("admitted into quota group " + e.chargedGroup())));
                 } else if (e.state == Scheduler.State.HELD && e.hold().kind() == Hold.Reason.NO_QUOTA_GROUP) {
                     found.add(new Scheduler.PendingView(e.status(), 0, e.hold().reason()));
                 } else {

@@ -393,7 +393,7 @@ final class SchedulingCycle {
         try {
             queues.admit(entry, record, false);
         } catch (RuntimeException e) {
-            if (entry.record != record || entry.state != Scheduler.State.ADMITTED) {
+            if (entry.record() != record || entry.state != Scheduler.State.ADMITTED) {
                 throw e; // not charged: nothing to hand out
             }
             decided.failure = decided.failure == null ? e : decided.failure;

@@ -42,7 +42,7 @@ final class UnknownUse {
 
     /** A job charged as unknown at its {@code chargedGroup}. */
     void add(JobEntry entry, QuotaTree tree) {
-        for (QuotaNode node : tree.pathToRoot(entry.chargedGroup)) {
+        for (QuotaNode node : tree.pathToRoot(entry.chargedGroup())) {
             byNode.computeIfAbsent(node.name(), n -> new TreeSet<>()).add(entry.job.key());
         }
         jobs.put(entry.job.key(), entry);
@@ -50,7 +50,7 @@ final class UnknownUse {
 
     /** That job's charge taken off. */
     void remove(JobEntry entry, QuotaTree tree) {
-        for (QuotaNode node : tree.pathToRoot(entry.chargedGroup)) {
+        for (QuotaNode node : tree.pathToRoot(entry.chargedGroup())) {
             byNode.computeIfPresent(node.name(), (n, keys) -> {
                 keys.remove(entry.job.key());
                 return keys.isEmpty() ? null : keys;
@@ -101,17 +101,17 @@ final class UnknownUse {
             if (job == null || guaranteed && job.job.preemptible()) {
                 continue;
             }
-            if (job.chargedGroup.equals(node.name())) {
+            if (job.chargedGroup().equals(node.name())) {
                 if (!limits.asMap().isEmpty()) { // a limit of 0 is a limit too
                     return new Count(Explanation.of("quota group " + node.name() + " admits nothing now: "
-                            + "admitted job ").then(key, job.chargedGroup).then(" runs with a request kube-queue"
+                            + "admitted job ").then(key, job.chargedGroup()).then(" runs with a request kube-queue"
                             + " cannot read, so the group's use is unknown"), Resources.NONE, Map.of());
                 }
                 continue;
             }
-            ownGroups.add(job.chargedGroup);
+            ownGroups.add(job.chargedGroup());
             String below = null;
-            for (QuotaNode n : tree.pathToRoot(job.chargedGroup)) {
+            for (QuotaNode n : tree.pathToRoot(job.chargedGroup())) {
                 witness.putIfAbsent(n.name(), job);
                 if (below != null && !children.computeIfAbsent(n.name(), c -> new ArrayList<>()).contains(below)) {
                     children.get(n.name()).add(below);
@@ -157,15 +157,15 @@ final class UnknownUse {
                 JobEntry job = witness.get(child);
                 if (c == Long.MAX_VALUE) {
                     return new Count(Explanation.of(k + ": quota group " + node.name() + " admits no more " + k
-                            + " now: admitted job ").then(job.job.key(), job.chargedGroup).then(" of quota group "
-                            + job.chargedGroup + " runs with a request kube-queue cannot read, and no group between"
+                            + " now: admitted job ").then(job.job.key(), job.chargedGroup()).then(" of quota group "
+                            + job.chargedGroup() + " runs with a request kube-queue cannot read, and no group between"
                             + " them limits " + k), Resources.NONE, Map.of());
                 }
                 more = more > Long.MAX_VALUE - c ? Long.MAX_VALUE : more + c;
                 long worst = known.apply(child).get(k) + c; // ≤ that group's max: no overflow
                 which = (which.isEmpty() ? which : which.then("; ")).then("quota group " + child + " counted at "
                         + Resources.format(k, worst) + ", as much as its limits let it use: admitted job ")
-                        .then(job.job.key(), job.chargedGroup).then(" runs with a request kube-queue cannot read");
+                        .then(job.job.key(), job.chargedGroup()).then(" runs with a request kube-queue cannot read");
             }
             if (more > 0) {
                 extra.put(k, more);
