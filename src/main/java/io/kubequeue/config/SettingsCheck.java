@@ -66,8 +66,8 @@ public final class SettingsCheck {
         }
     }
 
-    /** Reads each setting once: a converter that refuses a value throws here. */
-    private static void readEverySetting(KubeQueueConfig c) {
+    /** Reads each setting once: a converter that refuses a value throws here (a config mapping may convert lazily). */
+    static void readEverySetting(KubeQueueConfig c) {
         c.queueGroupPlugin();
         c.strictPriority();
         c.strictConsistency();

@@ -99,21 +99,9 @@ class SettingRangesTest {
         assertEquals(60, SettingRanges.RECLAIM_MAX_PER_HOUR.check(60));
     }
 
-    /** Reads every setting with a range (a config mapping may convert lazily). */
+    /** Reads every setting (a config mapping may convert lazily), as start-up does. */
     private static void touchAll(KubeQueueConfig c) {
-        c.firstListTimeout();
-        c.shutdownDeadline();
-        c.admissionTimeout();
-        c.backoff().initial();
-        c.backoff().max();
-        c.leaderElection().leaseDuration();
-        c.leaderElection().renewDeadline();
-        c.leaderElection().retryPeriod();
-        c.admission().batchWindow();
-        c.admission().inFlight();
-        c.admission().workers();
-        c.readApi().cacheFor();
-        c.reclaim().maxPerHour();
+        SettingsCheck.readEverySetting(c);
     }
 
     /** The message of the exception and of its causes: SmallRye wraps the converter's. */

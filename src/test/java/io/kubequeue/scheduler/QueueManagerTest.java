@@ -83,11 +83,9 @@ class QueueManagerTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("rows")
     void eachWayAJobMovesLeavesItsPlacementAsStated(Row row) {
-        QuotaLedger ledger = new QuotaLedger();
-        ledger.replaceTree(TREE, List.of());
-        AdmissionAnswers answers = new AdmissionAnswers();
-        QueueManager queues = new QueueManager(new Scheduler.Settings(SchedulingPolicy.DEFAULT, Duration.ofSeconds(1),
-                Duration.ofSeconds(8)), new MutableClock(T0), ledger, answers);
+        CoreParts core = CoreParts.on(TREE, T0, Duration.ofSeconds(8));
+        QuotaLedger ledger = core.ledger();
+        QueueManager queues = core.queues();
         JobEntry entry = queues.newEntry(new JobObservation(new JobKey("Job", "team-a", "j"), "uid-j",
                 JobObservation.Phase.QUEUED, Resources.of("cpu", 1_000L), JobPriority.NONE, T0, null, true, null));
 
@@ -110,8 +108,7 @@ class QueueManagerTest {
     @ParameterizedTest(name = "{0} tries: {1}s")
     @org.junit.jupiter.params.provider.CsvSource({"0, 1", "1, 1", "2, 2", "3, 4", "4, 8", "5, 8", "100, 8"})
     void theBackoffDoublesPerTryUpToMax(int attempts, long seconds) {
-        QueueManager queues = new QueueManager(new Scheduler.Settings(SchedulingPolicy.DEFAULT, Duration.ofSeconds(1),
-                Duration.ofSeconds(8)), new MutableClock(T0), new QuotaLedger(), new AdmissionAnswers());
+        QueueManager queues = CoreParts.on(TREE, T0, Duration.ofSeconds(8)).queues();
         assertEquals(Duration.ofSeconds(seconds), queues.backoffFor(attempts));
     }
 }

@@ -95,11 +95,10 @@ class ReclaimPlannerTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("rows")
     void theVictimsAreThoseTheRulesChoose(Row row) {
-        QuotaLedger ledger = new QuotaLedger();
-        ledger.replaceTree(TREE, List.of());
-        AdmissionAnswers answers = new AdmissionAnswers();
-        QueueManager queues = new QueueManager(new Scheduler.Settings(SchedulingPolicy.DEFAULT, Duration.ofSeconds(1),
-                Duration.ofSeconds(20)), new MutableClock(NOW), ledger, answers);
+        CoreParts core = CoreParts.on(TREE, NOW, Duration.ofSeconds(20));
+        QuotaLedger ledger = core.ledger();
+        AdmissionAnswers answers = core.answers();
+        QueueManager queues = core.queues();
         int admitted = 0;
         for (Job job : row.running()) {
             JobEntry entry = queues.newEntry(observation(job));

@@ -1,0 +1,23 @@
+package io.kubequeue.scheduler;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The core's parts without the facade, for the unit tests of one part: a ledger holding {@code tree}, the admission
+ * answers, and a queue manager on them (default policy, backoff 1s doubling to {@code maxBackoff}), on a clock
+ * standing at {@code now}.
+ */
+record CoreParts(QuotaLedger ledger, AdmissionAnswers answers, QueueManager queues, MutableClock clock) {
+
+    static CoreParts on(QuotaTree tree, Instant now, Duration maxBackoff) {
+        QuotaLedger ledger = new QuotaLedger();
+        ledger.replaceTree(tree, List.of());
+        AdmissionAnswers answers = new AdmissionAnswers();
+        MutableClock clock = new MutableClock(now);
+        QueueManager queues = new QueueManager(new Scheduler.Settings(SchedulingPolicy.DEFAULT, Duration.ofSeconds(1),
+                maxBackoff), clock, ledger, answers);
+        return new CoreParts(ledger, answers, queues, clock);
+    }
+}
