@@ -23,12 +23,9 @@ import io.kubequeue.config.SettingsCheck;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
-import io.kubequeue.job.JobPods;
-import io.kubequeue.admission.Evicter;
 import io.kubequeue.leader.Leadership;
 import io.kubequeue.priority.PriorityClassWatch;
 import io.kubequeue.quota.QuotaPlugin;
-import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.QuotaTree;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.arc.All;
@@ -46,7 +43,7 @@ import io.quarkus.runtime.StartupEvent;
  *   <li><b>quota groups</b>: the {@link QuotaPlugin} bean that {@code QueueGroupPlugin} selects starts what it
  *       brings and waits for its first full list (the ElasticQuotaTree plugin also the tree's status writer, the
  *       ResourceQuota plugin first the pods of managed jobs); a tree whose groups set an admission timeout starts the
- *       pod watch ({@link JobPods}) too;</li>
+ *       pod watch ({@link PodRunReporting}) too;</li>
  *   <li><b>record key</b>: read (or create) the Secret whose key signs admission records and eviction histories
  *       ({@link RecordKeySecret}); every replica, since followers check records too. A gate
  *       ({@link StartupStep#gate}): if it cannot be had at once (RBAC), start-up returns, so that health is served,
@@ -72,8 +69,6 @@ import io.quarkus.runtime.StartupEvent;
 public class StartupRecovery {
 
     private static final Logger LOG = Logger.getLogger(StartupRecovery.class);
-    /** How long start-up waits for the pods' first list before it goes on without admission timeouts. */
-    private static final Duration POD_LIST_WAIT = Duration.ofSeconds(10);
 
     private final KubernetesClient client;
     private final KubeQueueConfig config;
@@ -85,9 +80,8 @@ public class StartupRecovery {
     private final QueuingConditions queuing;
     private final PriorityClassWatch priorityClasses;
     private final List<QuotaPlugin> plugins;
-    private final JobPods jobPods;
+    private final PodRunReporting podRuns;
     private final Leadership leadership;
-    private final Evicter evicter;
     private final RecordKeySecret recordKey;
     private final RecoveryReadiness readiness;
     /**
@@ -104,8 +98,8 @@ public class StartupRecovery {
     public StartupRecovery(KubernetesClient client, KubeQueueConfig config, Scheduler scheduler, JobFeed feed,
                            AdmissionLoop loop, EventRecorder events, Instance<JobKind<?>> kinds,
                            QueuingConditions queuing, PriorityClassWatch priorityClasses,
-                           @All List<QuotaPlugin> plugins, JobPods jobPods, Leadership leadership,
-                           Evicter evicter, RecordKeySecret recordKey, @Readiness RecoveryReadiness readiness) {
+                           @All List<QuotaPlugin> plugins, PodRunReporting podRuns, Leadership leadership,
+                           RecordKeySecret recordKey, @Readiness RecoveryReadiness readiness) {
         this.recordKey = recordKey;
         this.readiness = readiness;
         this.client = client;
@@ -118,9 +112,8 @@ public class StartupRecovery {
         this.queuing = queuing;
         this.priorityClasses = priorityClasses;
         this.plugins = plugins;
-        this.jobPods = jobPods;
+        this.podRuns = podRuns;
         this.leadership = leadership;
-        this.evicter = evicter;
     }
 
     /**
@@ -136,7 +129,7 @@ public class StartupRecovery {
                         plugin::stop),
                 StartupStep.gate("record key", () -> recordKey.tryLoad(leadership.namespace())),
                 StartupStep.startOnly("recovery", this::recoverJobs),
-                StartupStep.startOnly("pods that ran (admission timeouts)", this::reportPodRuns), // stops itself
+                StartupStep.startOnly("pods that ran (admission timeouts)", () -> podRuns.report()), // stops itself
                 StartupStep.startOnly("readiness", () -> readiness.recovered()),
                 new StartupStep("leadership", this::compete, this::stopAdmittingAndLeading));
     }
@@ -193,7 +186,7 @@ public class StartupRecovery {
 
     private void applyQuotaGroups(QuotaTree tree) {
         if (tree.nodes().stream().anyMatch(n -> n.admissionTimeout() != null && !n.admissionTimeout().isZero())) {
-            jobPods.start(); // once; a group's timeout needs to know which admitted jobs have a pod that ran
+            podRuns.watchPods(); // once; a group's timeout needs to know which admitted jobs have a pod that ran
         }
         scheduler.replaceTree(tree);
         LOG.infof("quota groups in force: %s", tree.nodes().stream().map(n -> n.name() + " max " + n.max()).toList());
@@ -205,50 +198,15 @@ public class StartupRecovery {
         if (scheduler.settings().admissionTimeout() != null || scheduler.settings().reclaim().enabled()) {
             // before the jobs are listed: an evicted job found suspended whose pods are not known to be gone yet
             // (not listed yet) stays charged until they are (docs/policies.md, "When a victim's room is free")
-            jobPods.start();
+            podRuns.watchPods();
         }
-        scheduler.watchPods(jobPods::podsLeft);
+        podRuns.tellWhosePodsAreLeft();
         int jobs = new Recovery(client, feed).recoverAll(kinds);
         plugin.admittedJobsKnown(); // e.g. ResourceQuotas: the admitted jobs' pods are counted once
         long admitted = scheduler.jobs().stream().filter(j -> j.state() == Scheduler.State.ADMITTED).count();
         LOG.infof("recovered %d jobs from the cluster (%d admitted and charged)", jobs, admitted);
     }
 
-    /**
-     * Step "pods that ran": the pod watch was started by recovery if the global admission timeout or reclaim is on
-     * (else if a quota group sets a timeout, when its tree is applied, or never); once it has listed, every admitted job with a pod that ran is
-     * reported to the scheduler, which decides admission timeouts only from then on. Not before recovery: a pod
-     * whose job is not known yet cannot be traced to it. A watch not listed in time (RBAC, an API server away)
-     * delays timeouts, not start-up.
-     */
-    private void reportPodRuns() {
-        // the last check before a timeout is written: a pod may have started since the decision
-        evicter.podRuns(jobPods::runs);
-        scheduler.writePodRanMarksTo(loop::recordPodRan);
-        jobPods.reportRunsTo(new JobPods.RunReport() {
-            @Override
-            public void podRan(JobKey job) {
-                scheduler.podRan(job);
-            }
-
-            @Override
-            public void podsListed() {
-                if (scheduler.podsListed()) {
-                    loop.triggerAtOnce(); // a victim whose pods were not known to be gone is free
-                }
-            }
-
-            @Override
-            public void podsChanged(JobKey job) {
-                if (scheduler.podsChanged(job)) {
-                    loop.triggerAtOnce(); // the last pod of a victim is gone: its preemptor may go
-                }
-            }
-        });
-        if (jobPods.started() && !jobPods.awaitFirstList(POD_LIST_WAIT)) {
-            LOG.warnf("pods of managed jobs not listed within %s: no admission times out until they are", POD_LIST_WAIT);
-        }
-    }
 
     /**
      * Step "leadership": compete for the Lease (or lead at once with leader election off); on leading, open the

@@ -159,7 +159,7 @@ class StartupStepsTest {
                 });
         StartupRecovery startup = new StartupRecovery(null, config, null, null, null, null, null, null, null, List.of(
                 new ElasticQuotaPlugin(null, null, null, null, null), new ResourceQuotaPlugin(null, null, null, null, null)),
-                null, null, null, null, null);
+                null, null, null, null);
         return startup.steps().stream().map(StartupStep::name).toList();
     }
 }

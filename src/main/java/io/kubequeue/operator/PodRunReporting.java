@@ -1,0 +1,85 @@
+package io.kubequeue.operator;
+
+import java.time.Duration;
+
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
+import io.kubequeue.admission.AdmissionLoop;
+import io.kubequeue.admission.Evicter;
+import io.kubequeue.job.JobPods;
+import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.Scheduler;
+
+/**
+ * Start-up's part in the pod watch ({@link JobPods}): starting it when admission timeouts or reclaim need it, telling
+ * the scheduler whose pods are left, and (step "pods that ran") reporting which admitted jobs have a pod that ran
+ * and, from then on, which jobs' pods went (docs/policies.md, "Admission timeout", "When a victim's room is free").
+ */
+@Singleton
+public class PodRunReporting {
+
+    private static final Logger LOG = Logger.getLogger(PodRunReporting.class);
+    /** How long start-up waits for the pods' first list before it goes on without admission timeouts. */
+    private static final Duration FIRST_LIST_WAIT = Duration.ofSeconds(10);
+
+    private final Scheduler scheduler;
+    private final JobPods jobPods;
+    private final Evicter evicter;
+    private final AdmissionLoop loop;
+
+    /** Built by CDI. */
+    public PodRunReporting(Scheduler scheduler, JobPods jobPods, Evicter evicter, AdmissionLoop loop) {
+        this.scheduler = scheduler;
+        this.jobPods = jobPods;
+        this.evicter = evicter;
+        this.loop = loop;
+    }
+
+    /** Starts the pod watch (once; later calls do nothing). */
+    void watchPods() {
+        jobPods.start();
+    }
+
+    /** The scheduler reads from the pod watch whether a job's pods are left, running or terminating. */
+    void tellWhosePodsAreLeft() {
+        scheduler.watchPods(jobPods::podsLeft);
+    }
+
+    /**
+     * Step "pods that ran": the pod watch was started by recovery if the global admission timeout or reclaim is on
+     * (else if a quota group sets a timeout, when its tree is applied, or never); once it has listed, every admitted job with a pod that ran is
+     * reported to the scheduler, which decides admission timeouts only from then on. Not before recovery: a pod
+     * whose job is not known yet cannot be traced to it. A watch not listed in time (RBAC, an API server away)
+     * delays timeouts, not start-up.
+     */
+    void report() {
+        // the last check before a timeout is written: a pod may have started since the decision
+        evicter.podRuns(jobPods::runs);
+        scheduler.writePodRanMarksTo(loop::recordPodRan);
+        jobPods.reportRunsTo(new JobPods.RunReport() {
+            @Override
+            public void podRan(JobKey job) {
+                scheduler.podRan(job);
+            }
+
+            @Override
+            public void podsListed() {
+                if (scheduler.podsListed()) {
+                    loop.triggerAtOnce(); // a victim whose pods were not known to be gone is free
+                }
+            }
+
+            @Override
+            public void podsChanged(JobKey job) {
+                if (scheduler.podsChanged(job)) {
+                    loop.triggerAtOnce(); // the last pod of a victim is gone: its preemptor may go
+                }
+            }
+        });
+        if (jobPods.started() && !jobPods.awaitFirstList(FIRST_LIST_WAIT)) {
+            LOG.warnf("pods of managed jobs not listed within %s: no admission times out until they are", FIRST_LIST_WAIT);
+        }
+    }
+}
