@@ -18,27 +18,27 @@ public class StrictBooleanConverter implements Converter<Boolean> {
         this("");
     }
 
-    private StrictBooleanConverter(String named) {
-        this.prefix = named;
+    private StrictBooleanConverter(String prefix) {
+        this.prefix = prefix;
     }
 
     /** {@code StrictPriority}, named as the seed names it in the message. */
     public static final class StrictPriority implements Converter<Boolean> {
-        private final StrictBooleanConverter named = new StrictBooleanConverter("StrictPriority: ");
+        private final StrictBooleanConverter strict = new StrictBooleanConverter("StrictPriority: ");
 
         @Override
         public Boolean convert(String value) {
-            return named.convert(value);
+            return strict.convert(value);
         }
     }
 
     /** {@code StrictConsistency}, named as the seed names it in the message. */
     public static final class StrictConsistency implements Converter<Boolean> {
-        private final StrictBooleanConverter named = new StrictBooleanConverter("StrictConsistency: ");
+        private final StrictBooleanConverter strict = new StrictBooleanConverter("StrictConsistency: ");
 
         @Override
         public Boolean convert(String value) {
-            return named.convert(value);
+            return strict.convert(value);
         }
     }
 

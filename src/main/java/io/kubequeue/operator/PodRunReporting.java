@@ -10,6 +10,7 @@ import io.kubequeue.admission.AdmissionLoop;
 import io.kubequeue.admission.Evicter;
 import io.kubequeue.job.JobPods;
 import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.QuotaTree;
 import io.kubequeue.scheduler.Scheduler;
 
 /**
@@ -37,14 +38,23 @@ public class PodRunReporting {
         this.loop = loop;
     }
 
-    /** Starts the pod watch (once; later calls do nothing). */
-    void watchPods() {
-        jobPods.start();
+    /**
+     * Before recovery lists the jobs: with a global admission timeout or reclaim on, the pod watch starts first (an
+     * evicted job found suspended whose pods are not known to be gone yet stays charged until they are:
+     * docs/policies.md, "When a victim's room is free"); and the scheduler reads from it whose pods are left.
+     */
+    void beforeRecovery() {
+        if (scheduler.settings().admissionTimeout() != null || scheduler.settings().reclaim().enabled()) {
+            jobPods.start();
+        }
+        scheduler.watchPods(jobPods::podsLeft);
     }
 
-    /** The scheduler reads from the pod watch whether a job's pods are left, running or terminating. */
-    void tellWhosePodsAreLeft() {
-        scheduler.watchPods(jobPods::podsLeft);
+    /** A tree whose groups set an admission timeout starts the pod watch (once; later calls do nothing). */
+    void watchPodsIfTimedOutIn(QuotaTree tree) {
+        if (tree.nodes().stream().anyMatch(n -> n.admissionTimeout() != null && !n.admissionTimeout().isZero())) {
+            jobPods.start(); // a group's timeout needs to know which admitted jobs have a pod that ran
+        }
     }
 
     /**

@@ -185,9 +185,7 @@ public class StartupRecovery {
     }
 
     private void applyQuotaGroups(QuotaTree tree) {
-        if (tree.nodes().stream().anyMatch(n -> n.admissionTimeout() != null && !n.admissionTimeout().isZero())) {
-            podRuns.watchPods(); // once; a group's timeout needs to know which admitted jobs have a pod that ran
-        }
+        podRuns.watchPodsIfTimedOutIn(tree);
         scheduler.replaceTree(tree);
         LOG.infof("quota groups in force: %s", tree.nodes().stream().map(n -> n.name() + " max " + n.max()).toList());
         loop.trigger();
@@ -195,18 +193,12 @@ public class StartupRecovery {
 
     /** Step "recovery": every job of every kind switched on, then (ResourceQuota) each quota's outside usage. */
     private void recoverJobs() {
-        if (scheduler.settings().admissionTimeout() != null || scheduler.settings().reclaim().enabled()) {
-            // before the jobs are listed: an evicted job found suspended whose pods are not known to be gone yet
-            // (not listed yet) stays charged until they are (docs/policies.md, "When a victim's room is free")
-            podRuns.watchPods();
-        }
-        podRuns.tellWhosePodsAreLeft();
+        podRuns.beforeRecovery();
         int jobs = new Recovery(client, feed).recoverAll(kinds);
         plugin.admittedJobsKnown(); // e.g. ResourceQuotas: the admitted jobs' pods are counted once
         long admitted = scheduler.jobs().stream().filter(j -> j.state() == Scheduler.State.ADMITTED).count();
         LOG.infof("recovered %d jobs from the cluster (%d admitted and charged)", jobs, admitted);
     }
-
 
     /**
      * Step "leadership": compete for the Lease (or lead at once with leader election off); on leading, open the

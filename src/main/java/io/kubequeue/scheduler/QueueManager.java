@@ -7,6 +7,7 @@ import java.util.AbstractCollection;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -181,7 +182,7 @@ final class QueueManager {
     Map<JobEntry, JobEntry> copyEntriesFrom(QueueManager original) {
         priorityClasses = original.priorityClasses;
         wavesOn = original.wavesOn;
-        Map<JobEntry, JobEntry> entries = new java.util.IdentityHashMap<>();
+        Map<JobEntry, JobEntry> entries = new IdentityHashMap<>();
         for (JobEntry from : original.allJobs) {
             JobEntry to = new JobEntry(from.job, from.queuedAt(), from.priority);
             to.state = from.state;

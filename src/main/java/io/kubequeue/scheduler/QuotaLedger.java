@@ -355,32 +355,34 @@ final class QuotaLedger {
     void uncharge(JobEntry entry, boolean ran) {
         uncountAdmitted(entry);
         chargeListener.uncharged(entry);
-        if (entry.record() != null && entry.chargedGroup() != null) {
-            for (QuotaNode node : tree.pathToRoot(entry.chargedGroup())) {
+        Charge charge = entry.charge;
+        if (charge != null && charge.record() != null && charge.group() != null) {
+            String group = charge.group();
+            for (QuotaNode node : tree.pathToRoot(group)) {
                 gainedRoom(node.name());
-                subtract(usage, node.name(), entry.charged());
-                if (entry.chargedGuaranteed()) {
-                    subtract(guaranteedUsage, node.name(), entry.charged());
+                subtract(usage, node.name(), charge.amount());
+                if (charge.guaranteed()) {
+                    subtract(guaranteedUsage, node.name(), charge.amount());
                 }
             }
-            if (entry.chargeUnknown()) {
+            if (charge.unknown()) {
                 unknown.remove(entry, tree);
             }
             startedOutside.remove(entry.job.key());
-            startedOutside.rehide(tree.pathToRoot(entry.chargedGroup()), this::counted);
+            startedOutside.rehide(tree.pathToRoot(group), this::counted);
             startedOutsideGuaranteed.remove(entry.job.key());
-            startedOutsideGuaranteed.rehide(tree.pathToRoot(entry.chargedGroup()), this::countedGuaranteed);
+            startedOutsideGuaranteed.rehide(tree.pathToRoot(group), this::countedGuaranteed);
             if (externalRecount != null) {
                 // a recount that read this job as admitted is stale now, whatever happens next
-                externalRecountTicket.merge(entry.chargedGroup(), 1L, Long::sum);
+                externalRecountTicket.merge(group, 1L, Long::sum);
                 if (ran) {
                     // its pods may still run: count them outside kube-queue until the recount says otherwise
-                    external.merge(entry.chargedGroup(), entry.charged().with(Resources.MAX_JOBS, 0), Resources::plus);
+                    external.merge(group, charge.amount().with(Resources.MAX_JOBS, 0), Resources::plus);
                 }
-                externalRecount.accept(entry.chargedGroup());
+                externalRecount.accept(group);
             }
             if (ran) {
-                onRelease.accept(entry.chargedGroup());
+                onRelease.accept(group);
             }
         }
         entry.charge = null;
@@ -394,26 +396,28 @@ final class QuotaLedger {
     }
 
     private void addUsage(JobEntry entry) {
-        if (entry.chargedGroup() == null) {
+        Charge charge = entry.charge;
+        if (charge == null || charge.group() == null) {
             return;
         }
-        for (QuotaNode node : tree.pathToRoot(entry.chargedGroup())) {
-            usage.merge(node.name(), entry.charged(), Resources::plus);
-            if (entry.chargedGuaranteed()) {
-                guaranteedUsage.merge(node.name(), entry.charged(), Resources::plus);
+        String group = charge.group();
+        for (QuotaNode node : tree.pathToRoot(group)) {
+            usage.merge(node.name(), charge.amount(), Resources::plus);
+            if (charge.guaranteed()) {
+                guaranteedUsage.merge(node.name(), charge.amount(), Resources::plus);
             }
         }
-        if (entry.chargeUnknown()) {
+        if (charge.unknown()) {
             unknown.add(entry, tree);
         }
-        if (entry.record() != null && entry.record().startedOutside()) {
-            startedOutside.add(entry.job.key(), entry.chargedGroup(), entry.charged());
-            if (entry.chargedGuaranteed()) {
-                startedOutsideGuaranteed.add(entry.job.key(), entry.chargedGroup(), entry.charged());
+        if (charge.record() != null && charge.record().startedOutside()) {
+            startedOutside.add(entry.job.key(), group, charge.amount());
+            if (charge.guaranteed()) {
+                startedOutsideGuaranteed.add(entry.job.key(), group, charge.amount());
             }
         }
-        startedOutside.rehide(tree.pathToRoot(entry.chargedGroup()), this::counted);
-        startedOutsideGuaranteed.rehide(tree.pathToRoot(entry.chargedGroup()), this::countedGuaranteed);
+        startedOutside.rehide(tree.pathToRoot(group), this::counted);
+        startedOutsideGuaranteed.rehide(tree.pathToRoot(group), this::countedGuaranteed);
     }
 
     /**
