@@ -2,7 +2,6 @@ package io.kubequeue.admission;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -23,7 +22,6 @@ import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.scheduler.Admission;
-import io.kubequeue.scheduler.AdmissionOutcome;
 import io.kubequeue.scheduler.CycleResult;
 import io.kubequeue.scheduler.Eviction;
 import io.kubequeue.scheduler.Cycles;
@@ -55,7 +53,7 @@ public class AdmissionLoop {
     private final StartedOutsideRecords startedOutside;
     /** The one thread that reports admissions' ends to the scheduler (never an HTTP client thread). */
     private final ExecutorService outcomes;
-    private final AdmissionPipeline<Admission> pipeline;
+    private final WriteSender<Admission, Admitter.Settlement> admissions;
     private final EvictionSender evictions;
     private final PodRanRecords podRanMarks;
     private final AtomicBoolean cyclePending = new AtomicBoolean();
@@ -85,13 +83,14 @@ public class AdmissionLoop {
         this.cycles = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("kube-queue-scheduler"));
         this.startedOutside = new StartedOutsideRecords(scheduler, admitter, config.admission().workers());
         this.outcomes = Executors.newSingleThreadExecutor(DaemonThreads.named("kube-queue-admission"));
-        this.pipeline = AdmissionPipeline.ofAdmissions(config.admission().inFlight(), this::send);
+        this.admissions = new WriteSender<>(new AdmissionWrites(), config.admission().inFlight(),
+                admission -> admission.record().group(), cycles, outcomes, () -> open);
         this.evictions = new EvictionSender(evicter, config.admission().inFlight(), cycles, outcomes, () -> open,
                 this::trigger, scheduler.clock(), this::tell);
-        events.sendAfter(pipeline::backlog); // events wait while decided admissions wait (docs/observability.md)
+        events.sendAfter(admissions::backlog); // events wait while decided admissions wait (docs/observability.md)
         this.podRanMarks = new PodRanRecords(admitter::recordPodRan, mark -> scheduler.status(mark.key())
                 .map(s -> s.state() == Scheduler.State.ADMITTED && mark.record().equals(s.record())).orElse(false),
-                pipeline::backlog, () -> open, cycles);
+                admissions::backlog, () -> open, cycles);
     }
 
     /** Starts admitting. Called once recovery is done. */
@@ -121,9 +120,8 @@ public class AdmissionLoop {
     public synchronized void close() {
         open = false;
         queuedEvents.clear();
-        List<Admission> unsent = pipeline.withdrawBacklog(); // leadership lost: the next leader decides anew
-        unsent.forEach(admission -> scheduler.settle(admission.key(), admission.record(), AdmissionOutcome.REFUSED));
-        LOG.infof("admission loop closed (%d decided admissions, %d evictions handed back unsent)", unsent.size(),
+        int unsent = admissions.close(); // leadership lost: the next leader decides anew
+        LOG.infof("admission loop closed (%d decided admissions, %d evictions handed back unsent)", unsent,
                 evictions.close());
     }
 
@@ -132,7 +130,7 @@ public class AdmissionLoop {
         long deadline = System.nanoTime() + wait.toNanos();
         close();
         try {
-            pipeline.awaitIdle(wait);
+            admissions.awaitIdle(wait);
             evictions.awaitIdle(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
             outcomes.shutdown();
             outcomes.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -156,12 +154,12 @@ public class AdmissionLoop {
 
     /** Admissions on the wire (sent, not yet settled), for metrics. */
     public int admissionsInFlight() {
-        return pipeline.inFlight();
+        return admissions.inFlight();
     }
 
     /** Admissions decided and waiting for room in the pipeline, for metrics. */
     public int admissionsWaitingToBeSent() {
-        return pipeline.backlog();
+        return admissions.backlog();
     }
 
     /** Whether recovery is done and admissions are being decided. */
@@ -276,7 +274,7 @@ public class AdmissionLoop {
             long start = System.nanoTime();
             CycleResult result = scheduler.schedule();
             long decided = System.nanoTime() - start;
-            pipeline.submit(result.admissions());
+            admissions.submit(result.admissions());
             evictions.send(result);
             queuedEvents.cycleEnded(cycleNumber, result); // before Pending: a job is told Queued first
             cycleEvents.write(result);
@@ -294,48 +292,71 @@ public class AdmissionLoop {
         }
     }
 
-    /**
-     * Sends one admission (called by the pipeline, on whichever thread frees a slot); the returned stage completes
-     * once its end has been reported to the scheduler. Never throws.
-     */
-    private java.util.concurrent.CompletionStage<?> send(Admission admission) {
-        if (!open) {
-            // leadership lost since the decision: hand it back, the next leader decides
-            scheduler.settle(admission.key(), admission.record(), AdmissionOutcome.REFUSED);
-            return java.util.concurrent.CompletableFuture.completedFuture(null);
-        }
-        try {
-            long sentAt = System.nanoTime();
-            return admitter.admit(admission).thenAcceptAsync(settlement -> {
-                        tell(l -> l.answered(settlement.kind(), System.nanoTime() - sentAt));
-                        finish(admission, settlement);
-                    }, outcomes)
-                    .exceptionally(e -> {
-                        LOG.errorf(e, "reporting the admission of %s failed", admission.key());
-                        return null;
-                    });
-        } catch (RuntimeException e) {
-            LOG.errorf(e, "sending the admission of %s failed; handed back", admission.key());
-            scheduler.settle(admission.key(), admission.record(), AdmissionOutcome.REFUSED);
-            return java.util.concurrent.CompletableFuture.completedFuture(null);
-        }
-    }
+    /** Admissions through the {@link WriteSender}: what the loop does with each answer. */
+    private final class AdmissionWrites implements WriteSender.Writes<Admission, Admitter.Settlement> {
 
-    /** Reports an admission's end (on the {@code kube-queue-admission} thread) and acts on it. */
-    private void finish(Admission admission, Admitter.Settlement settlement) {
-        Admitter.Outcome outcome = admitter.report(admission, settlement, this::recordStartedOutside);
-        if (outcome == Admitter.Outcome.ADMITTED) {
-            listener.admitted(admission);
-        } else if (outcome == Admitter.Outcome.UNKNOWN) {
-            recheckLater(admission, 1);
-        } else if (settlement.kind() == Admitter.Settlement.Kind.OUTDATED
-                || settlement.kind() == Admitter.Settlement.Kind.OUTDATED_UNSENT) {
-            // the job changed since the decision: it is decided again on its new copy, without backoff
+        @Override
+        public String what() {
+            return "admission";
+        }
+
+        @Override
+        public io.kubequeue.scheduler.JobKey key(Admission admission) {
+            return admission.key();
+        }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<Admitter.Settlement> send(Admission admission) {
+            return admitter.admit(admission);
+        }
+
+        /** The leader may fence a lost patch (send it again, bound to the same version); a follower only reads. */
+        @Override
+        public java.util.concurrent.CompletableFuture<Admitter.Settlement> recheck(Admission admission,
+                                                                                   boolean leading) {
+            return admitter.recheck(admission, leading);
+        }
+
+        @Override
+        public void report(Admission admission, Admitter.Settlement settlement) {
+            admitter.report(admission, settlement, AdmissionLoop.this::recordStartedOutside);
+        }
+
+        @Override
+        public Admitter.Settlement handedBack() {
+            return Admitter.Settlement.of(Admitter.Settlement.Kind.REFUSED);
+        }
+
+        @Override
+        public boolean unknown(Admitter.Settlement settlement) {
+            return settlement.kind() == Admitter.Settlement.Kind.UNCONFIRMED;
+        }
+
+        @Override
+        public void answered(Admission admission, Admitter.Settlement settlement, long answerNanos) {
+            tell(l -> l.answered(settlement.kind(), answerNanos));
+        }
+
+        @Override
+        public void settled(Admission admission, Admitter.Settlement settlement, boolean reread) {
+            if (reread) {
+                trigger(); // known at last: a charge handed back frees room
+            } else if (settlement.kind() == Admitter.Settlement.Kind.APPLIED) {
+                listener.admitted(admission);
+            } else if (settlement.kind() == Admitter.Settlement.Kind.OUTDATED
+                    || settlement.kind() == Admitter.Settlement.Kind.OUTDATED_UNSENT) {
+                // the job changed since the decision: it is decided again on its new copy, without backoff
+                trigger();
+                cycles.execute(() -> scheduler.nextRetry().ifPresent(AdmissionLoop.this::wakeUpAt));
+            } else {
+                // a refused admission backs off: make sure a wake-up is set for it (on the cycle thread)
+                cycles.execute(() -> scheduler.nextRetry().ifPresent(AdmissionLoop.this::wakeUpAt));
+            }
+        }
+
+        @Override
+        public void settledMeanwhile(Admission admission) {
             trigger();
-            cycles.execute(() -> scheduler.nextRetry().ifPresent(this::wakeUpAt));
-        } else {
-            // a refused admission backs off: make sure a wake-up is set for it (on the cycle thread)
-            cycles.execute(() -> scheduler.nextRetry().ifPresent(this::wakeUpAt));
         }
     }
 
@@ -380,53 +401,14 @@ public class AdmissionLoop {
     }
 
     /**
-     * Reads the job of an admission whose outcome is unknown again after a backoff (1 s doubling to
-     * {@link #MAX_RECHECK_BACKOFF}), until it is known; the charge stays meanwhile, so quota is never
-     * over-admitted, and a copy of the job from the informer may settle it first. A follower re-checks too: it
-     * only reads, and its scheduler must match the cluster when it leads.
-     *
-     * @param attempt 1 for the first re-check
-     */
-    private void recheckLater(Admission admission, int attempt) {
-        try {
-            cycles.schedule(() -> recheck(admission, () -> recheckLater(admission, attempt + 1)),
-                    recheckDelayMillis(attempt), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            LOG.debugf("shutting down: %s stays unconfirmed; the next start reads it from the cluster", admission.key());
-        }
-    }
-
-    /**
      * Reads the job of an unconfirmed admission back now, without waiting for it (a new copy of it arrived: see
      * {@link io.kubequeue.scheduler.Scheduler#unconfirmedAdmission}); returns at once. If the read fails too, the
-     * re-reads on a backoff go on.
+     * re-reads on a backoff go on (1 s doubling to {@link #MAX_RECHECK_BACKOFF}, {@link WriteSender}); the charge
+     * stays meanwhile, so quota is never over-admitted. A follower re-checks too: it only reads, and its scheduler
+     * must match the cluster when it leads.
      */
     public void recheckNow(Admission admission) {
-        recheck(admission, () -> {
-        });
-    }
-
-    /**
-     * Reads the job back (one round trip, no thread held). Once the outcome is known a cycle follows (a charge handed back frees
-     * room); while it is not, {@code stillUnknown} runs.
-     */
-    private void recheck(Admission admission, Runnable stillUnknown) {
-        try {
-            // the leader may fence a lost patch (send it again, bound to the same version); a follower only reads
-            admitter.recheck(admission, open).thenAcceptAsync(settlement -> {
-                if (settlement != null
-                        && admitter.report(admission, settlement, this::recordStartedOutside) == Admitter.Outcome.UNKNOWN) {
-                    stillUnknown.run();
-                } else {
-                    trigger();
-                }
-            }, outcomes).exceptionally(e -> {
-                LOG.errorf(e, "re-reading the unconfirmed admission of %s failed", admission.key());
-                return null;
-            });
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            LOG.debugf("shutting down: %s stays unconfirmed; the next start reads it from the cluster", admission.key());
-        }
+        admissions.recheckNow(admission);
     }
 
     /** The longest wait between two re-reads of a job whose admission (or eviction) is unconfirmed. */

@@ -54,11 +54,6 @@ final class AdmissionPipeline<T> {
         this.send = send;
     }
 
-    /** A pipeline of admissions, served in turn by the quota group they are charged to. */
-    static AdmissionPipeline<Admission> ofAdmissions(int inFlightLimit, Function<Admission, CompletionStage<?>> send) {
-        return new AdmissionPipeline<>(inFlightLimit, admission -> admission.record().group(), send);
-    }
-
     /** Queues decisions (in the scheduler's order) and sends as many as the in-flight limit allows. */
     void submit(List<T> decisions) {
         if (decisions.isEmpty()) {

@@ -31,18 +31,18 @@ import io.kubequeue.scheduler.AdmissionSettling;
 import io.kubequeue.scheduler.Scheduler;
 
 /**
- * Carries out one {@link Admission} as a single JSON Patch (RFC 6902), built by {@link AdmissionPatch}. The other
- * writes to jobs are this package's too: evictions ({@link Evicter}), the record on a job started by hand
+ * Carries out one {@link Admission} as a single JSON Patch (RFC 6902), built by {@link AdmissionPatch}, through the
+ * one write path of writes that change whether a job runs ({@link SuspendWrites}, which evictions take too,
+ * {@link Evicter}). The other writes to jobs are this package's too: the record on a job started by hand
  * ({@link StartedOutsideRecords}), the pod-ran mark ({@link PodRanRecords}) and the Queuing condition
  * ({@link QueuingConditions}).
  *
-
  * <p>The patch holds a {@code test} of the uid the decision was made for, then, for each suspend mark the job
  * carries, a {@code test} op on the mark followed by its removal, then the admission record annotations. If the
  * job changed since the decision (another replica admitted it, the user edited the mark, it was deleted and
  * created again) a {@code test} fails and nothing is written: a stale decision can never admit twice, nor admit
- * another object. Any answer but a plain success is settled by reading the job back ({@link #settle}); an
- * answer and read-back both lost leave the admission {@link Outcome#UNKNOWN}, to be {@link #recheck}ed. A
+ * another object. Any answer but a plain success is settled by reading the job back ({@link AdmissionWrite#read}); an
+ * answer and read-back both lost leave the admission {@link Settlement.Kind#UNCONFIRMED}, to be {@link #recheck}ed. A
  * refused admission is handed back to the scheduler, which uncharges it and retries; after
  * {@value #REFUSALS_BEFORE_WARNING} refusals in a row with the same HTTP status, the job gets one Warning event
  * ({@code AdmissionRefused}) with the API server's message, so a patch the server will never take does not loop
@@ -73,6 +73,7 @@ public class Admitter {
     private final EventRecorder events;
     private final QueuingConditions queuing;
     private final RecordSignatures signatures;
+    private final SuspendWrites writes;
 
     public Admitter(AsyncJobRequests requests, AdmissionSettling scheduler, JobDirectory directory, EventRecorder events,
                     QueuingConditions queuing, RecordSignatures signatures) {
@@ -82,16 +83,7 @@ public class Admitter {
         this.directory = directory;
         this.events = events;
         this.queuing = queuing;
-    }
-
-    /** How an admission ended, as far as this replica can tell. */
-    public enum Outcome {
-        /** The patch applied (or an ambiguous answer was confirmed by reading the job back). */
-        ADMITTED,
-        /** Settled otherwise: handed back, the job gone, started by hand, or admitted by another replica. */
-        SETTLED,
-        /** The answer was lost and the job could not be read back: {@link #recheck} it later. */
-        UNKNOWN
+        this.writes = new SuspendWrites(requests, directory);
     }
 
     /**
@@ -152,7 +144,7 @@ public class Admitter {
 
     /**
      * Sends one admission and works out what became of it: one API-server round trip, a second (a read of the
-     * job) only when the answer is not a plain success, and a third (the same patch again, see {@link #fence}) only
+     * job) only when the answer is not a plain success, and a third (the same patch again, see {@link FenceWrite}) only
      * when an ambiguous answer is followed by a read that shows the job unchanged. Never blocks: the future completes
      * on the HTTP client's thread, and never exceptionally. Nothing is told to the scheduler here: pass the result to
      * {@link #report}.
@@ -162,87 +154,7 @@ public class Admitter {
      * ({@link Scheduler#rebind}: a status write, say), else handed back unsent ({@link Settlement.Kind#OUTDATED_UNSENT}).
      */
     public CompletableFuture<Settlement> admit(Admission decided) {
-        Optional<JobDirectory.Entry> seen = directory.get(decided.key());
-        if (seen.isEmpty() || seen.get().marks().isEmpty()) {
-            return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.REFUSED));
-        }
-        JobDirectory.Entry entry = seen.get();
-        if (decided.uid() != null && entry.uid() != null && !decided.uid().equals(entry.uid())) {
-            // deleted and created again since the decision: the decision was for an object that is gone
-            return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.GONE));
-        }
-        String current = entry.resourceVersion();
-        Admission admission = decided;
-        if (decided.resourceVersion() != null && current != null && !current.equals(decided.resourceVersion())) {
-            if (!scheduler.rebind(decided.key(), decided.record(), current)) {
-                LOG.debugf("admission of %s not sent: the job changed since the decision (version %s, now %s)",
-                        decided.key(), decided.resourceVersion(), current);
-                return CompletableFuture.completedFuture(
-                        new Settlement(Settlement.Kind.OUTDATED_UNSENT, current, null, null));
-            }
-            rebound.incrementAndGet();
-            admission = decided.boundTo(current);
-        }
-        return send(entry, admission, true);
-    }
-
-    /**
-     * Sends the admission patch built on {@code entry}, bound to {@code bound}'s version, and settles its answer (see
-     * {@link #admit}). A refusal whose read shows the job changed only in what the decision did not read (kube-queue's
-     * own {@code Queuing} condition landing between decision and patch, say) is sent once more, rebound to the version
-     * read, when the informer already holds that copy ({@link Scheduler#rebind}), rather than handed back.
-     */
-    private CompletableFuture<Settlement> send(JobDirectory.Entry entry, Admission bound, boolean mayRebind) {
-        String patch = AdmissionPatch.of(entry, bound, signatures).toString();
-        return requests.patch(entry.kind().type(), bound.key(), patch).handle((admitted, failure) -> {
-            if (failure == null) {
-                return CompletableFuture.completedFuture(new Settlement(Settlement.Kind.APPLIED,
-                        admitted.getMetadata().getResourceVersion(), null, admitted));
-            }
-            int code = failure instanceof KubernetesClientException e ? e.getCode() : 0;
-            if (code == 404) {
-                // the job is gone: forget it; its delete event may never come if it was deleted before the
-                // informers listed it, or while a reconcile held an older copy
-                LOG.debugf("admission of %s: the job is gone", bound.key());
-                return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.GONE));
-            }
-            if (definiteRefusal(code)) {
-                // not applied: most often the job changed since the decision (its version test failed), which
-                // the read shows; a refusal of an unchanged job counts towards its Warning event
-                LOG.debugf("admission of %s refused (%d): %s", bound.key(), code, failure.getMessage());
-                String message = serverMessage((KubernetesClientException) failure);
-                return readBack(entry.kind(), bound, null).thenCompose(settlement -> {
-                    if (settlement.kind() == Settlement.Kind.REFUSED) {
-                        countRefusal(entry, bound.key(), code, message);
-                    }
-                    if (settlement.kind() == Settlement.Kind.OUTDATED) {
-                        versionRefusals.incrementAndGet();
-                        if (mayRebind) {
-                            return sendRebound(bound, settlement);
-                        }
-                    }
-                    return CompletableFuture.completedFuture(settlement);
-                });
-            }
-            LOG.warnf("admission of %s got no clear answer (%d: %s); reading the job back", bound.key(), code,
-                    failure.getMessage());
-            noteAmbiguous(bound);
-            return readBack(entry.kind(), bound, patch);
-        }).thenCompose(settlement -> settlement);
-    }
-
-    /** The admission sent again on the copy read at {@code outdated}'s version, if the decision stands for it. */
-    private CompletableFuture<Settlement> sendRebound(Admission bound, Settlement outdated) {
-        Optional<JobDirectory.Entry> now = directory.get(bound.key());
-        String version = outdated.resourceVersion();
-        if (now.isEmpty() || now.get().marks().isEmpty() || !version.equals(now.get().resourceVersion())
-                || !scheduler.rebind(bound.key(), bound.record(), version)) {
-            return CompletableFuture.completedFuture(outdated);
-        }
-        rebound.incrementAndGet();
-        LOG.debugf("admission of %s refused: the job changed in nothing the decision read; sent again at version %s",
-                bound.key(), version);
-        return send(now.get(), bound.boundTo(version), false);
+        return writes.write(new AdmissionWrite(decided, true, null));
     }
 
     /**
@@ -250,12 +162,12 @@ public class Admitter {
      * {@link Settlement.Kind#UNCONFIRMED} while the job cannot be read, or while the lost patch may still apply.
      * Settles nothing if anything else settled it meanwhile: then the result is null.
      *
-     * @param mayWrite whether a read that shows the job unchanged may be answered with a {@link #fence} (the
-     *                 replica that leads); else only reads, and the room is kept until the lost patch's lifetime
-     *                 has passed
+     * @param mayWrite whether a read that shows the job unchanged may be answered with a fence (the same patch sent
+     *                 again, {@link FenceWrite}: the replica that leads); else only reads, and the room is kept until
+     *                 the lost patch's lifetime has passed
      */
     public CompletableFuture<Settlement> recheck(Admission admission, boolean mayWrite) {
-        Optional<JobDirectory.Entry> seen = directory.get(admission.key());
+        Optional<JobDirectory.Entry> seen = writes.seen(admission.key());
         if (seen.isEmpty() || !scheduler.admissionUnsettled(admission.key(), admission.record())) {
             return CompletableFuture.completedFuture(null);
         }
@@ -267,7 +179,8 @@ public class Admitter {
             // the same patch as sent: built on the job as seen at the version it tests
             fence = AdmissionPatch.of(entry, admission.boundTo(open.version()), signatures).toString();
         }
-        return readBack(entry.kind(), admission, fence);
+        return writes.readBack(entry.kind(), new AdmissionWrite(admission, false,
+                fence == null ? null : new Fence(entry, fence)), null);
     }
 
     /** A re-check that only reads (see {@link #recheck(Admission, boolean)}). */
@@ -279,10 +192,8 @@ public class Admitter {
      * Tells the scheduler what became of one admission: the one place every admission's end is reported. Logs
      * and records an {@code Admitted} event for an applied one; a job started by hand meanwhile gets its
      * started-outside record through {@code recordStartedOutside} (which may block: run it off this thread).
-     *
-     * @return how it ended
      */
-    public Outcome report(Admission admission, Settlement settlement,
+    public void report(Admission admission, Settlement settlement,
                           java.util.function.Consumer<JobFeed.StartedOutside> recordStartedOutside) {
         JobKey key = admission.key();
         AdmissionRecord record = admission.record();
@@ -302,7 +213,6 @@ public class Admitter {
                     LOG.info("admitted " + key + " into quota group " + record.group() + " (request "
                             + admission.request() + ", waited " + admission.waited() + " ms)");
                 }
-                return Outcome.ADMITTED;
             }
             case REFUSED, OUTDATED, OUTDATED_UNSENT -> {
                 // handed back: counted and logged where the refusal was read (countRefusal)
@@ -325,65 +235,208 @@ public class Admitter {
                         "its suspend mark was removed by hand")));
             }
             case UNCONFIRMED -> {
-                return Outcome.UNKNOWN;
+                // stays charged; the admission side reads the job again
             }
         }
-        return Outcome.SETTLED;
     }
 
     /**
-     * Reads the job back after an answer that was not a plain success. A refused patch was not applied; an
-     * ambiguous one (5xx, timeout) may have been, and may still be: the API server can apply it after the client
-     * gave up (fabric8 waits 10 s, the server's handler runs until its own request timeout, 60 s by default). So an
-     * ambiguous answer is settled only by a read that cannot be overtaken (docs/behaviour.md, "An ambiguous answer"):
-     * a read that shows the job at a newer version than the patch tests (the patch can never apply: a version never
-     * comes back), or gone, or running. A read that shows it still suspended at that very version is answered by
-     * {@link #fence} when {@code fence} is given (right after the ambiguous answer), else the admission stays
-     * unconfirmed, its room kept, until {@link #AMBIGUOUS_PATCH_LIFETIME} has passed since the answer. If the read
-     * fails too, a refusal is handed back, and an ambiguous admission stays charged as unconfirmed.
+     * One admission through the write path ({@link SuspendWrites}), bound to one version of its job.
      *
-     * @param fence the patch to send again if the read shows the job unchanged, or null (a re-check only reads)
+     * <p>Its plan: not sent when the job shows no suspend mark (refused) or is another object now (gone); if the
+     * informer already shows a newer copy, rebound to it when the decision still stands for it
+     * ({@link Scheduler#rebind}: a status write, say), else handed back unsent ({@link Settlement.Kind#OUTDATED_UNSENT}).
+     *
+     * <p>A definite refusal reads the job back: refused (counted towards the job's Warning event), or outdated when it
+     * is suspended at a newer version; an outdated one whose newer copy the decision still stands for is sent once
+     * more, rebound to it ({@code mayRebind}, once). An ambiguous answer (5xx, timeout) may have applied, and may
+     * still: the API server can apply it after the client gave up (fabric8 waits 10 s, the server's handler runs
+     * until its own request timeout, 60 s by default). So it is settled only by a read that cannot be overtaken
+     * (docs/behaviour.md, "An ambiguous answer"): one that shows the job at a newer version than the patch tests (the
+     * patch can never apply: a version never comes back), or gone, or running. A read that shows it still suspended at
+     * that very version is answered by a {@link FenceWrite} when {@code fence} is given (right after the ambiguous
+     * answer), else the admission stays unconfirmed, its room kept, until {@link #AMBIGUOUS_PATCH_LIFETIME} has passed
+     * since the answer. If the read fails too, a refusal is handed back, and an ambiguous admission stays charged as
+     * unconfirmed.
      */
-    private CompletableFuture<Settlement> readBack(JobKind<?> kind, Admission admission, String fence) {
-        return requests.get(kind.type(), admission.key()).handle((job, failure) -> {
-            if (failure == null) {
-                return settleRead(kind, admission, job, fence);
+    private class AdmissionWrite implements SuspendWrites.Decision<Settlement> {
+
+        final Admission bound;
+        private final boolean mayRebind;
+        /** What to send again if a read shows the job unchanged since an ambiguous answer, or null. */
+        private final Fence fence;
+
+        AdmissionWrite(Admission bound, boolean mayRebind, Fence fence) {
+            this.bound = bound;
+            this.mayRebind = mayRebind;
+            this.fence = fence;
+        }
+
+        @Override
+        public JobKey key() {
+            return bound.key();
+        }
+
+        @Override
+        public String uid() {
+            return bound.uid();
+        }
+
+        @Override
+        public Settlement unmanaged() {
+            return Settlement.of(Settlement.Kind.REFUSED);
+        }
+
+        @Override
+        public Settlement gone() {
+            LOG.debugf("admission of %s: the job is gone", bound.key());
+            forgetAmbiguous(bound);
+            return Settlement.of(Settlement.Kind.GONE);
+        }
+
+        @Override
+        public SuspendWrites.Plan<Settlement> plan(JobDirectory.Entry seen) {
+            if (seen.marks().isEmpty()) {
+                return SuspendWrites.Plan.unsent(Settlement.of(Settlement.Kind.REFUSED));
             }
-            if (ambiguousOf(admission) == null) {
-                LOG.debugf("could not read %s after a refused admission (%s): handing the charge back",
-                        admission.key(), failure.getMessage());
-                return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.REFUSED));
+            if (!SuspendWrites.sameObject(bound.uid(), seen.uid())) {
+                // deleted and created again since the decision: the decision was for an object that is gone
+                return SuspendWrites.Plan.unsent(Settlement.of(Settlement.Kind.GONE));
             }
-            LOG.warnf("admission of %s is unconfirmed (%s); its quota stays charged, and the job is read again"
-                    + " until it is known whether it applied", admission.key(), failure.getMessage());
-            return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.UNCONFIRMED));
-        }).thenCompose(settlement -> settlement);
+            String current = seen.resourceVersion();
+            Admission admission = bound;
+            if (bound.resourceVersion() != null && current != null && !current.equals(bound.resourceVersion())) {
+                if (!scheduler.rebind(bound.key(), bound.record(), current)) {
+                    LOG.debugf("admission of %s not sent: the job changed since the decision (version %s, now %s)",
+                            bound.key(), bound.resourceVersion(), current);
+                    return SuspendWrites.Plan.unsent(new Settlement(Settlement.Kind.OUTDATED_UNSENT, current, null, null));
+                }
+                rebound.incrementAndGet();
+                admission = bound.boundTo(current);
+            }
+            // the answer goes to the admission as bound now (rebound, or as decided)
+            AdmissionWrite sent = admission == bound ? this : new AdmissionWrite(admission, mayRebind, fence);
+            return SuspendWrites.Plan.send(sent, sent.patchOn(seen));
+        }
+
+        String patchOn(JobDirectory.Entry seen) {
+            return AdmissionPatch.of(seen, bound, signatures).toString();
+        }
+
+        @Override
+        public Settlement applied(HasMetadata answer) {
+            return new Settlement(Settlement.Kind.APPLIED, answer.getMetadata().getResourceVersion(), null, answer);
+        }
+
+        @Override
+        public CompletableFuture<Settlement> failed(JobDirectory.Entry seen, String patch,
+                                                    SuspendWrites.Failure failure) {
+            if (!failure.definite()) {
+                LOG.warnf("admission of %s got no clear answer (%d: %s); reading the job back", bound.key(),
+                        failure.code(), failure.message());
+                noteAmbiguous(bound);
+                return writes.readBack(seen.kind(), new AdmissionWrite(bound, false, new Fence(seen, patch)), failure);
+            }
+            // not applied: most often the job changed since the decision (its version test failed), which the read
+            // shows; a refusal of an unchanged job counts towards its Warning event
+            LOG.debugf("admission of %s refused (%d): %s", bound.key(), failure.code(), failure.message());
+            return writes.readBack(seen.kind(), new AdmissionWrite(bound, false, null), failure)
+                    .thenCompose(settlement -> {
+                        if (settlement.kind() == Settlement.Kind.REFUSED) {
+                            countRefusal(seen, bound.key(), failure.code(), failure.message());
+                        }
+                        if (settlement.kind() == Settlement.Kind.OUTDATED) {
+                            versionRefusals.incrementAndGet();
+                            if (mayRebind) {
+                                return sendRebound(settlement);
+                            }
+                        }
+                        return CompletableFuture.completedFuture(settlement);
+                    });
+        }
+
+        /** The admission sent again on the copy read at {@code outdated}'s version, if the decision stands for it. */
+        private CompletableFuture<Settlement> sendRebound(Settlement outdated) {
+            Optional<JobDirectory.Entry> now = writes.seen(bound.key());
+            String version = outdated.resourceVersion();
+            if (now.isEmpty() || now.get().marks().isEmpty() || !version.equals(now.get().resourceVersion())
+                    || !scheduler.rebind(bound.key(), bound.record(), version)) {
+                return CompletableFuture.completedFuture(outdated);
+            }
+            rebound.incrementAndGet();
+            LOG.debugf("admission of %s refused: the job changed in nothing the decision read; sent again at version"
+                    + " %s", bound.key(), version);
+            AdmissionWrite again = new AdmissionWrite(bound.boundTo(version), false, null);
+            return writes.send(now.get(), again, again.patchOn(now.get()));
+        }
+
+        /**
+         * What the job as read says about this admission (see the class comment for a read after an ambiguous
+         * answer): applied (our record on it, running); admitted by another replica (its record, signed by
+         * kube-queue, no mark: the charge moves to that record); started by hand (no mark, and no record kube-queue
+         * wrote: the charge stays, as started outside kube-queue); else not applied: outdated if it is suspended at a
+         * newer version than the patch tests (decided again on it), else refused (handed back). The read only decides
+         * about this admission; the job's state still reaches the scheduler through the informer.
+         */
+        @Override
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        public CompletableFuture<Settlement> read(JobKind<?> kind, HasMetadata job, SuspendWrites.Failure after) {
+            Ambiguous open = ambiguousOf(bound);
+            String version = open != null ? open.version() : bound.resourceVersion();
+            boolean held = ((JobKind) kind).held(job);
+            if (open != null && version != null && held && version.equals(job.getMetadata().getResourceVersion())) {
+                // still suspended at the very version the lost patch tests: it may yet apply
+                if (fence != null) {
+                    return new FenceWrite(bound).send(fence);
+                }
+                if (nanoClock.getAsLong() - open.answeredAt() < AMBIGUOUS_PATCH_LIFETIME.toNanos()) {
+                    LOG.debugf("admission of %s: still suspended at version %s, which its lost patch tests; its room"
+                            + " is kept until the API server's request timeout has passed", bound.key(), version);
+                    return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.UNCONFIRMED));
+                }
+                LOG.infof("admission of %s: still suspended at version %s %d s after its answer was lost: the API"
+                        + " server's request timeout has passed, so it never applied; handed back", bound.key(),
+                        version, AMBIGUOUS_PATCH_LIFETIME.toSeconds());
+            }
+            forgetAmbiguous(bound);
+            Map<String, String> annotations = job.getMetadata().getAnnotations() == null ? Map.of()
+                    : job.getMetadata().getAnnotations();
+            String rv = job.getMetadata().getResourceVersion();
+            if (held) {
+                return CompletableFuture.completedFuture(version != null && rv != null && !version.equals(rv)
+                        ? new Settlement(Settlement.Kind.OUTDATED, rv, null, null)
+                        : Settlement.of(Settlement.Kind.REFUSED));
+            }
+            if (bound.record().admittedAt().equals(annotations.get(Annotations.ADMITTED_AT))) {
+                return CompletableFuture.completedFuture(new Settlement(Settlement.Kind.APPLIED, rv, null, null));
+            }
+            // a record kube-queue did not write moves no charge (docs/security.md): it reads as started by hand
+            AdmissionRecord found = signatures.read(job.getMetadata().getUid(), annotations).record();
+            return CompletableFuture.completedFuture(found != null
+                    ? new Settlement(Settlement.Kind.TAKEN_OVER, rv, found, null)
+                    : new Settlement(Settlement.Kind.STARTED_BY_HAND, rv, null, null));
+        }
+
+        @Override
+        public Settlement unread(SuspendWrites.Failure after, SuspendWrites.Failure read) {
+            if (ambiguousOf(bound) == null) {
+                LOG.debugf("could not read %s after a refused admission (%s): handing the charge back", bound.key(),
+                        read.message());
+                return Settlement.of(Settlement.Kind.REFUSED);
+            }
+            LOG.warnf("admission of %s is unconfirmed (%s); its quota stays charged, and the job is read again until"
+                    + " it is known whether it applied", bound.key(), read.message());
+            return Settlement.of(Settlement.Kind.UNCONFIRMED);
+        }
     }
 
-    /** What a read of the job settles, with the ambiguous-answer rule of {@link #readBack}. */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private CompletableFuture<Settlement> settleRead(JobKind kind, Admission admission, HasMetadata job, String fence) {
-        Ambiguous open = ambiguousOf(admission);
-        String bound = open != null ? open.version() : admission.resourceVersion();
-        boolean sameObject = job != null && (admission.uid() == null || job.getMetadata().getUid() == null
-                || admission.uid().equals(job.getMetadata().getUid()));
-        if (open != null && bound != null && sameObject && kind.held(job)
-                && bound.equals(job.getMetadata().getResourceVersion())) {
-            // still suspended at the very version the lost patch tests: it may yet apply
-            if (fence != null) {
-                return fence(kind, admission, fence);
-            }
-            if (nanoClock.getAsLong() - open.answeredAt() < AMBIGUOUS_PATCH_LIFETIME.toNanos()) {
-                LOG.debugf("admission of %s: still suspended at version %s, which its lost patch tests; its room is"
-                        + " kept until the API server's request timeout has passed", admission.key(), bound);
-                return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.UNCONFIRMED));
-            }
-            LOG.infof("admission of %s: still suspended at version %s %d s after its answer was lost: the API"
-                    + " server's request timeout has passed, so it never applied; handed back", admission.key(), bound,
-                    AMBIGUOUS_PATCH_LIFETIME.toSeconds());
-        }
-        forgetAmbiguous(admission);
-        return CompletableFuture.completedFuture(settle(kind, admission, job, bound));
+    /**
+     * An admission patch to send again, as a fence, if a read shows the job unchanged since its ambiguous answer.
+     *
+     * @param seen  the job as last seen, which the patch was built on
+     * @param patch the patch as sent
+     */
+    private record Fence(JobDirectory.Entry seen, String patch) {
     }
 
     /**
@@ -393,61 +446,36 @@ public class Admitter {
      * applied, or the job changed), which a read now shows for good. Ambiguous again: unconfirmed, re-read later.
      * One more write, only after an ambiguous answer (docs/behaviour.md counts them).
      */
-    private CompletableFuture<Settlement> fence(JobKind<?> kind, Admission admission, String patch) {
-        fences.incrementAndGet();
-        LOG.infof("admission of %s: still suspended at the version its lost patch tests; sending the same patch again"
-                + " so that only one of the two can apply", admission.key());
-        return requests.patch(kind.type(), admission.key(), patch).handle((admitted, failure) -> {
-            if (failure == null) {
-                forgetAmbiguous(admission);
-                return CompletableFuture.completedFuture(new Settlement(Settlement.Kind.APPLIED,
-                        admitted.getMetadata().getResourceVersion(), null, (HasMetadata) admitted));
-            }
-            int code = failure instanceof KubernetesClientException e ? e.getCode() : 0;
-            if (code == 404) {
-                forgetAmbiguous(admission);
-                return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.GONE));
-            }
-            if (definiteRefusal(code)) {
-                return readBack(kind, admission, null);
-            }
-            noteAmbiguous(admission);
-            LOG.warnf("admission of %s: its second patch got no clear answer either (%d); its quota stays charged,"
-                    + " and the job is read again until it is known", admission.key(), code);
-            return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.UNCONFIRMED));
-        }).thenCompose(settlement -> settlement);
-    }
+    private final class FenceWrite extends AdmissionWrite {
 
-    /**
-     * What the job as read says about our admission: applied (our record on it, running); gone (absent, or another uid);
-     * admitted by another replica (its record, signed by kube-queue, no mark: the charge moves to that record);
-     * started by hand (no mark, and no record kube-queue wrote: the charge stays, as started outside kube-queue);
-     * else not applied: outdated if it is suspended at a newer version than {@code bound} (decided again on it), else
-     * refused (handed back). The read only decides about this admission; the job's state still reaches the
-     * scheduler through the informer.
-     */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private Settlement settle(JobKind kind, Admission admission, HasMetadata job, String bound) {
-        String uid = job == null ? null : job.getMetadata().getUid();
-        if (job == null || admission.uid() != null && uid != null && !admission.uid().equals(uid)) {
-            return Settlement.of(Settlement.Kind.GONE);
+        FenceWrite(Admission bound) {
+            super(bound, false, null);
         }
-        Map<String, String> annotations = job.getMetadata().getAnnotations() == null ? Map.of()
-                : job.getMetadata().getAnnotations();
-        String rv = job.getMetadata().getResourceVersion();
-        if (kind.held(job)) {
-            return bound != null && rv != null && !bound.equals(rv)
-                    ? new Settlement(Settlement.Kind.OUTDATED, rv, null, null) : Settlement.of(Settlement.Kind.REFUSED);
+
+        CompletableFuture<Settlement> send(Fence fence) {
+            fences.incrementAndGet();
+            LOG.infof("admission of %s: still suspended at the version its lost patch tests; sending the same patch"
+                    + " again so that only one of the two can apply", bound.key());
+            return writes.send(fence.seen(), this, fence.patch());
         }
-        if (admission.record().admittedAt().equals(annotations.get(Annotations.ADMITTED_AT))) {
-            return new Settlement(Settlement.Kind.APPLIED, rv, null, null);
+
+        @Override
+        public Settlement applied(HasMetadata answer) {
+            forgetAmbiguous(bound);
+            return super.applied(answer);
         }
-        // a record kube-queue did not write moves no charge (docs/security.md): it reads as started by hand
-        AdmissionRecord found = signatures.read(uid, annotations).record();
-        if (found != null) {
-            return new Settlement(Settlement.Kind.TAKEN_OVER, rv, found, null);
+
+        @Override
+        public CompletableFuture<Settlement> failed(JobDirectory.Entry seen, String patch,
+                                                    SuspendWrites.Failure failure) {
+            if (failure.definite()) {
+                return writes.readBack(seen.kind(), new AdmissionWrite(bound, false, null), failure);
+            }
+            noteAmbiguous(bound);
+            LOG.warnf("admission of %s: its second patch got no clear answer either (%d); its quota stays charged,"
+                    + " and the job is read again until it is known", bound.key(), failure.code());
+            return CompletableFuture.completedFuture(Settlement.of(Settlement.Kind.UNCONFIRMED));
         }
-        return new Settlement(Settlement.Kind.STARTED_BY_HAND, rv, null, null);
     }
 
     /**
@@ -504,18 +532,9 @@ public class Admitter {
         return versionRefusals.get();
     }
 
-    /** Admission patches sent again to fence an ambiguous answer ({@link #fence}), since start. */
+    /** Admission patches sent again to fence an ambiguous answer ({@link FenceWrite}), since start. */
     public long fences() {
         return fences.get();
-    }
-
-    /**
-     * Whether the API server answered that it did not apply the patch and will not without a change: a bad or
-     * stale patch (400, 409, 422) or missing rights (401, 403). Anything else (5xx, 429, a timeout) may have been
-     * applied and is read back instead.
-     */
-    static boolean definiteRefusal(int code) {
-        return code == 400 || code == 401 || code == 403 || code == 409 || code == 422;
     }
 
     /**
@@ -540,12 +559,6 @@ public class Admitter {
         synchronized (refusalStreaks) {
             refusalStreaks.remove(key);
         }
-    }
-
-    /** The API server's own message ({@code Status.message}), else the client's. */
-    private static String serverMessage(KubernetesClientException e) {
-        return e.getStatus() != null && e.getStatus().getMessage() != null && !e.getStatus().getMessage().isBlank()
-                ? e.getStatus().getMessage() : e.getMessage();
     }
 
     /**

@@ -14,14 +14,12 @@ import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.EvictionAnnotations;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.RecordSignatures;
 import io.kubequeue.job.JobKind;
-import io.kubequeue.scheduler.AdmissionRecord;
 import io.kubequeue.scheduler.Eviction;
 import io.kubequeue.scheduler.EvictionOutcome;
 import io.kubequeue.scheduler.Explanation;
@@ -31,8 +29,8 @@ import io.kubequeue.scheduler.Scheduler;
 
 /**
  * Carries out one {@link Eviction} (a reclaim's victim, or an admission that timed out): suspends the admitted job
- * again with one JSON Patch ({@link EvictionPatch}), as {@link Admitter} admits, in one non-blocking round trip
- * ({@link AsyncJobRequests}), and works out what became of it ({@link #evict}); {@link #report} then tells the
+ * again with one JSON Patch ({@link EvictionPatch}), through the write path admissions take too
+ * ({@link SuspendWrites}: one non-blocking round trip, a read on any answer but a plain success), and works out what became of it ({@link #evict}); {@link #report} then tells the
  * scheduler, with exactly one {@link Scheduler#settleEviction} per answer, and writes the events.
  *
  * <p>What an answer means: applied, the job is suspended ({@link EvictionOutcome.Applied}: it stays charged until
@@ -52,11 +50,11 @@ public class Evicter {
 
     private static final Logger LOG = Logger.getLogger(Evicter.class);
 
-    private final AsyncJobRequests requests;
     private final EvictionSettling core;
     private final JobDirectory directory;
     private final EventRecorder events;
     private final RecordSignatures signatures;
+    private final SuspendWrites writes;
     private volatile Predicate<JobKey> podRuns = key -> false;
 
     /** Built by CDI; tests pass their own {@code core}. */
@@ -64,10 +62,10 @@ public class Evicter {
     public Evicter(AsyncJobRequests requests, EvictionSettling core, JobDirectory directory, EventRecorder events,
                    RecordSignatures signatures) {
         this.signatures = signatures;
-        this.requests = requests;
         this.core = core;
         this.directory = directory;
         this.events = events;
+        this.writes = new SuspendWrites(requests, directory);
     }
 
     /**
@@ -91,45 +89,7 @@ public class Evicter {
      *         {@link EvictionOutcome#REFUSED}, {@link EvictionOutcome#GONE} or {@link EvictionOutcome#UNKNOWN}
      */
     public CompletableFuture<EvictionOutcome> evict(Eviction eviction) {
-        JobKey key = eviction.key();
-        Optional<JobDirectory.Entry> seen = directory.get(key);
-        if (seen.isEmpty()) {
-            LOG.debugf("eviction of %s: the job is no longer managed", key);
-            return CompletableFuture.completedFuture(EvictionOutcome.REFUSED);
-        }
-        JobDirectory.Entry entry = seen.get();
-        if (eviction.uid() != null && entry.uid() != null && !eviction.uid().equals(entry.uid())) {
-            return CompletableFuture.completedFuture(EvictionOutcome.GONE); // deleted and created again since
-        }
-        if (entry.stopMark() == null) {
-            LOG.warnf("eviction of %s refused: suspending it would not stop it (%s); it stays admitted", key,
-                    "its kind " + entry.kind().kind() + " has no mark that stops a running job, or this job lacks it");
-            return CompletableFuture.completedFuture(EvictionOutcome.REFUSED);
-        }
-        if (eviction.reason() == Eviction.Reason.TIMEOUT && podRuns.test(key)) {
-            LOG.debugf("admission timeout of %s not written: a pod of it runs", key);
-            core.podRan(key);
-            return CompletableFuture.completedFuture(EvictionOutcome.REFUSED);
-        }
-        String patch = EvictionPatch.of(entry.stopMark(), eviction, entry.uid(), signatures).toString();
-        return requests.patch(entry.kind().type(), key, patch).handle((evicted, failure) -> {
-            if (failure == null) {
-                return CompletableFuture.<EvictionOutcome>completedFuture(
-                        new EvictionOutcome.Applied(evicted.getMetadata().getResourceVersion(), eviction.written()));
-            }
-            int code = failure instanceof KubernetesClientException e ? e.getCode() : 0;
-            if (code == 404) {
-                return CompletableFuture.completedFuture(EvictionOutcome.GONE);
-            }
-            boolean refused = Admitter.definiteRefusal(code);
-            if (refused) {
-                LOG.debugf("eviction of %s refused (%d): %s; reading it back", key, code, failure.getMessage());
-            } else {
-                LOG.warnf("eviction of %s got no clear answer (%d: %s); reading the job back", key, code,
-                        failure.getMessage());
-            }
-            return readBack(entry.kind(), eviction, refused);
-        }).thenCompose(outcome -> outcome);
+        return writes.write(new EvictionWrite(eviction));
     }
 
     /**
@@ -142,7 +102,7 @@ public class Evicter {
         if (seen.isEmpty() || !core.evictionUnsettled(eviction.key(), eviction.record())) {
             return CompletableFuture.completedFuture(null);
         }
-        return readBack(seen.get().kind(), eviction, false);
+        return writes.readBack(seen.get().kind(), new EvictionWrite(eviction), null);
     }
 
     /**
@@ -209,37 +169,99 @@ public class Evicter {
     }
 
     /**
-     * Reads the job back after an answer that was not a plain success. If the read fails too, a definite refusal
-     * is refused (the write did not apply), an ambiguous answer unknown.
+     * One eviction through the write path ({@link SuspendWrites}): what it plans on the job as last seen, and what
+     * each answer means for it (see the class comment).
      */
-    private CompletableFuture<EvictionOutcome> readBack(JobKind<?> kind, Eviction eviction, boolean refused) {
-        return requests.get(kind.type(), eviction.key()).handle((job, failure) -> {
-            if (failure == null) {
-                return settle(kind, eviction, job);
-            }
-            LOG.debugf("could not read %s back after its eviction (%s)", eviction.key(), failure.getMessage());
-            return refused ? EvictionOutcome.REFUSED : EvictionOutcome.UNKNOWN;
-        });
-    }
+    private final class EvictionWrite implements SuspendWrites.Decision<EvictionOutcome> {
 
-    /**
-     * What the job as read says about the eviction: gone (absent, or another uid); applied (suspended, carrying this
-     * eviction's reason and the admission record decided about); else refused (it runs on under our record, or moved
-     * on: suspended by someone else, admitted again).
-     */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static EvictionOutcome settle(JobKind kind, Eviction eviction, HasMetadata job) {
-        String uid = job == null ? null : job.getMetadata().getUid();
-        if (job == null || eviction.uid() != null && uid != null && !eviction.uid().equals(uid)) {
+        private final Eviction eviction;
+
+        EvictionWrite(Eviction eviction) {
+            this.eviction = eviction;
+        }
+
+        @Override
+        public JobKey key() {
+            return eviction.key();
+        }
+
+        @Override
+        public String uid() {
+            return eviction.uid();
+        }
+
+        @Override
+        public EvictionOutcome unmanaged() {
+            LOG.debugf("eviction of %s: the job is no longer managed", eviction.key());
+            return EvictionOutcome.REFUSED;
+        }
+
+        @Override
+        public EvictionOutcome gone() {
             return EvictionOutcome.GONE;
         }
-        Map<String, String> annotations = job.getMetadata().getAnnotations() == null ? Map.of()
-                : job.getMetadata().getAnnotations();
-        boolean ours = eviction.record().admittedAt().equals(annotations.get(Annotations.ADMITTED_AT));
-        if (kind.held(job) && ours
-                && EvictionAnnotations.reason(eviction.reason()).equals(annotations.get(Annotations.EVICTED))) {
-            return new EvictionOutcome.Applied(job.getMetadata().getResourceVersion(), eviction.written());
+
+        @Override
+        public SuspendWrites.Plan<EvictionOutcome> plan(JobDirectory.Entry seen) {
+            JobKey key = eviction.key();
+            if (!SuspendWrites.sameObject(eviction.uid(), seen.uid())) {
+                return SuspendWrites.Plan.unsent(EvictionOutcome.GONE); // deleted and created again since
+            }
+            if (seen.stopMark() == null) {
+                LOG.warnf("eviction of %s refused: suspending it would not stop it (%s); it stays admitted", key,
+                        "its kind " + seen.kind().kind() + " has no mark that stops a running job, or this job lacks it");
+                return SuspendWrites.Plan.unsent(EvictionOutcome.REFUSED);
+            }
+            if (eviction.reason() == Eviction.Reason.TIMEOUT && podRuns.test(key)) {
+                LOG.debugf("admission timeout of %s not written: a pod of it runs", key);
+                core.podRan(key);
+                return SuspendWrites.Plan.unsent(EvictionOutcome.REFUSED);
+            }
+            return SuspendWrites.Plan.send(this,
+                    EvictionPatch.of(seen.stopMark(), eviction, seen.uid(), signatures).toString());
         }
-        return EvictionOutcome.REFUSED;
+
+        @Override
+        public EvictionOutcome applied(HasMetadata answer) {
+            return new EvictionOutcome.Applied(answer.getMetadata().getResourceVersion(), eviction.written());
+        }
+
+        @Override
+        public CompletableFuture<EvictionOutcome> failed(JobDirectory.Entry seen, String patch,
+                                                         SuspendWrites.Failure failure) {
+            if (failure.definite()) {
+                LOG.debugf("eviction of %s refused (%d): %s; reading it back", eviction.key(), failure.code(),
+                        failure.message());
+            } else {
+                LOG.warnf("eviction of %s got no clear answer (%d: %s); reading the job back", eviction.key(),
+                        failure.code(), failure.message());
+            }
+            return writes.readBack(seen.kind(), this, failure);
+        }
+
+        /**
+         * Applied if the job as read is suspended, carrying this eviction's reason and the admission record decided
+         * about; else refused (it runs on under our record, or moved on: suspended by someone else, admitted again).
+         */
+        @Override
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        public CompletableFuture<EvictionOutcome> read(JobKind<?> kind, HasMetadata job, SuspendWrites.Failure after) {
+            Map<String, String> annotations = job.getMetadata().getAnnotations() == null ? Map.of()
+                    : job.getMetadata().getAnnotations();
+            boolean ours = eviction.record().admittedAt().equals(annotations.get(Annotations.ADMITTED_AT));
+            if (((JobKind) kind).held(job) && ours
+                    && EvictionAnnotations.reason(eviction.reason()).equals(annotations.get(Annotations.EVICTED))) {
+                return CompletableFuture.completedFuture(
+                        new EvictionOutcome.Applied(job.getMetadata().getResourceVersion(), eviction.written()));
+            }
+            return CompletableFuture.completedFuture(EvictionOutcome.REFUSED);
+        }
+
+        /** A definite refusal did not apply: refused; after an ambiguous answer (or on a re-read), unknown. */
+        @Override
+        public EvictionOutcome unread(SuspendWrites.Failure after, SuspendWrites.Failure read) {
+            LOG.debugf("could not read %s back after its eviction (%s)", eviction.key(), read.message());
+            return after != null && after.definite() ? EvictionOutcome.REFUSED : EvictionOutcome.UNKNOWN;
+        }
     }
 }

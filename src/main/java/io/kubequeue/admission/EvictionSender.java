@@ -2,26 +2,22 @@ package io.kubequeue.admission;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-
-import org.jboss.logging.Logger;
 
 import io.kubequeue.scheduler.CycleResult;
 import io.kubequeue.scheduler.Eviction;
 import io.kubequeue.scheduler.EvictionOutcome;
+import io.kubequeue.scheduler.JobKey;
 
 /**
  * The admission loop's side that writes evictions: takes each cycle's reclaims and evictions ({@link #send}), tells
- * the listener that a reclaim started ({@link CycleEvents} tells the preemptor), sends the evictions through a pipeline of their own (at
- * most {@code inFlight} on the wire, quota groups in turn, no thread held while one waits), reports each answer on
+ * the listener that a reclaim started ({@link CycleEvents} tells the preemptor), sends the evictions through a
+ * {@link WriteSender} of their own, as admissions are sent (at most {@code inFlight} on the wire, quota groups in
+ * turn, no thread held while one waits), reports each answer on
  * the loop's report thread ({@link Evicter#report}: one {@code settleEviction} each), re-reads an unknown one (1 s
  * doubling to {@link AdmissionLoop#MAX_RECHECK_BACKOFF}) until it is known or the scheduler no longer waits for it,
  * and asks for a cycle once one settles (a refused reclaim is given up, and the core may decide anew; the victims
@@ -30,16 +26,9 @@ import io.kubequeue.scheduler.EvictionOutcome;
  */
 final class EvictionSender {
 
-    private static final Logger LOG = Logger.getLogger(EvictionSender.class);
-
     private final Evicter evicter;
-    private final AdmissionPipeline<Eviction> pipeline;
-    private final ScheduledExecutorService timers;
-    private final Executor reports;
-    private final BooleanSupplier open;
-    private final Runnable settledOne;
+    private final WriteSender<Eviction, EvictionOutcome> sender;
     private final Consumer<Consumer<AdmissionLoop.Listener>> tell;
-    private final Clock clock;
 
     /**
      * @param evicter    writes and reports each eviction
@@ -55,14 +44,66 @@ final class EvictionSender {
     EvictionSender(Evicter evicter, int inFlight, ScheduledExecutorService timers, Executor reports,
                    BooleanSupplier open, Runnable settledOne, Clock clock,
                    Consumer<Consumer<AdmissionLoop.Listener>> tell) {
-        this.clock = clock;
         this.evicter = evicter;
-        this.pipeline = new AdmissionPipeline<>(inFlight, eviction -> eviction.record().group(), this::sendOne);
-        this.timers = timers;
-        this.reports = reports;
-        this.open = open;
-        this.settledOne = settledOne;
         this.tell = tell;
+        this.sender = new WriteSender<>(new WriteSender.Writes<>() {
+            @Override
+            public String what() {
+                return "eviction";
+            }
+
+            @Override
+            public JobKey key(Eviction eviction) {
+                return eviction.key();
+            }
+
+            /**
+             * Stamped with the time it is sent: a victim counts from its suspension, not from a decision that waited
+             * behind others on the wire, and the job, the report and any re-read carry that one time.
+             */
+            @Override
+            public Eviction asSent(Eviction decided) {
+                return decided.writtenAt(clock.instant());
+            }
+
+            @Override
+            public CompletableFuture<EvictionOutcome> send(Eviction eviction) {
+                return evicter.evict(eviction);
+            }
+
+            @Override
+            public CompletableFuture<EvictionOutcome> recheck(Eviction eviction, boolean leading) {
+                return evicter.recheck(eviction);
+            }
+
+            @Override
+            public void report(Eviction eviction, EvictionOutcome outcome) {
+                evicter.report(eviction, outcome);
+            }
+
+            @Override
+            public EvictionOutcome handedBack() {
+                return EvictionOutcome.REFUSED; // the job stays admitted
+            }
+
+            @Override
+            public boolean unknown(EvictionOutcome outcome) {
+                return outcome instanceof EvictionOutcome.Unknown;
+            }
+
+            @Override
+            public void settled(Eviction eviction, EvictionOutcome outcome, boolean reread) {
+                if (outcome instanceof EvictionOutcome.Applied) {
+                    tell.accept(listener -> listener.evicted(eviction));
+                }
+                settledOne.run();
+            }
+
+            @Override
+            public void settledMeanwhile(Eviction eviction) {
+                settledOne.run();
+            }
+        }, inFlight, eviction -> eviction.record().group(), timers, reports, open);
     }
 
     /** Starts what a cycle decided: tells the listener of its reclaims, then sends its evictions. Returns at once. */
@@ -70,7 +111,7 @@ final class EvictionSender {
         for (CycleResult.Reclaim reclaim : result.reclaims()) {
             tell.accept(listener -> listener.reclaimStarted(reclaim));
         }
-        pipeline.submit(result.evictions());
+        sender.submit(result.evictions());
     }
 
     /**
@@ -80,82 +121,16 @@ final class EvictionSender {
      * @return how many were settled so
      */
     int close() {
-        List<Eviction> unsent = pipeline.withdrawBacklog();
-        unsent.forEach(eviction -> evicter.report(eviction, EvictionOutcome.REFUSED));
-        return unsent.size();
+        return sender.close();
     }
 
     /** Evictions sent and not yet answered. */
     int inFlight() {
-        return pipeline.inFlight();
+        return sender.inFlight();
     }
 
     /** Waits, at most {@code wait}, until no eviction is on the wire (shutdown). */
     void awaitIdle(Duration wait) throws InterruptedException {
-        pipeline.awaitIdle(wait);
-    }
-
-    /**
-     * Sends one eviction (called by the pipeline); the stage completes once its answer is reported. Never throws.
-     * The eviction is stamped with the time it is sent: a victim counts from its suspension, not from a decision that
-     * waited behind others on the wire, and the job, the report and any re-read carry that one time.
-     */
-    private CompletionStage<?> sendOne(Eviction decided) {
-        if (!open.getAsBoolean()) {
-            evicter.report(decided, EvictionOutcome.REFUSED); // leadership lost since the decision
-            return CompletableFuture.completedFuture(null);
-        }
-        Eviction eviction = decided.writtenAt(clock.instant());
-        try {
-            return evicter.evict(eviction).thenAcceptAsync(outcome -> finish(eviction, outcome, 1), reports)
-                    .exceptionally(e -> {
-                        LOG.errorf(e, "reporting the eviction of %s failed", eviction.key());
-                        return null;
-                    });
-        } catch (RuntimeException e) {
-            LOG.errorf(e, "sending the eviction of %s failed; it stays admitted", eviction.key());
-            evicter.report(eviction, EvictionOutcome.REFUSED);
-            return CompletableFuture.completedFuture(null);
-        }
-    }
-
-    /** Reports one answer (on the report thread) and acts on it; {@code attempt} numbers the reads of an unknown one. */
-    private void finish(Eviction eviction, EvictionOutcome outcome, int attempt) {
-        evicter.report(eviction, outcome);
-        if (outcome instanceof EvictionOutcome.Applied) {
-            tell.accept(listener -> listener.evicted(eviction));
-        }
-        if (outcome instanceof EvictionOutcome.Unknown) {
-            recheckLater(eviction, attempt);
-        } else {
-            settledOne.run();
-        }
-    }
-
-    /** Reads the job of an unknown eviction again after a backoff: 1 s for the first re-read, doubling. */
-    private void recheckLater(Eviction eviction, int attempt) {
-        try {
-            timers.schedule(() -> recheck(eviction, attempt), AdmissionLoop.recheckDelayMillis(attempt),
-                    TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            LOG.debugf("shutting down: the eviction of %s stays unconfirmed; the next start reads the job", eviction.key());
-        }
-    }
-
-    private void recheck(Eviction eviction, int attempt) {
-        try {
-            evicter.recheck(eviction).thenAcceptAsync(outcome -> {
-                if (outcome == null) {
-                    settledOne.run(); // settled meanwhile (an observation of the job)
-                } else {
-                    finish(eviction, outcome, attempt + 1);
-                }
-            }, reports).exceptionally(e -> {
-                LOG.errorf(e, "re-reading the unconfirmed eviction of %s failed", eviction.key());
-                return null;
-            });
-        } catch (RejectedExecutionException e) {
-            LOG.debugf("shutting down: the eviction of %s stays unconfirmed; the next start reads the job", eviction.key());
-        }
+        sender.awaitIdle(wait);
     }
 }

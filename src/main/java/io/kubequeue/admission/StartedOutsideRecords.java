@@ -12,7 +12,6 @@ import io.kubequeue.job.JobFeed;
 import io.kubequeue.scheduler.Admission;
 import io.kubequeue.scheduler.JobKey;
 import io.kubequeue.scheduler.ReadViews;
-import io.kubequeue.scheduler.Scheduler;
 
 /**
  * The records of jobs started outside kube-queue (docs/behaviour.md §1): the charge the scheduler made for such a job

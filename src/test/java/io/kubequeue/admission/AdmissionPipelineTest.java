@@ -22,6 +22,10 @@ import io.kubequeue.scheduler.Resources;
 /** The admission pipeline alone: its in-flight limit, its turn-taking between quota groups, its backlog. */
 class AdmissionPipelineTest {
 
+    /** Admissions served in turn by the quota group they are charged to, as the admission loop serves them. */
+    private static final java.util.function.Function<Admission, String> BY_GROUP = a -> a.record().group();
+
+
     /** Sends nothing on the wire: each send waits until the test settles it. */
     private static final class ManualSender {
         final List<Admission> sent = new CopyOnWriteArrayList<>();
@@ -51,7 +55,7 @@ class AdmissionPipelineTest {
     @Test
     void keepsNoMoreThanTheLimitInFlight() {
         ManualSender sender = new ManualSender();
-        AdmissionPipeline<Admission> pipeline = AdmissionPipeline.ofAdmissions(3, sender::send);
+        AdmissionPipeline<Admission> pipeline = new AdmissionPipeline<>(3, BY_GROUP, sender::send);
 
         pipeline.submit(burst("a", 10));
 
@@ -66,7 +70,7 @@ class AdmissionPipelineTest {
     @Test
     void aBurstInOneGroupDoesNotStarveAnother() {
         ManualSender sender = new ManualSender();
-        AdmissionPipeline<Admission> pipeline = AdmissionPipeline.ofAdmissions(2, sender::send);
+        AdmissionPipeline<Admission> pipeline = new AdmissionPipeline<>(2, BY_GROUP, sender::send);
         pipeline.submit(burst("busy", 1000));
         pipeline.submit(burst("quiet", 3));
 
@@ -82,7 +86,7 @@ class AdmissionPipelineTest {
     @Test
     void withinAGroupTheSchedulersOrderHolds() {
         ManualSender sender = new ManualSender();
-        AdmissionPipeline<Admission> pipeline = AdmissionPipeline.ofAdmissions(1, sender::send);
+        AdmissionPipeline<Admission> pipeline = new AdmissionPipeline<>(1, BY_GROUP, sender::send);
         pipeline.submit(burst("a", 5));
         for (int i = 0; i < 4; i++) {
             sender.settleOldest();
@@ -95,7 +99,7 @@ class AdmissionPipelineTest {
     @Test
     void admissionsSettledWithoutARoundTripDoNotDeepenTheStack() {
         List<Admission> sent = new ArrayList<>();
-        AdmissionPipeline<Admission> pipeline = AdmissionPipeline.ofAdmissions(1, admission -> {
+        AdmissionPipeline<Admission> pipeline = new AdmissionPipeline<>(1, BY_GROUP, admission -> {
             sent.add(admission);
             return CompletableFuture.completedFuture(null);
         });
@@ -110,7 +114,7 @@ class AdmissionPipelineTest {
     @Test
     void theBacklogIsWithdrawnWhileThoseInFlightGoOn() throws InterruptedException {
         ManualSender sender = new ManualSender();
-        AdmissionPipeline<Admission> pipeline = AdmissionPipeline.ofAdmissions(2, sender::send);
+        AdmissionPipeline<Admission> pipeline = new AdmissionPipeline<>(2, BY_GROUP, sender::send);
         pipeline.submit(burst("a", 5));
 
         List<Admission> withdrawn = pipeline.withdrawBacklog();
@@ -126,7 +130,7 @@ class AdmissionPipelineTest {
     @Test
     void aSendThatFailsStillFreesItsSlot() {
         List<Admission> sent = new ArrayList<>();
-        AdmissionPipeline<Admission> pipeline = AdmissionPipeline.ofAdmissions(1, admission -> {
+        AdmissionPipeline<Admission> pipeline = new AdmissionPipeline<>(1, BY_GROUP, admission -> {
             sent.add(admission);
             return CompletableFuture.failedFuture(new IllegalStateException("boom"));
         });
@@ -139,6 +143,6 @@ class AdmissionPipelineTest {
 
     @Test
     void aLimitBelowOneIsRefused() {
-        assertThrows(IllegalArgumentException.class, () -> AdmissionPipeline.ofAdmissions(0, a -> null));
+        assertThrows(IllegalArgumentException.class, () -> new AdmissionPipeline<>(0, BY_GROUP, a -> null));
     }
 }
