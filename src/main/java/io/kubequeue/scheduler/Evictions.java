@@ -64,14 +64,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
         podsListed = original.podsListed;
         podsLeft = original.podsLeft;
         entries.forEach((from, to) -> {
-            to.evicting(from.evicting());
-            to.evictionAppliedVersion(from.evictionAppliedVersion());
-            to.evictionUnconfirmed(from.evictionUnconfirmed());
-            to.evictionRefusedUnder(from.evictionRefusedUnder());
-            to.marks(from.marks());
-            to.podRanUnder(from.podRanUnder());
-            to.podRanRecorded(from.podRanRecorded());
-            to.timeoutAt(from.timeoutAt());
+            to.eviction(from.eviction()); // a value: shared
         });
         for (JobEntry from : original.watched) {
             watched.add(entries.get(from));
@@ -81,17 +74,16 @@ final class Evictions implements QuotaLedger.ChargeListener {
     @Override
     public void charged(JobEntry entry) {
         if (entry.evicting() != null && !entry.evicting().record().equals(entry.record())) {
-            entry.evicting(null); // another admission now: the eviction was of the one before
-            entry.evictionUnconfirmed(false);
+            entry.eviction(entry.eviction().dropped()); // another admission now: the eviction was of the one before
         }
         // what the job carries counts too (a restart, another replica): the limits per hour hold across leaders
         if (entry.job.evictions() != EvictionMarks.NONE || entry.marks() != EvictionMarks.NONE) {
-            entry.marks(entry.marks().union(entry.job.evictions(), clock.instant())); // most jobs carry none
+            // most jobs carry none
+            entry.eviction(entry.eviction().withMarks(entry.marks().union(entry.job.evictions(), clock.instant())));
         }
         if (entry.job.pods().ranUnderRecord() && entry.record() != null && entry.record().equals(entry.job.record())) {
             // the job carries kube-queue's signed mark that a pod ran under this admission: after a restart too
-            entry.podRanUnder(entry.record());
-            entry.podRanRecorded(entry.record());
+            entry.eviction(entry.eviction().withPodRanUnder(entry.record()).withPodRanRecorded(entry.record()));
         }
         watch(entry);
     }
@@ -104,10 +96,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
     void seenRunning(JobEntry entry, JobObservation copy) {
         if (entry.evicting() != null && entry.evictionAppliedVersion() != null
                 && Observations.newer(copy.resourceVersion(), entry.evictionAppliedVersion())) {
-            entry.evicting(null);
-            entry.evictionAppliedVersion(null);
-            entry.evictionUnconfirmed(false);
-            entry.evictionRefusedUnder(entry.record()); // not evicted again under this admission: no tug of war
+            entry.eviction(entry.eviction().over(entry.record())); // not evicted again under it: no tug of war
         }
     }
 
@@ -137,14 +126,14 @@ final class Evictions implements QuotaLedger.ChargeListener {
         if (timeoutAt.equals(Instant.MAX)) {
             return; // past the end of time (a record dated there, a timeout of 400000000000d): it never comes
         }
-        entry.timeoutAt(timeoutAt);
+        entry.eviction(entry.eviction().withTimeoutAt(timeoutAt));
         watched.add(entry);
     }
 
     private void unwatch(JobEntry entry) {
         if (entry.timeoutAt() != null) {
             watched.remove(entry);
-            entry.timeoutAt(null);
+            entry.eviction(entry.eviction().withTimeoutAt(null));
         }
     }
 
@@ -174,7 +163,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
         List<JobEntry> admitted = queues.admitted();
         watched.clear();
         for (JobEntry entry : admitted) {
-            entry.timeoutAt(null);
+            entry.eviction(entry.eviction().withTimeoutAt(null));
             watch(entry);
         }
     }
@@ -185,13 +174,13 @@ final class Evictions implements QuotaLedger.ChargeListener {
         if (entry == null || entry.state != Scheduler.State.ADMITTED || entry.draining() != null) {
             return null;
         }
-        entry.podRanUnder(entry.record());
+        entry.eviction(entry.eviction().withPodRanUnder(entry.record()));
         unwatch(entry);
         if (entry.record() == null || entry.record().startedOutside() || entry.record().equals(entry.podRanRecorded())
                 || !entry.job.stoppable() || timeoutOf(entry.chargedGroup()) == null) {
             return null; // written already, or no timeout could evict it: nothing to keep across a restart
         }
-        entry.podRanRecorded(entry.record());
+        entry.eviction(entry.eviction().withPodRanRecorded(entry.record()));
         return new Admission(key, entry.job.uid(), entry.record(), entry.job.request(), 0);
     }
 
@@ -233,9 +222,8 @@ final class Evictions implements QuotaLedger.ChargeListener {
      */
     void drainingAfterRestart(JobEntry entry) {
         EvictionMarks carried = entry.job.evictions();
-        entry.evicting(new Eviction(entry.job.key(), entry.job.uid(), entry.record(), carried.reason(),
-                carried.preemptor(), null, entry.job.request(), clock.instant(), entry.marks()));
-        entry.evictionUnconfirmed(false);
+        entry.eviction(entry.eviction().started(new Eviction(entry.job.key(), entry.job.uid(), entry.record(),
+                carried.reason(), carried.preemptor(), null, entry.job.request(), clock.instant(), entry.marks())));
         unwatch(entry);
     }
 
@@ -249,7 +237,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
         List<Eviction> due = new ArrayList<>();
         while (podsListed && !watched.isEmpty() && !watched.first().timeoutAt().isAfter(now)) {
             JobEntry entry = watched.pollFirst();
-            entry.timeoutAt(null);
+            entry.eviction(entry.eviction().withTimeoutAt(null));
             if (entry.record() == null || entry.record().startedOutside()) {
                 continue; // re-labelled as started by hand since it was watched: not ours to suspend
             }
@@ -263,8 +251,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
         unwatch(entry);
         Eviction eviction = new Eviction(entry.job.key(), entry.job.uid(), entry.record(), reason, preemptor,
                 preemptorGroup, entry.job.request(), now, entry.marks().plus(reason, preemptor, now));
-        entry.evicting(eviction);
-        entry.evictionUnconfirmed(false);
+        entry.eviction(entry.eviction().started(eviction));
         return eviction;
     }
 
@@ -277,20 +264,16 @@ final class Evictions implements QuotaLedger.ChargeListener {
         if (outcome instanceof EvictionOutcome.Applied applied) {
             // the job is suspended; it is released when the informer shows it so (queued), not before. Its history is
             // what the write put on the job: this eviction at when it was written, not when it was decided
-            entry.evicting(entry.evicting().writtenAt(applied.writtenAt()));
-            entry.marks(entry.evicting().history());
-            entry.evictionAppliedVersion(applied.resourceVersion());
-            entry.evictionUnconfirmed(false);
+            entry.eviction(entry.eviction().applied(entry.evicting().writtenAt(applied.writtenAt()),
+                    applied.resourceVersion()));
         } else if (outcome instanceof EvictionOutcome.Refused) {
             // still running under that admission: it stays charged, and is neither timed out nor a victim again
             // under it (a refusal that repeats, say from a validating policy, would loop)
-            entry.evictionRefusedUnder(entry.record());
-            entry.evicting(null);
-            entry.evictionUnconfirmed(false);
+            entry.eviction(entry.eviction().refused(entry.record()));
         } else if (outcome instanceof EvictionOutcome.Gone) {
             queues.forget(entry);
         } else {
-            entry.evictionUnconfirmed(true);
+            entry.eviction(entry.eviction().answerLost());
         }
     }
 
@@ -309,9 +292,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
      */
     JobKey queued(JobEntry entry, Eviction eviction) {
         EvictionMarks carried = entry.job.evictions();
-        entry.evicting(null);
-        entry.evictionAppliedVersion(null);
-        entry.evictionUnconfirmed(false);
+        entry.eviction(entry.eviction().over());
         Instant now = clock.instant();
         // what this scheduler saw and what the job carries (another replica's evictions, a restart), together; a copy
         // that carries this very eviction (seen before the write's answer) tells the time it was written: the
@@ -319,7 +300,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
         boolean carriesIt = eviction != null && carried.reason() == eviction.reason()
                 && eviction.record().equals(entry.job.record());
         EvictionMarks marks = (eviction != null && !carriesIt ? eviction.history() : entry.marks()).union(carried, now);
-        entry.marks(marks);
+        entry.eviction(entry.eviction().withMarks(marks));
         Eviction.Reason reason = eviction != null ? eviction.reason() : carried.reason();
         if (reason == Eviction.Reason.TIMEOUT && entry.state == Scheduler.State.ACTIVE && !marks.timedOutAt().isEmpty()) {
             Instant last = marks.timedOutAt().get(marks.timedOutAt().size() - 1);

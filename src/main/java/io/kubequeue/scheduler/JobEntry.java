@@ -8,7 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * One job as the core holds it, pending or admitted. Only the core touches it, always under {@link Scheduler}'s lock,
  * and each field has one writing class, its owner (docs/architecture.md, "Who owns what"; held by
  * {@code ArchitectureTest}): the placement ({@link #state}, {@link #group}, {@link #attempts}, the retry time, the
- * hold, the copy decided on) is {@link QueueManager}'s, the charge ({@link #charge}) {@link QuotaLedger}'s, the admission's answer {@link AdmissionAnswers}', the eviction state {@link Evictions}'.
+ * hold, the copy decided on) is {@link QueueManager}'s, the charge ({@link #charge}) {@link QuotaLedger}'s, the admission's answer {@link AdmissionAnswers}', the eviction state ({@link EvictionState}, one value) {@link Evictions}'.
  *
  * <p>The fields that place a job in a sorted set ({@link #priority}, its request and preemptibility) change only while
  * it is in no sorted set (see {@link QueueOrder}).
@@ -174,29 +174,15 @@ final class JobEntry {
          * had been seen: the first copy newer than it ends the backoff (decided again on it); else null.
          */
         String outdatedAt;
-        /** An eviction decided and not seen through yet: the job stays charged until it is seen suspended. */
-        Eviction evicting;
-        /** The resourceVersion the applied eviction produced: a running copy newer than it was started again. */
-        String evictionAppliedVersion;
-        /** That eviction's answer was lost and reading the job back failed: outcome unknown. */
-        boolean evictionUnconfirmed;
-        /** The admission under which an eviction of the job was refused: it is not a victim again under it. */
-        AdmissionRecord evictionRefusedUnder;
+        /** Its eviction state ({@link Evictions}'), or null for {@link EvictionState#NONE}. */
+        EvictionState eviction;
         /** A reclaim's victim, pending: not admitted before this job (its preemptor) is, while that reclaim goes on. */
         JobKey yieldsTo;
-        /** What the job carries about its evictions, and the ones applied since. */
-        EvictionMarks marks = EvictionMarks.NONE;
-        /** The admission under which a pod of the job was seen running: that admission can no longer time out. */
-        AdmissionRecord podRanUnder;
-        /** The admission whose pod-ran mark was asked to be written ({@link Scheduler#podRan}): asked once. */
-        AdmissionRecord podRanRecorded;
         /**
          * An evicted job seen suspended ({@code QUEUED}) while its pods are still there: it stays charged, state
          * {@code ADMITTED}, until they are gone ({@link Evictions#keepsRoom}); then this copy queues it. Else null.
          */
         JobObservation draining;
-        /** When its admission times out, while it is watched for that ({@link Evictions}); else null. */
-        Instant timeoutAt;
         /**
          * The newest {@code admittedAt} among the records its suspended copies carried: every record up to it is spent
          * (the job queued again after that admission), so a running copy under one was started by hand; else null.
@@ -213,10 +199,8 @@ final class JobEntry {
 
         boolean isEmpty() {
             return confirmedVersion == null && !unconfirmed && newest == null && !newestUnreadable
-                    && outdatedAt == null && evicting == null && evictionAppliedVersion == null
-                    && !evictionUnconfirmed && evictionRefusedUnder == null && yieldsTo == null
-                    && marks.equals(EvictionMarks.NONE) && podRanUnder == null && podRanRecorded == null
-                    && draining == null && timeoutAt == null && spentUpTo == null && lastHold == null
+                    && outdatedAt == null && eviction == null && yieldsTo == null
+                    && draining == null && spentUpTo == null && lastHold == null
                     && admittedCountedIn == null && heldCountedIn == null && hold == null;
         }
     }
@@ -310,60 +294,36 @@ final class JobEntry {
         }
     }
 
-    Eviction evicting() {
-        return extras == null ? null : extras.evicting;
+    /** Its eviction state ({@link Evictions}'): {@link EvictionState#NONE} for most jobs. */
+    EvictionState eviction() {
+        return extras == null || extras.eviction == null ? EvictionState.NONE : extras.eviction;
     }
 
-    void evicting(Eviction evicting) {
-        if (extras == null && evicting == null) {
+    void eviction(EvictionState state) {
+        boolean none = state.isNone();
+        if (extras == null && none) {
             return;
         }
-        extras().evicting = evicting;
-        if (evicting == null) {
+        extras().eviction = none ? null : state;
+        if (none) {
             trimExtras();
         }
+    }
+
+    Eviction evicting() {
+        return eviction().evicting();
     }
 
     String evictionAppliedVersion() {
-        return extras == null ? null : extras.evictionAppliedVersion;
-    }
-
-    void evictionAppliedVersion(String evictionAppliedVersion) {
-        if (extras == null && evictionAppliedVersion == null) {
-            return;
-        }
-        extras().evictionAppliedVersion = evictionAppliedVersion;
-        if (evictionAppliedVersion == null) {
-            trimExtras();
-        }
+        return eviction().appliedVersion();
     }
 
     boolean evictionUnconfirmed() {
-        return extras == null ? false : extras.evictionUnconfirmed;
-    }
-
-    void evictionUnconfirmed(boolean evictionUnconfirmed) {
-        if (extras == null && !evictionUnconfirmed) {
-            return;
-        }
-        extras().evictionUnconfirmed = evictionUnconfirmed;
-        if (!evictionUnconfirmed) {
-            trimExtras();
-        }
+        return eviction().unconfirmed();
     }
 
     AdmissionRecord evictionRefusedUnder() {
-        return extras == null ? null : extras.evictionRefusedUnder;
-    }
-
-    void evictionRefusedUnder(AdmissionRecord evictionRefusedUnder) {
-        if (extras == null && evictionRefusedUnder == null) {
-            return;
-        }
-        extras().evictionRefusedUnder = evictionRefusedUnder;
-        if (evictionRefusedUnder == null) {
-            trimExtras();
-        }
+        return eviction().refusedUnder();
     }
 
     /** Why it is held, or null. */
@@ -411,45 +371,15 @@ final class JobEntry {
     }
 
     EvictionMarks marks() {
-        return extras == null ? EvictionMarks.NONE : extras.marks;
-    }
-
-    void marks(EvictionMarks marks) {
-        if (extras == null && marks.equals(EvictionMarks.NONE)) {
-            return;
-        }
-        extras().marks = marks.equals(EvictionMarks.NONE) ? EvictionMarks.NONE : marks;
-        if (marks.equals(EvictionMarks.NONE)) {
-            trimExtras();
-        }
+        return eviction().marks();
     }
 
     AdmissionRecord podRanUnder() {
-        return extras == null ? null : extras.podRanUnder;
-    }
-
-    void podRanUnder(AdmissionRecord podRanUnder) {
-        if (extras == null && podRanUnder == null) {
-            return;
-        }
-        extras().podRanUnder = podRanUnder;
-        if (podRanUnder == null) {
-            trimExtras();
-        }
+        return eviction().podRanUnder();
     }
 
     AdmissionRecord podRanRecorded() {
-        return extras == null ? null : extras.podRanRecorded;
-    }
-
-    void podRanRecorded(AdmissionRecord podRanRecorded) {
-        if (extras == null && podRanRecorded == null) {
-            return;
-        }
-        extras().podRanRecorded = podRanRecorded;
-        if (podRanRecorded == null) {
-            trimExtras();
-        }
+        return eviction().podRanRecorded();
     }
 
     JobObservation draining() {
@@ -467,17 +397,7 @@ final class JobEntry {
     }
 
     Instant timeoutAt() {
-        return extras == null ? null : extras.timeoutAt;
-    }
-
-    void timeoutAt(Instant timeoutAt) {
-        if (extras == null && timeoutAt == null) {
-            return;
-        }
-        extras().timeoutAt = timeoutAt;
-        if (timeoutAt == null) {
-            trimExtras();
-        }
+        return eviction().timeoutAt();
     }
 
     Instant spentUpTo() {
