@@ -21,9 +21,9 @@ import io.kubequeue.config.SettingRanges;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.JobFeed;
-import io.kubequeue.scheduler.Admission;
-import io.kubequeue.scheduler.CycleResult;
-import io.kubequeue.scheduler.Eviction;
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.Eviction;
 import io.kubequeue.scheduler.Cycles;
 import io.kubequeue.scheduler.Scheduler;
 
@@ -146,7 +146,7 @@ public class AdmissionLoop {
      * {@link FeedToAdmission#deferQueuedEvent}). Nothing is
      * kept while the loop is closed (a follower writes no Normal events). Returns at once.
      */
-    public void queuedEvent(io.kubequeue.scheduler.JobKey job, String message) {
+    public void queuedEvent(io.kubequeue.scheduler.model.JobKey job, String message) {
         if (open) {
             queuedEvents.queued(job, message);
         }
@@ -301,7 +301,7 @@ public class AdmissionLoop {
         }
 
         @Override
-        public io.kubequeue.scheduler.JobKey key(Admission admission) {
+        public io.kubequeue.scheduler.model.JobKey key(Admission admission) {
             return admission.key();
         }
 

@@ -13,7 +13,7 @@ import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.RecordFields;
 import io.kubequeue.job.RecordSignatures;
 import io.kubequeue.job.SuspendMark;
-import io.kubequeue.scheduler.Admission;
+import io.kubequeue.scheduler.model.Admission;
 
 /**
  * The admission patch, kube-queue's write that starts a job (see {@link Admitter}; the other write to a job is an

@@ -13,7 +13,7 @@ import java.util.function.Function;
 
 import org.jboss.logging.Logger;
 
-import io.kubequeue.scheduler.Admission;
+import io.kubequeue.scheduler.model.Admission;
 
 /**
  * Carries decided admissions (or evictions: {@link EvictionSender} keeps a pipeline of its own) to the API server with
@@ -25,7 +25,7 @@ import io.kubequeue.scheduler.Admission;
  * <p>Thread-safe. {@code send} is called without the pipeline's lock held; the stage it returns must complete
  * (normally or not) once the decision is settled, which frees its slot.
  *
- * @param <T> the decision: {@link Admission} or {@link io.kubequeue.scheduler.Eviction}
+ * @param <T> the decision: {@link Admission} or {@link io.kubequeue.scheduler.model.Eviction}
  */
 final class AdmissionPipeline<T> {
 

@@ -22,11 +22,11 @@ import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.RecordSignatures;
 import io.kubequeue.job.ShowsQueuingCondition;
-import io.kubequeue.scheduler.Admission;
-import io.kubequeue.scheduler.AdmissionOutcome;
-import io.kubequeue.scheduler.AdmissionRecord;
-import io.kubequeue.scheduler.JobKey;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.AdmissionOutcome;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.scheduler.AdmissionSettling;
 import io.kubequeue.scheduler.Scheduler;
 

@@ -4,9 +4,9 @@ import java.util.function.Predicate;
 
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.JobDirectory;
-import io.kubequeue.scheduler.CycleResult;
-import io.kubequeue.scheduler.Hold;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.Hold;
+import io.kubequeue.scheduler.model.JobKey;
 
 /**
  * The events a scheduling cycle's decisions give the jobs, written by the admission loop after each cycle (off the

@@ -20,10 +20,10 @@ import io.kubequeue.job.EvictionAnnotations;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.RecordSignatures;
 import io.kubequeue.job.JobKind;
-import io.kubequeue.scheduler.Eviction;
-import io.kubequeue.scheduler.EvictionOutcome;
-import io.kubequeue.scheduler.Explanation;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.EvictionOutcome;
+import io.kubequeue.scheduler.model.Explanation;
+import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.EvictionSettling;
 import io.kubequeue.scheduler.Scheduler;
 

@@ -13,7 +13,7 @@ import io.kubequeue.job.EvictionAnnotations;
 import io.kubequeue.job.RecordFields;
 import io.kubequeue.job.RecordSignatures;
 import io.kubequeue.job.SuspendMark;
-import io.kubequeue.scheduler.Eviction;
+import io.kubequeue.scheduler.model.Eviction;
 
 /**
  * The eviction patch, kube-queue's write that suspends an admitted job again (see {@link Evicter}): built here so

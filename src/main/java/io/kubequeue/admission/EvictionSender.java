@@ -8,10 +8,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
-import io.kubequeue.scheduler.CycleResult;
-import io.kubequeue.scheduler.Eviction;
-import io.kubequeue.scheduler.EvictionOutcome;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.EvictionOutcome;
+import io.kubequeue.scheduler.model.JobKey;
 
 /**
  * The admission loop's side that writes evictions: takes each cycle's reclaims and evictions ({@link #send}), tells

@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.kubequeue.job.FeedEffects;
 import io.kubequeue.job.JobFeed;
-import io.kubequeue.scheduler.Admission;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.JobKey;
 
 /**
  * The job feed's effects, carried to the admission side: cycles of the {@link AdmissionLoop}, the records it writes,

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.RecordSignatures;
-import io.kubequeue.scheduler.Admission;
+import io.kubequeue.scheduler.model.Admission;
 
 /**
  * The JSON Patch (RFC 6902) that writes the pod-ran mark ({@link Annotations#POD_RAN}) on a running job: a

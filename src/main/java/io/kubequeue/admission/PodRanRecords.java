@@ -14,8 +14,8 @@ import java.util.function.Predicate;
 import org.jboss.logging.Logger;
 
 import io.kubequeue.collections.BoundedMaps;
-import io.kubequeue.scheduler.Admission;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.JobKey;
 
 /**
  * The pod-ran marks ({@link PodRanPatch}) waiting to be written, at the lowest priority of kube-queue's writes: one at

@@ -11,9 +11,9 @@ import java.util.stream.Collectors;
 import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.JobDirectory;
-import io.kubequeue.scheduler.Admission;
-import io.kubequeue.scheduler.CycleResult;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.JobKey;
 
 /**
  * The {@code Queued} events, said once the cycle that first sees the job has run, and only for a job still pending

@@ -9,8 +9,8 @@ import java.util.concurrent.TimeUnit;
 import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.job.JobFeed;
-import io.kubequeue.scheduler.Admission;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.ReadViews;
 
 /**

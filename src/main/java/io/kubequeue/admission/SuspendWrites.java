@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.JobKind;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.JobKey;
 
 /**
  * The one write path for every write that changes whether a job runs (its suspend mark): an admission

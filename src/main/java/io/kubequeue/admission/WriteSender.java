@@ -13,7 +13,7 @@ import java.util.function.Function;
 
 import org.jboss.logging.Logger;
 
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.JobKey;
 
 /**
  * Sends one kind of decided write that changes whether a job runs (admissions, evictions: each through
@@ -29,7 +29,7 @@ import io.kubequeue.scheduler.JobKey;
  *       {@link AdmissionLoop#MAX_RECHECK_BACKOFF}, until it is known or nothing is left to settle.</li>
  * </ul>
  *
- * @param <D> the decision ({@link io.kubequeue.scheduler.Admission}, {@link io.kubequeue.scheduler.Eviction})
+ * @param <D> the decision ({@link io.kubequeue.scheduler.model.Admission}, {@link io.kubequeue.scheduler.model.Eviction})
  * @param <O> its one outcome type
  */
 final class WriteSender<D, O> {

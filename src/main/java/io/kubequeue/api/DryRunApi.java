@@ -29,7 +29,7 @@ import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.JobKinds;
-import io.kubequeue.scheduler.JobObservation;
+import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.ReadViews;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.runtime.annotations.RegisterForReflection;

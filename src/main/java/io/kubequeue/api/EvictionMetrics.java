@@ -1,8 +1,8 @@
 package io.kubequeue.api;
 
 import io.kubequeue.job.EvictionAnnotations;
-import io.kubequeue.scheduler.CycleResult;
-import io.kubequeue.scheduler.Eviction;
+import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.Eviction;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -38,7 +38,7 @@ import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.config.SettingRanges;
 import io.kubequeue.job.JobKind;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.JobKey;
 import io.quarkus.runtime.Startup;
 
 /**
@@ -178,7 +178,7 @@ public class ReadApiAccess {
 
         /**
          * Whether this caller may see this job: may list its kind in its namespace (what names another tenant's job in
-         * a reason, see {@link io.kubequeue.scheduler.Explanation}).
+         * a reason, see {@link io.kubequeue.scheduler.model.Explanation}).
          *
          * @throws ServiceUnavailableException (503) when the API server cannot be asked
          */

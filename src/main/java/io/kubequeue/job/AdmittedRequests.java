@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.kubequeue.resources.Quantities;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.resources.PodRequests;
 
 /**

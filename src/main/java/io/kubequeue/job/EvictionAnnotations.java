@@ -10,9 +10,9 @@ import java.util.Map;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
-import io.kubequeue.scheduler.Eviction;
-import io.kubequeue.scheduler.EvictionMarks;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.EvictionMarks;
+import io.kubequeue.scheduler.model.JobKey;
 
 /**
  * The values of the four eviction annotations ({@link Annotations#EVICTED}, {@link Annotations#EVICTED_FOR},

@@ -1,7 +1,7 @@
 package io.kubequeue.job;
 
-import io.kubequeue.scheduler.Admission;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.JobKey;
 
 /**
  * What the job feed's observations set off outside the feed: the port {@link JobFeed} is given when it is built,

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Map;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.kubequeue.scheduler.JobPriority;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.input.InvalidJobException;
 
 /**

@@ -25,7 +25,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.JobKey;
 
 /**
  * The one watch on the pods of managed jobs, shared by the ResourceQuota plugin's accounting

@@ -12,7 +12,7 @@ import java.util.Map;
  * reads them alike, and every write of kube-queue's writes all six.
  *
  * @param group       the quota group the job was charged to; {@code ""} if none
- * @param admittedAt  the admission time (RFC 3339) or {@link io.kubequeue.scheduler.AdmissionRecord#STARTED_OUTSIDE}
+ * @param admittedAt  the admission time (RFC 3339) or {@link io.kubequeue.scheduler.model.AdmissionRecord#STARTED_OUTSIDE}
  * @param evicted     {@code reclaim}, {@code timeout} or {@code ""}
  * @param evictedFor  the preemptor as {@code Kind/namespace/name}, or {@code ""}
  * @param reclaimedAt reclaim times, RFC 3339, comma-separated, or {@code ""}

@@ -17,7 +17,7 @@ import javax.crypto.spec.SecretKeySpec;
 
 import jakarta.inject.Singleton;
 
-import io.kubequeue.scheduler.AdmissionRecord;
+import io.kubequeue.scheduler.model.AdmissionRecord;
 
 /**
  * Signs and checks what kube-queue writes on a job: the six annotations of {@link RecordFields}, bound to the job's

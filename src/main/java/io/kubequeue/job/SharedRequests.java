@@ -1,7 +1,7 @@
 package io.kubequeue.job;
 
 import io.kubequeue.collections.BoundedInterner;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.Resources;
 
 /**
  * One {@link Resources} instance per distinct job request, for the requests kube-queue keeps of its jobs (the

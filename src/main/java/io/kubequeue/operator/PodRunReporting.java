@@ -9,8 +9,8 @@ import org.jboss.logging.Logger;
 import io.kubequeue.admission.AdmissionLoop;
 import io.kubequeue.admission.Evicter;
 import io.kubequeue.job.JobPods;
-import io.kubequeue.scheduler.JobKey;
-import io.kubequeue.scheduler.QuotaTree;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.Scheduler;
 
 /**

@@ -26,7 +26,7 @@ import io.kubequeue.job.JobKind;
 import io.kubequeue.leader.Leadership;
 import io.kubequeue.priority.PriorityClassWatch;
 import io.kubequeue.quota.QuotaPlugin;
-import io.kubequeue.scheduler.QuotaTree;
+import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.arc.All;
 import io.quarkus.runtime.ShutdownEvent;

@@ -12,7 +12,7 @@ import org.jboss.logging.Logger;
 
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.kubequeue.scheduler.QuotaTree;
+import io.kubequeue.scheduler.model.QuotaTree;
 
 /**
  * What both quota plugins share: one informer on the quota objects, and on any add, update or delete the whole

@@ -2,7 +2,7 @@ package io.kubequeue.quota;
 
 import java.util.function.Consumer;
 
-import io.kubequeue.scheduler.QuotaTree;
+import io.kubequeue.scheduler.model.QuotaTree;
 
 /**
  * A plugin that reads quota groups from the cluster (seed: {@code QueueGroupPlugin}) and reports every

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.function.Consumer;
 
 import io.kubequeue.config.QueueGroupPlugin;
-import io.kubequeue.scheduler.QuotaTree;
+import io.kubequeue.scheduler.model.QuotaTree;
 
 /**
  * One quota plugin (seed: {@code QueueGroupPlugin}): a bean in its own folder under {@code quota/}, which brings

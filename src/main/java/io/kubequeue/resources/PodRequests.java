@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.kubequeue.resources.PodDefaults;
 import io.kubequeue.resources.Quantities;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.input.InvalidJobException;
 
 /**

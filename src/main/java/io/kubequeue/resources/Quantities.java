@@ -6,7 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.Resources;
 
 /**
  * Turns Kubernetes quantities into the scheduler's exact units, with fabric8 {@link Quantity} doing the parsing

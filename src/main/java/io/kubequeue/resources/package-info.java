@@ -6,7 +6,7 @@
  * counted ({@link io.kubequeue.resources.ContainerDefaults}, {@link io.kubequeue.resources.PodDefaults}).
  *
  * <p>Pure functions and values: no informers, no client, no scheduler state. It may import only the core's value
- * {@link io.kubequeue.scheduler.Resources} and {@code io.kubequeue.input}; every package above it may import it
+ * {@link io.kubequeue.scheduler.model.Resources} and {@code io.kubequeue.input}; every package above it may import it
  * (the layering rule in {@code ArchitectureTest}).
  */
 package io.kubequeue.resources;

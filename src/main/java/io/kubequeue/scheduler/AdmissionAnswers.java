@@ -1,5 +1,7 @@
 package io.kubequeue.scheduler;
 
+import io.kubequeue.scheduler.model.JobObservation;
+
 /**
  * What the core knows of the answer to an admission it sent, per admitted job: the version our patch produced, a lost
  * answer, the newest suspended copy seen while the patch was on its way, and whether the job was seen running since

@@ -6,6 +6,8 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 
+import io.kubequeue.scheduler.model.AdmissionRecord;
+
 /**
  * Gives every admission its own record: the admission time, in {@link Scheduler#ADMITTED_AT}'s format, is later
  * than any decided here or read on any job's record, by a millisecond if need be. A record names one decision, so a

@@ -4,6 +4,12 @@ import java.time.Clock;
 import java.util.Objects;
 import java.util.Optional;
 
+import io.kubequeue.scheduler.model.AdmissionOutcome;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.QuotaNode;
+
 /**
  * Settles an admission the core decided, once the admission side knows what became of it ({@link AdmissionOutcome}):
  * "what happens when a patch is refused", and every other end, in one place. An answer about an admission the job

@@ -2,6 +2,10 @@ package io.kubequeue.scheduler;
 
 import java.util.Optional;
 
+import io.kubequeue.scheduler.model.AdmissionOutcome;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.JobKey;
+
 /**
  * The core as the admission writer sees it: what became of an admission it sent ({@link Scheduler} implements it).
  * One of the core's roles.

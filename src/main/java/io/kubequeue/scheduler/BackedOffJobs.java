@@ -8,6 +8,8 @@ import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.TreeSet;
 
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * A group's backed-off jobs in queue order, and the same jobs split by {@link Shape}: a retry after a release
  * walks one cursor per shape that fits now ({@link #cursor}), so the jobs of a shape that does not fit are not

@@ -3,6 +3,8 @@ package io.kubequeue.scheduler;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.kubequeue.scheduler.model.Explanation;
+
 /**
  * The blocking queue ({@code StrictPriority=true}, the seed's strict priority): a group's head that does not fit
  * stays its head, and nothing behind it is admitted until it is. Its backed-off jobs are only refused admissions (a

@@ -1,5 +1,8 @@
 package io.kubequeue.scheduler;
 
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * What an admitted job is charged: the admission it runs under, the group it is counted in, the amount (millicores,
  * bytes, counts, and one of {@link Resources#MAX_JOBS}), whether it counts against min (non-preemptible), and

@@ -2,6 +2,9 @@ package io.kubequeue.scheduler;
 
 import java.util.function.Consumer;
 
+import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * The core as the quota plugins and the PriorityClass watch see it: what the cluster says beyond the jobs — the quota
  * groups in force, what is used outside kube-queue, the PriorityClasses ({@link Scheduler} implements it). One of

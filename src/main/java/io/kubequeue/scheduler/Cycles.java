@@ -4,6 +4,8 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.Optional;
 
+import io.kubequeue.scheduler.model.CycleResult;
+
 /**
  * The core as the admission loop sees it: it runs the cycles, wakes up for the next retry, and settles what it could
  * not send; it reads statuses for the records it writes beside admissions ({@link Scheduler} implements it). One of

@@ -1,5 +1,9 @@
 package io.kubequeue.scheduler;
 
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.EvictionOutcome;
+import io.kubequeue.scheduler.model.JobKey;
+
 /**
  * The core as the eviction writer sees it: what became of an eviction it sent, and the pods it found running on the
  * last check before a timeout ({@link Scheduler} implements it). One of the core's roles.

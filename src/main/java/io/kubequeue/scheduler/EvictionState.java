@@ -2,6 +2,10 @@ package io.kubequeue.scheduler;
 
 import java.time.Instant;
 
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.EvictionMarks;
+
 /**
  * One admitted job's eviction state, as {@link Evictions}, its only writer, holds it (docs/architecture.md, "Who owns
  * what"). An immutable value: each change is a new one, so {@link Scheduler#copy} shares it, and a job's eviction

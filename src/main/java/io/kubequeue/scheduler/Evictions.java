@@ -12,6 +12,15 @@ import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.Predicate;
 
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.EvictionMarks;
+import io.kubequeue.scheduler.model.EvictionOutcome;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.QuotaNode;
+
 /**
  * Evictions of admitted jobs, and the admission timeout (docs/policies.md, "Admission timeout" and "Reclaim"). An
  * {@link Eviction} leaves its job charged: its quota is released only when the cluster shows the job suspended

@@ -4,6 +4,14 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.EvictionMarks;
+import io.kubequeue.scheduler.model.Hold;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * One job as the core holds it, pending or admitted. Only the core touches it, always under {@link Scheduler}'s lock,
  * and each field has one writing class, its owner (docs/architecture.md, "Who owns what"; held by

@@ -2,6 +2,11 @@ package io.kubequeue.scheduler;
 
 import java.util.Optional;
 
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.Observed;
+
 /**
  * The core as the job feed sees it: every observation of a job goes in here ({@link Scheduler} implements it, under
  * its lock). One of the core's roles: a client depends on the roles it uses, never on {@code Scheduler} itself.

@@ -2,6 +2,8 @@ package io.kubequeue.scheduler;
 
 import java.time.Instant;
 
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * The backed-off jobs that wait alone but may wait in a {@link BackoffWave} (not refused, not yielding, in a group),
  * found by what a wave's jobs share ({@link BackoffWave.Key}: group, request with the job count, preemptibility,

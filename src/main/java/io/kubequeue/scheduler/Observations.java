@@ -4,7 +4,14 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.Map;
 import io.kubequeue.collections.BoundedMaps;
-import io.kubequeue.scheduler.JobObservation.Phase;
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation.Phase;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.Observed;
+import io.kubequeue.scheduler.model.Resources;
 
 /**
  * Takes in what the cluster shows of each job ({@link JobObservation}) and moves it between queued, admitted and

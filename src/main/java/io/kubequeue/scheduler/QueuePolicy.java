@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
+import io.kubequeue.scheduler.model.Explanation;
+
 /**
  * How queues are worked: what a cycle does with a head that does not fit, and what a release wakes. One
  * implementation per {@link SchedulingPolicy}, chosen once from the settings ({@link #of}); the seed's switches map

@@ -8,6 +8,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import io.kubequeue.collections.BoundedMaps;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.Explanation;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.Resources;
 
 /**
  * The quota side of the core: the quota groups in force, what admitted jobs use at each node, what is used outside

@@ -4,6 +4,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.QuotaTree;
+
 /**
  * The core as its readers see it — the read API, the dry run, the metrics, the tree's status, the records written
  * beside admissions: copies of where things stand, nothing that changes them ({@link Scheduler} implements it). One

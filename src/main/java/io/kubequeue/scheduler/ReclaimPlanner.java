@@ -10,6 +10,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * Chooses the victims of a reclaim (docs/policies.md, "Reclaim"): the admitted jobs of groups that borrow above their
  * own min whose suspension makes room for a job that fits its own group's min but not the free room.

@@ -8,6 +8,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
 
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.EvictionMarks;
+import io.kubequeue.scheduler.model.Explanation;
+import io.kubequeue.scheduler.model.Hold;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * Reclaims in progress (docs/policies.md, "Reclaim"): for each preemptor, its victims, and its room reserved in the
  * ledger so that nobody else, victims included, takes the room they free. The preemptor is held

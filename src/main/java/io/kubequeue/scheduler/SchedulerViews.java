@@ -11,6 +11,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
+import io.kubequeue.scheduler.model.Explanation;
+import io.kubequeue.scheduler.model.Hold;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.QuotaTree;
+
 /**
  * Read views of the core for the API, metrics and events: groups, queue positions, the reason a job waits, and
  * dry runs. Changes nothing. O(jobs) at most, for an API call, not for the decision path; what a metrics refresh reads

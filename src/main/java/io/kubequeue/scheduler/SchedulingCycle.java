@@ -10,6 +10,11 @@ import java.util.List;
 import java.util.PriorityQueue;
 import java.util.Set;
 import io.kubequeue.scheduler.QuotaLedger.FitShape;
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.Hold;
 
 /**
  * One scheduling cycle, one pass under {@link Scheduler}'s lock: expired backoffs end, then jobs are tried in queue

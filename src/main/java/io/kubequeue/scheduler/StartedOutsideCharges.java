@@ -5,6 +5,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * The charges of jobs kube-queue did not admit (started outside it: a mark removed by hand, a record it did not
  * write), and what the groups above each one leave out of them (issue 25, docs/behaviour.md §3): such a job is

@@ -10,6 +10,12 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
 
+import io.kubequeue.scheduler.model.Explanation;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * The admitted jobs whose request cannot be read (charged as unknown, see {@link Scheduler#observeUnreadable}), and
  * what they count for at each node of the tree: the only owner of that state. Only {@link QuotaLedger} calls it,

@@ -22,10 +22,10 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.SuspendMark;
-import io.kubequeue.scheduler.Admission;
-import io.kubequeue.scheduler.AdmissionRecord;
-import io.kubequeue.scheduler.JobKey;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.testing.StrictApiServer;
 
 /**

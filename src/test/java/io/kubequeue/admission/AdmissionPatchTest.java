@@ -11,10 +11,10 @@ import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.RecordFields;
 import io.kubequeue.job.RecordSignatures;
 import io.kubequeue.job.SuspendMark;
-import io.kubequeue.scheduler.Admission;
-import io.kubequeue.scheduler.AdmissionRecord;
-import io.kubequeue.scheduler.JobKey;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.testing.TrustedRecords;
 
 /**

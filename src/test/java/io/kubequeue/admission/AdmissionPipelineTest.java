@@ -14,10 +14,10 @@ import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.Test;
 
-import io.kubequeue.scheduler.Admission;
-import io.kubequeue.scheduler.AdmissionRecord;
-import io.kubequeue.scheduler.JobKey;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.Resources;
 
 /** The admission pipeline alone: its in-flight limit, its turn-taking between quota groups, its backlog. */
 class AdmissionPipelineTest {

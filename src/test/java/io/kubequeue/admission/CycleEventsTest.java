@@ -9,8 +9,8 @@ import org.junit.jupiter.api.Test;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.batch.BatchJobKind;
-import io.kubequeue.scheduler.CycleResult;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.testing.RecordingEvents;
 
 /**

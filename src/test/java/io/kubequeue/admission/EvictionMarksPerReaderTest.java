@@ -8,11 +8,11 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import io.kubequeue.job.SuspendMark;
-import io.kubequeue.scheduler.AdmissionRecord;
-import io.kubequeue.scheduler.Eviction;
-import io.kubequeue.scheduler.EvictionMarks;
-import io.kubequeue.scheduler.JobKey;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.EvictionMarks;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.testing.TrustedRecords;
 
 /**

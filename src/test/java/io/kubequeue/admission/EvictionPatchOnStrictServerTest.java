@@ -30,12 +30,12 @@ import io.kubequeue.job.JobKind;
 import io.kubequeue.job.JobKinds;
 import io.kubequeue.job.StopsWhenSuspended;
 import io.kubequeue.job.SuspendMark;
-import io.kubequeue.scheduler.Admission;
-import io.kubequeue.scheduler.AdmissionRecord;
-import io.kubequeue.scheduler.Eviction;
-import io.kubequeue.scheduler.EvictionMarks;
-import io.kubequeue.scheduler.JobKey;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.EvictionMarks;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.testing.Parse;
 import io.kubequeue.testing.StrictApiServer;
 

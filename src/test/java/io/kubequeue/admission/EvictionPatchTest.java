@@ -10,11 +10,11 @@ import org.junit.jupiter.api.Test;
 import io.kubequeue.job.RecordFields;
 import io.kubequeue.job.RecordSignatures;
 import io.kubequeue.job.SuspendMark;
-import io.kubequeue.scheduler.AdmissionRecord;
-import io.kubequeue.scheduler.Eviction;
-import io.kubequeue.scheduler.EvictionMarks;
-import io.kubequeue.scheduler.JobKey;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.EvictionMarks;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.testing.TrustedRecords;
 
 /**

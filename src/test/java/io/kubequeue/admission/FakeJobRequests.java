@@ -15,8 +15,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubequeue.job.Annotations;
-import io.kubequeue.scheduler.AdmissionRecord;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.JobKey;
 
 /**
  * An {@link AsyncJobRequests} that sends nothing, for plain unit tests of the admission path: every patch and read

@@ -15,10 +15,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import io.kubequeue.scheduler.Admission;
-import io.kubequeue.scheduler.AdmissionRecord;
-import io.kubequeue.scheduler.JobKey;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.Resources;
 
 /**
  * The pod-ran marks' priority (docs/policies.md, "A pod ran: the mark"): never while a decided admission waits for

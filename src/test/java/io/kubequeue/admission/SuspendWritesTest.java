@@ -25,7 +25,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.batch.BatchJobKind;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.JobKey;
 
 /**
  * The one write path's skeleton on its own ({@link SuspendWrites}), with a decision that names each step it is asked

@@ -9,12 +9,12 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import io.kubequeue.scheduler.AdmissionRecord;
-import io.kubequeue.scheduler.CycleResult;
-import io.kubequeue.scheduler.Eviction;
-import io.kubequeue.scheduler.EvictionMarks;
-import io.kubequeue.scheduler.JobKey;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.EvictionMarks;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.Resources;
 import io.micrometer.prometheus.PrometheusConfig;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
 

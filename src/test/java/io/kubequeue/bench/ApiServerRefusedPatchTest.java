@@ -20,7 +20,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubequeue.admission.AsyncJobRequests;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.JobKey;
 
 /**
  * The embedded server answers a JSON Patch whose {@code test} op fails as a real API server does: 422, the object

@@ -31,7 +31,7 @@ import io.kubequeue.resources.Quantities;
 import io.kubequeue.quota.elastic.ElasticQuotaTree;
 import io.kubequeue.quota.elastic.ElasticQuotaTreeSource;
 import io.kubequeue.quota.resourcequota.ResourceQuotaSource;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.testing.RecordingEvents;
 
 /**

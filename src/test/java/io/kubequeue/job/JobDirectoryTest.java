@@ -12,7 +12,7 @@ import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.kubequeue.job.batch.BatchJobKind;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.JobKey;
 
 /** What a directory entry keeps of a job (issue 27: memory per pending job), and how pods are traced to jobs. */
 class JobDirectoryTest {

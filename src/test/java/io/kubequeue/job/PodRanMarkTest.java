@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-import io.kubequeue.scheduler.AdmissionRecord;
+import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.testing.TrustedRecords;
 
 /** The pod-ran mark (docs/security.md, "The pod-ran mark"): only kube-queue's, for this job and this record, counts. */

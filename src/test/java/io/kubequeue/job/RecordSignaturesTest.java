@@ -20,7 +20,7 @@ import javax.crypto.spec.SecretKeySpec;
 
 import org.junit.jupiter.api.Test;
 
-import io.kubequeue.scheduler.AdmissionRecord;
+import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.testing.TrustedRecords;
 
 /**
@@ -75,12 +75,12 @@ class RecordSignaturesTest {
     @Test
     void theAdmittedRequestIsSignedWhenPresentAndARecordWithoutItVerifiesAsBefore() throws Exception {
         RecordFields admitted = RecordFields.admission("root.a", "2026-01-01T00:00:00.123Z",
-                RecordFields.History.NONE, AdmittedRequests.write(io.kubequeue.scheduler.Resources.of("cpu", 4000L)));
+                RecordFields.History.NONE, AdmittedRequests.write(io.kubequeue.scheduler.model.Resources.of("cpu", 4000L)));
         assertEquals("{\"cpu\":\"4\"}", admitted.admittedRequest());
         assertEquals(documented(TrustedRecords.KEY, "u1", admitted), signatures.sign("u1", admitted));
         RecordSignatures.Reading read = signatures.read("u1", annotated(admitted, signatures.sign("u1", admitted)));
         assertEquals(RecordSignatures.Trust.TRUSTED, read.trust());
-        assertEquals(io.kubequeue.scheduler.Resources.of("cpu", 4000L),
+        assertEquals(io.kubequeue.scheduler.model.Resources.of("cpu", 4000L),
                 AdmittedRequests.read(read.trusted().admittedRequest()));
 
         // a record of the six alone, signed as every record was before the field existed (upgrade)
@@ -101,12 +101,12 @@ class RecordSignaturesTest {
 
     @Test
     void anAdmittedRequestReadsBackExactlyAndAValueThatDoesNotReadIsNone() {
-        io.kubequeue.scheduler.Resources seedLike = io.kubequeue.scheduler.Resources.of("cpu", 1500L, "memory",
+        io.kubequeue.scheduler.model.Resources seedLike = io.kubequeue.scheduler.model.Resources.of("cpu", 1500L, "memory",
                 16L << 30, "nvidia.com/gpu", 2L, "aliyun.com/gpu-mem", 16L, "ephemeral-storage", 1000L, "limits.cpu", 2500L, "limits.memory", 17L << 30);
         assertEquals(seedLike, AdmittedRequests.read(AdmittedRequests.write(seedLike)));
         assertEquals(seedLike, AdmittedRequests.read(AdmittedRequests.write(
-                seedLike.with(io.kubequeue.scheduler.Resources.MAX_JOBS, 1))), "the job count is not written");
-        assertEquals("", AdmittedRequests.write(io.kubequeue.scheduler.Resources.NONE));
+                seedLike.with(io.kubequeue.scheduler.model.Resources.MAX_JOBS, 1))), "the job count is not written");
+        assertEquals("", AdmittedRequests.write(io.kubequeue.scheduler.model.Resources.NONE));
         for (String bad : List.of("", "[]", "{\"cpu\":\"lots\"}", "{\"cpu\":\"1e999999999\"}", "{\"cpu\":4}x",
                 "{\"cpu\":null}", "{\"cpu\":\"-1\"}", "x".repeat(AdmittedRequests.MAX_CHARS + 1))) {
             assertNull(AdmittedRequests.read(bad), bad.length() > 40 ? "too long" : bad);

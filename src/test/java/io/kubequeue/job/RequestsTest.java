@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.kubequeue.job.batch.BatchJobKind;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.testing.Parse;
 import io.kubequeue.resources.PodRequests;
 import io.kubequeue.input.InvalidJobException;

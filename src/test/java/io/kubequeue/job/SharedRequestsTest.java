@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 import org.junit.jupiter.api.Test;
 
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.Resources;
 
 /** Equal requests are one instance (issue 27: memory per pending job); distinct ones stay distinct. */
 class SharedRequestsTest {

@@ -15,7 +15,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.kubequeue.job.Annotations;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.testing.Cluster;
 import io.kubequeue.testing.SeedTreeFixture;

@@ -25,7 +25,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
 import io.fabric8.kubernetes.api.model.node.v1.RuntimeClassBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.testing.Cluster;
 
@@ -184,8 +184,8 @@ abstract class PricingScenario {
         return scheduler.status(new JobKey("Job", "default", name));
     }
 
-    private io.kubequeue.scheduler.Resources request(String name) {
-        return status(name).map(Scheduler.JobStatus::request).orElse(io.kubequeue.scheduler.Resources.NONE);
+    private io.kubequeue.scheduler.model.Resources request(String name) {
+        return status(name).map(Scheduler.JobStatus::request).orElse(io.kubequeue.scheduler.model.Resources.NONE);
     }
 
     private boolean admittedByScheduler(String name) {

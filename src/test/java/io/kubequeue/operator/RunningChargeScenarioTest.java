@@ -77,7 +77,7 @@ class RunningChargeScenarioTest {
 
         client.resource(withPodRequests(client, cluster.tfJob("job1"), "100m", "100Mi")).update();
         await().atMost(Duration.ofSeconds(5)).until(() -> scheduler.status(
-                new io.kubequeue.scheduler.JobKey("TFJob", "default", "job1")).orElseThrow().request().get("cpu") == 300);
+                new io.kubequeue.scheduler.model.JobKey("TFJob", "default", "job1")).orElseThrow().request().get("cpu") == 300);
         assertEquals(3000, scheduler.usage("root.defaultQuotaGroup").get("cpu"), "its pods may still hold 3 cpu");
 
         TFJob job2 = (TFJob) Manifests.read(client, getClass().getResourceAsStream("/seed/tfjobs.yaml")).get(1);
@@ -85,6 +85,6 @@ class RunningChargeScenarioTest {
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
                 .until(() -> Cluster.suspended(cluster.tfJob("job2")));
         assertEquals(Scheduler.State.BACKOFF, scheduler.status(
-                new io.kubequeue.scheduler.JobKey("TFJob", "default", "job2")).orElseThrow().state());
+                new io.kubequeue.scheduler.model.JobKey("TFJob", "default", "job2")).orElseThrow().state());
     }
 }

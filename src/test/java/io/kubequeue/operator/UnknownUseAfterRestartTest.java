@@ -19,7 +19,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.argo.Workflow;
 import io.kubequeue.job.argo.WorkflowKind;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.testing.Cluster;
 import io.kubequeue.testing.TrustedRecords;

@@ -17,7 +17,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.kubequeue.scheduler.JobKey;
+import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.testing.InFlightPatches;
 import io.kubequeue.testing.SeedTreeFixture;

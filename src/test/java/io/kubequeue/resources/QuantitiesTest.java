@@ -10,7 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.Resources;
 
 /** Requests (and usage) round up, limits round down: each conservative, the difference shown where they differ. */
 class QuantitiesTest {

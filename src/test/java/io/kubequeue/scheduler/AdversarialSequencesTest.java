@@ -10,6 +10,15 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.AdmissionOutcome;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * Adversarial sequences against the scheduler core, from a review of the issue-12 changes: each is one concrete
  * event sequence a real cluster can produce, and each failed before its fix (the comment on each says what went

@@ -16,6 +16,11 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * A group's backed-off jobs hold each job once, in its shape's set (issue 27), and still read as one set in queue
  * order: after any mix of adds, removals and removals through a shape's cursor, the first job, the size, the order

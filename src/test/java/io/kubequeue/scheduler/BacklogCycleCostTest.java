@@ -11,6 +11,15 @@ import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * Issue 27 item 4, counted (never timed): one quota group holds N pending jobs that cannot fit (its cpu max is taken
  * by a running job, and nothing there ends), while jobs of two other groups arrive, are admitted and finish. Over a

@@ -21,6 +21,20 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.AdmissionOutcome;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.EvictionMarks;
+import io.kubequeue.scheduler.model.EvictionOutcome;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * Issue 27 item 4: backed-off jobs that wait alike wait as one wave ({@link BackoffWave}), and that changes no
  * decision. Two schedulers are driven with the same events, one with waves and one where every job waits alone (the

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
+import io.kubequeue.scheduler.model.QuotaTree;
+
 /**
  * The core's parts without the facade, for the unit tests of one part: a ledger holding {@code tree}, the admission
  * answers, and a queue manager on them (default policy, backoff 1s doubling to {@code maxBackoff}), on a clock

@@ -14,6 +14,11 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * The core's global backoff order is a heap of the entries, each knowing its slot (issue 27): after any mix of adds
  * (again, too), removals (of entries not in it, too) and polls, its size, membership and least entry are those of a

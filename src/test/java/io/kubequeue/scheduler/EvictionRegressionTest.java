@@ -12,6 +12,19 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.AdmissionOutcome;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.EvictionMarks;
+import io.kubequeue.scheduler.model.EvictionOutcome;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * Defects a review of the reclaim and timeout core found (issue 16), each written as the test that showed it first:
  * the per-hour limit across a restart, a refused timeout repeated under the same admission, the timeout backoff

@@ -11,6 +11,14 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.EvictionMarks;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * A job's eviction state as one value ({@link EvictionState}, written only by {@link Evictions}): each transition
  * changes what its name says and keeps the rest, and a state back at none is held as no object.

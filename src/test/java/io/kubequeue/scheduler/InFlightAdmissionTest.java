@@ -10,6 +10,16 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.AdmissionOutcome;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * Issue 12 at the scheduler core: every admission is bound to the exact job it was decided for, and no in-flight
  * state hangs (unconfirmed admissions, edits made while an admission is on its way, another replica's admission,

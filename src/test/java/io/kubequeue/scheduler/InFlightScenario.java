@@ -7,6 +7,15 @@ import java.util.List;
 
 import org.junit.jupiter.api.BeforeEach;
 
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * What the in-flight admission tests share: a scheduler with the default policy on root (cpu 8) → team-a (cpu 4,
  * namespace {@code a}), a clock the test moves, and batch jobs of namespace {@code a} in every phase.

@@ -17,6 +17,13 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import org.junit.jupiter.api.Test;
 
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * Issue 27: a backed-off job that waits alone costs no {@link BackoffWave}; a wave is made when a second job waits
  * alike. {@link LoneWaiters} is an open-addressing table: its deletion moves entries back, which a model checks.

@@ -15,6 +15,11 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import org.junit.jupiter.api.Test;
 
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * Issue 27: {@link QueuedSince} is a heap of the entries themselves, each knowing its slot; its oldest time is the
  * oldest of the jobs in it, with equal times, removals of jobs not in it, and jobs that were in a set dropped whole.

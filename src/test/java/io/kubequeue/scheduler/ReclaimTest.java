@@ -11,6 +11,17 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.EvictionOutcome;
+import io.kubequeue.scheduler.model.Hold;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * Reclaim in the core, case by case (issue 16; docs/policies.md, "Reclaim"). The tree: root (cpu 4 min and max) with
  * team-a and team-b (each min 2, max 4); team-b's two 2-cpu jobs borrow team-a's min.

@@ -12,6 +12,14 @@ import java.util.function.Consumer;
 
 import org.junit.jupiter.api.Test;
 
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * {@link Scheduler#copy} in states the random scenarios of {@code SchedulerCopyPropertiesTest} reach too seldom to
  * catch a part left out of the copy: a reclaim in progress (preemptor held, victims being evicted), an admission

@@ -25,6 +25,17 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.AdmissionOutcome;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * Property-based tests of the scheduler core (issues 4, 12): random quota trees, jobs, priorities and event
  * sequences (submit, cycle, finish, delete, re-suspend, tree change, restart, PriorityClass change, time; and

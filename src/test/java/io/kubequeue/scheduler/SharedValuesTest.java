@@ -9,6 +9,13 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.EvictionMarks;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.Resources;
+
 /**
  * Issue 27, memory per pending job: values every job has and most jobs have alike are shared, not held per job:
  * priorities, the "no eviction marks" value, and the job's key (one instance per job, not one per read). Each is

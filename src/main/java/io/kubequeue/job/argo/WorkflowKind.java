@@ -21,8 +21,8 @@ import io.kubequeue.job.JobKind;
 import io.kubequeue.job.Pruning;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.resources.Quantities;
-import io.kubequeue.scheduler.JobPriority;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.Resources;
 
 /**
  * argoproj.io/v1alpha1 Workflow, queued as a whole (seed: "Argo Workflow当前仅支持对整体进行排队"). Managed when

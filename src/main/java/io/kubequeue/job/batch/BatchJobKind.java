@@ -20,9 +20,9 @@ import io.kubequeue.resources.PodRequests;
 import io.kubequeue.job.Pruning;
 import io.kubequeue.job.StopsWhenSuspended;
 import io.kubequeue.job.SuspendMark;
-import io.kubequeue.scheduler.JobPriority;
+import io.kubequeue.scheduler.model.JobPriority;
 import io.kubequeue.resources.PodDefaults;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.Resources;
 
 /**
  * batch/v1 Job (Kubernetes ≥ 1.22). Managed when {@code spec.suspend: true} or the suspend annotation is set; only

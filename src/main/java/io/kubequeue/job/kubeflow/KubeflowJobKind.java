@@ -25,8 +25,8 @@ import io.kubequeue.job.Pruning;
 import io.kubequeue.job.StopsWhenSuspended;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.resources.PodDefaults;
-import io.kubequeue.scheduler.JobPriority;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.Resources;
 
 /**
  * What the Kubeflow job kinds share (docs/behaviour.md §1, §2): suspended by the annotation (ack-arena operators)

@@ -10,7 +10,7 @@ import io.kubequeue.config.QueueGroupPlugin;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.leader.Leadership;
 import io.kubequeue.quota.QuotaPlugin;
-import io.kubequeue.scheduler.QuotaTree;
+import io.kubequeue.scheduler.model.QuotaTree;
 
 /**
  * {@code QueueGroupPlugin=elasticquota} (the default): the groups are the nodes of the ElasticQuotaTree in

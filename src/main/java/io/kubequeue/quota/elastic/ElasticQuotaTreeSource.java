@@ -17,8 +17,8 @@ import io.kubequeue.events.EventRecorder;
 import io.kubequeue.quota.AdmissionTimeoutAnnotations;
 import io.kubequeue.quota.InformedQuotaSource;
 import io.kubequeue.resources.Quantities;
-import io.kubequeue.scheduler.QuotaNode;
-import io.kubequeue.scheduler.QuotaTree;
+import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.QuotaTree;
 
 /**
  * Quota groups from the ElasticQuotaTree (plugin {@code elasticquota}, the default; docs/behaviour.md §3).

@@ -17,8 +17,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kubequeue.concurrent.DaemonThreads;
-import io.kubequeue.scheduler.QuotaNode;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.scheduler.ReadViews;
 import io.kubequeue.scheduler.Scheduler;
 

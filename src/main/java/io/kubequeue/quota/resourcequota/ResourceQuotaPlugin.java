@@ -9,8 +9,8 @@ import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.config.QueueGroupPlugin;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.quota.QuotaPlugin;
-import io.kubequeue.scheduler.QuotaTree;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.scheduler.ClusterIntake;
 import io.kubequeue.scheduler.Scheduler;
 

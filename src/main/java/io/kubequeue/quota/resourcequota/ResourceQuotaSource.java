@@ -26,9 +26,9 @@ import io.kubequeue.events.EventRecorder;
 import io.kubequeue.quota.AdmissionTimeoutAnnotations;
 import io.kubequeue.quota.InformedQuotaSource;
 import io.kubequeue.resources.Quantities;
-import io.kubequeue.scheduler.QuotaNode;
-import io.kubequeue.scheduler.QuotaTree;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.Resources;
 
 /**
  * Quota groups from ResourceQuotas (plugin {@code resourcequota}; docs/behaviour.md §3): each namespace is a group

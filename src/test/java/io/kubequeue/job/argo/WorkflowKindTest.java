@@ -14,8 +14,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.job.StopsWhenSuspended;
 import io.kubequeue.job.SuspendMark;
-import io.kubequeue.scheduler.JobPriority;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.testing.Parse;
 
 /**

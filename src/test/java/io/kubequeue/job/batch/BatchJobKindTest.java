@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.kubequeue.job.SuspendMark;
-import io.kubequeue.scheduler.JobPriority;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.testing.Parse;
 
 /** batch/v1 Job's own rules (docs/behaviour.md §1, §2): its pod count, its marks, its priority and pod labels. */

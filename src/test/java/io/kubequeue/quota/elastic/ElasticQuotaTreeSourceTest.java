@@ -15,9 +15,9 @@ import org.junit.jupiter.api.Test;
 import io.kubequeue.quota.AdmissionTimeoutAnnotations;
 import io.kubequeue.testing.Parse;
 import io.kubequeue.testing.RecordingEvents;
-import io.kubequeue.scheduler.QuotaNode;
-import io.kubequeue.scheduler.QuotaTree;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.Resources;
 
 /** The ElasticQuotaTree plugin's reading of a tree into quota groups (moved out of the former QuotaSourcesTest). */
 class ElasticQuotaTreeSourceTest {

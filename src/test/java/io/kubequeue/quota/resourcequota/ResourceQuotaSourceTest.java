@@ -15,9 +15,9 @@ import io.fabric8.kubernetes.api.model.ResourceQuota;
 import io.kubequeue.quota.AdmissionTimeoutAnnotations;
 import io.kubequeue.testing.Parse;
 import io.kubequeue.testing.RecordingEvents;
-import io.kubequeue.scheduler.QuotaNode;
-import io.kubequeue.scheduler.QuotaTree;
-import io.kubequeue.scheduler.Resources;
+import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.Resources;
 
 /** The ResourceQuota plugin: quota keys, rounding, and a namespace without quota (moved out of the former QuotaSourcesTest). */
 class ResourceQuotaSourceTest {

@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.model;
 
 import java.time.Instant;
 import java.util.List;
@@ -7,7 +7,7 @@ import java.util.Objects;
 /**
  * A decision to suspend one admitted job again: the only other write kube-queue makes to a job besides admission.
  * The job stays charged until the cluster shows it suspended (an observation in phase {@code QUEUED}); only then is
- * its quota released. The admission side writes it and settles it with {@link Scheduler#settleEviction}.
+ * its quota released. The admission side writes it and settles it with {@link io.kubequeue.scheduler.Scheduler#settleEviction}.
  *
  * @param key        the job
  * @param uid        the object's uid the decision was made for (the write must test it); null if unknown

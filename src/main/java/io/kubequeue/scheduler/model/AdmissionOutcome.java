@@ -1,7 +1,7 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.model;
 
 /**
- * What became of one admission, as the admission side found out; {@link Scheduler#settle} settles the admission
+ * What became of one admission, as the admission side found out; {@link io.kubequeue.scheduler.Scheduler#settle} settles the admission
  * with it in one call. Every way an admission can end is one of these:
  * <ul>
  *   <li>{@link Applied}: the patch applied; the answer carried the job's new resourceVersion;</li>

@@ -1,7 +1,7 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.model;
 
 /**
- * What one {@link Scheduler#observe} changed, decided under the core's lock, so that the caller turns it into
+ * What one {@link io.kubequeue.scheduler.Scheduler#observe} changed, decided under the core's lock, so that the caller turns it into
  * effects (an event, a condition, a record to write, a read-back) without asking the core again.
  *
  * @param change      the transition
@@ -11,12 +11,12 @@ package io.kubequeue.scheduler;
  *                    not held
  * @param released    whether a charge of this job was taken off: room was freed
  * @param unconfirmed the job's admission whose answer was lost, if this copy is the cue to read it back (a
- *                    suspended copy arrived; see {@link Scheduler#unconfirmedAdmission}); else null
+ *                    suspended copy arrived; see {@link io.kubequeue.scheduler.Scheduler#unconfirmedAdmission}); else null
  */
 public record Observed(Change change, String group, AdmissionRecord record, boolean held, boolean released,
                        Admission unconfirmed) {
 
-    /** The transitions {@link Scheduler#observe} reports. */
+    /** The transitions {@link io.kubequeue.scheduler.Scheduler#observe} reports. */
     public enum Change {
         /** Not managed by kube-queue (never suspended, or paused by someone else): nothing done. */
         IGNORED,

@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.model;
 
 import java.time.Instant;
 import java.util.Objects;
@@ -38,7 +38,7 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
      *
      * @param active         its kind's status counts pods still active or terminating (a batch Job's
      *                       {@code status.active} or {@code status.terminating} above 0): an evicted job keeps its
-     *                       charge while they are ({@link Scheduler#podsChanged})
+     *                       charge while they are ({@link io.kubequeue.scheduler.Scheduler#podsChanged})
      * @param ranUnderRecord it carries kube-queue's signed mark that a pod of it ran under its admission record
      *                       ({@link #record}): that admission never times out, after a restart too
      */
@@ -78,7 +78,7 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
      * The same observation under {@code same}, a key equal to its own: the core keeps the first key instance it saw
      * of a job, so that a later read's copy of it is not held as well (issue 27).
      */
-    JobObservation withKey(JobKey same) {
+    public JobObservation withKey(JobKey same) {
         return same == key ? this : new JobObservation(same, uid, phase, request, priority, createdAt, quotaName,
                 preemptible, record, resourceVersion, stoppable, evictions, pods, admittedRequest);
     }

@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.model;
 
 /**
  * The crash-consistent record that an admission writes on the job (annotations

@@ -1,8 +1,8 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.model;
 
 /**
  * A decision to admit one job, already charged to its group's usage. The admission side must either write
- * it to the cluster or hand it back with {@link Scheduler#settle} ({@link AdmissionOutcome#REFUSED}).
+ * it to the cluster or hand it back with {@link io.kubequeue.scheduler.Scheduler#settle} ({@link AdmissionOutcome#REFUSED}).
  *
  * @param key     the job to admit
  * @param uid     the {@code metadata.uid} of the object the decision was made for; the patch applies to that object

@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.model;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -37,7 +37,7 @@ public record EvictionMarks(Eviction.Reason reason, JobKey preemptor, List<Insta
     /**
      * The marks, {@link #NONE} itself if they say nothing: every job that carries none shares it (issue 27: a job
      * queued, or queued again, took a copy of its own, 32 bytes per pending job), and {@code != NONE} reads as "carries
-     * some" ({@link Evictions}). Immutable, so sharing is safe.
+     * some" ({@link io.kubequeue.scheduler.Evictions}). Immutable, so sharing is safe.
      */
     static EvictionMarks of(Eviction.Reason reason, JobKey preemptor, List<Instant> reclaimedAt,
                             List<Instant> timedOutAt) {
@@ -48,7 +48,7 @@ public record EvictionMarks(Eviction.Reason reason, JobKey preemptor, List<Insta
     }
 
     /** The history after one more eviction at {@code now} (trimmed to the hour before it). */
-    EvictionMarks plus(Eviction.Reason why, JobKey forJob, Instant now) {
+    public EvictionMarks plus(Eviction.Reason why, JobKey forJob, Instant now) {
         List<Instant> reclaims = new ArrayList<>(within(reclaimedAt, now));
         List<Instant> timeouts = new ArrayList<>(within(timedOutAt, now));
         (why == Eviction.Reason.RECLAIM ? reclaims : timeouts).add(now);
@@ -59,7 +59,7 @@ public record EvictionMarks(Eviction.Reason reason, JobKey preemptor, List<Insta
      * Both histories together (each time once), trimmed to the hour up to {@code now}, with no eviction in progress:
      * what this scheduler saw and what the job carries (after a restart, or another replica's evictions).
      */
-    EvictionMarks union(EvictionMarks other, Instant now) {
+    public EvictionMarks union(EvictionMarks other, Instant now) {
         return of(null, null, merged(reclaimedAt, other.reclaimedAt, now), merged(timedOutAt, other.timedOutAt, now));
     }
 
@@ -70,12 +70,12 @@ public record EvictionMarks(Eviction.Reason reason, JobKey preemptor, List<Insta
     }
 
     /** How many times it was a reclaim's victim in the hour up to {@code now}. */
-    int reclaimsWithin(Instant now) {
+    public int reclaimsWithin(Instant now) {
         return within(reclaimedAt, now).size();
     }
 
     /** How many times its admission timed out in the hour up to {@code now}. */
-    int timeoutsWithin(Instant now) {
+    public int timeoutsWithin(Instant now) {
         return within(timedOutAt, now).size();
     }
 

@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.model;
 
 /**
  * A job the scheduler cannot consider until something changes in the quota groups: it is kept, never dropped,

@@ -1,7 +1,7 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.model;
 
 /**
- * What became of one {@link Eviction}, as the admission side found out; {@link Scheduler#settleEviction} settles it.
+ * What became of one {@link Eviction}, as the admission side found out; {@link io.kubequeue.scheduler.Scheduler#settleEviction} settles it.
  * <ul>
  *   <li>{@link Applied}: the job is suspended now; its quota is released once the informer shows it suspended (the
  *       job's own controller then stops its pods);</li>
