@@ -282,7 +282,7 @@ class ArchitectureTest {
         Map<String, SortedSet<String>> writers = writersOfCoreFields();
         assertEquals(Set.of("QueueManager"), writers.get("JobEntry.group"));
         assertEquals(Set.of("QueueManager"), writers.get("JobEntry.state"));
-        assertEquals(Set.of("AdmissionAnswers"), writers.get("JobEntry.confirmedVersion"), "through a setter");
+        assertEquals(Set.of("AdmissionAnswers"), writers.get("JobEntry.answer"), "through a setter");
         assertEquals(Set.of("QueueManager"), writers.get("JobEntry.priority"), "through setJob");
         assertTrue(writers.size() > 40, "fields found: " + writers.keySet());
     }

@@ -5,7 +5,8 @@ import io.kubequeue.scheduler.model.JobObservation;
 /**
  * What the core knows of the answer to an admission it sent, per admitted job: the version our patch produced, a lost
  * answer, the newest suspended copy seen while the patch was on its way, and whether the job was seen running since
- * its charge. The only writer of those fields of {@link JobEntry}: {@link Observations} (what the informer shows) and
+ * its charge, kept as one {@link AdmissionAnswer} value and {@link JobEntry#seenRunning}. The only writer of those
+ * fields of {@link JobEntry}: {@link Observations} (what the informer shows) and
  * {@link AdmissionSettlements} (what the admission side reports) both tell it, and {@link QueueManager} starts them
  * over at each charge. Only the core calls it, under {@link Scheduler}'s lock.
  */
@@ -14,41 +15,34 @@ final class AdmissionAnswers {
     /** The copy {@code to} knows what {@code from} knows of its admission's answer (for {@link Scheduler#copy}). */
     void copy(JobEntry from, JobEntry to) {
         to.seenRunning = from.seenRunning;
-        to.confirmedVersion(from.confirmedVersion());
-        to.unconfirmed(from.unconfirmed());
-        to.newest(from.newest());
-        to.newestUnreadable(from.newestUnreadable());
+        to.answer(from.answer()); // a value: shared
     }
 
     /** A new charge: nothing is known yet of its answer. */
     void newAdmission(JobEntry entry) {
         entry.seenRunning = false;
-        entry.confirmedVersion(null);
-        entry.unconfirmed(false);
-        entry.newest(null);
-        entry.newestUnreadable(false);
+        entry.answer(AdmissionAnswer.NONE);
     }
 
     /** The charge is gone: no answer is awaited. */
     void released(JobEntry entry) {
-        entry.unconfirmed(false);
+        entry.answer(entry.answer().awaitsNone());
     }
 
     /** Our patch was applied (or the job found started by hand) at {@code version}: settled. */
     void confirmed(JobEntry entry, String version) {
-        entry.confirmedVersion(version);
-        entry.unconfirmed(false);
+        entry.answer(entry.answer().confirmed(version));
     }
 
     /** The answer was lost and reading the job back failed: the outcome is unknown until the job is seen. */
     void lost(JobEntry entry) {
-        entry.unconfirmed(true);
+        entry.answer(entry.answer().lost());
     }
 
     /** The job is seen running: whatever our patch did is settled, and a suspend mark seen now is a re-suspension. */
     void seenRunning(JobEntry entry) {
         entry.seenRunning = true;
-        entry.unconfirmed(false);
+        entry.answer(entry.answer().awaitsNone());
     }
 
     /**
@@ -64,13 +58,11 @@ final class AdmissionAnswers {
      * {@code unreadable}: its request cannot be read, and the job is withdrawn then.
      */
     void newestSeen(JobEntry entry, JobObservation copy, boolean unreadable) {
-        entry.newest(copy);
-        entry.newestUnreadable(unreadable);
+        entry.answer(entry.answer().newestSeen(copy, unreadable));
     }
 
     /** The newest copy was applied or settled: none is kept. */
     void newestTaken(JobEntry entry) {
-        entry.newest(null);
-        entry.newestUnreadable(false);
+        entry.answer(entry.answer().newestTaken());
     }
 }

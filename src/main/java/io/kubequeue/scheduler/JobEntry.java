@@ -16,7 +16,7 @@ import io.kubequeue.scheduler.model.Resources;
  * One job as the core holds it, pending or admitted. Only the core touches it, always under {@link Scheduler}'s lock,
  * and each field has one writing class, its owner (docs/architecture.md, "Who owns what"; held by
  * {@code ArchitectureTest}): the placement ({@link #state}, {@link #group}, {@link #attempts}, the retry time, the
- * hold, the copy decided on) is {@link QueueManager}'s, the charge ({@link #charge}) {@link QuotaLedger}'s, the admission's answer {@link AdmissionAnswers}', the eviction state ({@link EvictionState}, one value) {@link Evictions}'.
+ * hold, the copy decided on) is {@link QueueManager}'s, the charge ({@link #charge}) {@link QuotaLedger}'s, the admission's answer ({@link AdmissionAnswer}, one value, and {@link #seenRunning}) {@link AdmissionAnswers}', the eviction state ({@link EvictionState}, one value) {@link Evictions}'.
  *
  * <p>The fields that place a job in a sorted set ({@link #priority}, its request and preemptibility) change only while
  * it is in no sorted set (see {@link QueueOrder}).
@@ -169,14 +169,8 @@ final class JobEntry {
      * their defaults. Read and set them through the accessors of the same name.
      */
     private static final class Extras {
-        /** The resourceVersion our admission patch produced, or null. */
-        String confirmedVersion;
-        /** The admission's answer was lost (5xx, timeout) and reading the job back failed: outcome unknown. */
-        boolean unconfirmed;
-        /** The newest suspended copy seen while the admission was on its way; applied if it is handed back. */
-        JobObservation newest;
-        /** That copy's request cannot be read: if the admission is handed back, the job is withdrawn. */
-        boolean newestUnreadable;
+        /** What is known of its admission's answer ({@link AdmissionAnswers}'), or null for {@link AdmissionAnswer#NONE}. */
+        AdmissionAnswer answer;
         /**
          * Its admission was refused because the job changed after this version (the one decided on), and no newer copy
          * had been seen: the first copy newer than it ends the backoff (decided again on it); else null.
@@ -206,8 +200,7 @@ final class JobEntry {
         Hold hold;
 
         boolean isEmpty() {
-            return confirmedVersion == null && !unconfirmed && newest == null && !newestUnreadable
-                    && outdatedAt == null && eviction == null && yieldsTo == null
+            return answer == null && outdatedAt == null && eviction == null && yieldsTo == null
                     && draining == null && spentUpTo == null && lastHold == null
                     && admittedCountedIn == null && heldCountedIn == null && hold == null;
         }
@@ -232,60 +225,36 @@ final class JobEntry {
         }
     }
 
-    String confirmedVersion() {
-        return extras == null ? null : extras.confirmedVersion;
+    /** What is known of its admission's answer ({@link AdmissionAnswers}'): {@link AdmissionAnswer#NONE} while pending. */
+    AdmissionAnswer answer() {
+        return extras == null || extras.answer == null ? AdmissionAnswer.NONE : extras.answer;
     }
 
-    void confirmedVersion(String confirmedVersion) {
-        if (extras == null && confirmedVersion == null) {
+    void answer(AdmissionAnswer next) {
+        boolean none = next.isNone();
+        if (extras == null && none) {
             return;
         }
-        extras().confirmedVersion = confirmedVersion;
-        if (confirmedVersion == null) {
+        extras().answer = none ? null : next;
+        if (none) {
             trimExtras();
         }
+    }
+
+    String confirmedVersion() {
+        return answer().confirmedVersion();
     }
 
     boolean unconfirmed() {
-        return extras == null ? false : extras.unconfirmed;
-    }
-
-    void unconfirmed(boolean unconfirmed) {
-        if (extras == null && !unconfirmed) {
-            return;
-        }
-        extras().unconfirmed = unconfirmed;
-        if (!unconfirmed) {
-            trimExtras();
-        }
+        return answer().unconfirmed();
     }
 
     JobObservation newest() {
-        return extras == null ? null : extras.newest;
-    }
-
-    void newest(JobObservation newest) {
-        if (extras == null && newest == null) {
-            return;
-        }
-        extras().newest = newest;
-        if (newest == null) {
-            trimExtras();
-        }
+        return answer().newest();
     }
 
     boolean newestUnreadable() {
-        return extras == null ? false : extras.newestUnreadable;
-    }
-
-    void newestUnreadable(boolean newestUnreadable) {
-        if (extras == null && !newestUnreadable) {
-            return;
-        }
-        extras().newestUnreadable = newestUnreadable;
-        if (!newestUnreadable) {
-            trimExtras();
-        }
+        return answer().newestUnreadable();
     }
 
     String outdatedAt() {

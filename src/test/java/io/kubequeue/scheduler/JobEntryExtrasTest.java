@@ -49,12 +49,8 @@ class JobEntryExtrasTest {
     }
 
     static final List<Field> FIELDS = List.of(
-            new Field("confirmedVersion", JobEntry::confirmedVersion, (e, v) -> e.confirmedVersion((String) v), null,
-                    "7"),
-            new Field("unconfirmed", JobEntry::unconfirmed, (e, v) -> e.unconfirmed((Boolean) v), false, true),
-            new Field("newest", JobEntry::newest, (e, v) -> e.newest((JobObservation) v), null, OBSERVED),
-            new Field("newestUnreadable", JobEntry::newestUnreadable, (e, v) -> e.newestUnreadable((Boolean) v),
-                    false, true),
+            new Field("answer", JobEntry::answer, (e, v) -> e.answer((AdmissionAnswer) v), AdmissionAnswer.NONE,
+                    AdmissionAnswer.NONE.confirmed("7").newestSeen(OBSERVED, true)),
             new Field("outdatedAt", JobEntry::outdatedAt, (e, v) -> e.outdatedAt((String) v), null, "8"),
             new Field("eviction", JobEntry::eviction, (e, v) -> e.eviction((EvictionState) v), EvictionState.NONE,
                     EvictionState.NONE.withTimeoutAt(T0).started(new Eviction(OBSERVED.key(), null, RECORD,

@@ -13,6 +13,7 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.AdmissionOutcome;
 import io.kubequeue.scheduler.model.CycleResult;
 import io.kubequeue.scheduler.model.Eviction;
 import io.kubequeue.scheduler.model.JobKey;
@@ -23,7 +24,8 @@ import io.kubequeue.scheduler.model.Resources;
 /**
  * {@link Scheduler#copy} in states the random scenarios of {@code SchedulerCopyPropertiesTest} reach too seldom to
  * catch a part left out of the copy: a reclaim in progress (preemptor held, victims being evicted), an admission
- * timeout being watched, a release the retry-on-release policy has not acted on yet, a job seen ended whose stale
+ * timeout being watched, an admission whose answer was lost, a release the retry-on-release policy has not acted on
+ * yet, a job seen ended whose stale
  * copy arrives later. Each case runs twice from the same start, on the original and on a copy taken at the same
  * step, and both runs must answer alike from there; each case also shows that its state matters (the answers
  * differ from a fresh scheduler's), so that the comparison can fail.
@@ -107,6 +109,26 @@ class SchedulerCopyTest {
             it.applyAndSee(decided.get(1));
             answers.add(it.cycle().admissions());
             answers.add(it.scheduler.status(A1).map(Scheduler.JobStatus::state));
+        });
+    }
+
+    /** The answer state ({@link AdmissionAnswer}): a lost answer is still awaited in the copy, and settles there. */
+    @Test
+    void anAdmissionWhoseAnswerWasLostIsStillUnconfirmedInTheCopy() {
+        List<Admission> decided = new ArrayList<>();
+        copyDecidesAsTheOriginal(Scheduler.Settings.defaults(), it -> {
+            decided.clear();
+            it.submit("a", "a1", 1000, 0, true);
+            decided.addAll(it.scheduler.schedule().admissions());
+            // the patch's answer was lost and the read-back failed too: the outcome is unknown
+            it.scheduler.settle(A1, decided.get(0).record(), AdmissionOutcome.UNKNOWN);
+        }, (it, answers) -> {
+            Admission lost = decided.get(0);
+            answers.add(it.scheduler.admissionUnsettled(A1, lost.record()));
+            answers.add(it.scheduler.unconfirmedAdmission(A1).map(Admission::record));
+            // a re-read shows it never applied: handed back, and decided again
+            it.scheduler.settle(A1, lost.record(), AdmissionOutcome.REFUSED);
+            answers.add(it.scheduler.admissionUnsettled(A1, lost.record()));
         });
     }
 
