@@ -173,14 +173,13 @@ public class Admitter {
         }
         JobDirectory.Entry entry = seen.get();
         Ambiguous open = ambiguousOf(admission);
-        String fence = null;
+        Fence fence = null;
         if (mayWrite && open != null && open.version() != null && open.version().equals(entry.resourceVersion())
                 && !entry.marks().isEmpty()) {
             // the same patch as sent: built on the job as seen at the version it tests
-            fence = AdmissionPatch.of(entry, admission.boundTo(open.version()), signatures).toString();
+            fence = new Fence(entry, AdmissionPatch.of(entry, admission.boundTo(open.version()), signatures).toString());
         }
-        return writes.readBack(entry.kind(), new AdmissionWrite(admission, false,
-                fence == null ? null : new Fence(entry, fence)), null);
+        return writes.readBack(entry.kind(), new AdmissionWrite(admission, false, fence), null);
     }
 
     /** A re-check that only reads (see {@link #recheck(Admission, boolean)}). */
@@ -380,7 +379,7 @@ public class Admitter {
          */
         @Override
         @SuppressWarnings({"unchecked", "rawtypes"})
-        public CompletableFuture<Settlement> read(JobKind<?> kind, HasMetadata job, SuspendWrites.Failure after) {
+        public CompletableFuture<Settlement> read(JobKind<?> kind, HasMetadata job) {
             Ambiguous open = ambiguousOf(bound);
             String version = open != null ? open.version() : bound.resourceVersion();
             boolean held = ((JobKind) kind).held(job);

@@ -245,7 +245,7 @@ public class Evicter {
          */
         @Override
         @SuppressWarnings({"unchecked", "rawtypes"})
-        public CompletableFuture<EvictionOutcome> read(JobKind<?> kind, HasMetadata job, SuspendWrites.Failure after) {
+        public CompletableFuture<EvictionOutcome> read(JobKind<?> kind, HasMetadata job) {
             Map<String, String> annotations = job.getMetadata().getAnnotations() == null ? Map.of()
                     : job.getMetadata().getAnnotations();
             boolean ours = eviction.record().admittedAt().equals(annotations.get(Annotations.ADMITTED_AT));

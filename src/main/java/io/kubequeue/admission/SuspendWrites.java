@@ -134,10 +134,9 @@ final class SuspendWrites {
         /**
          * What a read of the job says about this decision.
          *
-         * @param job   the job as read; null when it is absent (a read of a missing object answers 404)
-         * @param after the failure that asked for the read, or null for a re-read
+         * @param job the job as read: the object the decision was made for (absent or another uid is {@link #gone})
          */
-        CompletableFuture<O> read(JobKind<?> kind, HasMetadata job, Failure after);
+        CompletableFuture<O> read(JobKind<?> kind, HasMetadata job);
 
         /**
          * The read failed too.
@@ -189,7 +188,7 @@ final class SuspendWrites {
             if (job == null || !sameObject(decision.uid(), job.getMetadata().getUid())) {
                 return CompletableFuture.completedFuture(decision.gone());
             }
-            return decision.read(kind, job, after);
+            return decision.read(kind, job);
         }).thenCompose(Function.identity());
     }
 
