@@ -26,6 +26,9 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.syntax.ArchRuleDefinition;
 import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
 
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
+
 /**
  * The layering of {@code src/main/java} (docs/architecture.md, "The map"), read from the compiled classes, so a
  * fully qualified name in code counts as much as an import. Each top-level package of {@code io.kubequeue} has a
@@ -132,8 +135,8 @@ class ArchitectureTest {
     /**
      * A client of the core depends on the roles it uses ({@code JobIntake}, {@code Cycles}, {@code AdmissionSettling},
      * {@code EvictionSettling}, {@code ClusterIntake}, {@code ReadViews}), never on {@code Scheduler} itself; only the
-     * wiring ({@code operator}) builds and hands it out. The core's value types nested in it ({@code Scheduler.State},
-     * {@code Scheduler.JobStatus}, …) are other classes and free to use.
+     * wiring ({@code operator}) builds and hands it out. The core's value types nested in it ({@code JobState},
+     * {@code JobStatus}, …) are other classes and free to use.
      */
     @Test
     void onlyTheWiringKnowsTheSchedulerItself() {
@@ -145,6 +148,41 @@ class ArchitectureTest {
     void theSchedulerRuleSeesAUser() {
         assertTrue(usersOfTheScheduler(MAIN, "operator").stream().anyMatch(u -> u.contains("SchedulerProducer")),
                 usersOfTheScheduler(MAIN, "operator").toString());
+    }
+
+    /**
+     * The parts of the core and its values never lean on the facade: the facade uses its parts, the parts use one
+     * another and {@code scheduler.model}, so a part can be read, tested and copied without {@code Scheduler}.
+     */
+    @Test
+    void thePartsOfTheCoreDoNotUseTheFacade() {
+        assertEquals(List.of(), partsUsingTheFacade(MAIN));
+    }
+
+    /** The rule can fail: the core's own tests use the facade. */
+    @Test
+    void theFacadeRuleSeesAUser() {
+        JavaClasses tests = new ClassFileImporter().withImportOption(ImportOption.Predefined.ONLY_INCLUDE_TESTS)
+                .importPackages(ROOT + "scheduler");
+        assertTrue(partsUsingTheFacade(tests).stream().anyMatch(u -> u.contains("SchedulerTest")),
+                partsUsingTheFacade(tests).toString());
+    }
+
+    private static List<String> partsUsingTheFacade(JavaClasses classes) {
+        String facade = ROOT + "scheduler.Scheduler";
+        List<String> users = new ArrayList<>();
+        for (JavaClass origin : classes) {
+            boolean inCore = topPackage(origin).map("scheduler"::equals).orElse(false);
+            if (!inCore || origin.getName().equals(facade) || origin.getName().startsWith(facade + "$")) {
+                continue;
+            }
+            for (Dependency d : origin.getDirectDependenciesFromSelf()) {
+                if (d.getTargetClass().getName().equals(facade)) {
+                    users.add(origin.getName() + " uses the facade: " + d.getDescription());
+                }
+            }
+        }
+        return users.stream().distinct().sorted().toList();
     }
 
     private static List<String> usersOfTheScheduler(JavaClasses classes, String... exempt) {

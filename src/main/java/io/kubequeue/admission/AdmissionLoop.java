@@ -21,11 +21,12 @@ import io.kubequeue.config.SettingRanges;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.JobFeed;
+import io.kubequeue.scheduler.Cycles;
+import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.CycleResult;
 import io.kubequeue.scheduler.model.Eviction;
-import io.kubequeue.scheduler.Cycles;
-import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.JobState;
 
 /**
  * Runs scheduling cycles off the API server's critical path: one thread decides (cheap, in memory) and never
@@ -75,7 +76,7 @@ public class AdmissionLoop {
         this.admitter = admitter;
         this.cycleEvents = new CycleEvents(directory, events);
         this.queuedEvents = new QueuedEvents(directory, events, key -> scheduler.status(key)
-                .map(s -> s.state() != Scheduler.State.ADMITTED).orElse(false));
+                .map(s -> s.state() != JobState.ADMITTED).orElse(false));
         SettingRanges.WORKERS.check(config.admission().workers());
         SettingRanges.BATCH_WINDOW.check(config.admission().batchWindow());
         SettingRanges.IN_FLIGHT.check(config.admission().inFlight());
@@ -89,7 +90,7 @@ public class AdmissionLoop {
                 this::trigger, scheduler.clock(), this::tell);
         events.sendAfter(admissions::backlog); // events wait while decided admissions wait (docs/observability.md)
         this.podRanMarks = new PodRanRecords(admitter::recordPodRan, mark -> scheduler.status(mark.key())
-                .map(s -> s.state() == Scheduler.State.ADMITTED && mark.record().equals(s.record())).orElse(false),
+                .map(s -> s.state() == JobState.ADMITTED && mark.record().equals(s.record())).orElse(false),
                 admissions::backlog, () -> open, cycles);
     }
 

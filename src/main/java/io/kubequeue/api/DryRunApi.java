@@ -24,14 +24,14 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kubequeue.input.ManifestBounds;
 import io.kubequeue.input.InvalidJobException;
+import io.kubequeue.input.ManifestBounds;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.JobKinds;
-import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.ReadViews;
-import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.DryRun;
+import io.kubequeue.scheduler.model.JobObservation;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
@@ -134,7 +134,7 @@ public class DryRunApi {
         } catch (RuntimeException e) { // the kind adapter could not read it otherwise: the manifest's fault too
             throw unprocessable("cannot be read (" + brief(e) + ")");
         }
-        Scheduler.DryRun d = scheduler.dryRun(o);
+        DryRun d = scheduler.dryRun(o);
         String notManaged = !feed.enabled(kind.kind())
                 ? kind.kind() + " is switched off by kube-queue.disabled-kinds: kube-queue leaves it alone"
                 : !feed.watches(o.key().namespace())

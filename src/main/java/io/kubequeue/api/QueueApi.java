@@ -22,7 +22,9 @@ import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import io.kubequeue.scheduler.ReadViews;
-import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.GroupView;
+import io.kubequeue.scheduler.model.JobStatus;
+import io.kubequeue.scheduler.model.PendingView;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
@@ -92,7 +94,7 @@ public class QueueApi {
     public List<Queue> queues(@Context HttpHeaders headers) {
         ReadApiAccess.Viewer viewer = access.viewer(headers);
         String policy = scheduler.settings().policy().name();
-        List<Scheduler.GroupView> groups = scheduler.groups();
+        List<GroupView> groups = scheduler.groups();
         Set<String> visible = visible(viewer, groups);
         return groups.stream().filter(g -> visible.contains(g.name()))
                 .map(g -> new Queue(g.name(), g.parent(), policy, g.min().asQuantities(), g.max().asQuantities(),
@@ -148,7 +150,7 @@ public class QueueApi {
      * The groups holding a namespace the viewer may list some job kind in, every ancestor of such a group, and every
      * group below it (where a job of that namespace may be routed by its label).
      */
-    static Set<String> visible(ReadApiAccess.Viewer viewer, List<Scheduler.GroupView> groups) {
+    static Set<String> visible(ReadApiAccess.Viewer viewer, List<GroupView> groups) {
         Map<String, String> parents = new HashMap<>();
         Map<String, List<String>> children = new HashMap<>();
         groups.forEach(g -> {
@@ -158,7 +160,7 @@ public class QueueApi {
             }
         });
         Set<String> visible = new HashSet<>();
-        for (Scheduler.GroupView g : groups) {
+        for (GroupView g : groups) {
             if (g.namespaces().stream().anyMatch(viewer::mayListAnyKind)) {
                 for (String at = g.name(); at != null && visible.add(at); at = parents.get(at)) {
                     // marks the group and climbs to its root; stops at a group already marked
@@ -177,8 +179,8 @@ public class QueueApi {
     }
 
     /** One job as this viewer reads it: other jobs its reason names appear only if the viewer may see them. */
-    private static Job job(Scheduler.PendingView v, ReadApiAccess.Viewer viewer) {
-        Scheduler.JobStatus s = v.status();
+    private static Job job(PendingView v, ReadApiAccess.Viewer viewer) {
+        JobStatus s = v.status();
         return new Job(s.key().kind(), s.key().namespace(), s.key().name(), s.group(), s.state().name(), v.position(),
                 s.priority(), s.request().asQuantities(), s.retryAt(), v.reason().render(viewer::mayName));
     }

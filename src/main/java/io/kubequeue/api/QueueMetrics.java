@@ -23,12 +23,12 @@ import io.kubequeue.concurrent.DaemonThreads;
 import io.kubequeue.concurrent.Throttle;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.leader.Leadership;
+import io.kubequeue.scheduler.ReadViews;
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.CycleResult;
 import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.GroupView;
 import io.kubequeue.scheduler.model.Resources;
-import io.kubequeue.scheduler.ReadViews;
-import io.kubequeue.scheduler.Scheduler;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -246,9 +246,9 @@ public class QueueMetrics {
         // per-group series come from the leader only: a follower's copy of the same state would make every sum
         // over the replicas count each group twice (a follower's rows go as it stops leading)
         boolean leads = leadership.isLeader();
-        List<Scheduler.GroupView> groups = leads ? scheduler.groups() : List.of();
+        List<GroupView> groups = leads ? scheduler.groups() : List.of();
         java.util.Set<String> headsThatFit = leads ? scheduler.groupsWhoseHeadFits() : java.util.Set.of();
-        for (Scheduler.GroupView g : groups) {
+        for (GroupView g : groups) {
             Tags group = Tags.of("quota_group", g.name());
             pendingRows.put(group.and("state", "active"), (double) g.active());
             pendingRows.put(group.and("state", "backoff"), (double) g.backoff());

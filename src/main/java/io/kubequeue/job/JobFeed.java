@@ -19,18 +19,21 @@ import io.fabric8.kubernetes.client.CustomResource;
 import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.events.EventRecorder;
+import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.pricing.PodDefaultsSource;
+import io.kubequeue.scheduler.JobIntake;
+import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.EvictionMarks;
 import io.kubequeue.scheduler.model.JobKey;
-import io.kubequeue.scheduler.model.JobObservation;
-import io.kubequeue.scheduler.model.Observed;
 import io.kubequeue.scheduler.model.JobObservation.Phase;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
+import io.kubequeue.scheduler.model.Observed;
 import io.kubequeue.scheduler.model.Resources;
-import io.kubequeue.scheduler.JobIntake;
-import io.kubequeue.scheduler.Scheduler;
-import io.kubequeue.input.InvalidJobException;
+import io.kubequeue.scheduler.model.Unreadable;
 
 /**
  * Turns a job of any kind into a {@link JobObservation} and feeds the scheduler; every reconciler calls it,
@@ -158,7 +161,7 @@ public class JobFeed {
      */
     public boolean pending(String kind, HasMetadata job) {
         JobKey key = new JobKey(kind, job.getMetadata().getNamespace(), job.getMetadata().getName());
-        return scheduler.status(key).map(s -> s.state() != Scheduler.State.ADMITTED).orElse(false);
+        return scheduler.status(key).map(s -> s.state() != JobState.ADMITTED).orElse(false);
     }
 
     /** Called with each observation of a readable job, just before the scheduler gets it (for tests). */
@@ -395,18 +398,18 @@ public class JobFeed {
                                                     EvictionMarks evictions, InvalidJobException e) {
         JobObservation o = observation(kind, job, key, phase, Resources.NONE, record)
                 .withEvictions(entry.stopMark() != null, evictions).withPods(pods(kind, job, record));
-        Scheduler.Unreadable outcome = scheduler.observeUnreadable(o);
+        Unreadable outcome = scheduler.observeUnreadable(o);
         if (phase == Phase.QUEUED) {
             scheduler.unconfirmedAdmission(key).ifPresent(effects::unconfirmedCopy);
         }
-        Optional<Scheduler.JobStatus> now = scheduler.status(key);
-        String group = now.map(Scheduler.JobStatus::group).orElse("?");
+        Optional<JobStatus> now = scheduler.status(key);
+        String group = now.map(JobStatus::group).orElse("?");
         String what = switch (outcome) {
             case IGNORED -> null;
             case WITHDRAWN -> "the job stays suspended until it is fixed";
             case KEPT -> "the job " + (phase == Phase.QUEUED ? "is being admitted" : "runs")
                     + " and stays charged at its last known request "
-                    + now.map(Scheduler.JobStatus::request).orElse(Resources.NONE) + " in quota group " + group;
+                    + now.map(JobStatus::request).orElse(Resources.NONE) + " in quota group " + group;
             case HOLDS_GROUP -> "the job runs and its use is unknown, so quota group " + group
                     + " admits nothing more until it is fixed or ends; the groups above it count " + group
                     + " at the most its limits let it use";
@@ -414,7 +417,7 @@ public class JobFeed {
         if (what == null) {
             return;
         }
-        if (outcome == Scheduler.Unreadable.WITHDRAWN) {
+        if (outcome == Unreadable.WITHDRAWN) {
             invalid.add(key);
         } else {
             directory.put(key, entry);
@@ -509,8 +512,8 @@ public class JobFeed {
                 ? "they carry no " + Annotations.RECORD_SIGNATURE + ": written by hand, or by a kube-queue older than"
                         + " signed records, see docs/upgrade.md"
                 : "their " + Annotations.RECORD_SIGNATURE + " is not kube-queue's for these values on this job";
-        Optional<Scheduler.JobStatus> now = scheduler.status(key);
-        String what = now.map(status -> status.state() != Scheduler.State.ADMITTED
+        Optional<JobStatus> now = scheduler.status(key);
+        String what = now.map(status -> status.state() != JobState.ADMITTED
                 ? "the job queues in quota group " + status.group() + " as one kube-queue never admitted or evicted"
                 : status.record() != null && status.record().startedOutside()
                 ? "the job runs, so it is charged as started outside kube-queue to quota group " + status.group()

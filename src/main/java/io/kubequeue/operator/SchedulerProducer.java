@@ -10,7 +10,8 @@ import org.jboss.logging.Logger;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.config.SettingRanges;
 import io.kubequeue.scheduler.Scheduler;
-import io.kubequeue.scheduler.SchedulingPolicy;
+import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.SchedulingPolicy;
 
 /** Makes the one scheduler bean from configuration. */
 public class SchedulerProducer {
@@ -32,7 +33,7 @@ public class SchedulerProducer {
                     + "retries from the head on every release");
         }
         int maxPerHour = SettingRanges.RECLAIM_MAX_PER_HOUR.check(config.reclaim().maxPerHour());
-        Scheduler.Settings settings = new Scheduler.Settings(policy, config.backoff().initial(), config.backoff().max())
+        SchedulerSettings settings = new SchedulerSettings(policy, config.backoff().initial(), config.backoff().max())
                 .withAdmissionTimeout(config.admissionTimeout().orElse(null));
         if (config.reclaim().enabled()) {
             settings = settings.withReclaim(maxPerHour);

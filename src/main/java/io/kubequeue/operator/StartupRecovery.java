@@ -26,8 +26,9 @@ import io.kubequeue.job.JobKind;
 import io.kubequeue.leader.Leadership;
 import io.kubequeue.priority.PriorityClassWatch;
 import io.kubequeue.quota.QuotaPlugin;
-import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.QuotaTree;
 import io.quarkus.arc.All;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -196,7 +197,7 @@ public class StartupRecovery {
         podRuns.beforeRecovery();
         int jobs = new Recovery(client, feed).recoverAll(kinds);
         plugin.admittedJobsKnown(); // e.g. ResourceQuotas: the admitted jobs' pods are counted once
-        long admitted = scheduler.jobs().stream().filter(j -> j.state() == Scheduler.State.ADMITTED).count();
+        long admitted = scheduler.jobs().stream().filter(j -> j.state() == JobState.ADMITTED).count();
         LOG.infof("recovered %d jobs from the cluster (%d admitted and charged)", jobs, admitted);
     }
 

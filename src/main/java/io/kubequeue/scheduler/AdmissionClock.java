@@ -9,7 +9,7 @@ import java.time.temporal.ChronoUnit;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 
 /**
- * Gives every admission its own record: the admission time, in {@link Scheduler#ADMITTED_AT}'s format, is later
+ * Gives every admission its own record: the admission time, in {@link AdmissionRecord#ADMITTED_AT}'s format, is later
  * than any decided here or read on any job's record, by a millisecond if need be. A record names one decision, so a
  * late answer to an old one (a deleted namesake's, an earlier leader's) can never be mistaken for a newer one.
  */
@@ -38,7 +38,7 @@ final class AdmissionClock {
             at = lastAdmittedAt.plusMillis(1);
         }
         lastAdmittedAt = at;
-        return new AdmissionRecord(group, Scheduler.ADMITTED_AT.format(at));
+        return new AdmissionRecord(group, AdmissionRecord.ADMITTED_AT.format(at));
     }
 
     /**

@@ -8,6 +8,7 @@ import io.kubequeue.scheduler.model.AdmissionOutcome;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.QuotaNode;
 
 /**
@@ -55,7 +56,7 @@ final class AdmissionSettlements {
             answers.confirmed(entry, started.resourceVersion());
             AdmissionRecord kept = entry.record();
             observations.settleNewest(entry, started.resourceVersion());
-            return entry.state == Scheduler.State.ADMITTED ? Optional.of(kept) : Optional.empty();
+            return entry.state == JobState.ADMITTED ? Optional.of(kept) : Optional.empty();
         } else if (outcome instanceof AdmissionOutcome.TakenOver taken && observations.spent(entry, taken.found())) {
             // not another replica's: a record the job was seen suspended with since, kept as it was started by hand
             return settle(key, record, new AdmissionOutcome.StartedByHand(taken.resourceVersion()));

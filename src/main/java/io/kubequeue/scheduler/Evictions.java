@@ -19,6 +19,7 @@ import io.kubequeue.scheduler.model.EvictionMarks;
 import io.kubequeue.scheduler.model.EvictionOutcome;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.QuotaNode;
 
 /**
@@ -117,7 +118,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
     /** Starts watching an admitted job for its timeout, if one applies. */
     private void watch(JobEntry entry) {
         unwatch(entry);
-        if (entry.state != Scheduler.State.ADMITTED || entry.record() == null || entry.record().startedOutside()
+        if (entry.state != JobState.ADMITTED || entry.record() == null || entry.record().startedOutside()
                 || !entry.job.stoppable() || entry.chargeUnknown() || entry.record().equals(entry.podRanUnder())
                 || entry.evicting() != null || entry.draining() != null
                 || entry.record().equals(entry.evictionRefusedUnder())) {
@@ -180,7 +181,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
     /** See {@link Scheduler#podRan}. */
     Admission podRan(JobKey key) {
         JobEntry entry = queues.get(key);
-        if (entry == null || entry.state != Scheduler.State.ADMITTED || entry.draining() != null) {
+        if (entry == null || entry.state != JobState.ADMITTED || entry.draining() != null) {
             return null;
         }
         entry.eviction(entry.eviction().withPodRanUnder(entry.record()));
@@ -311,7 +312,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
         EvictionMarks marks = (eviction != null && !carriesIt ? eviction.history() : entry.marks()).union(carried, now);
         entry.eviction(entry.eviction().withMarks(marks));
         Eviction.Reason reason = eviction != null ? eviction.reason() : carried.reason();
-        if (reason == Eviction.Reason.TIMEOUT && entry.state == Scheduler.State.ACTIVE && !marks.timedOutAt().isEmpty()) {
+        if (reason == Eviction.Reason.TIMEOUT && entry.state == JobState.ACTIVE && !marks.timedOutAt().isEmpty()) {
             Instant last = marks.timedOutAt().get(marks.timedOutAt().size() - 1);
             Instant retryAt = Times.plus(last, timeoutBackoff(Math.max(1, marks.timeoutsWithin(now))));
             if (retryAt.isAfter(now)) {

@@ -10,6 +10,8 @@ import io.kubequeue.scheduler.model.EvictionMarks;
 import io.kubequeue.scheduler.model.Hold;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.Resources;
 
 /**
@@ -27,7 +29,7 @@ final class JobEntry {
     int priority;
     /** When the job was last queued (first seen, or suspended again), as {@link Times#nanos}: read {@link #queuedAt()}. */
     private long queuedAt;
-    Scheduler.State state;
+    JobState state;
     /** The group it queues in (pending); null if none. */
     String group;
     /** Its tries; while it is in a {@link #wave}, the wave's (read {@link #attempts()}). */
@@ -152,12 +154,12 @@ final class JobEntry {
 
     /** The group the job is counted in: where it is charged if admitted, else where it queues. */
     String currentGroup() {
-        return state == Scheduler.State.ADMITTED ? chargedGroup() : group;
+        return state == JobState.ADMITTED ? chargedGroup() : group;
     }
 
     /** A read-only copy of where it stands. */
-    Scheduler.JobStatus status() {
-        return new Scheduler.JobStatus(job.key(), state, currentGroup(), job.request(), priority, attempts(), retryAt(),
+    JobStatus status() {
+        return new JobStatus(job.key(), state, currentGroup(), job.request(), priority, attempts(), retryAt(),
                 hold(), record());
     }
 
@@ -196,7 +198,7 @@ final class JobEntry {
         String admittedCountedIn;
         /** The group whose held jobs it is counted in ({@link QueueManager}), or null. */
         String heldCountedIn;
-        /** Why it is held ({@link Scheduler.State#HELD}), or null. */
+        /** Why it is held ({@link JobState#HELD}), or null. */
         Hold hold;
 
         boolean isEmpty() {

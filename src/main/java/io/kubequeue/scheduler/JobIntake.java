@@ -5,7 +5,9 @@ import java.util.Optional;
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.Observed;
+import io.kubequeue.scheduler.model.Unreadable;
 
 /**
  * The core as the job feed sees it: every observation of a job goes in here ({@link Scheduler} implements it, under
@@ -17,7 +19,7 @@ public interface JobIntake {
     Observed observe(JobObservation observation);
 
     /** See {@link Scheduler#observeUnreadable}. */
-    Scheduler.Unreadable observeUnreadable(JobObservation observation);
+    Unreadable observeUnreadable(JobObservation observation);
 
     /** See {@link Scheduler#unconfirmedAdmission}. */
     Optional<Admission> unconfirmedAdmission(JobKey key);
@@ -26,5 +28,5 @@ public interface JobIntake {
     boolean manages(JobKey key);
 
     /** See {@link Scheduler#status}. */
-    Optional<Scheduler.JobStatus> status(JobKey key);
+    Optional<JobStatus> status(JobKey key);
 }

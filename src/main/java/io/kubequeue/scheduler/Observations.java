@@ -10,8 +10,10 @@ import io.kubequeue.scheduler.model.Eviction;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation.Phase;
 import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.Observed;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.Unreadable;
 
 /**
  * Takes in what the cluster shows of each job ({@link JobObservation}) and moves it between queued, admitted and
@@ -93,40 +95,40 @@ final class Observations {
         observation = resumedUnderSpentRecord(observation);
         JobKey key = observation.key();
         JobEntry before = queues.get(key);
-        Scheduler.State stateBefore = before == null ? null : before.state;
+        JobState stateBefore = before == null ? null : before.state;
         AdmissionRecord recordBefore = before == null ? null : before.record();
         boolean stale = !apply(observation);
         if (!stale) {
             noteSpentRecord(observation);
         }
         JobEntry after = queues.get(key);
-        Scheduler.State state = after == null ? null : after.state;
-        boolean released = stateBefore == Scheduler.State.ADMITTED && state != Scheduler.State.ADMITTED;
+        JobState state = after == null ? null : after.state;
+        boolean released = stateBefore == JobState.ADMITTED && state != JobState.ADMITTED;
         boolean held = after != null;
         Observed.Change change;
         if (stale) {
             change = Observed.Change.STALE;
         } else if (after == null) {
             change = before == null ? Observed.Change.IGNORED : Observed.Change.FORGOTTEN;
-        } else if (state != Scheduler.State.ADMITTED) {
+        } else if (state != JobState.ADMITTED) {
             change = stateBefore == null ? Observed.Change.QUEUED
-                    : stateBefore == Scheduler.State.ADMITTED ? Observed.Change.REQUEUED : Observed.Change.UPDATED;
+                    : stateBefore == JobState.ADMITTED ? Observed.Change.REQUEUED : Observed.Change.UPDATED;
         } else if ((observation.phase() == Phase.UNSUSPENDED_WITHOUT_RECORD
                 || observation.phase() == Phase.STARTED_DESPITE_MARK) && after.record().startedOutside()
                 && after.record().group() != null && !after.record().equals(recordBefore)) {
             change = Observed.Change.CHARGED_STARTED_OUTSIDE;
         } else {
-            change = stateBefore == Scheduler.State.ADMITTED ? Observed.Change.UPDATED : Observed.Change.CHARGED;
+            change = stateBefore == JobState.ADMITTED ? Observed.Change.UPDATED : Observed.Change.CHARGED;
         }
         Admission unconfirmed = observation.phase() == Phase.QUEUED ? unconfirmedAdmission(key) : null;
         return new Observed(change, after == null ? null : after.currentGroup(),
-                state == Scheduler.State.ADMITTED ? after.record() : null, held, released, unconfirmed);
+                state == JobState.ADMITTED ? after.record() : null, held, released, unconfirmed);
     }
 
     /** The admission of this job whose answer was lost, if any; see {@link Scheduler#unconfirmedAdmission}. */
     Admission unconfirmedAdmission(JobKey key) {
         JobEntry entry = queues.get(key);
-        if (entry == null || entry.state != Scheduler.State.ADMITTED || !entry.unconfirmed()) {
+        if (entry == null || entry.state != JobState.ADMITTED || !entry.unconfirmed()) {
             return null;
         }
         return new Admission(key, entry.job.uid(), entry.record(), entry.job.request(), 0, entry.job.resourceVersion());
@@ -168,7 +170,7 @@ final class Observations {
                     entry = queues.newEntry(observation);
                     queues.activate(entry);
                     queuedByEviction(entry, null); // after a restart, the marks it carries tell
-                } else if (entry.state == Scheduler.State.ADMITTED) {
+                } else if (entry.state == JobState.ADMITTED) {
                     if (suspendedAgain(entry, observation) && evictions != null
                             && evictions.keepsRoom(entry, observation)) {
                         entry.draining(observation); // evicted, its pods not gone yet: its room stays taken
@@ -188,13 +190,13 @@ final class Observations {
             }
             case ADMITTED -> {
                 AdmissionRecord record = observation.record();
-                if (entry != null && entry.state == Scheduler.State.ADMITTED && entry.chargeUnknown()) {
+                if (entry != null && entry.state == JobState.ADMITTED && entry.chargeUnknown()) {
                     queues.release(entry, false); // its request can be read again: charged what it asks from now on
                 }
                 if (entry == null) {
                     entry = queues.newEntry(observation);
                     queues.admit(entry, record, false, observation.admittedRequest()); // what its pods were made from
-                } else if (entry.state != Scheduler.State.ADMITTED) {
+                } else if (entry.state != JobState.ADMITTED) {
                     queues.dequeue(entry);
                     queues.replaceCopy(entry, observation);
                     queues.admit(entry, record, false, observation.admittedRequest());
@@ -226,13 +228,13 @@ final class Observations {
 
     /** A job that runs without our record: charged as started outside if it was queued here (see observe). */
     private void startedOutside(JobEntry entry, JobObservation observation) {
-        if (entry != null && entry.state == Scheduler.State.ADMITTED && entry.chargeUnknown()) {
+        if (entry != null && entry.state == JobState.ADMITTED && entry.chargeUnknown()) {
             queues.release(entry, false); // its request can be read again: charged as started outside, below
         }
         if (entry == null && observation.phase() == Phase.STARTED_DESPITE_MARK) {
             entry = queues.newEntry(observation); // in no queue: the branch below charges it
         }
-        if (entry != null && entry.state != Scheduler.State.ADMITTED) {
+        if (entry != null && entry.state != JobState.ADMITTED) {
             queues.dequeue(entry);
             queues.replaceCopy(entry, observation);
             queues.admit(entry, new AdmissionRecord(ledger.groupOf(observation), AdmissionRecord.STARTED_OUTSIDE),
@@ -255,17 +257,17 @@ final class Observations {
                 queues.admit(entry, record, false, floor);
             }
         }
-        if (entry != null && entry.state == Scheduler.State.ADMITTED) {
+        if (entry != null && entry.state == JobState.ADMITTED) {
             answers.seenRunning(entry);
             entry.draining(null); // started by hand while its pods drained: it runs on, charged
         }
     }
 
     /** See {@link Scheduler#observeUnreadable}. */
-    Scheduler.Unreadable observeUnreadable(JobObservation observation) {
+    Unreadable observeUnreadable(JobObservation observation) {
         admissionClock.noteRecord(observation.record());
         if (observation.uid() != null && ended.containsKey(observation.uid())) {
-            return Scheduler.Unreadable.IGNORED;
+            return Unreadable.IGNORED;
         }
         if (observation.phase() == Phase.FINISHED) {
             throw new IllegalArgumentException("a finished job has no request to read: " + observation.key());
@@ -274,29 +276,29 @@ final class Observations {
         JobEntry entry = currentEntry(observation);
         Phase phase = asWithdrawnJob(entry, observation).phase();
         if (phase == Phase.QUEUED) {
-            if (entry != null && entry.state == Scheduler.State.ADMITTED && !suspendedAgain(entry, observation)) {
+            if (entry != null && entry.state == JobState.ADMITTED && !suspendedAgain(entry, observation)) {
                 // our admission is on its way and settles this; if it is handed back, the job is withdrawn
                 answers.newestSeen(entry, observation, true);
-                return Scheduler.Unreadable.KEPT;
+                return Unreadable.KEPT;
             }
             if (entry != null) {
                 withdraw(entry);
             } else {
                 withdrawn.put(observation.key(), observation.uid() == null ? "" : observation.uid());
             }
-            return Scheduler.Unreadable.WITHDRAWN;
+            return Unreadable.WITHDRAWN;
         }
         forgetWithdrawn(observation);
-        if (entry != null && entry.state == Scheduler.State.ADMITTED) {
+        if (entry != null && entry.state == JobState.ADMITTED) {
             if (phase != Phase.ADMITTED && !entry.seenRunning && !entry.record().startedOutside()) {
                 // started by hand while our admission was on its way: a refusal must not uncharge it (see observe)
                 ledger.relabelStartedOutside(entry);
             }
             answers.seenRunning(entry);
-            return entry.chargeUnknown() ? Scheduler.Unreadable.HOLDS_GROUP : Scheduler.Unreadable.KEPT;
+            return entry.chargeUnknown() ? Unreadable.HOLDS_GROUP : Unreadable.KEPT;
         }
         if (entry == null && phase == Phase.UNSUSPENDED_WITHOUT_RECORD) {
-            return Scheduler.Unreadable.IGNORED;
+            return Unreadable.IGNORED;
         }
         if (entry == null) {
             entry = queues.newEntry(observation);
@@ -308,7 +310,7 @@ final class Observations {
                 : new AdmissionRecord(ledger.groupOf(observation), AdmissionRecord.STARTED_OUTSIDE);
         queues.admit(entry, record, true);
         answers.ran(entry);
-        return Scheduler.Unreadable.HOLDS_GROUP;
+        return Unreadable.HOLDS_GROUP;
     }
 
     /**
@@ -326,7 +328,7 @@ final class Observations {
         }
         JobEntry entry = queues.get(observation.key());
         if (entry == null || anotherJob(entry, observation)
-                || entry.state == Scheduler.State.ADMITTED && observation.record().equals(entry.record())) {
+                || entry.state == JobState.ADMITTED && observation.record().equals(entry.record())) {
             return observation; // the admission this scheduler decided or took in, seen through
         }
         return spent(entry, observation.record()) ? observation.inPhase(Phase.STARTED_DESPITE_MARK) : observation;
@@ -412,7 +414,7 @@ final class Observations {
             return;
         }
         JobKey preemptor = evictions.queued(entry, eviction);
-        if (preemptor != null && entry.state != Scheduler.State.ADMITTED) {
+        if (preemptor != null && entry.state != JobState.ADMITTED) {
             reclaims.yieldTo(entry, preemptor);
         }
     }
@@ -438,7 +440,7 @@ final class Observations {
 
     private boolean releaseIfDrained(JobEntry entry) {
         JobObservation copy = entry.draining();
-        if (copy == null || entry.state != Scheduler.State.ADMITTED || evictions.keepsRoom(entry, copy)) {
+        if (copy == null || entry.state != JobState.ADMITTED || evictions.keepsRoom(entry, copy)) {
             return false;
         }
         entry.draining(null);

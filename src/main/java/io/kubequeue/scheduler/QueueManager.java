@@ -23,9 +23,11 @@ import io.kubequeue.scheduler.model.Explanation;
 import io.kubequeue.scheduler.model.Hold;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 
 /**
  * The queue side of the core: every job the core holds, one {@link GroupQueue} per quota group, the global backoff
@@ -39,7 +41,7 @@ import io.kubequeue.scheduler.model.Resources;
  */
 final class QueueManager {
 
-    private final Scheduler.Settings settings;
+    private final SchedulerSettings settings;
     private final Clock clock;
     private final QuotaLedger ledger;
     private final AdmissionAnswers answers;
@@ -106,7 +108,7 @@ final class QueueManager {
     private final Map<String, Integer> heldCount = new HashMap<>();
     private final List<Hold> newHolds = new ArrayList<>();
 
-    QueueManager(Scheduler.Settings settings, Clock clock, QuotaLedger ledger, AdmissionAnswers answers) {
+    QueueManager(SchedulerSettings settings, Clock clock, QuotaLedger ledger, AdmissionAnswers answers) {
         this.settings = settings;
         this.clock = clock;
         this.ledger = ledger;
@@ -120,7 +122,7 @@ final class QueueManager {
      * @param floor millicores, bytes and counts the charge is never below; null: none
      */
     void admit(JobEntry entry, AdmissionRecord record, boolean unknown, Resources floor) {
-        entry.state = Scheduler.State.ADMITTED;
+        entry.state = JobState.ADMITTED;
         entry.hold(null);
         entry.setRetryAt(null);
         answers.newAdmission(entry);
@@ -170,7 +172,7 @@ final class QueueManager {
      * cycle ({@link #backOff}), so no cursor of the cycle meets it.
      */
     void backingOff(JobEntry entry) {
-        entry.state = Scheduler.State.BACKOFF;
+        entry.state = JobState.BACKOFF;
     }
 
     /**
@@ -220,9 +222,9 @@ final class QueueManager {
         }
         for (JobEntry from : original.allJobs) {
             JobEntry to = entries.get(from);
-            if (from.state == Scheduler.State.ACTIVE) {
+            if (from.state == JobState.ACTIVE) {
                 queues.computeIfAbsent(to.group, GroupQueue::new).active.add(to);
-            } else if (from.state == Scheduler.State.BACKOFF) {
+            } else if (from.state == JobState.BACKOFF) {
                 backOff(to, from.retryAt());
             }
         }
@@ -239,7 +241,7 @@ final class QueueManager {
     /** The job, if it is admitted under that very record (an answer about another admission finds none). */
     JobEntry admittedAs(JobKey key, AdmissionRecord record) {
         JobEntry entry = jobs.get(key);
-        return entry != null && entry.state == Scheduler.State.ADMITTED && record.equals(entry.record()) ? entry : null;
+        return entry != null && entry.state == JobState.ADMITTED && record.equals(entry.record()) ? entry : null;
     }
 
     /** A new entry for a job first seen now, in no queue yet. */
@@ -569,7 +571,7 @@ final class QueueManager {
             member.wave = null;
             member.attempts = wave.attempts;
             member.setRetryAt(null);
-            member.state = Scheduler.State.ACTIVE;
+            member.state = JobState.ACTIVE;
             queue.backedOff.remove(member);
             queue.active.add(member);
         }
@@ -590,7 +592,7 @@ final class QueueManager {
             removeTimer(entry);
         }
         entry.setRetryAt(null);
-        entry.state = Scheduler.State.ACTIVE;
+        entry.state = JobState.ACTIVE;
         queue.active.add(entry);
     }
 
@@ -611,7 +613,7 @@ final class QueueManager {
 
     /** Puts a pending job into its group's active queue, or holds it if it has no group. */
     void activate(JobEntry entry) {
-        if (entry.state == Scheduler.State.HELD) {
+        if (entry.state == JobState.HELD) {
             removeHeld(entry); // a reclaiming preemptor queued again (Reclaims): it no longer waits among the held
         }
         QuotaTree tree = ledger.tree();
@@ -622,7 +624,7 @@ final class QueueManager {
             return;
         }
         entry.group = group.get().name();
-        entry.state = Scheduler.State.ACTIVE;
+        entry.state = JobState.ACTIVE;
         entry.hold(null);
         entry.refused = false;
         queues.computeIfAbsent(entry.group, GroupQueue::new).active.add(entry);
@@ -675,7 +677,7 @@ final class QueueManager {
     }
 
     void backOff(JobEntry entry, Instant retryAt) {
-        entry.state = Scheduler.State.BACKOFF;
+        entry.state = JobState.BACKOFF;
         entry.setRetryAt(retryAt);
         addTimer(entry);
         queues.computeIfAbsent(entry.group, GroupQueue::new).backedOff.add(entry);
@@ -685,7 +687,7 @@ final class QueueManager {
     void hold(JobEntry entry, Hold.Reason kind, String reason) {
         Hold hold = new Hold(entry.job.key(), kind, reason);
         boolean changed = entry.lastHold() == null || !entry.lastHold().equals(hold);
-        entry.state = Scheduler.State.HELD;
+        entry.state = JobState.HELD;
         entry.hold(hold);
         entry.lastHold(hold);
         putHeld(entry);
@@ -700,7 +702,7 @@ final class QueueManager {
      */
     void holdForReclaim(JobEntry entry, Explanation reason) {
         dequeue(entry);
-        entry.state = Scheduler.State.HELD;
+        entry.state = JobState.HELD;
         entry.setRetryAt(null);
         entry.hold(new Hold(entry.job.key(), Hold.Reason.RECLAIMING, reason));
         putHeld(entry);
@@ -715,9 +717,9 @@ final class QueueManager {
 
     /** Takes a pending job out of wherever it waits. */
     void dequeue(JobEntry entry) {
-        if (entry.state == Scheduler.State.ACTIVE || entry.state == Scheduler.State.BACKOFF) {
+        if (entry.state == JobState.ACTIVE || entry.state == JobState.BACKOFF) {
             GroupQueue queue = queues.get(entry.group);
-            if (entry.state == Scheduler.State.BACKOFF) {
+            if (entry.state == JobState.BACKOFF) {
                 removeTimer(entry);
                 entry.setRetryAt(null);
             }
@@ -726,7 +728,7 @@ final class QueueManager {
                 queue.backedOff.remove(entry);
                 dropIfEmpty(queue);
             }
-        } else if (entry.state == Scheduler.State.HELD) {
+        } else if (entry.state == JobState.HELD) {
             removeHeld(entry);
         }
     }
@@ -743,7 +745,7 @@ final class QueueManager {
 
     /** Forgets a job: an admitted one's charge is released, a pending one leaves its queue. */
     void forget(JobEntry entry) {
-        if (entry.state == Scheduler.State.ADMITTED) {
+        if (entry.state == JobState.ADMITTED) {
             release(entry, true);
         } else {
             dequeue(entry);
@@ -759,7 +761,7 @@ final class QueueManager {
      */
     void update(JobEntry entry, JobObservation observation) {
         JobObservation old = entry.job;
-        if (entry.state == Scheduler.State.BACKOFF && entry.outdatedAt() != null
+        if (entry.state == JobState.BACKOFF && entry.outdatedAt() != null
                 && Observations.newer(observation.resourceVersion(), entry.outdatedAt())) {
             // its admission was refused because the job changed: this is the change, decided on at once
             entry.outdatedAt(null);
@@ -776,11 +778,11 @@ final class QueueManager {
             entry.setJob(keepCreation(observation, old), priorityClasses);
             return;
         }
-        Scheduler.State previous = entry.state;
+        JobState previous = entry.state;
         Instant retryAt = entry.retryAt();
         dequeue(entry);
         entry.setJob(keepCreation(observation, old), priorityClasses);
-        if (previous == Scheduler.State.BACKOFF && old.request().equals(observation.request())
+        if (previous == JobState.BACKOFF && old.request().equals(observation.request())
                 && Objects.equals(old.quotaName(), observation.quotaName())
                 && old.preemptible() == observation.preemptible()) {
             backOff(entry, retryAt); // only its priority changed: it still does not fit
@@ -811,15 +813,15 @@ final class QueueManager {
     }
 
     private void reprioritise(JobEntry entry, int priority) {
-        if (entry.state == Scheduler.State.ACTIVE || entry.state == Scheduler.State.BACKOFF) {
-            Scheduler.State state = entry.state;
+        if (entry.state == JobState.ACTIVE || entry.state == JobState.BACKOFF) {
+            JobState state = entry.state;
             Instant retryAt = entry.retryAt();
             dequeue(entry);
             entry.priority = priority;
-            if (state == Scheduler.State.BACKOFF) {
+            if (state == JobState.BACKOFF) {
                 backOff(entry, retryAt);
             } else {
-                entry.state = Scheduler.State.ACTIVE;
+                entry.state = JobState.ACTIVE;
                 queues.computeIfAbsent(entry.group, GroupQueue::new).active.add(entry);
             }
         } else {
@@ -834,7 +836,7 @@ final class QueueManager {
     void requeueAllPending() {
         List<JobEntry> pending = new ArrayList<>();
         for (JobEntry entry : allJobs) {
-            if (entry.state != Scheduler.State.ADMITTED) {
+            if (entry.state != JobState.ADMITTED) {
                 pending.add(entry);
             }
         }
@@ -858,7 +860,7 @@ final class QueueManager {
     List<JobEntry> admitted() {
         List<JobEntry> admitted = new ArrayList<>();
         for (JobEntry entry : allJobs) {
-            if (entry.state == Scheduler.State.ADMITTED) {
+            if (entry.state == JobState.ADMITTED) {
                 admitted.add(entry);
             }
         }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Set;
 
 import io.kubequeue.scheduler.model.Explanation;
+import io.kubequeue.scheduler.model.SchedulingPolicy;
 
 /**
  * How queues are worked: what a cycle does with a head that does not fit, and what a release wakes. One

@@ -4,9 +4,14 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
+import io.kubequeue.scheduler.model.DryRun;
+import io.kubequeue.scheduler.model.GroupView;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobStatus;
+import io.kubequeue.scheduler.model.PendingView;
 import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 
 /**
  * The core as its readers see it — the read API, the dry run, the metrics, the tree's status, the records written
@@ -16,29 +21,29 @@ import io.kubequeue.scheduler.model.QuotaTree;
 public interface ReadViews {
 
     /** See {@link Scheduler#settings}. */
-    Scheduler.Settings settings();
+    SchedulerSettings settings();
 
     /** See {@link Scheduler#status}. */
-    Optional<Scheduler.JobStatus> status(JobKey key);
+    Optional<JobStatus> status(JobKey key);
 
     /** See {@link Scheduler#jobs}. */
-    List<Scheduler.JobStatus> jobs();
+    List<JobStatus> jobs();
 
     /** See {@link Scheduler#tree}. */
     QuotaTree tree();
 
     /** See {@link Scheduler#groups}. */
-    List<Scheduler.GroupView> groups();
+    List<GroupView> groups();
 
     /** See {@link Scheduler#groupsWhoseHeadFits}. */
     Set<String> groupsWhoseHeadFits();
 
     /** See {@link Scheduler#pending}. */
-    List<Scheduler.PendingView> pending(String group);
+    List<PendingView> pending(String group);
 
     /** See {@link Scheduler#find}. */
-    List<Scheduler.PendingView> find(String namespace, String name);
+    List<PendingView> find(String namespace, String name);
 
     /** See {@link Scheduler#dryRun}. */
-    Scheduler.DryRun dryRun(JobObservation job);
+    DryRun dryRun(JobObservation job);
 }

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 
 import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
@@ -94,7 +95,7 @@ final class ReclaimPlanner {
         for (JobEntry e : queues.all()) {
             if (mayBeVictim(e, now)) {
                 pool.candidates.add(e);
-            } else if (e.state == Scheduler.State.ADMITTED && e.evicting() != null && e.chargedGroup() != null) {
+            } else if (e.state == JobState.ADMITTED && e.evicting() != null && e.chargedGroup() != null) {
                 pool.leaves(e);
             }
         }
@@ -130,7 +131,7 @@ final class ReclaimPlanner {
         Map<String, Resources> taken = new HashMap<>(pool.leaving);
         List<JobEntry> candidates = new ArrayList<>();
         for (JobEntry e : pool.candidates) {
-            if (e.evicting() == null && e.state == Scheduler.State.ADMITTED && !onPath.contains(e.chargedGroup())
+            if (e.evicting() == null && e.state == JobState.ADMITTED && !onPath.contains(e.chargedGroup())
                     && !below(e.chargedGroup(), group)) {
                 candidates.add(e);
             }
@@ -260,7 +261,7 @@ final class ReclaimPlanner {
     }
 
     private boolean mayBeVictim(JobEntry e, Instant now) {
-        return e.state == Scheduler.State.ADMITTED && e.record() != null && !e.record().startedOutside()
+        return e.state == JobState.ADMITTED && e.record() != null && !e.record().startedOutside()
                 && e.chargedGroup() != null && !e.chargeUnknown() && e.evicting() == null && !e.unconfirmed()
                 && !e.record().equals(e.evictionRefusedUnder())
                 && (e.seenRunning || e.confirmedVersion() != null)

@@ -15,7 +15,9 @@ import io.kubequeue.scheduler.model.EvictionMarks;
 import io.kubequeue.scheduler.model.Explanation;
 import io.kubequeue.scheduler.model.Hold;
 import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 
 /**
  * Reclaims in progress (docs/policies.md, "Reclaim"): for each preemptor, its victims, and its room reserved in the
@@ -49,7 +51,7 @@ final class Reclaims {
     /** Pending victims that yield to a preemptor, by preemptor. */
     private final Map<JobKey, List<JobEntry>> yielding = new HashMap<>();
 
-    Reclaims(QueueManager queues, QuotaLedger ledger, Evictions evictions, Scheduler.Reclaim settings) {
+    Reclaims(QueueManager queues, QuotaLedger ledger, Evictions evictions, SchedulerSettings.Reclaim settings) {
         this.queues = queues;
         this.ledger = ledger;
         this.evictions = evictions;
@@ -139,7 +141,7 @@ final class Reclaims {
         // are gone (found by ReclaimPropertiesTest: one preemptor's refused eviction left it in backoff)
         for (InProgress r : List.copyOf(byPreemptor.values())) {
             if (current(r) && stillRunning(r)
-                    && r.victims.stream().anyMatch(v -> v.state == Scheduler.State.ADMITTED && v.evicting() == null)) {
+                    && r.victims.stream().anyMatch(v -> v.state == JobState.ADMITTED && v.evicting() == null)) {
                 end(r, true); // an eviction was refused: that victim runs on, the room will not come
             }
         }
@@ -181,7 +183,7 @@ final class Reclaims {
         Map<String, Resources> leaving = new HashMap<>();
         for (InProgress other : byPreemptor.values()) {
             for (JobEntry v : other.victims) {
-                if (v.state == Scheduler.State.ADMITTED && v.evicting() != null && v.chargedGroup() != null) {
+                if (v.state == JobState.ADMITTED && v.evicting() != null && v.chargedGroup() != null) {
                     ReclaimPlanner.addAlongPath(leaving, ledger.tree(), v);
                 }
             }
@@ -192,14 +194,14 @@ final class Reclaims {
     /** Whether the reclaim's preemptor is still the job held for it. */
     private boolean current(InProgress r) {
         JobEntry p = r.preemptor;
-        return queues.get(p.job.key()) == p && p.state == Scheduler.State.HELD
+        return queues.get(p.job.key()) == p && p.state == JobState.HELD
                 && p.hold() != null && p.hold().kind() == Hold.Reason.RECLAIMING;
     }
 
     /** Whether some victim of the reclaim is still charged. */
     private static boolean stillRunning(InProgress r) {
         for (JobEntry v : r.victims) {
-            if (v.state == Scheduler.State.ADMITTED) {
+            if (v.state == JobState.ADMITTED) {
                 return true;
             }
         }
@@ -213,7 +215,7 @@ final class Reclaims {
                 continue;
             }
             JobEntry p = queues.get(preemptorKey);
-            if (p != null && (p.state == Scheduler.State.ACTIVE || p.state == Scheduler.State.BACKOFF) && !p.refused
+            if (p != null && (p.state == JobState.ACTIVE || p.state == JobState.BACKOFF) && !p.refused
                     && p.group != null && ledger.fits(p.group, p)) {
                 String group = p.group;
                 queues.dequeue(p);
@@ -245,7 +247,7 @@ final class Reclaims {
                 continue; // forgotten, or admitted and evicted again since
             }
             v.yieldsTo(null);
-            if (v.state == Scheduler.State.BACKOFF) {
+            if (v.state == JobState.BACKOFF) {
                 queues.endBackoff(v, true);
             }
         }

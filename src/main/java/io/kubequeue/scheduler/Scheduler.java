@@ -1,10 +1,7 @@
 package io.kubequeue.scheduler;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,16 +14,19 @@ import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.AdmissionOutcome;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.DryRun;
 import io.kubequeue.scheduler.model.EvictionMarks;
 import io.kubequeue.scheduler.model.EvictionOutcome;
-import io.kubequeue.scheduler.model.Explanation;
-import io.kubequeue.scheduler.model.Hold;
+import io.kubequeue.scheduler.model.GroupView;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.Observed;
-import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.PendingView;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.Unreadable;
 
 /**
  * The scheduler core, the one in-memory bean every job kind feeds: one queue per quota group, usage per group, and
@@ -42,183 +42,20 @@ import io.kubequeue.scheduler.model.Resources;
  *   <li>the cycle ({@link SchedulingCycle}): one pass, with the {@link QueuePolicy} chosen once from the settings
  *       ({@link DefaultPolicy}, {@link BlockingQueuePolicy}, {@link RetryOnReleasePolicy});</li>
  *   <li>read views ({@link SchedulerViews}): groups, positions, reasons, dry runs;</li>
- *   <li>intake and answers: what the cluster shows of a job ({@link Observations}) and what became of an admission
- *       ({@link AdmissionSettlements});</li>
+ *   <li>intake and answers: what the cluster shows of a job ({@link Observations}), what became of an admission
+ *       ({@link AdmissionSettlements}), and what is known of each admission's answer ({@link AdmissionAnswers});
+ *       the records admissions carry ({@link AdmissionClock});</li>
  *   <li>evictions: admission timeouts ({@link Evictions}) and reclaim ({@link ReclaimPlanner}, {@link Reclaims}),
  *       with the marks a victim carries ({@link EvictionMarks});</li>
  *   <li>charges the queue did not decide: jobs started outside kube-queue ({@link StartedOutsideCharges}) and jobs
  *       whose use is not known yet ({@link UnknownUse}).</li>
  * </ul>
- * Several of them still write fields of the shared {@link JobEntry}: one writing part per field is the next step of
- * the architecture (docs/architecture.md, "Package layers").
+ * Each part is the only writer of its own state (docs/architecture.md, "Who owns what"; held by
+ * {@code ArchitectureTest}); the values the parts and the rest of kube-queue exchange live in {@code scheduler.model}.
  */
 public final class Scheduler implements JobIntake, Cycles, EvictionSettling, ClusterIntake {
 
-    /**
-     * Admission time format written into {@link AdmissionRecord#admittedAt()}: RFC 3339 in UTC, always with
-     * milliseconds (e.g. {@code 2026-11-29T22:04:14.000Z}). Each admission a scheduler decides is at least a
-     * millisecond after the one before, so no two share a record ({@link AdmissionClock}).
-     */
-    public static final DateTimeFormatter ADMITTED_AT = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSX")
-            .withZone(ZoneOffset.UTC);
-
-    /**
-     * Tunables of the core.
-     *
-     * @param policy           how queues are worked
-     * @param initialBackoff   first unschedulable backoff (seed/kube-scheduler: 1 s)
-     * @param maxBackoff       backoff cap (kube-scheduler: 20 s); the backoff doubles from initial to this
-     * @param reclaim          whether a group may reclaim its min from borrowing groups, and how often one job may be
-     *                         a victim (docs/policies.md, "Reclaim")
-     * @param admissionTimeout how long an admitted job may go without a running pod before it is suspended again and
-     *                         requeued; null: never (docs/policies.md, "Admission timeout"). A quota group may set its
-     *                         own ({@link QuotaNode#admissionTimeout()})
-     */
-    public record Settings(SchedulingPolicy policy, Duration initialBackoff, Duration maxBackoff, Reclaim reclaim,
-                           Duration admissionTimeout) {
-        public Settings {
-            Objects.requireNonNull(policy, "policy");
-            Objects.requireNonNull(reclaim, "reclaim");
-            if (initialBackoff.isNegative() || initialBackoff.isZero() || maxBackoff.compareTo(initialBackoff) < 0) {
-                throw new IllegalArgumentException("backoff must satisfy 0 < initial <= max, got initial="
-                        + initialBackoff + " max=" + maxBackoff);
-            }
-            if (admissionTimeout != null && (admissionTimeout.isNegative() || admissionTimeout.isZero())) {
-                admissionTimeout = null; // zero: off, as for a quota group
-            }
-        }
-
-        /** Settings without reclaim and without an admission timeout. */
-        public Settings(SchedulingPolicy policy, Duration initialBackoff, Duration maxBackoff) {
-            this(policy, initialBackoff, maxBackoff, Reclaim.OFF, null);
-        }
-
-        /** The default policy with kube-scheduler's backoff, 1 s doubling to 20 s. */
-        public static Settings defaults() {
-            return new Settings(SchedulingPolicy.DEFAULT, Duration.ofSeconds(1), Duration.ofSeconds(20));
-        }
-
-        /** The same, with reclaim on and at most {@code maxPerHour} evictions of one job as a victim per hour. */
-        public Settings withReclaim(int maxPerHour) {
-            return new Settings(policy, initialBackoff, maxBackoff, new Reclaim(true, maxPerHour), admissionTimeout);
-        }
-
-        /** The same, with this global admission timeout (null or zero: off). */
-        public Settings withAdmissionTimeout(Duration timeout) {
-            return new Settings(policy, initialBackoff, maxBackoff, reclaim, timeout);
-        }
-    }
-
-    /**
-     * Reclaim of guaranteed quota (docs/policies.md, "Reclaim").
-     *
-     * @param enabled    whether a job that fits its group's min, but not the free room, suspends jobs of groups that
-     *                   borrow above their own min
-     * @param maxPerHour how many times in an hour one job may be a victim; at least 1
-     */
-    public record Reclaim(boolean enabled, int maxPerHour) {
-        /** Reclaim off. */
-        public static final Reclaim OFF = new Reclaim(false, 3);
-
-        public Reclaim {
-            if (maxPerHour < 1) {
-                throw new IllegalArgumentException("a job must be allowed to be a victim at least once an hour, got "
-                        + maxPerHour);
-            }
-        }
-    }
-
-    /** Where a job stands inside the scheduler. */
-    public enum State {
-        /** Pending, in its group's queue, tried in the next cycle. */
-        ACTIVE,
-        /** Pending, did not fit; tried again at {@link JobStatus#retryAt()}. */
-        BACKOFF,
-        /** Pending, not tried until the quota groups change (see {@link JobStatus#hold()}). */
-        HELD,
-        /** Admitted: its request is charged to its group and every ancestor. */
-        ADMITTED
-    }
-
-    /**
-     * A read-only view of one job, for tests and events.
-     *
-     * @param key      the job
-     * @param state    where it stands
-     * @param group    the group it queues in (pending) or is charged to (admitted); null if none
-     * @param request  its request (millicores, bytes, counts)
-     * @param priority its priority as resolved now (PriorityClass value, explicit value, globalDefault, or 0)
-     * @param attempts how many times it was tried and did not fit, or had its admission refused
-     * @param retryAt  when a backed-off job is tried again; null otherwise
-     * @param hold     why a held job is held; null otherwise
-     * @param record   the admission record of an admitted job; null otherwise
-     */
-    public record JobStatus(JobKey key, State state, String group, Resources request, int priority, int attempts,
-                            Instant retryAt, Hold hold, AdmissionRecord record) {
-    }
-
-    /**
-     * One quota group as the scheduler sees it now.
-     *
-     * @param name     the group
-     * @param parent   its parent group, or null at a root
-     * @param min      declared min (millicores, bytes, counts)
-     * @param max      declared max; a resource absent is not limited here
-     * @param used     what kube-queue's admitted jobs use here (descendants included)
-     * @param outside  what is used here outside kube-queue (ResourceQuota plugin)
-     * @param pending  pending jobs queued in this group: {@code active + backoff + held}
-     * @param admitted admitted jobs charged to this group itself
-     * @param active   pending jobs the next cycle tries
-     * @param backoff  pending jobs backing off
-     * @param held     pending jobs held until the quota changes (they can never fit now)
-     * @param oldestPendingSince when the longest-waiting pending job was first seen queued; null if none waits
-     * @param namespaces the namespaces whose jobs queue in this group itself (not its descendants); for a group no
-     *                   quota object declares (ResourceQuota plugin: a namespace without one), its own name
-     */
-    public record GroupView(String name, String parent, Resources min, Resources max, Resources used, Resources outside,
-                            int pending, int admitted, int active, int backoff, int held, Instant oldestPendingSince,
-                            List<String> namespaces) {
-    }
-
-    /**
-     * A pending job and why it is not admitted yet.
-     *
-     * @param status   the job's state
-     * @param position its place in its group's queue, from 1 (0 for a job in no group)
-     * @param reason   why it is not admitted, with the numbers (the resource, the node, request, used, limit); other
-     *                 jobs it names are rendered per reader ({@link Explanation#render})
-     */
-    public record PendingView(JobStatus status, int position, Explanation reason) {
-    }
-
-    /**
-     * What would happen to a job submitted now, without queueing it.
-     *
-     * @param group    the quota group it would queue in; null if none
-     * @param priority its priority as resolved now
-     * @param fitsNow  whether its request fits its group and every ancestor now
-     * @param position where it would stand in its group's queue, from 1 (0 if it has no group or never fits)
-     * @param reason   why it would wait, with the numbers (as in {@link #pending}); "fits now" if it would not
-     */
-    public record DryRun(String group, int priority, boolean fitsNow, int position, Explanation reason) {
-    }
-
-    /** What {@link #observeUnreadable} did with a job whose request cannot be read. */
-    public enum Unreadable {
-        /** Not managed by kube-queue: nothing done. */
-        IGNORED,
-        /** Suspended: out of the queue until it can be read (it stays suspended, and is read again on its next change). */
-        WITHDRAWN,
-        /** Admitted or running: it stays charged at its last known request (see {@link JobStatus#request()}). */
-        KEPT,
-        /**
-         * Running, with no known request: charged one job; its group admits nothing and the groups above count it at
-         * the most its limits let it use, until it ends or is fixed.
-         */
-        HOLDS_GROUP
-    }
-
-    private final Settings settings;
+    private final SchedulerSettings settings;
     private final QuotaLedger ledger;
     private final QueueManager queues;
     private final QueuePolicy policy;
@@ -238,7 +75,7 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
      * @param settings policy and backoff bounds
      * @param clock    time source; tests pass a fixed or stepping clock
      */
-    public Scheduler(Settings settings, Clock clock) {
+    public Scheduler(SchedulerSettings settings, Clock clock) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.ledger = new QuotaLedger();
@@ -294,7 +131,7 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
 
     /** The policy and backoff bounds in force. */
     @Override
-    public Settings settings() {
+    public SchedulerSettings settings() {
         return settings;
     }
 

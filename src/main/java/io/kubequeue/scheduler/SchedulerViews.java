@@ -11,9 +11,13 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
+import io.kubequeue.scheduler.model.DryRun;
 import io.kubequeue.scheduler.model.Explanation;
+import io.kubequeue.scheduler.model.GroupView;
 import io.kubequeue.scheduler.model.Hold;
 import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.PendingView;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 
@@ -35,9 +39,9 @@ final class SchedulerViews {
         this.policy = policy;
     }
 
-    /** One group's jobs per {@link Scheduler.State}, and its oldest pending job's queue time, for {@link #groups}. */
+    /** One group's jobs per {@link JobState}, and its oldest pending job's queue time, for {@link #groups}. */
     private static final class GroupCounts {
-        final int[] byState = new int[Scheduler.State.values().length];
+        final int[] byState = new int[JobState.values().length];
         Instant oldest;
     }
 
@@ -46,7 +50,7 @@ final class SchedulerViews {
      * never a walk over the jobs (a metrics refresh asks for it every second, under the scheduler's lock, and one group
      * may hold 100,000 pending jobs; issue 27). {@link #groupsByWalk} is the same read by a walk, for tests.
      */
-    List<Scheduler.GroupView> groups() {
+    List<GroupView> groups() {
         QuotaTree tree = ledger.tree();
         java.util.SortedSet<String> names = new TreeSet<>();
         for (QuotaNode node : tree.nodes()) {
@@ -59,7 +63,7 @@ final class SchedulerViews {
         }
         names.addAll(queues.groupsWithHeld());
         names.addAll(ledger.groupsWithAdmitted());
-        List<Scheduler.GroupView> views = new ArrayList<>(names.size());
+        List<GroupView> views = new ArrayList<>(names.size());
         for (String name : names) {
             GroupQueue queue = queues.queue(name);
             int active = queue == null ? 0 : queue.active.size();
@@ -71,7 +75,7 @@ final class SchedulerViews {
                 oldest = oldestHeld;
             }
             QuotaNode node = tree.node(name).orElse(new QuotaNode(name, null, List.of(name), null, null));
-            views.add(new Scheduler.GroupView(name, node.parentName(), node.min(), node.max(), ledger.usage(name),
+            views.add(new GroupView(name, node.parentName(), node.min(), node.max(), ledger.usage(name),
                     ledger.externalUsage(name), active + backedOff + held, ledger.admittedIn(name), active, backedOff,
                     held, oldest, node.namespaces()));
         }
@@ -79,7 +83,7 @@ final class SchedulerViews {
     }
 
     /** {@link #groups} by one pass over every job: the reference the tests compare it with. */
-    List<Scheduler.GroupView> groupsByWalk() {
+    List<GroupView> groupsByWalk() {
         QuotaTree tree = ledger.tree();
         Map<String, GroupCounts> counts = new HashMap<>();
         for (QuotaNode node : tree.nodes()) {
@@ -87,25 +91,25 @@ final class SchedulerViews {
         }
         for (JobEntry e : queues.all()) {
             String group = e.currentGroup();
-            if (group == null || e.state == Scheduler.State.HELD && e.hold().kind() == Hold.Reason.NO_QUOTA_GROUP) {
+            if (group == null || e.state == JobState.HELD && e.hold().kind() == Hold.Reason.NO_QUOTA_GROUP) {
                 continue;
             }
             GroupCounts n = counts.computeIfAbsent(group, g -> new GroupCounts());
             n.byState[e.state.ordinal()]++;
-            if (e.state != Scheduler.State.ADMITTED && (n.oldest == null || e.queuedAt().isBefore(n.oldest))) {
+            if (e.state != JobState.ADMITTED && (n.oldest == null || e.queuedAt().isBefore(n.oldest))) {
                 n.oldest = e.queuedAt();
             }
         }
-        List<Scheduler.GroupView> views = new ArrayList<>();
+        List<GroupView> views = new ArrayList<>();
         for (String name : new TreeSet<>(counts.keySet())) {
             GroupCounts n = counts.get(name);
-            int active = n.byState[Scheduler.State.ACTIVE.ordinal()];
-            int backedOff = n.byState[Scheduler.State.BACKOFF.ordinal()];
-            int held = n.byState[Scheduler.State.HELD.ordinal()];
+            int active = n.byState[JobState.ACTIVE.ordinal()];
+            int backedOff = n.byState[JobState.BACKOFF.ordinal()];
+            int held = n.byState[JobState.HELD.ordinal()];
             QuotaNode node = tree.node(name).orElse(new QuotaNode(name, null, List.of(name), null, null));
-            views.add(new Scheduler.GroupView(name, node.parentName(), node.min(), node.max(), ledger.usage(name),
+            views.add(new GroupView(name, node.parentName(), node.min(), node.max(), ledger.usage(name),
                     ledger.externalUsage(name), active + backedOff + held,
-                    n.byState[Scheduler.State.ADMITTED.ordinal()], active, backedOff, held, n.oldest,
+                    n.byState[JobState.ADMITTED.ordinal()], active, backedOff, held, n.oldest,
                     node.namespaces()));
         }
         return views;
@@ -124,7 +128,7 @@ final class SchedulerViews {
     }
 
     /** See {@link Scheduler#pending}. */
-    List<Scheduler.PendingView> pending(String group) {
+    List<PendingView> pending(String group) {
         List<JobEntry> waiting = new ArrayList<>();
         // a job reclaiming its min is admitted first, once its victims are seen suspended
         queues.held().stream().filter(e -> group.equals(e.group) && e.hold().kind() == Hold.Reason.RECLAIMING)
@@ -138,28 +142,28 @@ final class SchedulerViews {
         }
         queues.held().stream().filter(e -> group.equals(e.group) && e.hold().kind() == Hold.Reason.NEVER_FITS)
                 .sorted(QueueOrder.JOBS).forEach(waiting::add);
-        List<Scheduler.PendingView> views = new ArrayList<>(waiting.size());
+        List<PendingView> views = new ArrayList<>(waiting.size());
         JobEntry head = waiting.isEmpty() ? null : waiting.get(0);
         for (int i = 0; i < waiting.size(); i++) {
             JobEntry e = waiting.get(i);
-            views.add(new Scheduler.PendingView(e.status(), i + 1, reason(e, head)));
+            views.add(new PendingView(e.status(), i + 1, reason(e, head)));
         }
         return views;
     }
 
     /** See {@link Scheduler#find}. */
-    List<Scheduler.PendingView> find(String namespace, String name) {
-        List<Scheduler.PendingView> found = new ArrayList<>();
+    List<PendingView> find(String namespace, String name) {
+        List<PendingView> found = new ArrayList<>();
         for (JobEntry e : queues.all()) {
             if (e.job.key().namespace().equals(namespace) && e.job.key().name().equals(name)) {
-                if (e.state == Scheduler.State.ADMITTED) {
-                    found.add(new Scheduler.PendingView(e.status(), 0,
+                if (e.state == JobState.ADMITTED) {
+                    found.add(new PendingView(e.status(), 0,
                             Explanation.of("admitted into quota group " + e.chargedGroup())));
-                } else if (e.state == Scheduler.State.HELD && e.hold().kind() == Hold.Reason.NO_QUOTA_GROUP) {
-                    found.add(new Scheduler.PendingView(e.status(), 0, e.hold().reason()));
+                } else if (e.state == JobState.HELD && e.hold().kind() == Hold.Reason.NO_QUOTA_GROUP) {
+                    found.add(new PendingView(e.status(), 0, e.hold().reason()));
                 } else {
                     GroupQueue queue = queues.queue(e.group);
-                    found.add(new Scheduler.PendingView(e.status(), positionOf(e),
+                    found.add(new PendingView(e.status(), positionOf(e),
                             reason(e, queue == null ? null : queue.head())));
                 }
             }
@@ -172,12 +176,12 @@ final class SchedulerViews {
     private int positionOf(JobEntry e) {
         GroupQueue queue = queues.queue(e.group);
         long reclaiming = queues.held().stream().filter(h -> e.group.equals(h.group)
-                && h.hold().kind() == Hold.Reason.RECLAIMING && (e.state != Scheduler.State.HELD
+                && h.hold().kind() == Hold.Reason.RECLAIMING && (e.state != JobState.HELD
                 || e.hold().kind() != Hold.Reason.RECLAIMING || QueueOrder.JOBS.compare(h, e) < 0)).count();
-        if (e.state == Scheduler.State.HELD && e.hold().kind() == Hold.Reason.RECLAIMING) {
+        if (e.state == JobState.HELD && e.hold().kind() == Hold.Reason.RECLAIMING) {
             return (int) reclaiming + 1; // first, before every queued job
         }
-        if (e.state == Scheduler.State.HELD) { // never fits: after every queued job, in queue order among the held
+        if (e.state == JobState.HELD) { // never fits: after every queued job, in queue order among the held
             long heldBefore = queues.held().stream().filter(h -> e.group.equals(h.group)
                     && h.hold().kind() == Hold.Reason.NEVER_FITS && QueueOrder.JOBS.compare(h, e) < 0).count();
             return (int) reclaiming + (queue == null ? 0 : queue.active.size() + queue.backedOff.size())
@@ -187,15 +191,15 @@ final class SchedulerViews {
     }
 
     /** See {@link Scheduler#dryRun}. */
-    Scheduler.DryRun dryRun(JobObservation job) {
+    DryRun dryRun(JobObservation job) {
         Optional<QuotaNode> node = ledger.tree().groupFor(job.key().namespace(), job.quotaName());
         JobEntry e = queues.detachedEntry(job, node.map(QuotaNode::name).orElse(null));
         if (node.isEmpty()) {
-            return new Scheduler.DryRun(null, e.priority, false, 0, Explanation.of(queues.noGroupReason(job)));
+            return new DryRun(null, e.priority, false, 0, Explanation.of(queues.noGroupReason(job)));
         }
         String neverFits = ledger.neverFits(QuotaLedger.FitShape.of(e.group, e));
         if (neverFits != null) {
-            return new Scheduler.DryRun(e.group, e.priority, false, 0,
+            return new DryRun(e.group, e.priority, false, 0,
                     Explanation.of(neverFits + "; it could never be admitted"));
         }
         GroupQueue queue = queues.queue(e.group);
@@ -204,15 +208,15 @@ final class SchedulerViews {
         boolean fits = blocker == null;
         String waits = policy.fitsButWaits(ahead);
         Explanation reason = blocker != null ? blocker : Explanation.of(waits != null ? waits : "fits now");
-        return new Scheduler.DryRun(e.group, e.priority, fits, ahead + 1, reason);
+        return new DryRun(e.group, e.priority, fits, ahead + 1, reason);
     }
 
     /** Why a pending job is not admitted, with the numbers. */
     private Explanation reason(JobEntry e, JobEntry head) {
-        if (e.state == Scheduler.State.HELD) {
+        if (e.state == JobState.HELD) {
             return e.hold().reason();
         }
-        String when = e.state == Scheduler.State.BACKOFF ? "backing off until "
+        String when = e.state == JobState.BACKOFF ? "backing off until "
                 + e.retryAt().truncatedTo(ChronoUnit.MILLIS) + " (" + e.attempts() + (e.attempts() == 1 ? " try)" : " tries)")
                 : "tried in the next cycle";
         Explanation behind = head != null && e != head ? policy.waitsBehindHead(e, head, when) : null;

@@ -15,6 +15,7 @@ import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.CycleResult;
 import io.kubequeue.scheduler.model.Eviction;
 import io.kubequeue.scheduler.model.Hold;
+import io.kubequeue.scheduler.model.JobState;
 
 /**
  * One scheduling cycle, one pass under {@link Scheduler}'s lock: expired backoffs end, then jobs are tried in queue
@@ -126,7 +127,7 @@ final class SchedulingCycle {
         } catch (RuntimeException e) {
             decided.failure = decided.failure == null ? e : decided.failure;
             JobEntry stranded = decided.deciding;
-            if (stranded != null && stranded.state != Scheduler.State.ADMITTED && stranded.state != Scheduler.State.HELD) {
+            if (stranded != null && stranded.state != JobState.ADMITTED && stranded.state != JobState.HELD) {
                 // neither charged nor back in a set: it waits in backoff, so the next cycle does not fail on it first
                 queues.leaveWave(stranded); // its tries are its own from here (the rest of its wave stays due)
                 queues.countTry(stranded);
@@ -398,7 +399,7 @@ final class SchedulingCycle {
         try {
             queues.admit(entry, record, false);
         } catch (RuntimeException e) {
-            if (entry.record() != record || entry.state != Scheduler.State.ADMITTED) {
+            if (entry.record() != record || entry.state != JobState.ADMITTED) {
                 throw e; // not charged: nothing to hand out
             }
             decided.failure = decided.failure == null ? e : decided.failure;

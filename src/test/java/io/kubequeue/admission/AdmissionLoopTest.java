@@ -28,18 +28,21 @@ import io.kubequeue.job.Annotations;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.batch.BatchJobKind;
+import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.CycleResult;
 import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
-import io.kubequeue.scheduler.Scheduler;
-import io.kubequeue.scheduler.SchedulingPolicy;
-import io.kubequeue.testing.TrustedRecords;
+import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.SchedulingPolicy;
 import io.kubequeue.testing.RecordingEvents;
 import io.kubequeue.testing.TestConfig;
+import io.kubequeue.testing.TrustedRecords;
 
 /**
  * The admission loop on its own threads (no Quarkus, no API server): a real scheduler and feed, a real
@@ -68,7 +71,7 @@ class AdmissionLoopTest {
         Map<String, String> all = new HashMap<>(Map.of("kube-queue.admission.batch-window", "10ms"));
         all.putAll(properties);
         KubeQueueConfig config = TestConfig.kubeQueue(all);
-        scheduler = new Scheduler(new Scheduler.Settings(SchedulingPolicy.DEFAULT, config.backoff().initial(),
+        scheduler = new Scheduler(new SchedulerSettings(SchedulingPolicy.DEFAULT, config.backoff().initial(),
                 config.backoff().max()), Clock.systemUTC());
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("g", null, List.of("ns"), null, Resources.of("cpu", 4000L)))));
@@ -130,8 +133,8 @@ class AdmissionLoopTest {
         return job;
     }
 
-    private Scheduler.State state(JobKey key) {
-        return scheduler.status(key).map(Scheduler.JobStatus::state).orElse(null);
+    private JobState state(JobKey key) {
+        return scheduler.status(key).map(JobStatus::state).orElse(null);
     }
 
     private long usage() {
@@ -148,7 +151,7 @@ class AdmissionLoopTest {
         loop.open();
         await().atMost(PATIENCE).until(() -> !toldAdmitted.isEmpty());
 
-        assertEquals(Scheduler.State.ADMITTED, state(key("j")));
+        assertEquals(JobState.ADMITTED, state(key("j")));
         assertEquals(CPU, usage());
         Admission admitted = toldAdmitted.get(0);
         assertEquals(key("j"), admitted.key());
@@ -182,17 +185,17 @@ class AdmissionLoopTest {
 
         loop.close();
 
-        assertEquals(Scheduler.State.BACKOFF, state(unsent), "handed back at once, not left charged");
+        assertEquals(JobState.BACKOFF, state(unsent), "handed back at once, not left charged");
         assertEquals(CPU, usage(), "only the one on the wire stays charged");
         assertEquals(0, loop.admissionsWaitingToBeSent());
 
         // the patch already on the wire completes and is reported; nothing more is sent
         onTheWire.complete(runningAsPatched(requests.patches().get(0)));
-        await().atMost(PATIENCE).until(() -> state(sent) == Scheduler.State.ADMITTED && !toldAdmitted.isEmpty()
+        await().atMost(PATIENCE).until(() -> state(sent) == JobState.ADMITTED && !toldAdmitted.isEmpty()
                 && loop.admissionsInFlight() == 0);
         assertEquals(List.of(sent), toldAdmitted.stream().map(Admission::key).toList());
         assertEquals(1, requests.patches().size(), "the handed-back admission is never sent");
-        assertEquals(Scheduler.State.BACKOFF, state(unsent));
+        assertEquals(JobState.BACKOFF, state(unsent));
         assertEquals(CPU, usage());
     }
 
@@ -208,14 +211,14 @@ class AdmissionLoopTest {
         await().atMost(PATIENCE).until(() -> requests.gets().size() == 2);
         AdmissionRecord decided = requests.patches().get(0).record();
         assertTrue(scheduler.admissionUnsettled(key("j"), decided), "unknown until the read answers");
-        assertEquals(Scheduler.State.ADMITTED, state(key("j")));
+        assertEquals(JobState.ADMITTED, state(key("j")));
         assertEquals(CPU, usage(), "the charge stays while unknown");
         assertEquals(List.of(Admitter.Settlement.Kind.UNCONFIRMED), toldAnswered);
 
         secondRead.complete(running("j", decided));
         await().atMost(PATIENCE).until(() -> !scheduler.admissionUnsettled(key("j"), decided));
 
-        assertEquals(Scheduler.State.ADMITTED, state(key("j")));
+        assertEquals(JobState.ADMITTED, state(key("j")));
         assertEquals(decided, scheduler.status(key("j")).orElseThrow().record());
         assertEquals(CPU, usage());
         assertEquals(1, requests.patches().size(), "read, never patched again");
@@ -237,8 +240,8 @@ class AdmissionLoopTest {
         assertNotEquals(patches.get(0).record(), patches.get(1).record(), "a new decision, with its own record");
         assertEquals(List.of(Admitter.Settlement.Kind.REFUSED, Admitter.Settlement.Kind.APPLIED), toldAnswered);
         assertEquals(List.of(key("j")), requests.gets(), "the refusal was read back once");
-        Scheduler.JobStatus status = scheduler.status(key("j")).orElseThrow();
-        assertEquals(Scheduler.State.ADMITTED, status.state());
+        JobStatus status = scheduler.status(key("j")).orElseThrow();
+        assertEquals(JobState.ADMITTED, status.state());
         assertEquals(patches.get(1).record(), status.record());
         assertEquals(1, status.attempts(), "one refusal counted");
         assertEquals(CPU, usage(), "charged once");

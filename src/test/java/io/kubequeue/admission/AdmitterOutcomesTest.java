@@ -25,22 +25,25 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.kubequeue.job.Annotations;
-import io.kubequeue.job.RecordSignatures;
+import io.kubequeue.job.FeedEffects;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.JobFeed;
+import io.kubequeue.job.RecordSignatures;
 import io.kubequeue.job.batch.BatchJobKind;
+import io.kubequeue.scheduler.MutableClock;
+import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.JobKey;
-import io.kubequeue.scheduler.MutableClock;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
-import io.kubequeue.scheduler.Scheduler;
-import io.kubequeue.testing.TrustedRecords;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 import io.kubequeue.testing.RecordingEvents;
 import io.kubequeue.testing.TestConfig;
-import io.kubequeue.job.FeedEffects;
+import io.kubequeue.testing.TrustedRecords;
 
 /**
  * Each way an admission can end, one API-server answer at a time (no Quarkus, no API server): {@link Admitter#admit}
@@ -70,7 +73,7 @@ class AdmitterOutcomesTest {
 
     @BeforeEach
     void setUp() {
-        scheduler = new Scheduler(Scheduler.Settings.defaults(), clock);
+        scheduler = new Scheduler(SchedulerSettings.defaults(), clock);
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("g", null, List.of("ns"), null, Resources.of("cpu", 4000L)),
                 new QuotaNode("h", null, List.of("other"), null, Resources.of("cpu", 4000L)))));
@@ -134,7 +137,7 @@ class AdmitterOutcomesTest {
         admitter.report(admission, settlement, recordsAskedFor::add);
     }
 
-    private Scheduler.JobStatus status() {
+    private JobStatus status() {
         return scheduler.status(KEY).orElseThrow();
     }
 
@@ -148,7 +151,7 @@ class AdmitterOutcomesTest {
         assertEquals("2", settlement.resourceVersion());
         report(admission, settlement);
 
-        assertEquals(Scheduler.State.ADMITTED, status().state());
+        assertEquals(JobState.ADMITTED, status().state());
         assertEquals(admission.record(), status().record());
         assertEquals(CPU, scheduler.usage("g").get("cpu"));
         assertFalse(scheduler.admissionUnsettled(KEY, admission.record()));
@@ -241,7 +244,7 @@ class AdmitterOutcomesTest {
         report(admission, settlement);
 
         assertEquals(0L, scheduler.usage("g").get("cpu"), "charge handed back");
-        assertEquals(Scheduler.State.BACKOFF, status().state());
+        assertEquals(JobState.BACKOFF, status().state());
         assertEquals(1, status().attempts());
         assertEquals(List.of(KEY), requests.gets(), "a refusal is read back once");
         assertEquals(List.of(), events.withReason("Admitted"));
@@ -285,7 +288,7 @@ class AdmitterOutcomesTest {
         assertEquals("3", settlement.resourceVersion());
         report(admission, settlement);
 
-        assertEquals(Scheduler.State.ADMITTED, status().state());
+        assertEquals(JobState.ADMITTED, status().state());
         assertTrue(status().record().startedOutside(), "re-labelled as started outside: " + status().record());
         assertEquals("g", status().record().group());
         assertEquals(CPU, scheduler.usage("g").get("cpu"), "the charge stays");
@@ -309,7 +312,7 @@ class AdmitterOutcomesTest {
         assertEquals(theirs, settlement.found());
         report(admission, settlement);
 
-        assertEquals(Scheduler.State.ADMITTED, status().state());
+        assertEquals(JobState.ADMITTED, status().state());
         assertEquals(theirs, status().record());
         assertEquals(CPU, scheduler.usage("h").get("cpu"), "charged where the other replica's record says");
         assertEquals(0L, scheduler.usage("g").get("cpu"), "and no longer where we decided");
@@ -354,7 +357,7 @@ class AdmitterOutcomesTest {
         assertEquals(Admitter.Settlement.Kind.UNCONFIRMED, settlement.kind());
         report(admission, settlement);
 
-        assertEquals(Scheduler.State.ADMITTED, status().state());
+        assertEquals(JobState.ADMITTED, status().state());
         assertEquals(CPU, scheduler.usage("g").get("cpu"), "the charge stays while unknown");
         assertTrue(scheduler.admissionUnsettled(KEY, admission.record()));
 
@@ -365,7 +368,7 @@ class AdmitterOutcomesTest {
         report(admission, rechecked);
 
         assertFalse(scheduler.admissionUnsettled(KEY, admission.record()), "settled");
-        assertEquals(Scheduler.State.ADMITTED, status().state());
+        assertEquals(JobState.ADMITTED, status().state());
         assertEquals(admission.record(), status().record());
         assertEquals(CPU, scheduler.usage("g").get("cpu"));
         assertNull(admitter.recheck(admission).join(), "settled: nothing more to read");
@@ -447,10 +450,10 @@ class AdmitterOutcomesTest {
         assertEquals("2", settlement.resourceVersion());
         report(admission, settlement);
         assertEquals(0L, scheduler.usage("g").get("cpu"), "charge handed back");
-        assertEquals(Scheduler.State.BACKOFF, status().state(), "until the informer shows the change");
+        assertEquals(JobState.BACKOFF, status().state(), "until the informer shows the change");
 
         feed.observe(kind, suspendedAsking("2", "3"));
-        assertEquals(Scheduler.State.ACTIVE, status().state(), "the change ends the wait at once");
+        assertEquals(JobState.ACTIVE, status().state(), "the change ends the wait at once");
         List<Admission> again = scheduler.schedule().admissions();
         assertEquals(1, again.size());
         assertEquals(3000L, again.get(0).request().get("cpu"), "decided again on what it asks now");
@@ -468,7 +471,7 @@ class AdmitterOutcomesTest {
         report(admission, settlement);
 
         assertEquals(List.of(), requests.patches(), "no write for a decision known to be stale");
-        assertEquals(Scheduler.State.ACTIVE, status().state());
+        assertEquals(JobState.ACTIVE, status().state());
         assertEquals(0, status().attempts(), "not the job's fault: no attempt counted");
         List<Admission> again = scheduler.schedule().admissions();
         assertEquals(3000L, again.get(0).request().get("cpu"));

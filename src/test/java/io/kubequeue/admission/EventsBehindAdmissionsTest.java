@@ -19,18 +19,19 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.job.Annotations;
+import io.kubequeue.job.FeedEffects;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.batch.BatchJobKind;
+import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
-import io.kubequeue.scheduler.Scheduler;
-import io.kubequeue.scheduler.SchedulingPolicy;
+import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.SchedulingPolicy;
 import io.kubequeue.testing.RecordingEvents;
 import io.kubequeue.testing.TestConfig;
 import io.kubequeue.testing.TrustedRecords;
-import io.kubequeue.job.FeedEffects;
 
 /**
  * The admission loop tells the events what to wait behind: its decided admissions waiting for a place in the
@@ -72,7 +73,7 @@ class EventsBehindAdmissionsTest {
     void eventsWaitBehindTheAdmissionsWaitingForThePipeline() {
         KubeQueueConfig config = TestConfig.kubeQueue(Map.of("kube-queue.admission.batch-window", "10ms",
                 "kube-queue.admission.in-flight", "1"));
-        Scheduler scheduler = new Scheduler(new Scheduler.Settings(SchedulingPolicy.DEFAULT, config.backoff().initial(),
+        Scheduler scheduler = new Scheduler(new SchedulerSettings(SchedulingPolicy.DEFAULT, config.backoff().initial(),
                 config.backoff().max()), Clock.systemUTC());
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("g", null, List.of("ns"), null, Resources.of("cpu", 4000L)))));

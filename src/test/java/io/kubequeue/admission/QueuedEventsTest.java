@@ -22,13 +22,14 @@ import io.kubequeue.job.Annotations;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.batch.BatchJobKind;
+import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.CycleResult;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
-import io.kubequeue.scheduler.Scheduler;
-import io.kubequeue.scheduler.SchedulingPolicy;
+import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.SchedulingPolicy;
 import io.kubequeue.testing.RecordingEvents;
 import io.kubequeue.testing.TestConfig;
 import io.kubequeue.testing.TrustedRecords;
@@ -55,7 +56,7 @@ class QueuedEventsTest {
 
     private void start() {
         KubeQueueConfig config = TestConfig.kubeQueue(Map.of("kube-queue.admission.batch-window", "10ms"));
-        scheduler = new Scheduler(new Scheduler.Settings(SchedulingPolicy.DEFAULT, config.backoff().initial(),
+        scheduler = new Scheduler(new SchedulerSettings(SchedulingPolicy.DEFAULT, config.backoff().initial(),
                 config.backoff().max()), Clock.systemUTC());
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("g", null, List.of("ns"), null, Resources.of("cpu", 1000L)))));

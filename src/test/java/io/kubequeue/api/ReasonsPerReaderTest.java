@@ -24,6 +24,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.testing.Cluster;
 import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.WithStrictApiServer;
@@ -100,7 +101,7 @@ class ReasonsPerReaderTest {
     }
 
     private boolean admitted(String namespace, String name) {
-        return scheduler.find(namespace, name).stream().anyMatch(v -> v.status().state() == Scheduler.State.ADMITTED);
+        return scheduler.find(namespace, name).stream().anyMatch(v -> v.status().state() == JobState.ADMITTED);
     }
 
     private void submit(String namespace, String name, String cpu, String group) {

@@ -22,8 +22,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.job.argo.Workflow;
 import io.kubequeue.operator.Manifests;
-import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.testing.Cluster;
 import io.kubequeue.testing.Hostile;
 import io.kubequeue.testing.WithStrictApiServer;
@@ -103,7 +104,7 @@ class HostileInputTest {
 
     private boolean admitted(String kind, String namespace, String name) {
         return scheduler.status(new JobKey(kind, namespace, name))
-                .map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false);
+                .map(s -> s.state() == JobState.ADMITTED).orElse(false);
     }
 
     private static List<Event> invalidJob(Cluster cluster, String namespace, String name) {

@@ -23,20 +23,22 @@ import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.kubequeue.job.batch.BatchJobKind;
 import io.kubequeue.job.kubeflow.TFJob;
 import io.kubequeue.job.kubeflow.TFJobKind;
+import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.AdmissionOutcome;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.Eviction;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
-import io.kubequeue.scheduler.Scheduler;
-import io.kubequeue.testing.TrustedRecords;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 import io.kubequeue.testing.Parse;
 import io.kubequeue.testing.RecordingEvents;
 import io.kubequeue.testing.TestConfig;
+import io.kubequeue.testing.TrustedRecords;
 
 /**
  * The feed on its own (no Quarkus, no API server): a real scheduler behind it, events and callbacks recorded. It
@@ -58,7 +60,7 @@ class JobFeedTest {
 
     @BeforeEach
     void setUp() {
-        scheduler = new Scheduler(Scheduler.Settings.defaults(), Clock.systemUTC());
+        scheduler = new Scheduler(SchedulerSettings.defaults(), Clock.systemUTC());
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("g", null, List.of("feed"), null, Resources.of("cpu", 4000L)))));
         feed = new JobFeed(scheduler, directory, events, TestConfig.defaults(), TrustedRecords.signatures(),
@@ -165,7 +167,7 @@ class JobFeedTest {
 
         assertEquals(List.of("queued in quota group g", "suspended again: queued in quota group g"),
                 events.withReason("Queued").stream().map(RecordingEvents.Event::message).toList());
-        assertEquals(Scheduler.State.ACTIVE, scheduler.status(KEY).orElseThrow().state());
+        assertEquals(JobState.ACTIVE, scheduler.status(KEY).orElseThrow().state());
     }
 
     @Test
@@ -215,7 +217,7 @@ class JobFeedTest {
 
         feed.observe(kind, job("2"));
         assertEquals(0, feed.invalidJobs(), "fixed: back in the queue");
-        assertEquals(Scheduler.State.ACTIVE, scheduler.status(KEY).orElseThrow().state());
+        assertEquals(JobState.ACTIVE, scheduler.status(KEY).orElseThrow().state());
     }
 
     @Test

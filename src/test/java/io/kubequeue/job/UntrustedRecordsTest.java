@@ -18,14 +18,17 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.kubequeue.job.batch.BatchJobKind;
+import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.EvictionMarks;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
-import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 import io.kubequeue.testing.RecordingEvents;
 import io.kubequeue.testing.TestConfig;
 import io.kubequeue.testing.TrustedRecords;
@@ -50,7 +53,7 @@ class UntrustedRecordsTest {
 
     @BeforeEach
     void setUp() {
-        scheduler = new Scheduler(Scheduler.Settings.defaults(), Clock.systemUTC());
+        scheduler = new Scheduler(SchedulerSettings.defaults(), Clock.systemUTC());
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 8000L)),
                 new QuotaNode("team-a", "root", List.of("team-a"), null, Resources.of("cpu", 4000L)),
@@ -84,8 +87,8 @@ class UntrustedRecordsTest {
         // and take root's room from team-b
         feed.observe(kind, job("team-a", "forged", false, "4", ROOT_RECORD));
 
-        Scheduler.JobStatus status = scheduler.status(new JobKey("Job", "team-a", "forged")).orElseThrow();
-        assertEquals(Scheduler.State.ADMITTED, status.state(), "it runs, so it is charged: never over-admit");
+        JobStatus status = scheduler.status(new JobKey("Job", "team-a", "forged")).orElseThrow();
+        assertEquals(JobState.ADMITTED, status.state(), "it runs, so it is charged: never over-admit");
         assertEquals("team-a", status.group(), "charged where it would queue now, not where it says");
         assertTrue(status.record().startedOutside(), status.record().toString());
         assertEquals(1, startedOutside.size(), "kube-queue's own record is written on it");
@@ -117,7 +120,7 @@ class UntrustedRecordsTest {
     void aRecordKubeQueueSignedIsTrusted() {
         feed.observe(kind, job("team-a", "ours", false, "2", TrustedRecords.signed("ours-uid", ROOT_RECORD)));
 
-        Scheduler.JobStatus status = scheduler.status(new JobKey("Job", "team-a", "ours")).orElseThrow();
+        JobStatus status = scheduler.status(new JobKey("Job", "team-a", "ours")).orElseThrow();
         assertEquals("root", status.group(), "kube-queue wrote it: charged as recorded");
         assertEquals(List.of(), startedOutside);
         assertEquals(List.of(), events.withReason("UntrustedRecord"));

@@ -3,7 +3,6 @@ package io.kubequeue.operator;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -25,12 +24,13 @@ import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.Resources;
-import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.kubernetes.client.KubernetesTestServer;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.testing.Cluster;
 import io.kubequeue.testing.SeedTreeFixture;
 
@@ -149,7 +149,7 @@ class AdmissionBindingTest extends SeedTreeFixture {
         create("annotated", "3", null, Map.of(SuspendMark.ANNOTATION_KEY, "true"));
 
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key("annotated"))
-                .map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false));
+                .map(s -> s.state() == JobState.ADMITTED).orElse(false));
         assertTrue(scheduler.status(key("annotated")).orElseThrow().record().startedOutside());
         await().atMost(Duration.ofSeconds(10)).until(() -> cluster.events("default", "annotated").stream()
                 .anyMatch(e -> "StartedOutsideQueue".equals(e.getReason()) && e.getNote().contains("does not read")));
@@ -169,7 +169,7 @@ class AdmissionBindingTest extends SeedTreeFixture {
                 .edit(j -> new JobBuilder(j).editSpec().withSuspend(false).endSpec().build());
 
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key("flipped"))
-                .map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false));
+                .map(s -> s.state() == JobState.ADMITTED).orElse(false));
         assertEquals(5000, scheduler.usage("root.defaultQuotaGroup").get("cpu"));
     }
 
@@ -187,7 +187,7 @@ class AdmissionBindingTest extends SeedTreeFixture {
             client.batch().v1().jobs().inNamespace("default").withName("meanwhile")
                     .edit(j -> new JobBuilder(j).editSpec().withSuspend(false).endSpec().build());
             await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key("meanwhile"))
-                    .map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false));
+                    .map(s -> s.state() == JobState.ADMITTED).orElse(false));
             await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2))
                     .until(() -> Cluster.admittedGroup(cluster.job("meanwhile")) == null);
         } finally {
@@ -223,7 +223,7 @@ class AdmissionBindingTest extends SeedTreeFixture {
         });
 
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key)
-                .map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false));
+                .map(s -> s.state() == JobState.ADMITTED).orElse(false));
         assertEquals(5000, scheduler.usage("root.defaultQuotaGroup").get("cpu"));
     }
 
@@ -287,8 +287,8 @@ class AdmissionBindingTest extends SeedTreeFixture {
 
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key("taken"))
                 .map(s -> s.record() != null && "2026-01-01T00:00:00.500Z".equals(s.record().admittedAt())).orElse(false));
-        Scheduler.JobStatus status = scheduler.status(key("taken")).orElseThrow();
-        assertEquals(Scheduler.State.ADMITTED, status.state());
+        JobStatus status = scheduler.status(key("taken")).orElseThrow();
+        assertEquals(JobState.ADMITTED, status.state());
         assertEquals(0, status.attempts(), "not handed back as a failed admission");
         assertEquals(3000, scheduler.usage("root.defaultQuotaGroup").get("cpu"));
     }

@@ -15,16 +15,18 @@ import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.Resources;
-import io.kubequeue.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.quarkus.test.kubernetes.client.KubernetesTestServer;
-import io.kubequeue.testing.WithStrictApiServer;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.testing.Cluster;
+import io.kubequeue.testing.WithStrictApiServer;
 
 /**
  * The API server refuses an admission patch (409 Conflict, 500 Internal Server Error): the charge is handed
@@ -75,8 +77,8 @@ class AdmissionFailureTest {
         Resources used = scheduler.usage("root.defaultQuotaGroup");
         assertEquals(3000, used.get("cpu"), "job1 is charged once");
         assertEquals(1, used.get(Resources.MAX_JOBS));
-        Scheduler.JobStatus job1 = scheduler.status(new JobKey("TFJob", "default", "job1")).orElseThrow();
-        assertEquals(Scheduler.State.ADMITTED, job1.state());
+        JobStatus job1 = scheduler.status(new JobKey("TFJob", "default", "job1")).orElseThrow();
+        assertEquals(JobState.ADMITTED, job1.state());
         if (code == 409) {
             // a refusal counts as an attempt only if the read shows the job unchanged; kube-queue's own Queuing
             // condition may have moved its version since the decision, and then it is decided again uncounted

@@ -16,12 +16,12 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.scheduler.model.JobKey;
-import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.testing.Cluster;
 import io.kubequeue.testing.SeedTreeFixture;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.testing.WithStrictApiServer;
 
 /**
@@ -63,7 +63,7 @@ class AdmissionTimeoutScenarioTest extends SeedTreeFixture {
 
         await().atMost(Duration.ofSeconds(15)).until(() -> Cluster.suspended(cluster.job("stuck")));
         // the Job controller deletes the suspended Job's pod; until it is gone the room stays taken (issue 26, item 5)
-        assertEquals(Scheduler.State.ADMITTED, scheduler.status(new JobKey("Job", "default", "stuck")).orElseThrow()
+        assertEquals(JobState.ADMITTED, scheduler.status(new JobKey("Job", "default", "stuck")).orElseThrow()
                 .state(), "its pod is still there");
         client.pods().inNamespace("default").withName("stuck-pod").delete();
 
@@ -73,7 +73,7 @@ class AdmissionTimeoutScenarioTest extends SeedTreeFixture {
         await().atMost(Duration.ofSeconds(5)).until(() -> cluster.events("default", "stuck").stream()
                 .anyMatch(e -> "Warning".equals(e.getType()) && e.getNote().contains("timed out")));
         await().atMost(Duration.ofSeconds(5)).until(() -> scheduler.status(new JobKey("Job", "default", "stuck"))
-                .map(s -> s.state() == Scheduler.State.BACKOFF).orElse(false));
+                .map(s -> s.state() == JobState.BACKOFF).orElse(false));
         assertEquals(1000, scheduler.usage(SEED_GROUP).get("cpu"), "only the running Job is charged");
         assertTrue(cluster.admitted("runs"), "a Job whose pod runs does not time out");
         Event warning = cluster.events("default", "stuck").stream().filter(e -> "Warning".equals(e.getType()))

@@ -19,12 +19,13 @@ import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.argo.Workflow;
-import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.JobKey;
 import io.quarkus.test.junit.QuarkusTest;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.testing.Cluster;
 import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.WithStrictApiServer;
-import io.kubequeue.testing.Cluster;
 
 /**
  * Each bad input of the job-kinds issue: the job stays suspended, gets exactly one {@code InvalidJob}
@@ -107,7 +108,7 @@ class BadInputTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> !invalidJobEvents(cluster, "running").isEmpty());
         String note = invalidJobEvents(cluster, "running").get(0).getNote();
         assertTrue(note.contains("the job runs and its use is unknown, so quota group root.defaultQuotaGroup"), note);
-        assertEquals(Scheduler.State.ADMITTED,
+        assertEquals(JobState.ADMITTED,
                 scheduler.status(new JobKey("Workflow", "default", "running")).orElseThrow().state());
 
         cluster.submitJob("behind", "1", java.util.Map.of(), null);

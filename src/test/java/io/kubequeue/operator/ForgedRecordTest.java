@@ -24,9 +24,10 @@ import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.job.Annotations;
+import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.JobKey;
-import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.testing.Cluster;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
@@ -106,7 +107,7 @@ class ForgedRecordTest {
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> Boolean.TRUE.equals(
                 get("team-a", "same-team").getSpec().getSuspend()));
         for (String forged : List.of("before-start", "while-running")) {
-            Scheduler.JobStatus status = scheduler.status(new JobKey("Job", "team-a", forged)).orElseThrow();
+            JobStatus status = scheduler.status(new JobKey("Job", "team-a", forged)).orElseThrow();
             assertEquals("root.team-a", status.group(), forged);
             assertTrue(status.record().startedOutside(), forged + ": " + status.record());
             await().atMost(Duration.ofSeconds(10)).until(() -> recordedAsStartedOutsideInTeamA(forged));

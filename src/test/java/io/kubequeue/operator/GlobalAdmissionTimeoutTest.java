@@ -12,8 +12,9 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import io.kubequeue.job.JobPods;
-import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -45,7 +46,7 @@ class GlobalAdmissionTimeoutTest {
     @Test
     void thePodWatchIsListedByTheTimeStartUpIsDone() {
         assertEquals(Duration.ofMinutes(10), scheduler.settings().admissionTimeout());
-        assertEquals(new Scheduler.Reclaim(true, 3), scheduler.settings().reclaim());
+        assertEquals(new SchedulerSettings.Reclaim(true, 3), scheduler.settings().reclaim());
         assertTrue(pods.started());
         assertTrue(pods.awaitFirstList(Duration.ZERO), "listed during start-up");
         assertFalse(pods.runs(new JobKey("Job", "default", "none")), "known not to run: it has no pod");

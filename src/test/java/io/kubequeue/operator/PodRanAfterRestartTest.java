@@ -76,7 +76,7 @@ class PodRanAfterRestartTest {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            String admittedAt = Scheduler_ADMITTED_AT(Instant.now().minus(Duration.ofMinutes(10)));
+            String admittedAt = recordTime(Instant.now().minus(Duration.ofMinutes(10)));
             Job ran = admitted(client, "ran", admittedAt);
             mark(client, ran, podRanMark(ran.getMetadata().getUid(), NS, admittedAt));
             Job forged = admitted(client, "forged", admittedAt);
@@ -103,9 +103,9 @@ class PodRanAfterRestartTest {
         }
     }
 
-    /** As {@code Scheduler.ADMITTED_AT} writes it: RFC 3339 in UTC with milliseconds. */
-    static String Scheduler_ADMITTED_AT(Instant at) {
-        return io.kubequeue.scheduler.Scheduler.ADMITTED_AT.format(at);
+    /** As {@code AdmissionRecord.ADMITTED_AT} writes it: RFC 3339 in UTC with milliseconds. */
+    static String recordTime(Instant at) {
+        return io.kubequeue.scheduler.model.AdmissionRecord.ADMITTED_AT.format(at);
     }
 
     static Job job(String name, boolean suspended, Map<String, String> annotations) {

@@ -25,8 +25,10 @@ import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
 import io.fabric8.kubernetes.api.model.node.v1.RuntimeClassBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.testing.Cluster;
 
 /**
@@ -180,21 +182,21 @@ abstract class PricingScenario {
         return client.batch().v1().jobs().inNamespace("default").resource(job).create();
     }
 
-    private Optional<Scheduler.JobStatus> status(String name) {
+    private Optional<JobStatus> status(String name) {
         return scheduler.status(new JobKey("Job", "default", name));
     }
 
     private io.kubequeue.scheduler.model.Resources request(String name) {
-        return status(name).map(Scheduler.JobStatus::request).orElse(io.kubequeue.scheduler.model.Resources.NONE);
+        return status(name).map(JobStatus::request).orElse(io.kubequeue.scheduler.model.Resources.NONE);
     }
 
     private boolean admittedByScheduler(String name) {
-        return status(name).map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false);
+        return status(name).map(s -> s.state() == JobState.ADMITTED).orElse(false);
     }
 
     /** Waits until each job is admitted or has been tried at least once (count, not time). */
     private void awaitEachTried(List<String> names) {
         await().atMost(Duration.ofSeconds(15)).until(() -> names.stream().allMatch(name -> status(name)
-                .map(s -> s.state() == Scheduler.State.ADMITTED || s.attempts() > 0).orElse(false)));
+                .map(s -> s.state() == JobState.ADMITTED || s.attempts() > 0).orElse(false)));
     }
 }

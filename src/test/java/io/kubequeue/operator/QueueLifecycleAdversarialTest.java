@@ -26,17 +26,19 @@ import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.argo.Workflow;
 import io.kubequeue.job.argo.WorkflowKind;
+import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
-import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.kubernetes.client.KubernetesTestServer;
 import io.restassured.path.json.JsonPath;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 import io.kubequeue.testing.SeedTreeFixture;
 
 /**
@@ -75,7 +77,7 @@ class QueueLifecycleAdversarialTest extends SeedTreeFixture {
      */
     @Test
     void aQueuedWorkflowThatArgoHasMarkedRunningIsStillQueuedAfterARestart() {
-        Scheduler fresh = new Scheduler(Scheduler.Settings.defaults(), Clock.systemUTC());
+        Scheduler fresh = new Scheduler(SchedulerSettings.defaults(), Clock.systemUTC());
         fresh.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("g", null, List.of("wf-ns"), null, Resources.of("cpu", 4000L)))));
         JobFeed feed = new JobFeed(fresh, new JobDirectory(), events, config, TrustedRecords.signatures());
@@ -134,7 +136,7 @@ class QueueLifecycleAdversarialTest extends SeedTreeFixture {
         Job resumed = new JobBuilder(cluster.job("byhand")).editSpec().withSuspend(false).endSpec().build();
         client.batch().v1().jobs().inNamespace("default").resource(resumed).update(); // a PUT, as kubectl edit
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key)
-                .map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false));
+                .map(s -> s.state() == JobState.ADMITTED).orElse(false));
         Job running = cluster.job("byhand");
         running.setStatus(new JobStatusBuilder().withStartTime("2026-01-01T00:00:00Z").withActive(1).build());
         client.batch().v1().jobs().inNamespace("default").resource(running).updateStatus();

@@ -23,10 +23,11 @@ import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.job.Annotations;
-import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.Scheduler;
-import io.kubequeue.testing.TrustedRecords;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.testing.Cluster;
+import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -103,7 +104,7 @@ class ReclaimRestartTest {
         assertEquals("gpu-a", Cluster.admittedGroup(get("gpu-a", "a-1")));
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
                 .until(() -> Boolean.TRUE.equals(get("gpu-b", "b-victim").getSpec().getSuspend()));
-        assertEquals(Scheduler.State.BACKOFF, scheduler.status(new JobKey("Job", "gpu-b", "b-victim")).orElseThrow().state());
+        assertEquals(JobState.BACKOFF, scheduler.status(new JobKey("Job", "gpu-b", "b-victim")).orElseThrow().state());
         assertEquals(4, scheduler.usage("root").get("nvidia.com/gpu"), "never over the root's 4 GPUs");
         assertTrue(!Boolean.TRUE.equals(get("gpu-b", "b-running").getSpec().getSuspend()));
         new Cluster(client).clear();

@@ -19,8 +19,9 @@ import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.job.Annotations;
-import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.testing.Cluster;
 import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.WithStrictApiServer;
@@ -139,7 +140,7 @@ class ReclaimScenarioTest {
         assertEquals("Warning", events("leaf-b", "b-low", "Reclaimed").get(0).getType());
         // the victim is back in its queue, and stays suspended: its group is at its max again
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> suspended("leaf-b", "b-low"));
-        assertEquals(Scheduler.State.BACKOFF, scheduler.status(new JobKey("Job", "leaf-b", "b-low")).orElseThrow().state());
+        assertEquals(JobState.BACKOFF, scheduler.status(new JobKey("Job", "leaf-b", "b-low")).orElseThrow().state());
         assertEquals(4000, scheduler.usage("team-1").get("cpu"));
     }
 

@@ -21,15 +21,16 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.job.kubeflow.TFJob;
-import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.JobKey;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.testing.Cluster;
 import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.WithStrictApiServer;
-import io.kubequeue.testing.Cluster;
 
 /**
  * Start-up recovery on its own, with the reconcilers never started: what the scheduler holds when the
@@ -87,13 +88,13 @@ class RecoveryAloneTest {
 
     @Test
     void recoveryAloneChargesTheAdmittedJobAndQueuesTheOther() {
-        assertEquals(Scheduler.State.ADMITTED,
+        assertEquals(JobState.ADMITTED,
                 scheduler.status(new JobKey("TFJob", "default", "job1")).orElseThrow().state());
         assertEquals(3000, scheduler.usage("root.defaultQuotaGroup").get("cpu"), "job1 only: 'done' has finished");
         assertTrue(scheduler.status(new JobKey("TFJob", "default", "done")).isEmpty());
         // through a cycle and a backoff retry, job2 stays queued
         await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3)).until(() ->
-                scheduler.status(new JobKey("TFJob", "default", "job2")).orElseThrow().state() != Scheduler.State.ADMITTED
+                scheduler.status(new JobKey("TFJob", "default", "job2")).orElseThrow().state() != JobState.ADMITTED
                         && Cluster.suspended(new Cluster(client).tfJob("job2")));
     }
 }

@@ -17,13 +17,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.job.kubeflow.TFJob;
-import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.JobKey;
 import io.quarkus.test.junit.QuarkusTest;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.testing.Cluster;
 import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.WithStrictApiServer;
-import io.kubequeue.testing.Cluster;
 
 /**
  * A restart with one admitted job: before kube-queue starts, the cluster already holds the seed's tree and
@@ -64,7 +65,7 @@ class RecoveryTest {
 
     @Test
     void anAdmittedJobIsChargedAtStartUpSoAJobThatWouldExceedTheGroupWaits() {
-        assertEquals(Scheduler.State.ADMITTED,
+        assertEquals(JobState.ADMITTED,
                 scheduler.status(new JobKey("TFJob", "default", "job1")).orElseThrow().state());
         assertEquals(3000, scheduler.usage("root.defaultQuotaGroup").get("cpu"));
 

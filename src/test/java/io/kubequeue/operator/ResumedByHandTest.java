@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.util.Map;
 
 import jakarta.inject.Inject;
 
@@ -15,9 +14,10 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.job.Annotations;
+import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.JobKey;
-import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.testing.Cluster;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
@@ -68,13 +68,13 @@ class ResumedByHandTest {
         client.batch().v1().jobs().inNamespace("team-a").withName("grows").edit(j -> new JobBuilder(j).editSpec()
                 .withSuspend(true).withParallelism(100).endSpec().build());
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key)
-                .map(s -> s.state() != Scheduler.State.ADMITTED).orElse(false));
+                .map(s -> s.state() != JobState.ADMITTED).orElse(false));
         // and starts it by hand: kube-queue's signed record is on it, unchanged
         client.batch().v1().jobs().inNamespace("team-a").withName("grows").edit(j -> new JobBuilder(j).editSpec()
                 .withSuspend(false).endSpec().build());
         assertEquals(admittedAt, get("team-a", "grows").getMetadata().getAnnotations().get(Annotations.ADMITTED_AT));
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key)
-                .map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false));
+                .map(s -> s.state() == JobState.ADMITTED).orElse(false));
 
         assertTrue(scheduler.status(key).orElseThrow().record().startedOutside(),
                 "not admitted by kube-queue: " + scheduler.status(key).orElseThrow().record());

@@ -18,9 +18,10 @@ import io.kubequeue.job.AdmittedRequests;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.job.kubeflow.TFJob;
-import io.kubequeue.scheduler.model.JobKey;
-import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.testing.Cluster;
 import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.WithStrictApiServer;
@@ -70,7 +71,7 @@ class RunningChargeRestartTest {
     @Test
     void theRequestTheRecordNamesIsChargedAfterARestartAndTheNextJobWaits() {
         JobKey job1 = new JobKey("TFJob", "default", "job1");
-        assertEquals(Scheduler.State.ADMITTED, scheduler.status(job1).orElseThrow().state());
+        assertEquals(JobState.ADMITTED, scheduler.status(job1).orElseThrow().state());
         assertEquals(300, scheduler.status(job1).orElseThrow().request().get("cpu"), "it asks 300m now");
         assertEquals(3000, scheduler.usage("root.defaultQuotaGroup").get("cpu"), "charged what its record names");
 

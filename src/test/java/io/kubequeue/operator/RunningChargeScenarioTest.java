@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.kubeflow.TFJob;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.testing.Cluster;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
@@ -84,7 +85,7 @@ class RunningChargeScenarioTest {
         cluster.create(job2);
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
                 .until(() -> Cluster.suspended(cluster.tfJob("job2")));
-        assertEquals(Scheduler.State.BACKOFF, scheduler.status(
+        assertEquals(JobState.BACKOFF, scheduler.status(
                 new io.kubequeue.scheduler.model.JobKey("TFJob", "default", "job2")).orElseThrow().state());
     }
 }

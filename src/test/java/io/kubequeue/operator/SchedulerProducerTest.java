@@ -10,30 +10,30 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 import io.kubequeue.testing.TestConfig;
 
 /** The reclaim and admission-timeout settings reach the scheduler; bad ones stop start-up naming the valid values. */
 class SchedulerProducerTest {
 
-    private static Scheduler.Settings settings(Map<String, String> env) {
+    private static SchedulerSettings settings(Map<String, String> env) {
         return new SchedulerProducer().scheduler(TestConfig.fromEnv(env)).settings();
     }
 
     @Test
     void byDefaultReclaimAndTheAdmissionTimeoutAreOff() {
-        Scheduler.Settings defaults = settings(Map.of());
-        assertEquals(Scheduler.Reclaim.OFF, defaults.reclaim());
+        SchedulerSettings defaults = settings(Map.of());
+        assertEquals(SchedulerSettings.Reclaim.OFF, defaults.reclaim());
         assertNull(defaults.admissionTimeout());
     }
 
     @Test
     void theEnvVarsSwitchThemOn() {
-        Scheduler.Settings on = settings(Map.of("KUBE_QUEUE_RECLAIM_ENABLED", "true",
+        SchedulerSettings on = settings(Map.of("KUBE_QUEUE_RECLAIM_ENABLED", "true",
                 "KUBE_QUEUE_RECLAIM_MAX_PER_HOUR", "5", "KUBE_QUEUE_ADMISSION_TIMEOUT", "1h30m"));
-        assertEquals(new Scheduler.Reclaim(true, 5), on.reclaim());
+        assertEquals(new SchedulerSettings.Reclaim(true, 5), on.reclaim());
         assertEquals(Duration.ofMinutes(90), on.admissionTimeout());
-        assertEquals(new Scheduler.Reclaim(true, 3), settings(Map.of("KUBE_QUEUE_RECLAIM_ENABLED", "TRUE")).reclaim(),
+        assertEquals(new SchedulerSettings.Reclaim(true, 3), settings(Map.of("KUBE_QUEUE_RECLAIM_ENABLED", "TRUE")).reclaim(),
                 "three times an hour by default");
         assertNull(settings(Map.of("KUBE_QUEUE_ADMISSION_TIMEOUT", "0")).admissionTimeout(), "zero: off");
     }

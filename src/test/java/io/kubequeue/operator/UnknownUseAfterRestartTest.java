@@ -19,8 +19,10 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.job.Annotations;
 import io.kubequeue.job.argo.Workflow;
 import io.kubequeue.job.argo.WorkflowKind;
-import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.PendingView;
 import io.kubequeue.testing.Cluster;
 import io.kubequeue.testing.TrustedRecords;
 import io.kubequeue.testing.WithStrictApiServer;
@@ -68,7 +70,7 @@ class UnknownUseAfterRestartTest {
     @Test
     void theOtherTeamIsStillAdmittedWhileTheUnknownGroupIsHeld() {
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(new JobKey("Workflow", "team-b", "etl"))
-                .map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false));
+                .map(s -> s.state() == JobState.ADMITTED).orElse(false));
         for (String team : new String[] {"team-a", "team-b"}) {
             client.batch().v1().jobs().inNamespace(team).resource(new JobBuilder().withNewMetadata().withName("train")
                     .endMetadata().withNewSpec().withSuspend(true).withNewTemplate().withNewSpec()
@@ -79,8 +81,8 @@ class UnknownUseAfterRestartTest {
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> new Cluster(client).admittedNow(
                 client.batch().v1().jobs().inNamespace("team-a").withName("train").get()));
-        Scheduler.PendingView b = scheduler.find("team-b", "train").get(0);
-        assertEquals(Scheduler.State.ACTIVE == b.status().state() || Scheduler.State.BACKOFF == b.status().state(),
+        PendingView b = scheduler.find("team-b", "train").get(0);
+        assertEquals(JobState.ACTIVE == b.status().state() || JobState.BACKOFF == b.status().state(),
                 true, "team-b's job waits: " + b.status().state());
         assertTrue(b.reason().toString().contains("quota group root.team-b admits nothing now"), b.reason().toString());
     }

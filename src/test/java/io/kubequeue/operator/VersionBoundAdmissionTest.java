@@ -18,7 +18,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.scheduler.model.JobKey;
-import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.testing.InFlightPatches;
 import io.kubequeue.testing.SeedTreeFixture;
 import io.kubequeue.testing.StrictApiServer;
@@ -77,7 +77,7 @@ class VersionBoundAdmissionTest extends SeedTreeFixture {
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
                 .until(() -> !cluster.admitted("edited") && usedCpu() <= 4000);
         await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.status(key("edited"))
-                .map(s -> s.state() != Scheduler.State.ADMITTED && s.request().get("cpu") == 4000).orElse(false));
+                .map(s -> s.state() != JobState.ADMITTED && s.request().get("cpu") == 4000).orElse(false));
 
         cluster.complete("filler");
         await().atMost(Duration.ofSeconds(15)).until(() -> cluster.admitted("edited"));
@@ -104,7 +104,7 @@ class VersionBoundAdmissionTest extends SeedTreeFixture {
         // kube-queue settles the lost answer: either it hands the room to "behind" or it makes sure of "late"
         await().atMost(Duration.ofSeconds(15)).until(() -> {
             collect(toLate, "late");
-            return scheduler.status(key("behind")).map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false)
+            return scheduler.status(key("behind")).map(s -> s.state() == JobState.ADMITTED).orElse(false)
                     || toLate.stream().filter("PATCH"::equals).count() >= 2;
         });
         List<Integer> late = inFlight.applyLate(); // the server's handler commits it now, after the read-back

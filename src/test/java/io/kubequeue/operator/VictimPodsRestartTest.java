@@ -20,8 +20,9 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.job.Annotations;
-import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.testing.Cluster;
 import io.kubequeue.testing.TerminatingPods;
 import io.kubequeue.testing.TrustedRecords;
@@ -80,7 +81,7 @@ class VictimPodsRestartTest {
     void theNewLeaderChargesTheVictimUntilItsPodIsGoneThenAdmitsThePreemptor() {
         await().atMost(Duration.ofSeconds(15)).until(() -> scheduler.status(new JobKey("Job", "gpu-a", "a-1"))
                 .isPresent() && scheduler.status(new JobKey("Job", "gpu-b", "b-victim")).isPresent());
-        assertEquals(Scheduler.State.ADMITTED, scheduler.status(new JobKey("Job", "gpu-b", "b-victim")).orElseThrow()
+        assertEquals(JobState.ADMITTED, scheduler.status(new JobKey("Job", "gpu-b", "b-victim")).orElseThrow()
                 .state(), "suspended, but its pod terminates: charged as before the restart");
         await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(7))
                 .until(() -> Cluster.suspended(get("gpu-a", "a-1")));

@@ -20,9 +20,12 @@ import io.kubequeue.scheduler.model.EvictionOutcome;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 
 /** The admission timeout in the core (issue 16; docs/policies.md, "Admission timeout"). */
 class AdmissionTimeoutTest {
@@ -35,7 +38,7 @@ class AdmissionTimeoutTest {
     private int version = 1;
 
     private Scheduler start(Duration global, Duration teamTimeout, Duration rootTimeout) {
-        Scheduler s = new Scheduler(Scheduler.Settings.defaults().withAdmissionTimeout(global), clock);
+        Scheduler s = new Scheduler(SchedulerSettings.defaults().withAdmissionTimeout(global), clock);
         s.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 4000L)).withAdmissionTimeout(rootTimeout),
                 new QuotaNode("team-a", "root", List.of("a"), null, Resources.of("cpu", 4000L))
@@ -83,8 +86,8 @@ class AdmissionTimeoutTest {
         scheduler.observe(job(JobObservation.Phase.QUEUED, a.record(), true, e.history()));
 
         assertEquals(0, scheduler.usage("team-a").get("cpu"), "its quota is released");
-        Scheduler.JobStatus requeued = scheduler.status(JOB).orElseThrow();
-        assertEquals(Scheduler.State.BACKOFF, requeued.state());
+        JobStatus requeued = scheduler.status(JOB).orElseThrow();
+        assertEquals(JobState.BACKOFF, requeued.state());
         assertEquals(clock.instant().plus(Evictions.TIMEOUT_BACKOFF), requeued.retryAt());
         assertEquals(List.of(), scheduler.schedule().admissions(), "not admitted again during its backoff");
         clock.advance(Evictions.TIMEOUT_BACKOFF);
@@ -159,8 +162,8 @@ class AdmissionTimeoutTest {
         EvictionMarks marks = new EvictionMarks(Eviction.Reason.TIMEOUT, null, List.of(), List.of(timedOut));
         scheduler.observe(job(JobObservation.Phase.QUEUED, new AdmissionRecord("team-a", "2025-12-31T23:49:00.000Z"),
                 true, marks));
-        Scheduler.JobStatus status = scheduler.status(JOB).orElseThrow();
-        assertEquals(Scheduler.State.BACKOFF, status.state());
+        JobStatus status = scheduler.status(JOB).orElseThrow();
+        assertEquals(JobState.BACKOFF, status.state());
         assertEquals(timedOut.plus(Evictions.TIMEOUT_BACKOFF), status.retryAt());
         assertTrue(scheduler.schedule().admissions().isEmpty());
     }

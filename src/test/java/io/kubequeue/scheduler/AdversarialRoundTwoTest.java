@@ -16,9 +16,12 @@ import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.Hold;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.Unreadable;
 
 /**
  * Second adversarial round against the scheduler core: each test is one event sequence a real cluster can
@@ -38,7 +41,7 @@ class AdversarialRoundTwoTest extends InFlightScenario {
     void anUnreadableResuspensionSeenBeforeThePatchAnswerIsWithdrawnNotQueuedAtZeroCost() {
         scheduler.observe(queued("j", "u", 3000, "10"));
         Admission a = admitOnly("j");
-        assertEquals(Scheduler.Unreadable.KEPT, scheduler.observeUnreadable(
+        assertEquals(Unreadable.KEPT, scheduler.observeUnreadable(
                 unreadable("j", "u", JobObservation.Phase.QUEUED, null, "12")));
         scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied("11"));
         assertEquals(0, cpu("team-a"), "re-suspended: no charge");
@@ -61,7 +64,7 @@ class AdversarialRoundTwoTest extends InFlightScenario {
         // read-back shows rv 12 running; meanwhile the user puts the mark back (rv 14), delivered first
         scheduler.observe(queued("j", "u", 3000, "14"));
         scheduler.settle(a.key(), a.record(), new AdmissionOutcome.StartedByHand("12"));
-        assertNotEquals(Scheduler.State.ADMITTED, scheduler.status(key("j")).orElseThrow().state(),
+        assertNotEquals(JobState.ADMITTED, scheduler.status(key("j")).orElseThrow().state(),
                 "rv 14 > 12 carries the mark again: a re-suspension");
         assertEquals(0, cpu("team-a"));
     }
@@ -76,7 +79,7 @@ class AdversarialRoundTwoTest extends InFlightScenario {
         // replace that drops the record, delivered before the read's answer is handled
         scheduler.observe(queued("j", "u", 3000, "14"));
         scheduler.settle(a.key(), a.record(), new AdmissionOutcome.TakenOver(other, "12"));
-        assertNotEquals(Scheduler.State.ADMITTED, scheduler.status(key("j")).orElseThrow().state(),
+        assertNotEquals(JobState.ADMITTED, scheduler.status(key("j")).orElseThrow().state(),
                 "rv 14 > 12 carries the mark again: a re-suspension");
         assertEquals(0, cpu("team-a"));
     }
@@ -98,7 +101,7 @@ class AdversarialRoundTwoTest extends InFlightScenario {
         } catch (RuntimeException e) {
             thrown = e;
         }
-        for (Scheduler.JobStatus s : scheduler.jobs()) {
+        for (JobStatus s : scheduler.jobs()) {
             assertTrue(s.state() != null, s.key() + " is in no queue and not admitted: lost (cycle threw " + thrown + ")");
         }
         assertDoesNotThrow(() -> scheduler.schedule(), "one tenant's annotation must not stop every admission");
@@ -116,8 +119,8 @@ class AdversarialRoundTwoTest extends InFlightScenario {
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 8000L)),
                 new QuotaNode("team-b", "root", List.of("b"), null, Resources.of("cpu", 4000L)))));
-        Scheduler.JobStatus s = scheduler.status(key("j")).orElseThrow();
-        assertEquals(Scheduler.State.HELD, s.state());
+        JobStatus s = scheduler.status(key("j")).orElseThrow();
+        assertEquals(JobState.HELD, s.state());
         assertEquals(Hold.Reason.NO_QUOTA_GROUP, s.hold().kind());
         assertEquals(null, s.group(), "held for having no quota group, yet reports group " + s.group());
     }
@@ -135,7 +138,7 @@ class AdversarialRoundTwoTest extends InFlightScenario {
                 new QuotaNode("team-a", null, List.of("a"), Resources.of("cpu", 4000L), null))));
         JobObservation running = new JobObservation(key("w"), "uw", JobObservation.Phase.STARTED_DESPITE_MARK,
                 Resources.NONE, JobPriority.NONE, T0, null, false, null, "1");
-        assertEquals(Scheduler.Unreadable.HOLDS_GROUP, scheduler.observeUnreadable(running));
+        assertEquals(Unreadable.HOLDS_GROUP, scheduler.observeUnreadable(running));
         scheduler.observe(new JobObservation(key("k"), "uk", JobObservation.Phase.QUEUED, Resources.of("cpu", 4000L),
                 JobPriority.NONE, T0, null, false, null, "2"));
         List<Admission> admitted = scheduler.schedule().admissions();

@@ -15,9 +15,12 @@ import io.kubequeue.scheduler.model.AdmissionOutcome;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.Unreadable;
 
 /**
  * Adversarial sequences against the scheduler core, from a review of the issue-12 changes: each is one concrete
@@ -36,14 +39,14 @@ class AdversarialSequencesTest extends InFlightScenario {
         scheduler.observe(queued("j", "u", 1000, "10"));
         Admission a = admitOnly("j");
         // the user breaks the request (e.g. min-resources unparsable) before our patch lands
-        assertEquals(Scheduler.Unreadable.KEPT, scheduler.observeUnreadable(
+        assertEquals(Unreadable.KEPT, scheduler.observeUnreadable(
                 unreadable("j", "u", JobObservation.Phase.QUEUED, null, "11")));
         scheduler.settle(a.key(), a.record(), AdmissionOutcome.REFUSED); // refused (e.g. resourceVersion test), handed back
         clock.advance(Duration.ofMinutes(1));
         List<Admission> again = scheduler.schedule().admissions();
         assertTrue(again.isEmpty(), "a suspended job whose request cannot be read must not be admitted, got " + again);
         assertTrue(scheduler.status(key("j")).isEmpty()
-                        || scheduler.status(key("j")).get().state() != Scheduler.State.ADMITTED,
+                        || scheduler.status(key("j")).get().state() != JobState.ADMITTED,
                 "withdrawn until fixed");
     }
 
@@ -55,7 +58,7 @@ class AdversarialSequencesTest extends InFlightScenario {
     @Test
     void aWithdrawnJobFixedAndStartedByHandIsCharged() {
         scheduler.observe(queued("j", "u", 3000, "10"));
-        assertEquals(Scheduler.Unreadable.WITHDRAWN, scheduler.observeUnreadable(
+        assertEquals(Unreadable.WITHDRAWN, scheduler.observeUnreadable(
                 unreadable("j", "u", JobObservation.Phase.QUEUED, null, "11")));
         // fixed and unsuspended by hand (spec.suspend false, annotation gone)
         scheduler.observe(job("j", "u", JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD, 3000, null, "12"));
@@ -67,11 +70,11 @@ class AdversarialSequencesTest extends InFlightScenario {
     void aWithdrawnJobStartedByHandWhileStillUnreadableHoldsItsGroup() {
         scheduler.observe(queued("j", "u", 3000, "10"));
         scheduler.observeUnreadable(unreadable("j", "u", JobObservation.Phase.QUEUED, null, "11"));
-        Scheduler.Unreadable outcome = scheduler.observeUnreadable(
+        Unreadable outcome = scheduler.observeUnreadable(
                 unreadable("j", "u", JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD, null, "12"));
         scheduler.observe(queued("k", "v", 4000, "13"));
         List<Admission> admitted = scheduler.schedule().admissions();
-        assertEquals(Scheduler.Unreadable.HOLDS_GROUP, outcome, "a queued job, started by hand, runs with unknown use");
+        assertEquals(Unreadable.HOLDS_GROUP, outcome, "a queued job, started by hand, runs with unknown use");
         assertTrue(admitted.isEmpty(), "team-a's use is unknown: nothing may be admitted, got " + admitted);
     }
 
@@ -88,7 +91,7 @@ class AdversarialSequencesTest extends InFlightScenario {
         // the writer finds no mark in the directory (JobFeed.unreadable stored the job's marks: none) and hands the
         // admission back at once (Admitter.admit); likewise a refusal whose read-back fails, or a lost leadership
         scheduler.settle(a.key(), a.record(), AdmissionOutcome.REFUSED);
-        assertEquals(Scheduler.State.ADMITTED, scheduler.status(key("j")).orElseThrow().state(), "the job runs");
+        assertEquals(JobState.ADMITTED, scheduler.status(key("j")).orElseThrow().state(), "the job runs");
         assertTrue(scheduler.usage("team-a").get(Resources.MAX_JOBS) >= 1, "and stays charged");
         scheduler.observe(queued("k", "v", 4000, "12"));
         clock.advance(Duration.ofMinutes(1));
@@ -135,7 +138,7 @@ class AdversarialSequencesTest extends InFlightScenario {
         // informer delivers rv 12 before the writer thread handles the patch's answer
         scheduler.observe(queued("j", "u", 3000, "12"));
         scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied("11"));
-        assertNotEquals(Scheduler.State.ADMITTED, scheduler.status(key("j")).orElseThrow().state(),
+        assertNotEquals(JobState.ADMITTED, scheduler.status(key("j")).orElseThrow().state(),
                 "rv 12 > 11 carries the mark again: a re-suspension");
         assertEquals(0, cpu("team-a"), "a suspended job holds no quota");
     }
@@ -150,9 +153,9 @@ class AdversarialSequencesTest extends InFlightScenario {
         scheduler.observe(queued("j", "u", 3000, "10"));
         Admission a = admitOnly("j");
         scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied("11"));
-        Scheduler.Unreadable outcome = scheduler.observeUnreadable(
+        Unreadable outcome = scheduler.observeUnreadable(
                 unreadable("j", "u", JobObservation.Phase.QUEUED, null, "12"));
-        assertEquals(Scheduler.Unreadable.WITHDRAWN, outcome);
+        assertEquals(Unreadable.WITHDRAWN, outcome);
         assertEquals(0, cpu("team-a"));
     }
 
@@ -169,7 +172,7 @@ class AdversarialSequencesTest extends InFlightScenario {
         scheduler.settle(a.key(), a.record(), new AdmissionOutcome.StartedByHand("12")).orElseThrow();
         // the user puts the mark back (rv 14) before the started-outside record is written; the informer relists
         scheduler.observe(queued("j", "u", 3000, "14"));
-        assertNotEquals(Scheduler.State.ADMITTED, scheduler.status(key("j")).orElseThrow().state());
+        assertNotEquals(JobState.ADMITTED, scheduler.status(key("j")).orElseThrow().state());
         assertEquals(0, cpu("team-a"));
     }
 
@@ -181,8 +184,8 @@ class AdversarialSequencesTest extends InFlightScenario {
      */
     @Test
     void aNewLeaderNeverReusesARecordItHasSeenSoCannotOverAdmit() {
-        AdmissionRecord old = new AdmissionRecord("team-a", Scheduler.ADMITTED_AT.format(T0));
-        Scheduler next = new Scheduler(Scheduler.Settings.defaults(), clock); // a restart / leader change
+        AdmissionRecord old = new AdmissionRecord("team-a", AdmissionRecord.ADMITTED_AT.format(T0));
+        Scheduler next = new Scheduler(SchedulerSettings.defaults(), clock); // a restart / leader change
         next.replaceTree(TREE);
         // j was admitted by the old leader at T0 and suspended again: the mark is back, the record stays
         next.observe(job("j", "u", JobObservation.Phase.QUEUED, 3000, old, "20"));

@@ -13,12 +13,15 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.GroupView;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.SchedulingPolicy;
 
 /**
  * Issue 27 item 4, counted (never timed): one quota group holds N pending jobs that cannot fit (its cpu max is taken
@@ -59,7 +62,7 @@ class BacklogCycleCostTest {
 
     private static Run run(SchedulingPolicy policy, int backlog) {
         MutableClock clock = new MutableClock(T0);
-        Scheduler scheduler = new Scheduler(new Scheduler.Settings(policy, Duration.ofSeconds(1),
+        Scheduler scheduler = new Scheduler(new SchedulerSettings(policy, Duration.ofSeconds(1),
                 Duration.ofSeconds(20)), clock);
         scheduler.replaceTree(tree());
         // the group's whole cpu max runs, and never ends in this test
@@ -93,7 +96,7 @@ class BacklogCycleCostTest {
             totalVisits += scheduler.lastCycleVisits();
         }
         // the backlog is all still there, each job with its backoff
-        Scheduler.GroupView stuck = scheduler.groups().stream().filter(g -> g.name().equals("stuck")).findFirst()
+        GroupView stuck = scheduler.groups().stream().filter(g -> g.name().equals("stuck")).findFirst()
                 .orElseThrow();
         assertEquals(backlog, stuck.backoff() + stuck.active());
         return new Run(maxVisits, totalVisits, admitted);

@@ -31,9 +31,13 @@ import io.kubequeue.scheduler.model.EvictionOutcome;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.SchedulingPolicy;
 
 /**
  * Issue 27 item 4: backed-off jobs that wait alike wait as one wave ({@link BackoffWave}), and that changes no
@@ -207,8 +211,8 @@ class BackoffWavesPropertiesTest {
             restart();
         }
 
-        Scheduler.Settings settings() {
-            Scheduler.Settings s = new Scheduler.Settings(scenario.policy(), Duration.ofSeconds(1),
+        SchedulerSettings settings() {
+            SchedulerSettings s = new SchedulerSettings(scenario.policy(), Duration.ofSeconds(1),
                     scenario.maxBackoff());
             return scenario.reclaim() ? s.withReclaim(3) : s;
         }
@@ -386,7 +390,7 @@ class BackoffWavesPropertiesTest {
         }
 
         void check() {
-            both(s -> s.jobs().stream().sorted(Comparator.comparing(Scheduler.JobStatus::key)).toList());
+            both(s -> s.jobs().stream().sorted(Comparator.comparing(JobStatus::key)).toList());
             both(Scheduler::nextRetry);
             both(Scheduler::groups);
             assertEquals(on.groupsByWalk(), on.groups(), () -> "groups as counted and as walked, after " + log);
@@ -429,7 +433,7 @@ class BackoffWavesPropertiesTest {
             twins.apply(op);
         }
         twins.apply(new Op(OpType.CYCLE, 0, 0));
-        assertEquals(2, twins.on.jobs().stream().filter(j -> j.state() == Scheduler.State.HELD).count(),
+        assertEquals(2, twins.on.jobs().stream().filter(j -> j.state() == JobState.HELD).count(),
                 "both jobs of the wave reclaim their group's min");
     }
 

@@ -5,6 +5,8 @@ import java.time.Instant;
 import java.util.List;
 
 import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.SchedulingPolicy;
 
 /**
  * The core's parts without the facade, for the unit tests of one part: a ledger holding {@code tree}, the admission
@@ -18,7 +20,7 @@ record CoreParts(QuotaLedger ledger, AdmissionAnswers answers, QueueManager queu
         ledger.replaceTree(tree, List.of());
         AdmissionAnswers answers = new AdmissionAnswers();
         MutableClock clock = new MutableClock(now);
-        QueueManager queues = new QueueManager(new Scheduler.Settings(SchedulingPolicy.DEFAULT, Duration.ofSeconds(1),
+        QueueManager queues = new QueueManager(new SchedulerSettings(SchedulingPolicy.DEFAULT, Duration.ofSeconds(1),
                 maxBackoff), clock, ledger, answers);
         return new CoreParts(ledger, answers, queues, clock);
     }

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -22,8 +20,11 @@ import io.kubequeue.scheduler.model.EvictionOutcome;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.SchedulingPolicy;
 
 /**
  * Defects a review of the reclaim and timeout core found (issue 16), each written as the test that showed it first:
@@ -42,7 +43,7 @@ class EvictionRegressionTest {
         return EvictionScenario.twoTeams();
     }
 
-    private Scheduler newScheduler(Scheduler.Settings settings) {
+    private Scheduler newScheduler(SchedulerSettings settings) {
         return scheduler = it.start(settings, tree());
     }
 
@@ -65,7 +66,7 @@ class EvictionRegressionTest {
     /** The per-hour limit holds across a restart while the victim runs again: the history it carries counts. */
     @Test
     void maxPerHourSurvivesARestartWhileTheVictimRunsAgain() {
-        Scheduler.Settings settings = Scheduler.Settings.defaults().withReclaim(1);
+        SchedulerSettings settings = SchedulerSettings.defaults().withReclaim(1);
         scheduler = newScheduler(settings);
         submit("b", "b1", 2000, 5, true);
         submit("b", "b2", 2000, 1, true);
@@ -78,7 +79,7 @@ class EvictionRegressionTest {
         finish("a", "a1");
         clock.advance(Duration.ofSeconds(30));
         cycle(); // b2 admitted again, carrying kube-queue/reclaimed-at=[T0]
-        assertEquals(Scheduler.State.ADMITTED, scheduler.status(first.key()).orElseThrow().state());
+        assertEquals(JobState.ADMITTED, scheduler.status(first.key()).orElseThrow().state());
         assertEquals(1, cluster.get(first.key()).evictions().reclaimedAt().size());
 
         newScheduler(settings); // restart / failover
@@ -98,7 +99,7 @@ class EvictionRegressionTest {
 
     /** Job "t" admitted, timed out after 10 minutes, and its eviction refused; returns its admission. */
     private Admission timedOutAndRefused() {
-        scheduler = newScheduler(Scheduler.Settings.defaults().withAdmissionTimeout(Duration.ofMinutes(10)));
+        scheduler = newScheduler(SchedulerSettings.defaults().withAdmissionTimeout(Duration.ofMinutes(10)));
         scheduler.podsListed();
         scheduler.observe(timeoutJob(JobObservation.Phase.QUEUED, null, 1000));
         Admission a = scheduler.schedule().admissions().get(0);
@@ -131,20 +132,20 @@ class EvictionRegressionTest {
     /** Under retry on release, a release does not cut a timed-out job's backoff short. */
     @Test
     void aTimedOutJobWaitsItsBackoffUnderRetryOnRelease() {
-        Scheduler.Settings settings = new Scheduler.Settings(SchedulingPolicy.RETRY_ON_RELEASE, Duration.ofSeconds(1),
-                Duration.ofSeconds(20), Scheduler.Reclaim.OFF, Duration.ofMinutes(10));
+        SchedulerSettings settings = new SchedulerSettings(SchedulingPolicy.RETRY_ON_RELEASE, Duration.ofSeconds(1),
+                Duration.ofSeconds(20), SchedulerSettings.Reclaim.OFF, Duration.ofMinutes(10));
         scheduler = newScheduler(settings);
         scheduler.podsListed();
         submit("a", "t", 2000, 0, true);
         submit("a", "big", 3000, 0, true); // does not fit while t runs: backs off in t's group
         CycleResult c1 = cycle();
         assertEquals(1, c1.admissions().size());
-        assertEquals(Scheduler.State.BACKOFF, scheduler.status(new JobKey("Job", "a", "big")).orElseThrow().state());
+        assertEquals(JobState.BACKOFF, scheduler.status(new JobKey("Job", "a", "big")).orElseThrow().state());
         clock.advance(Duration.ofMinutes(10));
         Eviction e = scheduler.schedule().evictions().get(0);
         assertEquals("t", e.key().name());
         applyAndSee(e);
-        assertEquals(Scheduler.State.BACKOFF, scheduler.status(e.key()).orElseThrow().state());
+        assertEquals(JobState.BACKOFF, scheduler.status(e.key()).orElseThrow().state());
         CycleResult next = cycle();
         assertTrue(next.admissions().stream().noneMatch(x -> x.key().equals(e.key())),
                 "t timed out a moment ago and must back off 1 min, but is re-admitted at once: " + next.admissions());
@@ -158,7 +159,7 @@ class EvictionRegressionTest {
      */
     @Test
     void aVictimStartedAgainAfterItsSuspensionGivesTheReclaimUp() {
-        scheduler = newScheduler(Scheduler.Settings.defaults().withReclaim(3));
+        scheduler = newScheduler(SchedulerSettings.defaults().withReclaim(3));
         submit("b", "b1", 2000, 0, true);
         submit("b", "b2", 2000, 0, true);
         cycle();
@@ -171,7 +172,7 @@ class EvictionRegressionTest {
                 o.stoppable(), o.evictions());
         scheduler.observe(runningAgain);
         CycleResult next = scheduler.schedule();
-        assertEquals(Scheduler.State.ADMITTED, scheduler.status(e.key()).orElseThrow().state());
+        assertEquals(JobState.ADMITTED, scheduler.status(e.key()).orElseThrow().state());
         assertEquals(1, next.evictions().size(), "a new reclaim: " + next.evictions());
         assertTrue(!next.evictions().get(0).key().equals(e.key()), "not the job started again");
         assertEquals(List.of(new CycleResult.Reclaim(new JobKey("Job", "a", "a1"), "team-a",

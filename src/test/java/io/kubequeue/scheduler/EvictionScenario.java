@@ -15,9 +15,12 @@ import io.kubequeue.scheduler.model.EvictionOutcome;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 
 /**
  * A scheduler with a model of the cluster beside it, for the reclaim and eviction tests: jobs are submitted
@@ -43,7 +46,7 @@ final class EvictionScenario {
     }
 
     /** A new scheduler (a start, or a restart) with these settings and groups; the cluster is kept. */
-    Scheduler start(Scheduler.Settings settings, QuotaTree tree) {
+    Scheduler start(SchedulerSettings settings, QuotaTree tree) {
         scheduler = new Scheduler(settings, clock);
         scheduler.replaceTree(tree);
         return scheduler;
@@ -107,7 +110,7 @@ final class EvictionScenario {
         scheduler.observe(JobObservation.finished(o.key(), o.uid()));
     }
 
-    Scheduler.State state(String ns, String name) {
-        return scheduler.status(new JobKey("Job", ns, name)).map(Scheduler.JobStatus::state).orElse(null);
+    JobState state(String ns, String name) {
+        return scheduler.status(new JobKey("Job", ns, name)).map(JobStatus::state).orElse(null);
     }
 }

@@ -16,9 +16,13 @@ import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.Unreadable;
 
 /**
  * Issue 12 at the scheduler core: every admission is bound to the exact job it was decided for, and no in-flight
@@ -39,7 +43,7 @@ class InFlightAdmissionTest extends InFlightScenario {
         Admission old = admitOnly("j");
         // j is deleted and created again asking 4 cpu, before the old patch is sent
         scheduler.observe(queued("j", "uid-2", 4000, "12"));
-        assertEquals(Scheduler.State.ACTIVE, status("j").state(), "the new j queues; the old decision's charge is gone");
+        assertEquals(JobState.ACTIVE, status("j").state(), "the new j queues; the old decision's charge is gone");
         assertEquals(0, scheduler.usage("team-a").get("cpu"));
         scheduler.observe(queued("k", "uid-3", 3000, "13"));
         clock.advance(Duration.ofSeconds(1));
@@ -48,7 +52,7 @@ class InFlightAdmissionTest extends InFlightScenario {
         // the old patch is refused by its uid test and handed back: nothing changes for the new j
         scheduler.settle(old.key(), old.record(), AdmissionOutcome.REFUSED);
         scheduler.settle(old.key(), old.record(), AdmissionOutcome.GONE);
-        assertEquals(Scheduler.State.ADMITTED, status("j").state());
+        assertEquals(JobState.ADMITTED, status("j").state());
         assertEquals(next.get(0).record(), status("j").record());
         assertEquals(4000, scheduler.usage("team-a").get("cpu"));
     }
@@ -64,7 +68,7 @@ class InFlightAdmissionTest extends InFlightScenario {
         // a newer suspended copy: it may predate our patch (which tests marks, not versions), so the room stays
         // charged, and the admission is offered for a read
         scheduler.observe(queued("j", "u", 3000, "11"));
-        assertEquals(Scheduler.State.ADMITTED, status("j").state());
+        assertEquals(JobState.ADMITTED, status("j").state());
         assertEquals(3000, scheduler.usage("team-a").get("cpu"));
         assertEquals(a, scheduler.unconfirmedAdmission(a.key()).orElseThrow());
         scheduler.settle(a.key(), a.record(), AdmissionOutcome.REFUSED); // the read shows it suspended without our record
@@ -78,7 +82,7 @@ class InFlightAdmissionTest extends InFlightScenario {
         scheduler.observe(queued("j", "u", 3000, "10"));
         admitOnly("j");
         scheduler.observe(queued("j", "u", 3000, "11")); // e.g. a status write before our patch landed
-        assertEquals(Scheduler.State.ADMITTED, status("j").state(), "the patch may still apply: the charge stays");
+        assertEquals(JobState.ADMITTED, status("j").state(), "the patch may still apply: the charge stays");
         assertEquals(3000, scheduler.usage("team-a").get("cpu"));
     }
 
@@ -100,7 +104,7 @@ class InFlightAdmissionTest extends InFlightScenario {
                 Resources.of("cpu", 2000L), JobPriority.of(7), T0, "team-a", true, null, "11");
         scheduler.observe(edited);
         scheduler.settle(a.key(), a.record(), AdmissionOutcome.REFUSED); // refused: its test found the job changed
-        Scheduler.JobStatus s = status("j");
+        JobStatus s = status("j");
         assertEquals(Resources.of("cpu", 2000L), s.request(), "the newest copy seen wins");
         assertEquals(7, s.priority());
         clock.advance(Duration.ofSeconds(1));
@@ -134,9 +138,9 @@ class InFlightAdmissionTest extends InFlightScenario {
         Admission a = admitOnly("j");
         // the informer is faster than the patch's answer: the job, admitted at 11, was suspended again at 12
         scheduler.observe(queued("j", "u", 3000, "12"));
-        assertEquals(Scheduler.State.ADMITTED, status("j").state(), "not known yet to be newer than our patch");
+        assertEquals(JobState.ADMITTED, status("j").state(), "not known yet to be newer than our patch");
         scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied("11"));
-        assertEquals(Scheduler.State.ACTIVE, status("j").state(), "suspended again: queued, its room released");
+        assertEquals(JobState.ACTIVE, status("j").state(), "suspended again: queued, its room released");
         assertEquals(0, scheduler.usage("team-a").get("cpu"));
     }
 
@@ -151,19 +155,19 @@ class InFlightAdmissionTest extends InFlightScenario {
         AdmissionRecord theirs = new AdmissionRecord("team-x", "2026-01-01T00:00:00.500Z");
         scheduler.settle(ours.key(), ours.record(), new AdmissionOutcome.TakenOver(theirs, "12"));
         assertEquals(theirs, status("j").record());
-        assertEquals(Scheduler.State.ADMITTED, status("j").state());
+        assertEquals(JobState.ADMITTED, status("j").state());
         assertEquals(0, scheduler.usage("team-a").get("cpu"));
         assertEquals(3000, scheduler.usage("team-x").get("cpu"));
         assertEquals(3000, scheduler.usage("root").get("cpu"));
         scheduler.observe(queued("j", "u", 3000, "11")); // the informer's older copy arrives late: not a re-suspension
-        assertEquals(Scheduler.State.ADMITTED, status("j").state());
+        assertEquals(JobState.ADMITTED, status("j").state());
         assertEquals(3000, scheduler.usage("root").get("cpu"));
     }
 
     @Test
     void underTheResourceQuotaPluginARecordOfATreeNodeIsChargedToTheNamespace() {
         // kube-queue admitted old (3 cpu) under elasticquota; it restarts with QueueGroupPlugin=resourcequota
-        scheduler = new Scheduler(Scheduler.Settings.defaults(), clock);
+        scheduler = new Scheduler(SchedulerSettings.defaults(), clock);
         scheduler.replaceTree(QuotaTree.perNamespace(List.of(
                 new QuotaNode("default", null, List.of("default"), null, Resources.of("cpu", 4000L)))));
         AdmissionRecord written = new AdmissionRecord("root.defaultQuotaGroup", "2026-01-01T00:00:00.000Z");
@@ -181,7 +185,7 @@ class InFlightAdmissionTest extends InFlightScenario {
         scheduler.observe(queued("j", "u", 3000, "10"));
         Admission a = admitOnly("j");
         scheduler.observe(job("j", "u", JobObservation.Phase.ADMITTED, 3000, a.record(), "11"));
-        assertEquals(Scheduler.Unreadable.KEPT, scheduler.observeUnreadable(
+        assertEquals(Unreadable.KEPT, scheduler.observeUnreadable(
                 job("j", "u", JobObservation.Phase.ADMITTED, 0, a.record(), "12")));
         assertEquals(3000, scheduler.usage("team-a").get("cpu"));
         assertEquals(Resources.of("cpu", 3000L), status("j").request());
@@ -190,9 +194,9 @@ class InFlightAdmissionTest extends InFlightScenario {
     @Test
     void aRunningJobWhoseRequestCannotBeReadAfterARestartHoldsItsGroupsUntilItEnds() {
         AdmissionRecord record = new AdmissionRecord("team-a", "2026-01-01T00:00:00.000Z");
-        assertEquals(Scheduler.Unreadable.HOLDS_GROUP, scheduler.observeUnreadable(
+        assertEquals(Unreadable.HOLDS_GROUP, scheduler.observeUnreadable(
                 job("w", "u", JobObservation.Phase.ADMITTED, 0, record, "12")));
-        assertEquals(Scheduler.State.ADMITTED, status("w").state());
+        assertEquals(JobState.ADMITTED, status("w").state());
         scheduler.observe(queued("k", "uk", 1000, "13"));
         assertEquals(List.of(), scheduler.schedule().admissions(), "the group's use is unknown: nothing is admitted");
         String reason = scheduler.pending("team-a").get(0).reason().toString();
@@ -215,8 +219,8 @@ class InFlightAdmissionTest extends InFlightScenario {
     @Test
     void aJobThatRunsDespiteItsMarkIsChargedEvenIfNeverSeenQueued() {
         scheduler.observe(job("r", "u", JobObservation.Phase.STARTED_DESPITE_MARK, 3000, null, "5"));
-        Scheduler.JobStatus s = status("r");
-        assertEquals(Scheduler.State.ADMITTED, s.state());
+        JobStatus s = status("r");
+        assertEquals(JobState.ADMITTED, s.state());
         assertTrue(s.record().startedOutside());
         assertEquals(3000, scheduler.usage("team-a").get("cpu"));
         scheduler.observe(queued("k", "uk", 2000, "6"));

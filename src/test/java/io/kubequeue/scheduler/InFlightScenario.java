@@ -12,9 +12,11 @@ import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 
 /**
  * What the in-flight admission tests share: a scheduler with the default policy on root (cpu 8) → team-a (cpu 4,
@@ -34,7 +36,7 @@ abstract class InFlightScenario {
     @BeforeEach
     void startScheduler() {
         clock = new MutableClock(T0);
-        scheduler = new Scheduler(Scheduler.Settings.defaults(), clock);
+        scheduler = new Scheduler(SchedulerSettings.defaults(), clock);
         scheduler.replaceTree(TREE);
     }
 
@@ -60,7 +62,7 @@ abstract class InFlightScenario {
         return job(name, uid, JobObservation.Phase.QUEUED, millicores, null, resourceVersion);
     }
 
-    Scheduler.JobStatus status(String name) {
+    JobStatus status(String name) {
         return scheduler.status(key(name)).orElseThrow();
     }
 

@@ -25,7 +25,9 @@ import io.kubequeue.scheduler.model.Hold;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 
 /**
  * Issue 27: the fields few jobs set live in one side object a pending job does not hold ({@link JobEntry}'s
@@ -95,19 +97,19 @@ class JobEntryExtrasTest {
     @Test
     void aPendingJobNeverAdmittedHoldsNoSideObject() {
         EvictionScenario it = new EvictionScenario();
-        it.start(Scheduler.Settings.defaults(), EvictionScenario.twoTeams());
+        it.start(SchedulerSettings.defaults(), EvictionScenario.twoTeams());
         it.submit("a", "a1", 3000, 0, true);
         it.submit("a", "a2", 3000, 0, true);
         assertEquals(1, it.cycle().admissions().size());
         JobKey a1 = new JobKey("Job", "a", "a1");
         JobKey a2 = new JobKey("Job", "a", "a2");
-        assertEquals(Scheduler.State.BACKOFF, it.state("a", "a2"));
+        assertEquals(JobState.BACKOFF, it.state("a", "a2"));
         assertFalse(it.scheduler.holdsExtras(a2), "a pending job never admitted");
         assertTrue(it.scheduler.holdsExtras(a1), "admitted: its confirmed version");
 
         JobObservation running = it.cluster.get(a1);
         it.scheduler.observe(it.copy(running, JobObservation.Phase.QUEUED, running.record(), EvictionMarks.NONE));
-        assertEquals(Scheduler.State.ACTIVE, it.state("a", "a1"));
+        assertEquals(JobState.ACTIVE, it.state("a", "a1"));
         assertTrue(it.scheduler.holdsExtras(a1), "it keeps the spent record's time: a copy running under it was"
                 + " started by hand");
         assertSame(EvictionMarks.NONE, it.scheduler.heldMarks(a1));

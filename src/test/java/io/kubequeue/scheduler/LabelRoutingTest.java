@@ -14,9 +14,12 @@ import io.kubequeue.scheduler.model.Hold;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 
 /**
  * The label {@code quota.scheduling.alibabacloud.com/name} is honoured only for the group that lists the job's
@@ -33,7 +36,7 @@ class LabelRoutingTest {
     @BeforeEach
     void start() {
         clock = new MutableClock(T0);
-        scheduler = new Scheduler(Scheduler.Settings.defaults(), clock);
+        scheduler = new Scheduler(SchedulerSettings.defaults(), clock);
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 8000L)),
                 new QuotaNode("team-a", "root", List.of("a"), null, Resources.of("cpu", 4000L)),
@@ -51,7 +54,7 @@ class LabelRoutingTest {
         return scheduler.schedule().admissions().stream().map(a -> a.key().name()).sorted().toList();
     }
 
-    private Scheduler.JobStatus status(String namespace, String name) {
+    private JobStatus status(String namespace, String name) {
         return scheduler.status(new JobKey("Job", namespace, name)).orElseThrow();
     }
 
@@ -62,8 +65,8 @@ class LabelRoutingTest {
         observe("b", "b-job", JobObservation.Phase.QUEUED, 4000, null);
         assertEquals(List.of("b-job"), admitted(), "team-a's labelled jobs take neither root's nor team-b's room");
         for (String name : List.of("into-root", "into-b")) {
-            Scheduler.JobStatus s = status("a", name);
-            assertEquals(Scheduler.State.HELD, s.state(), name);
+            JobStatus s = status("a", name);
+            assertEquals(JobState.HELD, s.state(), name);
             assertEquals(Hold.Reason.NO_QUOTA_GROUP, s.hold().kind(), name);
             assertTrue(s.hold().reason().toString().contains("is not open to namespace a: the label may name only"
                     + " quota group team-a, which lists the namespace, or a group below it"), s.hold().reason().toString());

@@ -20,9 +20,11 @@ import org.junit.jupiter.api.Test;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 
 /**
  * Issue 27: a backed-off job that waits alone costs no {@link BackoffWave}; a wave is made when a second job waits
@@ -95,7 +97,7 @@ class LoneWaitersTest {
     @Test
     void jobsThatBackOffEachAtItsOwnTimeMakeNoWaveAndTwoAlikeMakeOne() {
         MutableClock clock = new MutableClock(T0);
-        Scheduler scheduler = new Scheduler(Scheduler.Settings.defaults(), clock);
+        Scheduler scheduler = new Scheduler(SchedulerSettings.defaults(), clock);
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("team-a", null, List.of("a"), null, Resources.of("cpu", 4000L)))));
         scheduler.observe(queued(0, 0));
@@ -121,7 +123,7 @@ class LoneWaitersTest {
         JobKey j7 = new JobKey("Job", "a", "j7");
         assertEquals(1, scheduler.status(j7).orElseThrow().attempts());
         assertEquals(T0.plusMillis(600).plusSeconds(1), scheduler.status(j7).orElseThrow().retryAt());
-        assertSame(Scheduler.State.BACKOFF, scheduler.status(j7).orElseThrow().state());
+        assertSame(JobState.BACKOFF, scheduler.status(j7).orElseThrow().state());
     }
 
     private static JobObservation queued(int id, int createdSecond) {

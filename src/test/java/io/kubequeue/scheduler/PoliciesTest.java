@@ -17,9 +17,13 @@ import io.kubequeue.scheduler.model.CycleResult;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.SchedulingPolicy;
+import io.kubequeue.scheduler.model.Unreadable;
 
 /** The three policies, priority classes, min for non-preemptible jobs, usage outside kube-queue, and cost. */
 class PoliciesTest {
@@ -29,7 +33,7 @@ class PoliciesTest {
     private final MutableClock clock = new MutableClock(T0);
 
     private Scheduler scheduler(SchedulingPolicy policy, QuotaNode... nodes) {
-        Scheduler s = new Scheduler(new Scheduler.Settings(policy, Duration.ofSeconds(1), Duration.ofSeconds(20)), clock);
+        Scheduler s = new Scheduler(new SchedulerSettings(policy, Duration.ofSeconds(1), Duration.ofSeconds(20)), clock);
         s.replaceTree(new QuotaTree(List.of(nodes)));
         return s;
     }
@@ -70,7 +74,7 @@ class PoliciesTest {
         assertEquals(List.of("guaranteed-1", "preemptible"), names(s.schedule()));
         assertEquals(2000, s.guaranteedUsage("team").get("cpu"));
         assertEquals(5000, s.usage("team").get("cpu"));
-        assertEquals(Scheduler.State.BACKOFF, s.status(key("a", "guaranteed-2")).orElseThrow().state(),
+        assertEquals(JobState.BACKOFF, s.status(key("a", "guaranteed-2")).orElseThrow().state(),
                 "max has room for 1 more cpu, min has none");
     }
 
@@ -200,7 +204,7 @@ class PoliciesTest {
         CycleResult cycle = s.schedule();
         assertEquals(List.of("x-waiting"), names(cycle));
         assertEquals(1, cycle.tried(), "tree y had no release: y-waiting is not tried");
-        assertEquals(Scheduler.State.BACKOFF, s.status(key("y", "y-waiting")).orElseThrow().state());
+        assertEquals(JobState.BACKOFF, s.status(key("y", "y-waiting")).orElseThrow().state());
     }
 
     @Test
@@ -231,9 +235,9 @@ class PoliciesTest {
         s.observe(job("a", "j", 3000, 1));
         s.observe(new JobObservation(key("a", "j"), null, JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD,
                 Resources.of("cpu", 3000L), JobPriority.NONE, T0.plusSeconds(1), null, true, null));
-        assertEquals(Scheduler.State.ADMITTED, s.status(key("a", "j")).orElseThrow().state());
+        assertEquals(JobState.ADMITTED, s.status(key("a", "j")).orElseThrow().state());
         s.observe(job("a", "j", 3000, 1)); // suspended again, and it never had a record
-        assertEquals(Scheduler.State.ACTIVE, s.status(key("a", "j")).orElseThrow().state());
+        assertEquals(JobState.ACTIVE, s.status(key("a", "j")).orElseThrow().state());
         assertEquals(Resources.NONE, s.usage("team"));
     }
 
@@ -245,10 +249,10 @@ class PoliciesTest {
         JobObservation running = new JobObservation(key("a", "j"), null, JobObservation.Phase.ADMITTED,
                 Resources.of("cpu", 3000L), JobPriority.NONE, T0.plusSeconds(1), null, true, admission.record());
         s.observe(job("a", "j", 3000, 1)); // the informer's stale copy, from before the patch: ignored
-        assertEquals(Scheduler.State.ADMITTED, s.status(key("a", "j")).orElseThrow().state());
+        assertEquals(JobState.ADMITTED, s.status(key("a", "j")).orElseThrow().state());
         s.observe(running); // the patch seen
         s.observe(job("a", "j", 3000, 1)); // kubectl replace of the original manifest: mark back, record gone
-        assertEquals(Scheduler.State.ACTIVE, s.status(key("a", "j")).orElseThrow().state());
+        assertEquals(JobState.ACTIVE, s.status(key("a", "j")).orElseThrow().state());
         assertEquals(Resources.NONE, s.usage("team"));
     }
 
@@ -301,12 +305,12 @@ class PoliciesTest {
         s.observe(job("a", "j", 4000, 0).withResourceVersion("10"));
         Admission admission = s.schedule().admissions().get(0);
         s.observe(job("a", "j", 4000, 0).withResourceVersion("10")); // a reconcile of the copy before the patch
-        assertEquals(Scheduler.State.ADMITTED, s.status(key("a", "j")).orElseThrow().state());
+        assertEquals(JobState.ADMITTED, s.status(key("a", "j")).orElseThrow().state());
         s.settle(admission.key(), admission.record(), new AdmissionOutcome.Applied("11")); // the patch's answer
         s.observe(job("a", "j", 4000, 0).withResourceVersion("10")); // still that old copy: ignored
-        assertEquals(Scheduler.State.ADMITTED, s.status(key("a", "j")).orElseThrow().state());
+        assertEquals(JobState.ADMITTED, s.status(key("a", "j")).orElseThrow().state());
         s.observe(job("a", "j", 4000, 0).withResourceVersion("12")); // kubectl replace: suspended, record gone
-        assertEquals(Scheduler.State.ACTIVE, s.status(key("a", "j")).orElseThrow().state());
+        assertEquals(JobState.ACTIVE, s.status(key("a", "j")).orElseThrow().state());
         assertEquals(Resources.NONE, s.usage("team"));
     }
 
@@ -323,7 +327,7 @@ class PoliciesTest {
         assertTrue(s.status(key("a", "j")).isEmpty());
         s.observe(new JobObservation(key("a", "j"), "uid-2", JobObservation.Phase.QUEUED, Resources.of("cpu", 1000L),
                 JobPriority.NONE, T0, null, true, null)); // re-created: another uid
-        assertEquals(Scheduler.State.ACTIVE, s.status(key("a", "j")).orElseThrow().state());
+        assertEquals(JobState.ACTIVE, s.status(key("a", "j")).orElseThrow().state());
     }
 
     @Test
@@ -347,11 +351,11 @@ class PoliciesTest {
         s.observe(job("a", "j", 1000, 1));
         s.observe(job("a", "k", 1000, 2));
         s.schedule(); // j and k admitted; a reconcile thread now finds j's new version unreadable
-        assertEquals(Scheduler.Unreadable.KEPT, s.observeUnreadable(job("a", "j", 1000, 1)));
-        assertEquals(Scheduler.State.ADMITTED, s.status(key("a", "j")).orElseThrow().state());
+        assertEquals(Unreadable.KEPT, s.observeUnreadable(job("a", "j", 1000, 1)));
+        assertEquals(JobState.ADMITTED, s.status(key("a", "j")).orElseThrow().state());
         s.observe(job("a", "pending", 4000, 3));
         s.schedule();
-        assertEquals(Scheduler.Unreadable.WITHDRAWN, s.observeUnreadable(job("a", "pending", 4000, 3)));
+        assertEquals(Unreadable.WITHDRAWN, s.observeUnreadable(job("a", "pending", 4000, 3)));
         assertTrue(s.status(key("a", "pending")).isEmpty());
     }
 
@@ -368,7 +372,7 @@ class PoliciesTest {
 
     @Test
     void everyUnchargeMakesARecountStartedBeforeItStale() {
-        Scheduler s = new Scheduler(new Scheduler.Settings(SchedulingPolicy.DEFAULT, Duration.ofSeconds(1),
+        Scheduler s = new Scheduler(new SchedulerSettings(SchedulingPolicy.DEFAULT, Duration.ofSeconds(1),
                 Duration.ofSeconds(20)), clock);
         s.trackExternalUsage(group -> { });
         s.replaceTree(QuotaTree.perNamespace(List.of(node("a", null, "a", 4000))));
@@ -384,7 +388,7 @@ class PoliciesTest {
 
     @Test
     void usageOutsideKubeQueueCountsAtItsGroupAndItsDropIsARelease() {
-        Scheduler s = new Scheduler(new Scheduler.Settings(SchedulingPolicy.RETRY_ON_RELEASE, Duration.ofSeconds(1),
+        Scheduler s = new Scheduler(new SchedulerSettings(SchedulingPolicy.RETRY_ON_RELEASE, Duration.ofSeconds(1),
                 Duration.ofSeconds(20)), clock);
         s.replaceTree(QuotaTree.perNamespace(List.of(node("a", null, "a", 4000))));
         s.setExternalUsage("a", Resources.of("cpu", 2000L));
@@ -397,7 +401,7 @@ class PoliciesTest {
 
     @Test
     void whenOutsideUsageIsTrackedAReleasedJobStaysCountedUntilItsGroupIsRecounted() {
-        Scheduler s = new Scheduler(new Scheduler.Settings(SchedulingPolicy.DEFAULT, Duration.ofSeconds(1),
+        Scheduler s = new Scheduler(new SchedulerSettings(SchedulingPolicy.DEFAULT, Duration.ofSeconds(1),
                 Duration.ofSeconds(20)), clock);
         List<String> recounts = new java.util.ArrayList<>();
         s.trackExternalUsage(recounts::add);
@@ -481,7 +485,7 @@ class PoliciesTest {
         assertEquals(List.of("wide-0"), names(cycle), "the earliest that fits: small (created last) waits");
         assertEquals(3, cycle.tried(), "wide-0 admitted, wide-1 does not fit and ends the walk of its shape (the"
                 + " 4,998 wide jobs behind it cannot fit either), small does not fit: a release costs per shape, not per job");
-        assertEquals(Scheduler.State.BACKOFF, s.status(key("a", "wide-1")).orElseThrow().state());
+        assertEquals(JobState.BACKOFF, s.status(key("a", "wide-1")).orElseThrow().state());
         assertEquals(0, s.schedule().tried(), "until the next release or backoff expiry nothing is tried");
     }
 

@@ -17,6 +17,7 @@ import io.kubequeue.scheduler.model.Hold;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
@@ -34,7 +35,7 @@ class QueueManagerTest {
             new QuotaNode("root.a", "root", List.of("team-a"), Resources.of("cpu", 2_000L), Resources.of("cpu", 8_000L))));
 
     /** What one row does to a fresh job of team-a (asks 1 cpu), and what its placement is afterwards. */
-    record Row(String name, BiConsumer<QueueManager, JobEntry> steps, Scheduler.State state, String group,
+    record Row(String name, BiConsumer<QueueManager, JobEntry> steps, JobState state, String group,
                int attempts, Instant retryAt, Hold.Reason hold, boolean refused, long chargedMillicores) {
         @Override
         public String toString() {
@@ -46,36 +47,36 @@ class QueueManagerTest {
         Instant later = T0.plusSeconds(5);
         return Stream.of(
                 new Row("activated in the group of its namespace", (q, e) -> q.activate(e),
-                        Scheduler.State.ACTIVE, "root.a", 0, null, null, false, 0),
+                        JobState.ACTIVE, "root.a", 0, null, null, false, 0),
                 new Row("backed off after a try", (q, e) -> {
                     q.activate(e);
                     q.dequeue(e);
                     q.countTry(e);
                     q.backOff(e, later);
-                }, Scheduler.State.BACKOFF, "root.a", 1, later, null, false, 0),
+                }, JobState.BACKOFF, "root.a", 1, later, null, false, 0),
                 new Row("refused: backs off, and only the expiry retries it", (q, e) -> {
                     q.activate(e);
                     q.dequeue(e);
                     q.countTry(e);
                     q.backOffRefused(e, "root.a", later);
-                }, Scheduler.State.BACKOFF, "root.a", 1, later, null, true, 0),
+                }, JobState.BACKOFF, "root.a", 1, later, null, true, 0),
                 new Row("a refusal ends when a cycle decides it again", (q, e) -> {
                     q.activate(e);
                     q.dequeue(e);
                     q.backOffRefused(e, "root.a", later);
                     q.endRefusal(e);
                     q.endBackoff(e, true);
-                }, Scheduler.State.ACTIVE, "root.a", 0, null, null, false, 0),
+                }, JobState.ACTIVE, "root.a", 0, null, null, false, 0),
                 new Row("held, saying why", (q, e) -> q.hold(e, Hold.Reason.NEVER_FITS, "asks more than max"),
-                        Scheduler.State.HELD, null, 0, null, Hold.Reason.NEVER_FITS, false, 0),
+                        JobState.HELD, null, 0, null, Hold.Reason.NEVER_FITS, false, 0),
                 new Row("admitted after a hold (started by hand): no hold, charged", (q, e) -> {
                     q.hold(e, Hold.Reason.NEVER_FITS, "asks more than max");
                     q.dequeue(e);
                     q.admit(e, new AdmissionRecord("root.a", "t1"), false);
-                }, Scheduler.State.ADMITTED, "root.a", 0, null, null, false, 1_000),
+                }, JobState.ADMITTED, "root.a", 0, null, null, false, 1_000),
                 new Row("admitted below a floor: charged the floor", (q, e) -> q.admit(e,
                         new AdmissionRecord("root.a", "t1"), false, Resources.of("cpu", 3_000L)),
-                        Scheduler.State.ADMITTED, "root.a", 0, null, null, false, 3_000),
+                        JobState.ADMITTED, "root.a", 0, null, null, false, 3_000),
                 new Row("released: in no state, charge gone", (q, e) -> {
                     q.admit(e, new AdmissionRecord("root.a", "t1"), false);
                     q.release(e, false);
@@ -86,7 +87,7 @@ class QueueManagerTest {
                     q.admit(e, new AdmissionRecord("root.a", "t1"), false);
                     q.release(e, true);
                     q.queueAgain(e, e.job, later);
-                }, Scheduler.State.ACTIVE, "root.a", 0, null, null, false, 0));
+                }, JobState.ACTIVE, "root.a", 0, null, null, false, 0));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -107,7 +108,7 @@ class QueueManagerTest {
         assertEquals(row.hold(), entry.hold() == null ? null : entry.hold().kind(), "hold");
         assertEquals(row.refused(), entry.refused, "refused");
         assertEquals(row.chargedMillicores(), ledger.usage("root.a").get("cpu"), "charged");
-        if (entry.state == Scheduler.State.ADMITTED) {
+        if (entry.state == JobState.ADMITTED) {
             assertEquals(false, entry.seenRunning, "a new admission's answer starts over");
             assertNull(entry.confirmedVersion(), "a new admission's answer starts over");
         }

@@ -35,9 +35,12 @@ import io.kubequeue.scheduler.model.Hold;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 
 /**
  * Property-based tests of reclaim in the core (issue 16): random trees with min and max on cpu and gpu (up to three
@@ -177,7 +180,7 @@ class ReclaimPropertiesTest {
                                   @ForAll("steps") List<Step> steps) {
         QuotaTree tree = build(nodes);
         MovingClock clock = new MovingClock();
-        Scheduler.Settings settings = Scheduler.Settings.defaults().withReclaim(K);
+        SchedulerSettings settings = SchedulerSettings.defaults().withReclaim(K);
         Scheduler scheduler = new Scheduler(settings, clock);
         scheduler.replaceTree(tree);
         Map<JobKey, ClusterJob> cluster = new LinkedHashMap<>();
@@ -207,10 +210,10 @@ class ReclaimPropertiesTest {
                     Map<JobKey, Boolean> preemptorWaitingWithVictimsGone = new HashMap<>();
                     for (Map.Entry<JobKey, List<JobKey>> r : waitsFor.entrySet()) {
                         var p = scheduler.status(r.getKey());
-                        boolean waiting = p.isPresent() && p.get().state() == Scheduler.State.HELD
+                        boolean waiting = p.isPresent() && p.get().state() == JobState.HELD
                                 && p.get().hold() != null && p.get().hold().kind() == Hold.Reason.RECLAIMING;
                         boolean gone = r.getValue().stream().noneMatch(v -> current.status(v)
-                                .map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false));
+                                .map(s -> s.state() == JobState.ADMITTED).orElse(false));
                         if (waiting && gone) {
                             preemptorWaitingWithVictimsGone.put(r.getKey(), true);
                         }
@@ -218,7 +221,7 @@ class ReclaimPropertiesTest {
                     CycleResult result = scheduler.schedule();
                     preemptorsAdmitted += preemptorWaitingWithVictimsGone.size();
                     for (JobKey p : preemptorWaitingWithVictimsGone.keySet()) {
-                        assertEquals(Scheduler.State.ADMITTED, scheduler.status(p).map(Scheduler.JobStatus::state).orElse(null),
+                        assertEquals(JobState.ADMITTED, scheduler.status(p).map(JobStatus::state).orElse(null),
                                 "preemptor " + p + " whose victims (and those in flight when it was planned) are all seen"
                                         + " suspended is admitted by the next cycle");
                     }
@@ -231,7 +234,7 @@ class ReclaimPropertiesTest {
                         for (Map.Entry<JobKey, List<JobKey>> r : reclaims.entrySet()) {
                             if (r.getValue().contains(admission.key())) {
                                 var p = scheduler.status(r.getKey());
-                                boolean stillWaiting = p.isPresent() && p.get().state() == Scheduler.State.HELD
+                                boolean stillWaiting = p.isPresent() && p.get().state() == JobState.HELD
                                         && p.get().hold().kind() == Hold.Reason.RECLAIMING;
                                 assertTrue(!stillWaiting, "victim " + admission.key()
                                         + " admitted while its preemptor " + r.getKey() + " waits");
@@ -393,7 +396,7 @@ class ReclaimPropertiesTest {
             Resources leaving = Resources.NONE;
             for (Eviction other : inFlight) {
                 if (tree.pathToRoot(other.record().group()).stream().anyMatch(n -> n.name().equals(m.name()))
-                        && scheduler.status(other.key()).map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false)) {
+                        && scheduler.status(other.key()).map(s -> s.state() == JobState.ADMITTED).orElse(false)) {
                     leaving = leaving.plus(other.request());
                 }
             }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
@@ -18,9 +17,11 @@ import io.kubequeue.scheduler.model.EvictionOutcome;
 import io.kubequeue.scheduler.model.Hold;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 
 /**
  * Reclaim in the core, case by case (issue 16; docs/policies.md, "Reclaim"). The tree: root (cpu 4 min and max) with
@@ -34,7 +35,7 @@ class ReclaimTest {
     private Scheduler scheduler = newScheduler(3);
 
     private Scheduler newScheduler(int maxPerHour) {
-        return scheduler = it.start(Scheduler.Settings.defaults().withReclaim(maxPerHour), EvictionScenario.twoTeams());
+        return scheduler = it.start(SchedulerSettings.defaults().withReclaim(maxPerHour), EvictionScenario.twoTeams());
     }
 
     private JobObservation submit(String ns, String name, long millicores, int priority, boolean stoppable) {
@@ -49,7 +50,7 @@ class ReclaimTest {
         it.applyAndSee(e);
     }
 
-    private Scheduler.State state(String ns, String name) {
+    private JobState state(String ns, String name) {
         return it.state(ns, name);
     }
 
@@ -72,7 +73,7 @@ class ReclaimTest {
         assertEquals(List.of(new CycleResult.Reclaim(new JobKey("Job", "a", "a1"), "team-a", List.of(e.key()),
                         List.of(e.record().group()), new java.util.TreeSet<>(List.of("cpu")))),
                 reclaiming.reclaims());
-        assertEquals(Scheduler.State.HELD, state("a", "a1"));
+        assertEquals(JobState.HELD, state("a", "a1"));
         assertEquals(4000, scheduler.usage("root").get("cpu"), "the victim stays charged until seen suspended");
 
         scheduler.settleEviction(e.key(), e.record(), new EvictionOutcome.Applied("99"));
@@ -82,13 +83,13 @@ class ReclaimTest {
         CycleResult next = cycle();
         assertEquals(List.of("a1"), next.admissions().stream().map(a -> a.key().name()).toList(),
                 "the preemptor is admitted, not the victim (higher priority, same room)");
-        assertEquals(Scheduler.State.BACKOFF, state("b", "b2"));
+        assertEquals(JobState.BACKOFF, state("b", "b2"));
         assertEquals(List.of(), next.evictions());
     }
 
     @Test
     void aRootThatDeclaresMinZeroAsTheSeedsDoesNotStopAReclaimBelowIt() {
-        scheduler = it.start(Scheduler.Settings.defaults().withReclaim(3), new QuotaTree(List.of(
+        scheduler = it.start(SchedulerSettings.defaults().withReclaim(3), new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), Resources.of("cpu", 0L), Resources.of("cpu", 4000L)),
                 new QuotaNode("team-a", "root", List.of("a"), Resources.of("cpu", 2000L), Resources.of("cpu", 4000L)),
                 new QuotaNode("team-b", "root", List.of("b"), Resources.of("cpu", 2000L), Resources.of("cpu", 4000L)))));
@@ -114,7 +115,7 @@ class ReclaimTest {
      */
     @Test
     void aVictimsGroupUnderItsMinInAResourceNobodyIsShortOfStillGivesBackTheCpuItBorrows() {
-        scheduler = it.start(Scheduler.Settings.defaults().withReclaim(3), new QuotaTree(List.of(
+        scheduler = it.start(SchedulerSettings.defaults().withReclaim(3), new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), seedLike(0, 0, 0, 0), seedLike(8000, 64 * GI, 64, 32)),
                 new QuotaNode("team-a", "root", List.of("a"), seedLike(4000, 16 * GI, 0, 0), seedLike(8000, 32 * GI, 8, 16)),
                 new QuotaNode("team-b", "root", List.of("b"), seedLike(4000, 16 * GI, 0, 0), seedLike(8000, 32 * GI, 8, 16)))));
@@ -142,7 +143,7 @@ class ReclaimTest {
      */
     @Test
     void aPreemptorOverItsMinInAResourceItIsNotShortOfStillReclaimsWhatItIs() {
-        scheduler = it.start(Scheduler.Settings.defaults().withReclaim(3), new QuotaTree(List.of(
+        scheduler = it.start(SchedulerSettings.defaults().withReclaim(3), new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), seedLike(0, 0, 0, 0), seedLike(8000, 64 * GI, 64, 32)),
                 new QuotaNode("team-a", "root", List.of("a"), seedLike(4000, 16 * GI, 0, 0), seedLike(8000, 32 * GI, 8, 16)),
                 new QuotaNode("team-b", "root", List.of("b"), seedLike(4000, 16 * GI, 0, 0), seedLike(8000, 32 * GI, 8, 16)))));
@@ -164,7 +165,7 @@ class ReclaimTest {
     /** A preemptor is still held to its own min in what it is short of: over its cpu min, it reclaims nothing. */
     @Test
     void aPreemptorThatWouldPassItsMinInTheResourceItIsShortOfReclaimsNothing() {
-        scheduler = it.start(Scheduler.Settings.defaults().withReclaim(3), new QuotaTree(List.of(
+        scheduler = it.start(SchedulerSettings.defaults().withReclaim(3), new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), seedLike(0, 0, 0, 0), seedLike(8000, 64 * GI, 64, 32)),
                 new QuotaNode("team-a", "root", List.of("a"), seedLike(2000, 16 * GI, 0, 0), seedLike(8000, 32 * GI, 8, 16)),
                 new QuotaNode("team-b", "root", List.of("b"), seedLike(4000, 16 * GI, 0, 0), seedLike(8000, 32 * GI, 8, 16)))));
@@ -184,7 +185,7 @@ class ReclaimTest {
     @Test
     void aRefusedEvictionOfOneReclaimDoesNotKeepAnotherPreemptorFromTheRoomItsVictimFreed() {
         String gpu = "nvidia.com/gpu";
-        scheduler = it.start(Scheduler.Settings.defaults().withReclaim(3), new QuotaTree(List.of(
+        scheduler = it.start(SchedulerSettings.defaults().withReclaim(3), new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), Resources.of(gpu, 3L), Resources.of(gpu, 3L)),
                 new QuotaNode("team-a", "root", List.of("a"), Resources.NONE, Resources.NONE),
                 new QuotaNode("team-b", "root", List.of("b"), Resources.NONE, Resources.NONE))));
@@ -204,8 +205,8 @@ class ReclaimTest {
 
         List<String> admitted = cycle().admissions().stream().map(a -> a.key().name()).toList();
 
-        assertEquals(Scheduler.State.ADMITTED, it.state("a", "a1"), "a1's victim is gone: a1 is admitted " + admitted);
-        assertEquals(Scheduler.State.ADMITTED, it.state("b", forA2.key().name()), "the refused victim runs on");
+        assertEquals(JobState.ADMITTED, it.state("a", "a1"), "a1's victim is gone: a1 is admitted " + admitted);
+        assertEquals(JobState.ADMITTED, it.state("b", forA2.key().name()), "the refused victim runs on");
         assertTrue(!admitted.contains(forA1.key().name()), "a1's victim does not take the room back: " + admitted);
         assertEquals(3, scheduler.usage("root").get(gpu), "never above root's max");
     }
@@ -221,7 +222,7 @@ class ReclaimTest {
     @Test
     void aPreemptorThatCountedOnAnotherReclaimsVictimWaitsForItInsteadOfGivingUp() {
         String gpu = "nvidia.com/gpu";
-        scheduler = it.start(Scheduler.Settings.defaults().withReclaim(3), new QuotaTree(List.of(
+        scheduler = it.start(SchedulerSettings.defaults().withReclaim(3), new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), Resources.of("cpu", 3000L, gpu, 2L),
                         Resources.of("cpu", 3000L, gpu, 2L)),
                 new QuotaNode("team-a", "root", List.of("a"), Resources.NONE, Resources.NONE),
@@ -244,7 +245,7 @@ class ReclaimTest {
         List<String> admitted = cycle().admissions().stream().map(a -> a.key().name()).toList();
 
         assertEquals(List.of(), admitted, "a2 cannot fit beside b-gpu's GPUs yet, and b-cpu yields to it");
-        assertEquals(Scheduler.State.HELD, it.state("a", "a2"), "a2 waits for the GPU it counted on");
+        assertEquals(JobState.HELD, it.state("a", "a2"), "a2 waits for the GPU it counted on");
         assertEquals(Hold.Reason.RECLAIMING, scheduler.status(new JobKey("Job", "a", "a2")).orElseThrow().hold().kind());
         assertEquals(2, scheduler.usage("root").get(gpu), "never above root's max");
 
@@ -259,7 +260,7 @@ class ReclaimTest {
     /** The rule is judged per freed resource: a victim whose group would drop below its min in cpu is still refused. */
     @Test
     void aVictimsGroupIsNeverTakenBelowItsMinInAResourceTheReclaimFrees() {
-        scheduler = it.start(Scheduler.Settings.defaults().withReclaim(3), new QuotaTree(List.of(
+        scheduler = it.start(SchedulerSettings.defaults().withReclaim(3), new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), seedLike(0, 0, 0, 0), seedLike(8000, 64 * GI, 64, 32)),
                 new QuotaNode("team-a", "root", List.of("a"), seedLike(4000, 16 * GI, 0, 0), seedLike(8000, 32 * GI, 8, 16)),
                 new QuotaNode("team-b", "root", List.of("b"), seedLike(6000, 16 * GI, 0, 0), seedLike(8000, 32 * GI, 8, 16)))));
@@ -279,7 +280,7 @@ class ReclaimTest {
         for (int i = 0; i < teams; i++) {
             nodes.add(new QuotaNode("t" + i, "root", List.of("t" + i), Resources.of("cpu", 1000L), null));
         }
-        scheduler = it.start(Scheduler.Settings.defaults().withReclaim(3), new QuotaTree(nodes));
+        scheduler = it.start(SchedulerSettings.defaults().withReclaim(3), new QuotaTree(nodes));
         for (int i = 0; i < teams; i++) {
             submit("b", "b" + i, 1000, 0, true);
         }
@@ -323,7 +324,7 @@ class ReclaimTest {
         submit("a", "a1", 2000, 0, true);
         CycleResult result = cycle();
         assertEquals(List.of(), result.evictions(), "b would fall below its min");
-        assertEquals(Scheduler.State.BACKOFF, state("a", "a1"));
+        assertEquals(JobState.BACKOFF, state("a", "a1"));
     }
 
     @Test
@@ -352,9 +353,9 @@ class ReclaimTest {
         submit("a", "a1", 2000, 0, true);
         Eviction e = cycle().evictions().get(0);
         scheduler.settleEviction(e.key(), e.record(), EvictionOutcome.REFUSED);
-        assertEquals(Scheduler.State.HELD, state("a", "a1"));
+        assertEquals(JobState.HELD, state("a", "a1"));
         CycleResult next = cycle();
-        assertEquals(Scheduler.State.ADMITTED, state(e.key().namespace(), e.key().name()));
+        assertEquals(JobState.ADMITTED, state(e.key().namespace(), e.key().name()));
         assertEquals(4000, scheduler.usage("root").get("cpu"), "nothing was released");
         assertEquals(1, next.evictions().size(), "the reclaim starts again with the other borrower");
         assertTrue(!next.evictions().get(0).key().equals(e.key()), "a refused victim is not tried again");
@@ -375,7 +376,7 @@ class ReclaimTest {
         scheduler.observe(JobObservation.finished(a1.key(), a1.uid()));
         clock.advance(Duration.ofSeconds(30)); // past the victim's backoff (the default policy wakes nobody early)
         cycle();
-        assertEquals(Scheduler.State.ADMITTED, state(first.key().namespace(), first.key().name()));
+        assertEquals(JobState.ADMITTED, state(first.key().namespace(), first.key().name()));
         submit("a", "a2", 2000, 0, true);
         List<Eviction> second = cycle().evictions();
         assertEquals(1, second.size());
@@ -429,7 +430,7 @@ class ReclaimTest {
         it.finish("a", "a1");
         clock.advance(Duration.ofSeconds(30));
         cycle();
-        assertEquals(Scheduler.State.ADMITTED, state(first.key().namespace(), first.key().name()));
+        assertEquals(JobState.ADMITTED, state(first.key().namespace(), first.key().name()));
         submit("a", "a2", 2000, 0, true);
         List<Eviction> second = cycle().evictions();
         assertEquals(List.of(first.key()), second.stream().map(Eviction::key).toList(),
@@ -455,7 +456,7 @@ class ReclaimTest {
         it.finish("a", "a1");
         clock.advance(Duration.ofSeconds(30)); // past the victim's backoff
         cycle();
-        assertEquals(Scheduler.State.ADMITTED, state(first.key().namespace(), first.key().name()));
+        assertEquals(JobState.ADMITTED, state(first.key().namespace(), first.key().name()));
         clock.advance(Duration.ofMinutes(15)); // 65.5 min after the decision, 15.5 after the job was suspended
         submit("a", "a2", 2000, 0, true);
         List<Eviction> second = cycle().evictions();
@@ -488,9 +489,9 @@ class ReclaimTest {
         cycle();
         submit("a", "a1", 2000, 0, true);
         cycle();
-        assertEquals(Scheduler.State.HELD, state("a", "a1"));
+        assertEquals(JobState.HELD, state("a", "a1"));
         scheduler.replaceTree(scheduler.tree());
-        assertEquals(Scheduler.State.ACTIVE, state("a", "a1"));
+        assertEquals(JobState.ACTIVE, state("a", "a1"));
         assertEquals(4000, scheduler.usage("root").get("cpu"));
     }
 }

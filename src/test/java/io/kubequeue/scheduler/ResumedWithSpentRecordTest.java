@@ -20,6 +20,7 @@ import io.kubequeue.scheduler.model.Observed;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 
 /**
  * A seam between the signed records and the started-outside cap (issue 25, review). A job kube-queue admitted and
@@ -41,7 +42,7 @@ class ResumedWithSpentRecordTest {
     @BeforeEach
     void start() {
         clock = new MutableClock(T0);
-        scheduler = new Scheduler(Scheduler.Settings.defaults(), clock);
+        scheduler = new Scheduler(SchedulerSettings.defaults(), clock);
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 8000L)),
                 new QuotaNode("team-a", "root", List.of("a"), null, Resources.of("cpu", 4000L)),

@@ -17,6 +17,7 @@ import io.kubequeue.scheduler.model.JobPriority;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 
 /**
  * A running job's charge never drops below what its pods may still hold (issue 26, sequence 3; docs/behaviour.md, "A
@@ -38,7 +39,7 @@ class RunningChargeTest {
     }
 
     private Scheduler start() {
-        Scheduler s = new Scheduler(Scheduler.Settings.defaults(), clock);
+        Scheduler s = new Scheduler(SchedulerSettings.defaults(), clock);
         s.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 8000L)),
                 new QuotaNode("team", "root", List.of("t"), null, Resources.of("cpu", 4000L)))));

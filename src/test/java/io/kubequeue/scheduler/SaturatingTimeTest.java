@@ -22,9 +22,13 @@ import io.kubequeue.scheduler.model.EvictionMarks;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.SchedulingPolicy;
 
 /**
  * Issue 25, sequence 4: time arithmetic in the core saturates instead of throwing, and a scheduling cycle never ends
@@ -39,7 +43,7 @@ class SaturatingTimeTest {
     private static final JobKey FIRST = new JobKey("Job", "a", "first");
     private static final JobKey SECOND = new JobKey("Job", "b", "second");
 
-    private static Scheduler scheduler(Scheduler.Settings settings, Clock clock, Duration teamBTimeout) {
+    private static Scheduler scheduler(SchedulerSettings settings, Clock clock, Duration teamBTimeout) {
         Scheduler s = new Scheduler(settings, clock);
         s.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 8000L)),
@@ -62,7 +66,7 @@ class SaturatingTimeTest {
      */
     @Test
     void aTimeoutPastTheEndOfTimeNeverTimesOutAndTheCycleHandsOutEveryAdmission() {
-        Scheduler s = scheduler(Scheduler.Settings.defaults(), new MutableClock(T0), PAST_THE_END_OF_TIME);
+        Scheduler s = scheduler(SchedulerSettings.defaults(), new MutableClock(T0), PAST_THE_END_OF_TIME);
         s.observe(queued(FIRST, 1000, 10, EvictionMarks.NONE));
         s.observe(queued(SECOND, 1000, 0, EvictionMarks.NONE));
 
@@ -77,7 +81,7 @@ class SaturatingTimeTest {
     /** The same with the global timeout: the first admission of the cycle already threw. */
     @Test
     void aGlobalTimeoutPastTheEndOfTimeDoesNotStopAdmissions() {
-        Scheduler s = scheduler(Scheduler.Settings.defaults().withAdmissionTimeout(PAST_THE_END_OF_TIME),
+        Scheduler s = scheduler(SchedulerSettings.defaults().withAdmissionTimeout(PAST_THE_END_OF_TIME),
                 new MutableClock(T0), null);
         s.observe(queued(FIRST, 1000, 10, EvictionMarks.NONE));
         s.observe(queued(SECOND, 1000, 0, EvictionMarks.NONE));
@@ -91,13 +95,13 @@ class SaturatingTimeTest {
      */
     @Test
     void aRecordDatedAtTheEndOfTimeIsChargedAndNeverTimesOut() {
-        Scheduler s = scheduler(Scheduler.Settings.defaults().withAdmissionTimeout(Duration.ofMinutes(10)),
+        Scheduler s = scheduler(SchedulerSettings.defaults().withAdmissionTimeout(Duration.ofMinutes(10)),
                 new MutableClock(T0), null);
         AdmissionRecord endOfTime = new AdmissionRecord("team-a", "+1000000000-12-31T23:59:59.000Z");
         s.observe(new JobObservation(FIRST, "uid-first", JobObservation.Phase.ADMITTED, Resources.of("cpu", 1000L),
                 JobPriority.of(0), T0, null, true, endOfTime, "1", true, EvictionMarks.NONE));
 
-        assertEquals(Scheduler.State.ADMITTED, s.status(FIRST).orElseThrow().state());
+        assertEquals(JobState.ADMITTED, s.status(FIRST).orElseThrow().state());
         assertEquals(1000, s.usage("team-a").get("cpu"));
         assertEquals(Optional.empty(), s.nextRetry());
     }
@@ -108,7 +112,7 @@ class SaturatingTimeTest {
      */
     @Test
     void aJobThatDoesNotFitBacksOffToTheEndOfTimeWithoutBreakingTheCycle() {
-        Scheduler s = scheduler(new Scheduler.Settings(SchedulingPolicy.DEFAULT, PAST_THE_END_OF_TIME,
+        Scheduler s = scheduler(new SchedulerSettings(SchedulingPolicy.DEFAULT, PAST_THE_END_OF_TIME,
                 PAST_THE_END_OF_TIME), new MutableClock(T0), null);
         JobKey third = new JobKey("Job", "b", "third");
         s.observe(queued(FIRST, 1000, 10, EvictionMarks.NONE));
@@ -119,8 +123,8 @@ class SaturatingTimeTest {
 
         assertEquals(List.of(FIRST, SECOND), result.admissions().stream().map(Admission::key).toList());
         assertNull(result.failure());
-        Scheduler.JobStatus backedOff = s.status(third).orElseThrow();
-        assertEquals(Scheduler.State.BACKOFF, backedOff.state());
+        JobStatus backedOff = s.status(third).orElseThrow();
+        assertEquals(JobState.BACKOFF, backedOff.state());
         assertEquals(Instant.MAX, backedOff.retryAt(), "saturated");
     }
 
@@ -132,7 +136,7 @@ class SaturatingTimeTest {
     @Test
     void aCycleThatFailsAfterChargingStillHandsOutEveryAdmissionItCharged() {
         FailingClock clock = new FailingClock(T0);
-        Scheduler s = scheduler(Scheduler.Settings.defaults(), clock, null);
+        Scheduler s = scheduler(SchedulerSettings.defaults(), clock, null);
         EvictionMarks onceReclaimed = new EvictionMarks(null, null, List.of(T0.minusSeconds(60)), List.of());
         s.observe(queued(FIRST, 1000, 10, EvictionMarks.NONE));
         s.observe(queued(SECOND, 1000, 0, onceReclaimed));

@@ -13,6 +13,8 @@ import io.kubequeue.scheduler.model.JobPriority;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.SchedulingPolicy;
 
 
 /**
@@ -42,7 +44,7 @@ public final class SchedulerBenchmark {
         System.gc();
         long heapBefore = usedHeap();
         MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
-        Scheduler scheduler = new Scheduler(new Scheduler.Settings(policy, Duration.ofSeconds(1), Duration.ofSeconds(20)),
+        Scheduler scheduler = new Scheduler(new SchedulerSettings(policy, Duration.ofSeconds(1), Duration.ofSeconds(20)),
                 clock);
         List<QuotaNode> nodes = new ArrayList<>();
         nodes.add(new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 1_000_000L, "memory", 4L << 40)));

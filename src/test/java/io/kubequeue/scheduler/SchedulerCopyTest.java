@@ -18,8 +18,11 @@ import io.kubequeue.scheduler.model.CycleResult;
 import io.kubequeue.scheduler.model.Eviction;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.SchedulingPolicy;
 
 /**
  * {@link Scheduler#copy} in states the random scenarios of {@code SchedulerCopyPropertiesTest} reach too seldom to
@@ -44,7 +47,7 @@ class SchedulerCopyTest {
      * @param copy run the second half on a copy ({@code "copy"}), on the original ({@code "original"}), or on a
      *             fresh scheduler that knows only the tree ({@code "fresh"})
      */
-    private static List<Object> run(Scheduler.Settings settings, Consumer<EvictionScenario> before, Steps after,
+    private static List<Object> run(SchedulerSettings settings, Consumer<EvictionScenario> before, Steps after,
                                     String copy) {
         EvictionScenario it = new EvictionScenario();
         it.start(settings, EvictionScenario.twoTeams());
@@ -59,13 +62,13 @@ class SchedulerCopyTest {
         }
         List<Object> answers = new ArrayList<>();
         after.accept(it, answers);
-        answers.add(it.scheduler.jobs().stream().sorted(Comparator.comparing(Scheduler.JobStatus::key)).toList());
+        answers.add(it.scheduler.jobs().stream().sorted(Comparator.comparing(JobStatus::key)).toList());
         answers.add(it.scheduler.groups());
         answers.add(it.scheduler.nextRetry());
         return answers;
     }
 
-    private static void copyDecidesAsTheOriginal(Scheduler.Settings settings, Consumer<EvictionScenario> before,
+    private static void copyDecidesAsTheOriginal(SchedulerSettings settings, Consumer<EvictionScenario> before,
                                                  Steps after) {
         List<Object> original = run(settings, before, after, "original");
         assertEquals(original, run(settings, before, after, "copy"));
@@ -75,7 +78,7 @@ class SchedulerCopyTest {
 
     @Test
     void aReclaimInProgressGoesOnInTheCopy() {
-        copyDecidesAsTheOriginal(Scheduler.Settings.defaults().withReclaim(3), it -> {
+        copyDecidesAsTheOriginal(SchedulerSettings.defaults().withReclaim(3), it -> {
             for (int i = 0; i < 4; i++) {
                 it.submit("b", "b" + i, 1000, 0, true);
             }
@@ -94,7 +97,7 @@ class SchedulerCopyTest {
     @Test
     void aReclaimHalfWayThroughItsEvictionsGoesOnInTheCopy() {
         List<Eviction> decided = new ArrayList<>();
-        copyDecidesAsTheOriginal(Scheduler.Settings.defaults().withReclaim(3), it -> {
+        copyDecidesAsTheOriginal(SchedulerSettings.defaults().withReclaim(3), it -> {
             decided.clear();
             for (int i = 0; i < 4; i++) {
                 it.submit("b", "b" + i, 1000, 0, true);
@@ -108,7 +111,7 @@ class SchedulerCopyTest {
             answers.add(it.cycle().admissions()); // not yet: room for one cpu only
             it.applyAndSee(decided.get(1));
             answers.add(it.cycle().admissions());
-            answers.add(it.scheduler.status(A1).map(Scheduler.JobStatus::state));
+            answers.add(it.scheduler.status(A1).map(JobStatus::state));
         });
     }
 
@@ -116,7 +119,7 @@ class SchedulerCopyTest {
     @Test
     void anAdmissionWhoseAnswerWasLostIsStillUnconfirmedInTheCopy() {
         List<Admission> decided = new ArrayList<>();
-        copyDecidesAsTheOriginal(Scheduler.Settings.defaults(), it -> {
+        copyDecidesAsTheOriginal(SchedulerSettings.defaults(), it -> {
             decided.clear();
             it.submit("a", "a1", 1000, 0, true);
             decided.addAll(it.scheduler.schedule().admissions());
@@ -134,7 +137,7 @@ class SchedulerCopyTest {
 
     @Test
     void anAdmissionTimeoutWatchedGoesOnInTheCopy() {
-        copyDecidesAsTheOriginal(Scheduler.Settings.defaults().withAdmissionTimeout(Duration.ofMinutes(10)), it -> {
+        copyDecidesAsTheOriginal(SchedulerSettings.defaults().withAdmissionTimeout(Duration.ofMinutes(10)), it -> {
             it.submit("a", "a1", 1000, 0, true);
             it.cycle();
             it.clock.advance(Duration.ofMinutes(4));
@@ -146,7 +149,7 @@ class SchedulerCopyTest {
 
     @Test
     void aReleaseNotActedOnYetIsActedOnInTheCopy() {
-        Scheduler.Settings retryOnRelease = new Scheduler.Settings(SchedulingPolicy.RETRY_ON_RELEASE,
+        SchedulerSettings retryOnRelease = new SchedulerSettings(SchedulingPolicy.RETRY_ON_RELEASE,
                 Duration.ofSeconds(10), Duration.ofSeconds(20));
         copyDecidesAsTheOriginal(retryOnRelease, it -> {
             for (int i = 0; i < 4; i++) {
@@ -161,7 +164,7 @@ class SchedulerCopyTest {
     @Test
     void aJobSeenEndedStaysEndedInTheCopy() {
         JobObservation[] running = new JobObservation[1];
-        copyDecidesAsTheOriginal(Scheduler.Settings.defaults(), it -> {
+        copyDecidesAsTheOriginal(SchedulerSettings.defaults(), it -> {
             it.submit("a", "a1", 1000, 0, true);
             it.cycle();
             running[0] = it.cluster.get(A1);
@@ -175,10 +178,10 @@ class SchedulerCopyTest {
     @Test
     void whatIsDoneToTheCopyDoesNotShowInTheOriginal() {
         EvictionScenario it = new EvictionScenario();
-        Scheduler original = it.start(Scheduler.Settings.defaults(), EvictionScenario.twoTeams());
+        Scheduler original = it.start(SchedulerSettings.defaults(), EvictionScenario.twoTeams());
         it.submit("a", "a1", 1000, 0, true);
         it.submit("a", "a2", 8000, 0, true);
-        List<Scheduler.JobStatus> before = original.jobs();
+        List<JobStatus> before = original.jobs();
         Scheduler copy = original.copy(it.clock);
         it.scheduler = copy;
         it.cycle();

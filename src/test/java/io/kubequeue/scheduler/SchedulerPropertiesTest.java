@@ -32,9 +32,13 @@ import io.kubequeue.scheduler.model.CycleResult;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.SchedulingPolicy;
 
 /**
  * Property-based tests of the scheduler core (issues 4, 12): random quota trees, jobs, priorities and event
@@ -307,7 +311,7 @@ class SchedulerPropertiesTest {
         }
 
         void restart() {
-            scheduler = new Scheduler(new Scheduler.Settings(scenario.policy(), Duration.ofSeconds(1),
+            scheduler = new Scheduler(new SchedulerSettings(scenario.policy(), Duration.ofSeconds(1),
                     Duration.ofSeconds(20)), clock);
             scheduler.replaceTree(tree);
             scheduler.replacePriorityClasses(classes);
@@ -439,7 +443,7 @@ class SchedulerPropertiesTest {
          * @param leftInFlight whether the patches stay on their way, answered by later SETTLE steps
          */
         CycleResult cycle(boolean refused, boolean leftInFlight) {
-            Map<JobKey, Scheduler.JobStatus> before = statuses();
+            Map<JobKey, JobStatus> before = statuses();
             // a refused job whose backoff has expired is retried like any other from this cycle on
             this.refused.removeIf(k -> before.get(k) == null || before.get(k).retryAt() == null
                     || !before.get(k).retryAt().isAfter(clock.instant()));
@@ -535,9 +539,9 @@ class SchedulerPropertiesTest {
                     .findFirst();
         }
 
-        Map<JobKey, Scheduler.JobStatus> statuses() {
-            Map<JobKey, Scheduler.JobStatus> all = new HashMap<>();
-            for (Scheduler.JobStatus s : scheduler.jobs()) {
+        Map<JobKey, JobStatus> statuses() {
+            Map<JobKey, JobStatus> all = new HashMap<>();
+            for (JobStatus s : scheduler.jobs()) {
                 all.put(s.key(), s);
             }
             return all;
@@ -556,30 +560,30 @@ class SchedulerPropertiesTest {
             // the per-group counts the views keep (issue 27) say what a walk over every job says
             assertEquals(scheduler.groupsByWalk(), scheduler.groups(), () -> "groups, after " + log);
             assertNull(scheduler.backoffWavesBroken(), "backoff waves and lone waiters keep their rules");
-            Map<JobKey, Scheduler.JobStatus> statuses = statuses();
+            Map<JobKey, JobStatus> statuses = statuses();
             assertEquals(cluster.values().stream().filter(j -> !j.forgotten).map(j -> j.key).collect(java.util.stream.Collectors.toSet()),
                     statuses.keySet(), "the scheduler knows exactly the jobs the cluster has");
             Map<String, Resources> expected = new HashMap<>();
             Map<String, Resources> expectedGuaranteed = new HashMap<>();
             for (ClusterJob job : cluster.values()) {
-                Scheduler.JobStatus s = statuses.get(job.key);
+                JobStatus s = statuses.get(job.key);
                 if (job.forgotten) {
                     continue;
                 }
                 JobSpec charged = job.spec;
-                if (job.phase == Phase.SUSPENDED && s.state() == Scheduler.State.ADMITTED) {
+                if (job.phase == Phase.SUSPENDED && s.state() == JobState.ADMITTED) {
                     Optional<Admission> decided = outstanding(job, s.record());
                     assertTrue(decided.isPresent(), job.key + " is suspended but admitted as " + s.record()
                             + ", and no such admission of it is on its way");
                     charged = decidedSpec.get(decided.get().record());
                     assertEquals(charged.request(), decided.get().request());
                 }
-                if (perNamespace && s.state() == Scheduler.State.ADMITTED) {
+                if (perNamespace && s.state() == JobState.ADMITTED) {
                     assertEquals(job.key.namespace(), s.group(), job.key + ": under the ResourceQuota plugin the"
                             + " group is the namespace, whatever the record says (" + s.record() + ")");
                 }
-                if (job.phase == Phase.RUNNING || s.state() == Scheduler.State.ADMITTED) {
-                    assertEquals(Scheduler.State.ADMITTED, s.state(), job.key + " runs");
+                if (job.phase == Phase.RUNNING || s.state() == JobState.ADMITTED) {
+                    assertEquals(JobState.ADMITTED, s.state(), job.key + " runs");
                     if (job.runsUnderSpentRecord()) {
                         // a late patch of a decision kube-queue moved on from, landing after the job queued again
                         assertTrue(s.record().startedOutside(), job.key + " runs under a spent record " + job.record
@@ -595,7 +599,7 @@ class SchedulerPropertiesTest {
                         }
                     }
                 } else {
-                    assertTrue(s.state() != Scheduler.State.ADMITTED, job.key + " is suspended but admitted");
+                    assertTrue(s.state() != JobState.ADMITTED, job.key + " is suspended but admitted");
                     assertEquals(job.spec.request(), s.request(), job.key + " waits with the request it has now");
                 }
             }
@@ -623,8 +627,8 @@ class SchedulerPropertiesTest {
         Map<String, Resources> countedUsages(boolean guaranteed) {
             Map<String, Resources> raw = usages(guaranteed ? scheduler::guaranteedUsage : scheduler::usage);
             Map<String, Resources> outside = new HashMap<>();
-            for (Scheduler.JobStatus s : statuses().values()) {
-                if (s.state() == Scheduler.State.ADMITTED && s.record() != null && s.record().startedOutside()
+            for (JobStatus s : statuses().values()) {
+                if (s.state() == JobState.ADMITTED && s.record() != null && s.record().startedOutside()
                         && (!guaranteed || !cluster.get(s.key()).spec.preemptible())) {
                     outside.merge(s.group(), s.request().with(Resources.MAX_JOBS, 1), Resources::plus);
                 }
@@ -671,16 +675,16 @@ class SchedulerPropertiesTest {
             }
         }
 
-        void checkNothingPassesABlockedHead(Map<JobKey, Scheduler.JobStatus> before, CycleResult result) {
-            Map<JobKey, Scheduler.JobStatus> after = statuses();
+        void checkNothingPassesABlockedHead(Map<JobKey, JobStatus> before, CycleResult result) {
+            Map<JobKey, JobStatus> after = statuses();
             List<JobKey> admitted = result.admissions().stream().map(Admission::key).toList();
             for (Admission a : result.admissions()) {
-                Scheduler.JobStatus mine = before.get(a.key());
-                for (Scheduler.JobStatus other : before.values()) {
-                    boolean pendingInSameGroup = (other.state() == Scheduler.State.ACTIVE || other.state() == Scheduler.State.BACKOFF)
+                JobStatus mine = before.get(a.key());
+                for (JobStatus other : before.values()) {
+                    boolean pendingInSameGroup = (other.state() == JobState.ACTIVE || other.state() == JobState.BACKOFF)
                             && a.record().group().equals(other.group());
                     if (pendingInSameGroup && order().compare(other, mine) < 0
-                            && after.get(other.key()).state() != Scheduler.State.HELD) {
+                            && after.get(other.key()).state() != JobState.HELD) {
                         assertTrue(admitted.indexOf(other.key()) >= 0 && admitted.indexOf(other.key()) < admitted.indexOf(a.key()),
                                 a.key() + " was admitted past " + other.key() + ", ahead of it in group " + other.group());
                     }
@@ -688,10 +692,10 @@ class SchedulerPropertiesTest {
             }
         }
 
-        void checkFirstAdmittedIsTheBestThatFits(Map<JobKey, Scheduler.JobStatus> before, Map<String, Resources> usage,
+        void checkFirstAdmittedIsTheBestThatFits(Map<JobKey, JobStatus> before, Map<String, Resources> usage,
                                                  Map<String, Resources> guaranteed, CycleResult result) {
-            Scheduler.JobStatus best = before.values().stream()
-                    .filter(s -> s.state() == Scheduler.State.ACTIVE || s.state() == Scheduler.State.BACKOFF)
+            JobStatus best = before.values().stream()
+                    .filter(s -> s.state() == JobState.ACTIVE || s.state() == JobState.BACKOFF)
                     .filter(s -> !(refused.contains(s.key()) && s.retryAt() != null && s.retryAt().isAfter(clock.instant())))
                     .filter(s -> fits(cluster.get(s.key()), s.group(), usage, guaranteed))
                     .min(order()).orElse(null);
@@ -700,10 +704,10 @@ class SchedulerPropertiesTest {
                     "the first admission is the highest-priority, earliest job that fits");
         }
 
-        Comparator<Scheduler.JobStatus> order() {
-            return ((Comparator<Scheduler.JobStatus>) (a, b) -> Integer.compare(b.priority(), a.priority()))
+        Comparator<JobStatus> order() {
+            return ((Comparator<JobStatus>) (a, b) -> Integer.compare(b.priority(), a.priority()))
                     .thenComparing(s -> cluster.get(s.key()).created)
-                    .thenComparing(Scheduler.JobStatus::key);
+                    .thenComparing(JobStatus::key);
         }
 
         /** The rule of docs/behaviour.md §3, written out independently of the scheduler. */

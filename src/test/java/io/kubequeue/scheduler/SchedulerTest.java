@@ -19,9 +19,13 @@ import io.kubequeue.scheduler.model.Hold;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.SchedulingPolicy;
 
 class SchedulerTest {
 
@@ -34,7 +38,7 @@ class SchedulerTest {
     @BeforeEach
     void setUp() {
         clock = new MutableClock(T0);
-        scheduler = new Scheduler(Scheduler.Settings.defaults(), clock);
+        scheduler = new Scheduler(SchedulerSettings.defaults(), clock);
         // root (cpu 8) -> team-a (cpu 4, ns a), team-b (cpu 6, ns b)
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 8000L)),
@@ -59,7 +63,7 @@ class SchedulerTest {
         assertEquals(List.of("j1"), admittedNames());
         assertEquals(3000, scheduler.usage("team-a").get("cpu"));
         assertEquals(3000, scheduler.usage("root").get("cpu"));
-        assertEquals(Scheduler.State.BACKOFF, scheduler.status(new JobKey("Job", "a", "j2")).orElseThrow().state());
+        assertEquals(JobState.BACKOFF, scheduler.status(new JobKey("Job", "a", "j2")).orElseThrow().state());
     }
 
     /** The metric kube_queue_head_fits: a group is listed while its first pending job fits, and only then. */
@@ -148,8 +152,8 @@ class SchedulerTest {
         assertEquals(1, expired.tried());
         assertEquals(1, expired.notFitting());
         assertEquals(List.of(), expired.unschedulable(), "only a job's first failure is reported");
-        Scheduler.JobStatus waiting = scheduler.status(new JobKey("Job", "a", "waiting")).orElseThrow();
-        assertEquals(Scheduler.State.BACKOFF, waiting.state());
+        JobStatus waiting = scheduler.status(new JobKey("Job", "a", "waiting")).orElseThrow();
+        assertEquals(JobState.BACKOFF, waiting.state());
         assertEquals(2, waiting.attempts());
         assertEquals(clock.instant().plusSeconds(2), waiting.retryAt());
         assertEquals(1, scheduler.pending("team-a").size());
@@ -182,7 +186,7 @@ class SchedulerTest {
 
     @Test
     void blockingPolicyAdmitsNothingBehindANonFittingHead() {
-        scheduler = new Scheduler(new Scheduler.Settings(SchedulingPolicy.BLOCKING_QUEUE, Duration.ofSeconds(1),
+        scheduler = new Scheduler(new SchedulerSettings(SchedulingPolicy.BLOCKING_QUEUE, Duration.ofSeconds(1),
                 Duration.ofSeconds(20)), clock);
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("team-a", null, List.of("a"), null, Resources.of("cpu", 4000L)),
@@ -240,12 +244,12 @@ class SchedulerTest {
         Admission admission = scheduler.schedule().admissions().get(0);
 
         scheduler.observe(job); // the cache has not seen our patch yet
-        assertEquals(Scheduler.State.ADMITTED, scheduler.status(job.key()).orElseThrow().state());
+        assertEquals(JobState.ADMITTED, scheduler.status(job.key()).orElseThrow().state());
         assertEquals(3000, scheduler.usage("team-a").get("cpu"));
 
         scheduler.observe(new JobObservation(job.key(), null, JobObservation.Phase.QUEUED, job.request(), JobPriority.NONE,
                 job.createdAt(), null, true, admission.record())); // mark put back after admission
-        assertEquals(Scheduler.State.ACTIVE, scheduler.status(job.key()).orElseThrow().state());
+        assertEquals(JobState.ACTIVE, scheduler.status(job.key()).orElseThrow().state());
         assertEquals(0, scheduler.usage("team-a").get("cpu"));
     }
 
@@ -322,7 +326,7 @@ class SchedulerTest {
         Admission admission = scheduler.schedule().admissions().get(0);
         scheduler.settle(job.key(), admission.record(), AdmissionOutcome.REFUSED);
         assertEquals(0, scheduler.usage("team-a").get("cpu"));
-        assertEquals(Scheduler.State.BACKOFF, scheduler.status(job.key()).orElseThrow().state());
+        assertEquals(JobState.BACKOFF, scheduler.status(job.key()).orElseThrow().state());
         clock.advance(Duration.ofSeconds(1));
         assertEquals(List.of("j"), admittedNames());
     }
@@ -335,7 +339,7 @@ class SchedulerTest {
         scheduler.settle(job.key(), admission.record(), AdmissionOutcome.REFUSED); // the test op failed: the mark was gone
         scheduler.observe(new JobObservation(job.key(), null, JobObservation.Phase.UNSUSPENDED_WITHOUT_RECORD,
                 job.request(), JobPriority.NONE, job.createdAt(), null, true, null)); // read back: running without our record
-        assertEquals(Scheduler.State.ADMITTED, scheduler.status(job.key()).orElseThrow().state());
+        assertEquals(JobState.ADMITTED, scheduler.status(job.key()).orElseThrow().state());
         assertEquals(3000, scheduler.usage("team-a").get("cpu"));
         scheduler.observe(queued("a", "next", 2000, 0, 2));
         assertEquals(List.of(), admittedNames());

@@ -36,9 +36,12 @@ import io.kubequeue.scheduler.model.Hold;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 
 /**
  * Property tests on trees and jobs that look like real clusters (issue 26, item 8): the root and every team declare
@@ -212,7 +215,7 @@ class SeedLikePropertiesTest {
     private static void run(Scenario s, boolean patchesOnTheirWay) {
         QuotaTree tree = tree(s);
         MutableClock clock = new MutableClock(T0);
-        Scheduler.Settings settings = Scheduler.Settings.defaults().withReclaim(1000);
+        SchedulerSettings settings = SchedulerSettings.defaults().withReclaim(1000);
         Scheduler scheduler = new Scheduler(settings, clock);
         scheduler.replaceTree(tree);
         Map<JobKey, ClusterJob> cluster = new LinkedHashMap<>();
@@ -411,8 +414,8 @@ class SeedLikePropertiesTest {
         if (!Integer.toString(job.version).equals(a.resourceVersion())) {
             int triedBefore = scheduler.status(job.key).orElseThrow().attempts();
             scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Refused(Integer.toString(job.version)));
-            Scheduler.JobStatus st = scheduler.status(job.key).orElseThrow();
-            assertEquals(Scheduler.State.ACTIVE, st.state(), job.key + " edited after its decision is decided again on"
+            JobStatus st = scheduler.status(job.key).orElseThrow();
+            assertEquals(JobState.ACTIVE, st.state(), job.key + " edited after its decision is decided again on"
                     + " its new copy in the next cycle, with no backoff: " + st);
             assertEquals(triedBefore, st.attempts(), job.key + " refused because it changed: no failed try counted");
             return false;
@@ -462,9 +465,9 @@ class SeedLikePropertiesTest {
         }
         Map<String, Resources> expected = new HashMap<>();
         for (ClusterJob job : cluster.values()) {
-            Scheduler.State state = scheduler.status(job.key).map(Scheduler.JobStatus::state).orElse(null);
+            JobState state = scheduler.status(job.key).map(JobStatus::state).orElse(null);
             boolean charged = job.running || job.inFlight != null;
-            assertEquals(charged, state == Scheduler.State.ADMITTED,
+            assertEquals(charged, state == JobState.ADMITTED,
                     job.key + " runs or has its admission on its way iff admitted: " + state);
             if (job.running) {
                 for (QuotaNode n : tree.pathToRoot(job.record.group())) {
@@ -506,14 +509,14 @@ class SeedLikePropertiesTest {
             if (j.running || j.inFlight != null) {
                 continue;
             }
-            Scheduler.JobStatus st = scheduler.status(j.key).orElseThrow();
-            if (st.state() == Scheduler.State.HELD) {
+            JobStatus st = scheduler.status(j.key).orElseThrow();
+            if (st.state() == JobState.HELD) {
                 if (st.hold() != null && st.hold().kind() == Hold.Reason.RECLAIMING) {
                     return null; // a reclaim in progress: its room is reserved
                 }
                 continue; // never fits: not tried
             }
-            if (st.state() == Scheduler.State.ACTIVE || st.retryAt() == null
+            if (st.state() == JobState.ACTIVE || st.retryAt() == null
                     || !st.retryAt().isAfter(now)) {
                 tried.add(j);
             }
@@ -522,8 +525,8 @@ class SeedLikePropertiesTest {
             return null;
         }
         ClusterJob job = tried.get(0);
-        Scheduler.JobStatus status = scheduler.status(job.key).orElseThrow();
-        if (status.state() != Scheduler.State.ACTIVE || !job.marks.equals(EvictionMarks.NONE)) {
+        JobStatus status = scheduler.status(job.key).orElseThrow();
+        if (status.state() != JobState.ACTIVE || !job.marks.equals(EvictionMarks.NONE)) {
             return null; // a victim waiting for its preemptor: the plain case only
         }
         QuotaNode root = tree.pathToRoot("team-0").get(1);

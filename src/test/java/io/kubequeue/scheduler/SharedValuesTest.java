@@ -14,7 +14,9 @@ import io.kubequeue.scheduler.model.EvictionMarks;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 
 /**
  * Issue 27, memory per pending job: values every job has and most jobs have alike are shared, not held per job:
@@ -34,7 +36,7 @@ class SharedValuesTest {
         assertEquals(Integer.valueOf(6), observation("q", 6).priority().value());
 
         // one job's edit changes its own priority, not the others' that shared the value
-        it.start(Scheduler.Settings.defaults(), EvictionScenario.twoTeams());
+        it.start(SchedulerSettings.defaults(), EvictionScenario.twoTeams());
         it.submit("a", "j1", 3000, 5, true);
         it.submit("a", "j2", 3000, 5, true);
         it.submit("a", "j3", 3000, 5, true);
@@ -48,7 +50,7 @@ class SharedValuesTest {
 
     @Test
     void aJobQueuedAgainWithoutEvictionsHoldsTheSharedNoneAndAnEvictedJobsMarksStayItsOwn() {
-        it.start(Scheduler.Settings.defaults().withReclaim(3), EvictionScenario.twoTeams());
+        it.start(SchedulerSettings.defaults().withReclaim(3), EvictionScenario.twoTeams());
         it.submit("b", "b1", 2000, 5, true);
         it.submit("b", "b2", 2000, 1, true);
         assertEquals(2, it.cycle().admissions().size());
@@ -69,7 +71,7 @@ class SharedValuesTest {
         JobObservation suspended = it.copy(running, JobObservation.Phase.QUEUED, running.record(), EvictionMarks.NONE);
         it.cluster.put(b1, suspended);
         it.scheduler.observe(suspended);
-        assertEquals(Scheduler.State.ACTIVE, it.state("b", "b1"));
+        assertEquals(JobState.ACTIVE, it.state("b", "b1"));
         assertSame(EvictionMarks.NONE, it.scheduler.heldMarks(b1));
         assertNotSame(EvictionMarks.NONE, it.scheduler.heldMarks(b2));
         assertEquals(1, it.scheduler.heldMarks(b2).reclaimedAt().size());
@@ -77,7 +79,7 @@ class SharedValuesTest {
 
     @Test
     void theCoreKeepsTheFirstKeyInstanceOfAJobNotEachReadsCopy() {
-        it.start(Scheduler.Settings.defaults(), EvictionScenario.twoTeams());
+        it.start(SchedulerSettings.defaults(), EvictionScenario.twoTeams());
         JobObservation first = it.submit("a", "j1", 3000, 0, true);
         JobKey copyOfKey = new JobKey("Job", "a", "j1");
         assertNotSame(first.key(), copyOfKey);

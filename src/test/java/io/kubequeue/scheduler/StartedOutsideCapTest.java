@@ -16,6 +16,7 @@ import io.kubequeue.scheduler.model.JobPriority;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 
 /**
  * Issue 25, sequence 5 with a large request: a tenant of team-a starts a 100-cpu job outside kube-queue (its mark
@@ -34,7 +35,7 @@ class StartedOutsideCapTest {
     @BeforeEach
     void start() {
         clock = new MutableClock(T0);
-        scheduler = new Scheduler(Scheduler.Settings.defaults(), clock);
+        scheduler = new Scheduler(SchedulerSettings.defaults(), clock);
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 8000L)),
                 new QuotaNode("team-a", "root", List.of("a"), null, Resources.of("cpu", 4000L)),

@@ -16,6 +16,7 @@ import io.kubequeue.scheduler.model.JobPriority;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 
 /**
  * Issue 25 review, the started-outside cap on the min side: the seed's tree declares a {@code min} at root as well
@@ -35,7 +36,7 @@ class StartedOutsideMinCapTest {
     @BeforeEach
     void start() {
         clock = new MutableClock(T0);
-        scheduler = new Scheduler(Scheduler.Settings.defaults(), clock);
+        scheduler = new Scheduler(SchedulerSettings.defaults(), clock);
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), Resources.of("cpu", 8000L), Resources.of("cpu", 8000L)),
                 new QuotaNode("team-a", "root", List.of("a"), Resources.of("cpu", 4000L), Resources.of("cpu", 4000L)),

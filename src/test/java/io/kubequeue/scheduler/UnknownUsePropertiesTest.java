@@ -18,12 +18,14 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.statistics.Statistics;
 
 import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.DryRun;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 
 /**
  * Issue 25, build item 2, as a property: on trees that look like real ones (up to three levels; min and max on cpu,
@@ -114,7 +116,7 @@ class UnknownUsePropertiesTest {
             nodes.add(new QuotaNode(name(i), n.parent() < 0 ? null : name(n.parent()), List.of("ns" + i),
                     resources(n.min()), resources(n.max())));
         }
-        Scheduler scheduler = new Scheduler(Scheduler.Settings.defaults(), new MutableClock(T0));
+        Scheduler scheduler = new Scheduler(SchedulerSettings.defaults(), new MutableClock(T0));
         scheduler.replaceTree(new QuotaTree(nodes));
         int i = 0;
         for (JobSpec j : c.charged()) {
@@ -134,7 +136,7 @@ class UnknownUsePropertiesTest {
                 JobObservation.Phase.QUEUED, request(p.request()), JobPriority.NONE, T0, null, p.preemptible(), null,
                 "2");
         boolean model = new Model(c, scheduler).fits(p);
-        Scheduler.DryRun dryRun = scheduler.dryRun(probe);
+        DryRun dryRun = scheduler.dryRun(probe);
         Statistics.label("fits").collect(model);
         Statistics.label("unknown jobs").collect(c.charged().stream().filter(JobSpec::unknown).count() > 0);
         assertEquals(model, dryRun.fitsNow(), () -> "core says " + dryRun.fitsNow() + " (" + dryRun.reason()

@@ -14,9 +14,13 @@ import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.PendingView;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.Unreadable;
 
 /**
  * Issue 25, sequence 3: one team's running job whose request becomes unreadable, then a restart: the job is charged
@@ -38,7 +42,7 @@ class UnknownUseTest {
     @BeforeEach
     void start() {
         clock = new MutableClock(T0);
-        scheduler = new Scheduler(Scheduler.Settings.defaults(), clock);
+        scheduler = new Scheduler(SchedulerSettings.defaults(), clock);
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), null, Resources.of(Map.of("cpu", 8000L, "memory", 32 * GI))),
                 new QuotaNode("team-a", "root", List.of("a"), null,
@@ -50,10 +54,10 @@ class UnknownUseTest {
 
     /** After a restart: a running job of {@code namespace} with our record whose request cannot be read. */
     private void unknownRunning(String namespace, String group) {
-        Scheduler.Unreadable outcome = scheduler.observeUnreadable(new JobObservation(
+        Unreadable outcome = scheduler.observeUnreadable(new JobObservation(
                 new JobKey("Workflow", namespace, "broken"), "u-broken", JobObservation.Phase.ADMITTED, Resources.NONE,
                 JobPriority.NONE, T0, null, true, new AdmissionRecord(group, "2025-12-31T00:00:00.000Z"), "1"));
-        assertEquals(Scheduler.Unreadable.HOLDS_GROUP, outcome);
+        assertEquals(Unreadable.HOLDS_GROUP, outcome);
     }
 
     private void queue(String namespace, String name, Resources request) {
@@ -73,7 +77,7 @@ class UnknownUseTest {
         assertEquals(List.of("a-job"), admittedNames(),
                 "team-b's max bounds the unknown job: root counts team-b at its max (4 cpu, 16Gi) and has room for"
                         + " team-a; team-b itself admits nothing");
-        Scheduler.PendingView held = scheduler.pending("team-b").get(0);
+        PendingView held = scheduler.pending("team-b").get(0);
         assertTrue(held.reason().toString().contains("quota group team-b admits nothing now"), held.reason().toString());
     }
 
@@ -84,7 +88,7 @@ class UnknownUseTest {
         assertEquals(List.of("a-big"), admittedNames());
         queue("c", "c-job", Resources.of("cpu", 1000L)); // root: 4 (b at max) + 4 + 1 > 8: does not fit
         assertEquals(List.of(), admittedNames(), "root has no room left once team-b counts at its max");
-        Scheduler.PendingView waiting = scheduler.pending("team-c").get(0);
+        PendingView waiting = scheduler.pending("team-c").get(0);
         String reason = waiting.reason().toString();
         assertTrue(reason.startsWith("cpu: request 1, in use 8 of max 8 in quota group root"), reason);
         assertTrue(reason.contains("quota group team-b counted at 4, as much as its limits let it use: admitted job"
@@ -142,7 +146,7 @@ class UnknownUseTest {
                 new QuotaNode("root", null, List.of(), Resources.of("cpu", 6000L), Resources.of("cpu", 8000L)),
                 new QuotaNode("team-a", "root", List.of("a"), Resources.of("cpu", 3000L), Resources.of("cpu", 4000L)),
                 new QuotaNode("team-b", "root", List.of("b"), Resources.of("cpu", 3000L), Resources.of("cpu", 4000L)))));
-        assertEquals(Scheduler.Unreadable.HOLDS_GROUP, scheduler.observeUnreadable(new JobObservation(
+        assertEquals(Unreadable.HOLDS_GROUP, scheduler.observeUnreadable(new JobObservation(
                 new JobKey("Workflow", "b", "broken"), "u-broken", JobObservation.Phase.ADMITTED, Resources.NONE,
                 JobPriority.NONE, T0, null, false, new AdmissionRecord("team-b", "2025-12-31T00:00:00.000Z"), "1")));
         scheduler.observe(new JobObservation(new JobKey("Job", "a", "guaranteed"), "u-g", JobObservation.Phase.QUEUED,
@@ -152,6 +156,6 @@ class UnknownUseTest {
         assertEquals(List.of("guaranteed"), admittedNames(),
                 "root's min: team-b counted at its max 4 + 2 ≤ 6 admits team-a's; team-b's own min is held");
         assertEquals("a", scheduler.status(new JobKey("Job", "a", "guaranteed")).orElseThrow().key().namespace());
-        assertEquals(Scheduler.State.ADMITTED, scheduler.status(new JobKey("Job", "a", "guaranteed")).orElseThrow().state());
+        assertEquals(JobState.ADMITTED, scheduler.status(new JobKey("Job", "a", "guaranteed")).orElseThrow().state());
     }
 }

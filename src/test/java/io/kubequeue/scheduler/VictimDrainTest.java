@@ -23,9 +23,11 @@ import io.kubequeue.scheduler.model.EvictionOutcome;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
 
 /**
  * Issue 26 in the core: an evicted job keeps its charge until its pods are gone (item 5), and the pod-ran mark keeps
@@ -45,7 +47,7 @@ class VictimDrainTest {
     private int version = 1;
 
     private Scheduler start(Duration timeout) {
-        Scheduler s = new Scheduler(Scheduler.Settings.defaults().withAdmissionTimeout(timeout), clock);
+        Scheduler s = new Scheduler(SchedulerSettings.defaults().withAdmissionTimeout(timeout), clock);
         s.replaceTree(new QuotaTree(List.of(new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 4000L)),
                 new QuotaNode("team-a", "root", List.of("a"), null, Resources.of("cpu", 4000L)))));
         s.watchPods(podsLeft::contains);
@@ -95,7 +97,7 @@ class VictimDrainTest {
         assertFalse(scheduler.podsChanged(JOB), "the Job's status still counts a pod terminating");
         scheduler.observe(job(JOB, JobObservation.Phase.QUEUED, a.record(), e.history(), JobObservation.Pods.NONE));
         assertEquals(0, scheduler.usage("team-a").get("cpu"), "nothing left of it: released");
-        assertEquals(Scheduler.State.BACKOFF, scheduler.status(JOB).orElseThrow().state(), "it backs off, as before");
+        assertEquals(JobState.BACKOFF, scheduler.status(JOB).orElseThrow().state(), "it backs off, as before");
         clock.advance(Duration.ofSeconds(2)); // the next job's own backoff (it did not fit while the room was taken)
         assertEquals(List.of(OTHER), scheduler.schedule().admissions().stream().map(Admission::key).toList());
     }
@@ -134,7 +136,7 @@ class VictimDrainTest {
         podsLeft.add(JOB);
         scheduler.observe(job(JOB, JobObservation.Phase.QUEUED, record, carried, JobObservation.Pods.NONE));
         scheduler.observe(job(OTHER, JobObservation.Phase.QUEUED, null, EvictionMarks.NONE, JobObservation.Pods.NONE));
-        assertEquals(Scheduler.State.ADMITTED, scheduler.status(JOB).orElseThrow().state());
+        assertEquals(JobState.ADMITTED, scheduler.status(JOB).orElseThrow().state());
         assertEquals(4000, scheduler.usage("team-a").get("cpu"), "its pod still runs: charged as before the restart");
         CycleResult cycle = scheduler.schedule();
         assertEquals(List.of(), cycle.admissions());
@@ -142,7 +144,7 @@ class VictimDrainTest {
 
         podsLeft.remove(JOB);
         assertTrue(scheduler.podsChanged(JOB));
-        assertEquals(Scheduler.State.BACKOFF, scheduler.status(JOB).orElseThrow().state(), "its timeout's backoff");
+        assertEquals(JobState.BACKOFF, scheduler.status(JOB).orElseThrow().state(), "its timeout's backoff");
         clock.advance(Duration.ofSeconds(2));
         assertEquals(List.of(OTHER), scheduler.schedule().admissions().stream().map(Admission::key).toList());
     }

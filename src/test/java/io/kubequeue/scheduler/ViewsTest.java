@@ -11,12 +11,16 @@ import org.junit.jupiter.api.Test;
 
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.GroupView;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.PendingView;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.SchedulingPolicy;
 
 /** What the read API shows: groups with their numbers, queues in order, and why each job waits. */
 class ViewsTest {
@@ -25,7 +29,7 @@ class ViewsTest {
     private final MutableClock clock = new MutableClock(T0);
 
     private Scheduler scheduler(SchedulingPolicy policy) {
-        Scheduler s = new Scheduler(new Scheduler.Settings(policy, Duration.ofSeconds(1), Duration.ofSeconds(20)), clock);
+        Scheduler s = new Scheduler(new SchedulerSettings(policy, Duration.ofSeconds(1), Duration.ofSeconds(20)), clock);
         s.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 6000L)),
                 new QuotaNode("team", "root", List.of("a"), Resources.of("cpu", 1000L), Resources.of("cpu", 4000L)))));
@@ -45,14 +49,14 @@ class ViewsTest {
         s.observe(job("waiting", 2000, 0, 1, true));
         s.observe(job("huge", 9000, 0, 2, true));
         s.schedule();
-        Scheduler.GroupView team = s.groups().stream().filter(g -> g.name().equals("team")).findFirst().orElseThrow();
+        GroupView team = s.groups().stream().filter(g -> g.name().equals("team")).findFirst().orElseThrow();
         assertEquals("root", team.parent());
         assertEquals(4000, team.max().get("cpu"));
         assertEquals(1000, team.min().get("cpu"));
         assertEquals(3000, team.used().get("cpu"));
         assertEquals(2, team.pending(), "waiting, and huge held as never fitting");
         assertEquals(1, team.admitted());
-        assertEquals(List.of("root", "team"), s.groups().stream().map(Scheduler.GroupView::name).toList());
+        assertEquals(List.of("root", "team"), s.groups().stream().map(GroupView::name).toList());
     }
 
     @Test
@@ -66,14 +70,14 @@ class ViewsTest {
         s.schedule();
         s.observe(job("new", 500, 0, 5, true));
 
-        List<Scheduler.PendingView> queue = s.pending("team");
+        List<PendingView> queue = s.pending("team");
         assertEquals(List.of("high", "low", "new", "huge"), queue.stream().map(v -> v.status().key().name()).toList());
-        assertEquals(List.of(1, 2, 3, 4), queue.stream().map(Scheduler.PendingView::position).toList());
+        assertEquals(List.of(1, 2, 3, 4), queue.stream().map(PendingView::position).toList());
         assertEquals("cpu: request 2, in use 3 of max 4 in quota group team; backing off until 2026-01-01T00:00:01Z"
                 + " (1 try)", queue.get(0).reason().toString());
         assertEquals("fits now; tried in the next cycle", queue.get(2).reason().toString());
         assertTrue(queue.get(3).reason().toString().startsWith("cpu: request 9 exceeds max 4 of quota group team"), queue.get(3).reason().toString());
-        for (Scheduler.PendingView v : queue) {
+        for (PendingView v : queue) {
             assertEquals(List.of(v), s.find("a", v.status().key().name()), "one job's view is its place in the queue");
         }
 
@@ -102,7 +106,7 @@ class ViewsTest {
         s.observe(job("head", 2000, 0, 1, true));
         s.observe(job("small", 500, 0, 2, true));
         s.schedule();
-        List<Scheduler.PendingView> queue = s.pending("team");
+        List<PendingView> queue = s.pending("team");
         assertTrue(queue.get(0).reason().toString().startsWith("cpu: request 2, in use 3 of max 4"), queue.get(0).reason().toString());
         assertEquals("blocking queue: waits behind the head of quota group team, Job a/head; tried in the next cycle",
                 queue.get(1).reason().toString());

@@ -17,10 +17,11 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kubequeue.concurrent.DaemonThreads;
-import io.kubequeue.scheduler.model.QuotaNode;
-import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.scheduler.ReadViews;
 import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.GroupView;
+import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.Resources;
 
 /**
  * Writes the ElasticQuotaTree's {@code status} ({@link ElasticQuotaTree.Status}) from the scheduler's view, so that
@@ -115,7 +116,7 @@ public class QuotaTreeStatusWriter {
      * @param groups the scheduler's groups ({@link Scheduler#groups()})
      * @param nodes  the tree's nodes in force
      */
-    static ElasticQuotaTree.Status status(List<Scheduler.GroupView> groups, java.util.Collection<QuotaNode> nodes) {
+    static ElasticQuotaTree.Status status(List<GroupView> groups, java.util.Collection<QuotaNode> nodes) {
         java.util.Set<String> inTree = new java.util.HashSet<>();
         nodes.forEach(n -> inTree.add(n.name()));
         List<ElasticQuotaTree.GroupStatus> entries = new ArrayList<>();
@@ -124,7 +125,7 @@ public class QuotaTreeStatusWriter {
         int admitted = 0;
         String fullest = null;
         double fullestShare = -1;
-        for (Scheduler.GroupView g : groups) {
+        for (GroupView g : groups) {
             if (!inTree.contains(g.name())) {
                 continue; // a group no longer in the tree, still charged by running jobs: not this tree's
             }

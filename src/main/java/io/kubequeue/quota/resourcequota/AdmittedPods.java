@@ -19,13 +19,14 @@ import org.jboss.logging.Logger;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.kubequeue.concurrent.DaemonThreads;
+import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.job.JobPods;
 import io.kubequeue.resources.PodRequests;
-import io.kubequeue.scheduler.model.JobKey;
-import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.scheduler.ReadViews;
-import io.kubequeue.scheduler.Scheduler;
-import io.kubequeue.input.InvalidJobException;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
+import io.kubequeue.scheduler.model.Resources;
 
 /**
  * The pods of admitted jobs, for exact ResourceQuota accounting (docs/behaviour.md §3): Kubernetes already counts
@@ -125,7 +126,7 @@ public class AdmittedPods {
                 continue;
             }
             Optional<JobKey> admittedJob = pods.jobOf(pod)
-                    .filter(key -> scheduler.status(key).map(s -> s.state() == Scheduler.State.ADMITTED).orElse(false));
+                    .filter(key -> scheduler.status(key).map(s -> s.state() == JobState.ADMITTED).orElse(false));
             if (admittedJob.isPresent()) {
                 try {
                     byJob.merge(admittedJob.get(), PodRequests.of(pod.getSpec(), "spec"), Resources::plus);
@@ -139,7 +140,7 @@ public class AdmittedPods {
         // would otherwise be subtracted twice while kube-queue counts the job once
         Resources total = Resources.NONE;
         for (Map.Entry<JobKey, Resources> job : byJob.entrySet()) {
-            Resources charge = scheduler.status(job.getKey()).map(Scheduler.JobStatus::request).orElse(Resources.NONE);
+            Resources charge = scheduler.status(job.getKey()).map(JobStatus::request).orElse(Resources.NONE);
             total = total.plus(atMost(job.getValue(), charge));
         }
         return total;

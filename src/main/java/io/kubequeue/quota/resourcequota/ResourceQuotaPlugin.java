@@ -9,10 +9,9 @@ import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.config.QueueGroupPlugin;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.quota.QuotaPlugin;
+import io.kubequeue.scheduler.ClusterIntake;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
-import io.kubequeue.scheduler.ClusterIntake;
-import io.kubequeue.scheduler.Scheduler;
 
 /**
  * {@code QueueGroupPlugin=resourcequota}: every namespace is a group, limited by its ResourceQuotas

@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.model;
 
 /**
  * How the queues of the quota groups are worked (docs/behaviour.md §4). The names say what each does; the
