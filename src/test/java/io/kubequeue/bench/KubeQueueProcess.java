@@ -26,6 +26,8 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubequeue.job.JobKinds;
+import io.kubequeue.job.batch.BatchJobKind;
 import io.kubequeue.operator.Manifests;
 
 /**
@@ -48,8 +50,10 @@ final class KubeQueueProcess implements AutoCloseable {
      * @param env         its env vars with a plain value ({@code JAVA_TOOL_OPTIONS} among them), in order
      * @param memoryLimit {@code resources.limits.memory}, or null
      * @param cpuLimit    {@code resources.limits.cpu}, or null
+     * @param unusedKinds the kinds the load does not submit, comma-separated: every kind kube-queue knows
+     *                    ({@link JobKinds#names}) but the batch Job's, so a new kind needs no change here
      */
-    record Shipped(Map<String, String> env, Quantity memoryLimit, Quantity cpuLimit) {
+    record Shipped(Map<String, String> env, Quantity memoryLimit, Quantity cpuLimit, String unusedKinds) {
 
         /** Reads the Deployment {@code kube-queue-controller} from the generated manifests. */
         static Shipped read(Path manifests, KubernetesClient client) {
@@ -72,7 +76,9 @@ final class KubeQueueProcess implements AutoCloseable {
             }
             Map<String, Quantity> limits = container.getResources() == null || container.getResources().getLimits() == null
                     ? Map.of() : container.getResources().getLimits();
-            return new Shipped(env, limits.get("memory"), limits.get("cpu"));
+            String batch = new BatchJobKind().kind();
+            String unusedKinds = String.join(",", JobKinds.names(client).stream().filter(k -> !k.equals(batch)).toList());
+            return new Shipped(env, limits.get("memory"), limits.get("cpu"), unusedKinds);
         }
     }
 
@@ -131,7 +137,7 @@ final class KubeQueueProcess implements AutoCloseable {
         bench.put("QUARKUS_HTTP_PORT", Integer.toString(freePort()));
         bench.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(port));
         bench.put("KUBE_QUEUE_LEADER_ELECTION_ENABLED", "false");
-        bench.put("KUBE_QUEUE_DISABLED_KINDS", "TFJob,PyTorchJob,MPIJob,Workflow");
+        bench.put("KUBE_QUEUE_DISABLED_KINDS", shipped.unusedKinds());
         bench.putAll(policy.env());
         if (options.inFlightGiven()) {
             bench.put("KUBE_QUEUE_ADMISSION_IN_FLIGHT", Integer.toString(options.inFlight()));
