@@ -168,6 +168,45 @@ class ArchitectureTest {
                 partsUsingTheFacade(tests).toString());
     }
 
+    /**
+     * The rest of kube-queue sees the core through its values ({@code scheduler.model}) and its roles only: no
+     * class outside the core names a part of it (the queue, the ledger, the eviction part, ...), so the parts can be
+     * rearranged without touching their clients. The facade itself is the wiring's ({@link
+     * #onlyTheWiringKnowsTheSchedulerItself}).
+     */
+    @Test
+    void outsideTheCoreOnlyItsValuesAndRolesAreUsed() {
+        assertEquals(List.of(), usesOfTheCoresParts(MAIN, ROLES));
+    }
+
+    /** The rule can fail: without its roles allowed, the admission side is seen using the core. */
+    @Test
+    void thePartsRuleSeesAUser() {
+        assertTrue(usesOfTheCoresParts(MAIN, Set.of()).stream().anyMatch(u -> u.contains("AdmissionLoop")),
+                usesOfTheCoresParts(MAIN, Set.of()).toString());
+    }
+
+    /** The core's roles, and the facade that implements them. */
+    private static final Set<String> ROLES = Set.of("JobIntake", "Cycles", "AdmissionSettling", "EvictionSettling",
+            "ClusterIntake", "ReadViews", "Scheduler");
+
+    private static List<String> usesOfTheCoresParts(JavaClasses classes, Set<String> allowed) {
+        List<String> uses = new ArrayList<>();
+        for (JavaClass origin : classes) {
+            if (topPackage(origin).map("scheduler"::equals).orElse(true)) {
+                continue;
+            }
+            for (Dependency d : origin.getDirectDependenciesFromSelf()) {
+                JavaClass target = d.getTargetClass();
+                String simple = target.getName().substring(target.getName().lastIndexOf('.') + 1).replaceAll("\\$.*", "");
+                if (target.getPackageName().equals(ROOT + "scheduler") && !allowed.contains(simple)) {
+                    uses.add(origin.getName() + " uses a part of the core: " + d.getDescription());
+                }
+            }
+        }
+        return uses.stream().distinct().sorted().toList();
+    }
+
     private static List<String> partsUsingTheFacade(JavaClasses classes) {
         String facade = ROOT + "scheduler.Scheduler";
         List<String> users = new ArrayList<>();

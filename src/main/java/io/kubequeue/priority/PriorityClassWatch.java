@@ -14,7 +14,7 @@ import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.kubequeue.scheduler.PriorityClasses;
+import io.kubequeue.scheduler.model.PriorityClasses;
 import io.kubequeue.scheduler.ClusterIntake;
 import io.kubequeue.scheduler.Scheduler;
 

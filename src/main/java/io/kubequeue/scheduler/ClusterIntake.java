@@ -2,6 +2,7 @@ package io.kubequeue.scheduler;
 
 import java.util.function.Consumer;
 
+import io.kubequeue.scheduler.model.PriorityClasses;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
 

@@ -105,7 +105,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
      */
     void seenRunning(JobEntry entry, JobObservation copy) {
         if (entry.evicting() != null && entry.evictionAppliedVersion() != null
-                && Observations.newer(copy.resourceVersion(), entry.evictionAppliedVersion())) {
+                && copy.newerThan(entry.evictionAppliedVersion())) {
             entry.eviction(entry.eviction().over(entry.record())); // not evicted again under it: no tug of war
         }
     }

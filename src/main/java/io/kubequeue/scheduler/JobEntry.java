@@ -12,6 +12,7 @@ import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.JobStatus;
+import io.kubequeue.scheduler.model.PriorityClasses;
 import io.kubequeue.scheduler.model.Resources;
 
 /**

@@ -388,7 +388,7 @@ final class Observations {
         JobObservation newest = entry.newest();
         boolean unreadable = entry.newestUnreadable();
         answers.newestTaken(entry);
-        if (newest == null || !newer(newest.resourceVersion(), version)) {
+        if (newest == null || !newest.newerThan(version)) {
             return;
         }
         if (unreadable) {
@@ -454,21 +454,6 @@ final class Observations {
         withdrawn.put(entry.job.key(), entry.job.uid() == null ? "" : entry.job.uid());
     }
 
-    /**
-     * Whether {@code version} is newer than {@code than}. Kubernetes resourceVersions are opaque strings; they are
-     * compared only when both are decimal numbers (as etcd writes them), and otherwise never count as newer.
-     */
-    static boolean newer(String version, String than) {
-        if (version == null || than == null) {
-            return false;
-        }
-        try {
-            return Long.parseLong(version) > Long.parseLong(than);
-        } catch (NumberFormatException e) {
-            return false;
-        }
-    }
-
     private boolean wasWithdrawn(JobObservation observation) {
         String uid = withdrawn.get(observation.key());
         return uid != null && (uid.isEmpty() || observation.uid() == null || uid.equals(observation.uid()));
@@ -506,7 +491,7 @@ final class Observations {
      */
     private static boolean suspendedAgain(JobEntry entry, JobObservation copy) {
         return entry.seenRunning || copy.record() != null && copy.record().equals(entry.record())
-                || newer(copy.resourceVersion(), entry.confirmedVersion());
+                || copy.newerThan(entry.confirmedVersion());
     }
 
     /** The job is seen otherwise than withdrawn; the end of an older namesake leaves a withdrawn job remembered. */

@@ -24,6 +24,7 @@ import io.kubequeue.scheduler.model.Hold;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.PriorityClasses;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
@@ -762,7 +763,7 @@ final class QueueManager {
     void update(JobEntry entry, JobObservation observation) {
         JobObservation old = entry.job;
         if (entry.state == JobState.BACKOFF && entry.outdatedAt() != null
-                && Observations.newer(observation.resourceVersion(), entry.outdatedAt())) {
+                && observation.newerThan(entry.outdatedAt())) {
             // its admission was refused because the job changed: this is the change, decided on at once
             entry.outdatedAt(null);
             dequeue(entry);

@@ -1,5 +1,7 @@
 package io.kubequeue.scheduler;
 
+import io.kubequeue.scheduler.model.PriorityClasses;
+
 import java.util.Comparator;
 
 /**

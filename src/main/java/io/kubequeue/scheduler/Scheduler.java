@@ -23,6 +23,7 @@ import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.Observed;
 import io.kubequeue.scheduler.model.PendingView;
+import io.kubequeue.scheduler.model.PriorityClasses;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.scheduler.model.SchedulerSettings;

@@ -34,6 +34,7 @@ import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
 import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.JobStatus;
+import io.kubequeue.scheduler.model.PriorityClasses;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;

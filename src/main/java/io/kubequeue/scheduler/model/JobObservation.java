@@ -68,6 +68,22 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
         this(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record, null);
     }
 
+    /**
+     * Whether this copy is newer than the copy at {@code version}. Kubernetes resourceVersions are opaque strings;
+     * they are compared only when both are decimal numbers (as etcd writes them), and otherwise never count as
+     * newer (a missing version neither). Bounded cost: a number longer than a {@code long} is not compared.
+     */
+    public boolean newerThan(String version) {
+        if (resourceVersion == null || version == null) {
+            return false;
+        }
+        try {
+            return Long.parseLong(resourceVersion) > Long.parseLong(version);
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
     /** The same observation in another phase. */
     public JobObservation inPhase(Phase other) {
         return new JobObservation(key, uid, other, request, priority, createdAt, quotaName, preemptible, record,

@@ -3,7 +3,7 @@ package io.kubequeue.scheduler.model;
 /**
  * What a job says about its priority, before PriorityClasses are looked up (docs/behaviour.md §4): the pod
  * template's {@code priorityClassName} and its explicit {@code priority}, either possibly absent. The scheduler
- * resolves it with the {@link io.kubequeue.scheduler.PriorityClasses} in force, so a class created or changed later re-orders the queue.
+ * resolves it with the {@link io.kubequeue.scheduler.model.PriorityClasses} in force, so a class created or changed later re-orders the queue.
  *
  * @param className the pod template's {@code priorityClassName}, or {@code null}
  * @param value     the pod template's {@code priority}, or {@code null}

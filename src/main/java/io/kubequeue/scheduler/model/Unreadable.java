@@ -1,6 +1,6 @@
 package io.kubequeue.scheduler.model;
 
-/** What {@link #observeUnreadable} did with a job whose request cannot be read. */
+/** What {@link io.kubequeue.scheduler.Scheduler#observeUnreadable} did with a job whose request cannot be read. */
 public enum Unreadable {
     /** Not managed by kube-queue: nothing done. */
     IGNORED,

@@ -1,9 +1,8 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.model;
 
 import java.util.Map;
 import java.util.Objects;
 
-import io.kubequeue.scheduler.model.JobPriority;
 
 /**
  * The cluster's PriorityClasses ({@code scheduling.k8s.io/v1}), reduced to what queue order needs.
