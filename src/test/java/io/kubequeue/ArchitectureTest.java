@@ -26,9 +26,6 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.syntax.ArchRuleDefinition;
 import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
 
-import io.kubequeue.scheduler.model.JobState;
-import io.kubequeue.scheduler.model.JobStatus;
-
 /**
  * The layering of {@code src/main/java} (docs/architecture.md, "The map"), read from the compiled classes, so a
  * fully qualified name in code counts as much as an import. Each top-level package of {@code io.kubequeue} has a
@@ -135,8 +132,8 @@ class ArchitectureTest {
     /**
      * A client of the core depends on the roles it uses ({@code JobIntake}, {@code Cycles}, {@code AdmissionSettling},
      * {@code EvictionSettling}, {@code ClusterIntake}, {@code ReadViews}), never on {@code Scheduler} itself; only the
-     * wiring ({@code operator}) builds and hands it out. The core's value types nested in it ({@code JobState},
-     * {@code JobStatus}, …) are other classes and free to use.
+     * wiring ({@code operator}) builds and hands it out. The core's values ({@code scheduler.model}: {@code JobState},
+     * {@code JobStatus}, …) are free to use.
      */
     @Test
     void onlyTheWiringKnowsTheSchedulerItself() {
