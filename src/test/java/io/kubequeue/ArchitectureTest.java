@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 
 import org.junit.jupiter.api.Test;
 
@@ -187,55 +188,61 @@ class ArchitectureTest {
     private static final Set<String> ROLES = Set.of("JobIntake", "Cycles", "AdmissionSettling", "EvictionSettling",
             "ClusterIntake", "ReadViews", "Scheduler");
 
+    private static final String FACADE = ROOT + "scheduler.Scheduler";
+
     private static List<String> usesOfTheCoresParts(JavaClasses classes, Set<String> allowed) {
-        List<String> uses = new ArrayList<>();
-        for (JavaClass origin : classes) {
-            if (topPackage(origin).map("scheduler"::equals).orElse(true)) {
-                continue;
-            }
-            for (Dependency d : origin.getDirectDependenciesFromSelf()) {
-                JavaClass target = d.getTargetClass();
-                String simple = target.getName().substring(target.getName().lastIndexOf('.') + 1).replaceAll("\\$.*", "");
-                if (target.getPackageName().equals(ROOT + "scheduler") && !allowed.contains(simple)) {
-                    uses.add(origin.getName() + " uses a part of the core: " + d.getDescription());
-                }
-            }
-        }
-        return uses.stream().distinct().sorted().toList();
+        return dependencies(classes, origin -> topPackage(origin).map(p -> !p.equals("scheduler")).orElse(false),
+                target -> target.getPackageName().equals(ROOT + "scheduler") && !allowed.contains(outermost(target)),
+                "uses a part of the core");
     }
 
     private static List<String> partsUsingTheFacade(JavaClasses classes) {
-        String facade = ROOT + "scheduler.Scheduler";
-        List<String> users = new ArrayList<>();
-        for (JavaClass origin : classes) {
-            boolean inCore = topPackage(origin).map("scheduler"::equals).orElse(false);
-            if (!inCore || origin.getName().equals(facade) || origin.getName().startsWith(facade + "$")) {
-                continue;
-            }
-            for (Dependency d : origin.getDirectDependenciesFromSelf()) {
-                if (d.getTargetClass().getName().equals(facade)) {
-                    users.add(origin.getName() + " uses the facade: " + d.getDescription());
-                }
-            }
-        }
-        return users.stream().distinct().sorted().toList();
+        return dependencies(classes, origin -> inCore(origin) && !outermostName(origin).equals(FACADE),
+                target -> target.getName().equals(FACADE), "uses the facade");
     }
 
     private static List<String> usersOfTheScheduler(JavaClasses classes, String... exempt) {
         Set<String> allowed = new TreeSet<>(Set.of("scheduler", "operator"));
         allowed.removeAll(Set.of(exempt));
-        List<String> users = new ArrayList<>();
+        return dependencies(classes, origin -> !topPackage(origin).map(allowed::contains).orElse(true),
+                target -> target.getName().equals(FACADE), "uses Scheduler");
+    }
+
+    /**
+     * Every dependency of a class {@code from} accepts on a class {@code to} accepts, as "origin {@code what}:
+     * description", each once, sorted.
+     */
+    private static List<String> dependencies(JavaClasses classes, Predicate<JavaClass> from, Predicate<JavaClass> to,
+                                             String what) {
+        List<String> found = new ArrayList<>();
         for (JavaClass origin : classes) {
-            if (topPackage(origin).map(allowed::contains).orElse(true)) {
+            if (!from.test(origin)) {
                 continue;
             }
             for (Dependency d : origin.getDirectDependenciesFromSelf()) {
-                if (d.getTargetClass().getName().equals(ROOT + "scheduler.Scheduler")) {
-                    users.add(origin.getName() + " uses Scheduler: " + d.getDescription());
+                if (to.test(d.getTargetClass())) {
+                    found.add(origin.getName() + " " + what + ": " + d.getDescription());
                 }
             }
         }
-        return users.stream().distinct().sorted().toList();
+        return found.stream().distinct().sorted().toList();
+    }
+
+    private static boolean inCore(JavaClass type) {
+        return topPackage(type).map("scheduler"::equals).orElse(false);
+    }
+
+    /** The name of the top-level class {@code type} is or is nested in: {@code a.B} for {@code a.B$C}. */
+    private static String outermostName(JavaClass type) {
+        String name = type.getName();
+        int nested = name.indexOf('$');
+        return nested < 0 ? name : name.substring(0, nested);
+    }
+
+    /** The simple name of the top-level class {@code type} is or is nested in. */
+    private static String outermost(JavaClass type) {
+        String name = outermostName(type);
+        return name.substring(name.lastIndexOf('.') + 1);
     }
 
     /**
@@ -273,7 +280,7 @@ class ArchitectureTest {
     }
 
     private static boolean isEntry(JavaClass type) {
-        return type.getName().equals(ROOT + "scheduler.JobEntry") || type.getName().startsWith(ROOT + "scheduler.JobEntry$");
+        return outermostName(type).equals(ROOT + "scheduler.JobEntry");
     }
 
     private static boolean isInitialiser(JavaCodeUnit unit) {
