@@ -3,7 +3,6 @@ package io.kubequeue.scheduler.model;
 import java.util.Map;
 import java.util.Objects;
 
-
 /**
  * The cluster's PriorityClasses ({@code scheduling.k8s.io/v1}), reduced to what queue order needs.
  *
