@@ -18,10 +18,10 @@ import org.junit.jupiter.api.Test;
 
 import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
-import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
 import com.tngtech.archunit.core.domain.JavaFieldAccess;
+import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.syntax.ArchRuleDefinition;
@@ -272,7 +272,7 @@ class ArchitectureTest {
                 if (isInitialiser(call.getOrigin())) {
                     continue;
                 }
-                call.getTarget().resolveMember().map(entrySets::get).ifPresent(fields -> fields.forEach(
+                entryMethodCalled(call).map(entrySets::get).ifPresent(fields -> fields.forEach(
                         field -> writers.computeIfAbsent(field, k -> new TreeSet<>()).add(writer)));
             }
         }
@@ -280,18 +280,38 @@ class ArchitectureTest {
     }
 
     private static boolean isEntry(JavaClass type) {
-        return outermostName(type).equals(ROOT + "scheduler.JobEntry");
+        return inCore(type) && outermost(type).equals("JobEntry");
+    }
+
+    /**
+     * The method of {@code JobEntry} a call runs: its own, or its implementation of a method of an interface it
+     * implements (a part below the queue sees an entry through such a port, e.g. the ledger's {@code Chargeable}).
+     */
+    private static Optional<JavaCodeUnit> entryMethodCalled(JavaMethodCall call) {
+        Optional<? extends JavaCodeUnit> target = call.getTarget().resolveMember();
+        if (target.isEmpty()) {
+            return Optional.empty();
+        }
+        JavaCodeUnit method = target.get();
+        if (isEntry(method.getOwner()) || !method.getOwner().isInterface()) {
+            return Optional.of(method);
+        }
+        List<String> parameters = method.getRawParameterTypes().stream().map(JavaClass::getName).toList();
+        return MAIN.stream().filter(ArchitectureTest::isEntry)
+                .filter(entry -> entry.getAllRawInterfaces().contains(method.getOwner()))
+                .flatMap(entry -> entry.getCodeUnits().stream())
+                .filter(unit -> unit.getName().equals(method.getName()) && unit.getRawParameterTypes().stream()
+                        .map(JavaClass::getName).toList().equals(parameters))
+                .map(unit -> (JavaCodeUnit) unit).findFirst();
     }
 
     private static boolean isInitialiser(JavaCodeUnit unit) {
         return unit.isConstructor() || unit.getName().equals("<clinit>");
     }
 
-    /** A lambda or inner class writes for its outer class. */
+    /** A lambda or inner class writes for its outer class; a class is named simply, whichever part it is in. */
     private static String writerName(JavaClass type) {
-        String name = type.getName();
-        int nested = name.indexOf('$');
-        return (nested < 0 ? name : name.substring(0, nested)).substring(ROOT.length() + "scheduler.".length());
+        return outermost(type);
     }
 
     private static String fieldName(JavaClass owner, String field) {
@@ -365,6 +385,7 @@ class ArchitectureTest {
         assertEquals(Set.of("QueueManager"), writers.get("JobEntry.state"));
         assertEquals(Set.of("AdmissionAnswers"), writers.get("JobEntry.answer"), "through a setter");
         assertEquals(Set.of("QueueManager"), writers.get("JobEntry.priority"), "through setJob");
+        assertEquals(Set.of("QuotaLedger"), writers.get("JobEntry.charge"), "through the ledger's port, Chargeable");
         assertTrue(writers.size() > 40, "fields found: " + writers.keySet());
     }
 }

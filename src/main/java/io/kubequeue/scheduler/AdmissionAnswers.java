@@ -7,10 +7,10 @@ import io.kubequeue.scheduler.model.JobObservation;
  * answer, the newest suspended copy seen while the patch was on its way, and whether the job was seen running since
  * its charge, kept as one {@link AdmissionAnswer} value and {@link JobEntry#seenRunning}. The only writer of those
  * fields of {@link JobEntry}: {@link Observations} (what the informer shows) and
- * {@link AdmissionSettlements} (what the admission side reports) both tell it, and {@link QueueManager} starts them
- * over at each charge. Only the core calls it, under {@link Scheduler}'s lock.
+ * {@link AdmissionSettlements} (what the admission side reports) both tell it, and {@link QueueManager} has them
+ * start over at each charge. Only the core calls it, under {@link Scheduler}'s lock.
  */
-final class AdmissionAnswers {
+final class AdmissionAnswers implements AdmissionListener {
 
     /** The copy {@code to} knows what {@code from} knows of its admission's answer (for {@link Scheduler#copy}). */
     void copy(JobEntry from, JobEntry to) {
@@ -19,13 +19,15 @@ final class AdmissionAnswers {
     }
 
     /** A new charge: nothing is known yet of its answer. */
-    void newAdmission(JobEntry entry) {
+    @Override
+    public void admitted(JobEntry entry) {
         entry.seenRunning = false;
         entry.answer(AdmissionAnswer.NONE);
     }
 
     /** The charge is gone: no answer is awaited. */
-    void released(JobEntry entry) {
+    @Override
+    public void released(JobEntry entry) {
         entry.answer(entry.answer().awaitsNone());
     }
 

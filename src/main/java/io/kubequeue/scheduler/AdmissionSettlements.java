@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.util.Objects;
 import java.util.Optional;
 
+import io.kubequeue.scheduler.ledger.QuotaLedger;
 import io.kubequeue.scheduler.model.AdmissionOutcome;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.JobKey;

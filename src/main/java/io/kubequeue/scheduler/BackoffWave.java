@@ -2,7 +2,7 @@ package io.kubequeue.scheduler;
 
 import java.time.Instant;
 
-import io.kubequeue.scheduler.QuotaLedger.FitShape;
+import io.kubequeue.scheduler.ledger.QuotaLedger.FitShape;
 
 /**
  * Backed-off jobs that wait as one (issue 27): the same group and shape ({@link FitShape}: request with the job count,

@@ -3,6 +3,7 @@ package io.kubequeue.scheduler;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.kubequeue.scheduler.ledger.QuotaLedger;
 import io.kubequeue.scheduler.model.Explanation;
 
 /**

@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.Predicate;
 
+import io.kubequeue.scheduler.ledger.QuotaLedger;
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.Eviction;
@@ -40,7 +41,7 @@ import io.kubequeue.scheduler.model.QuotaNode;
  *
  * <p>Only {@link Scheduler} calls it, under its lock.
  */
-final class Evictions implements QuotaLedger.ChargeListener {
+final class Evictions implements AdmissionListener {
 
     /** Backoff after a job's first admission timeout in an hour; doubled for each further one. */
     static final Duration TIMEOUT_BACKOFF = Duration.ofMinutes(1);
@@ -82,7 +83,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
     }
 
     @Override
-    public void charged(JobEntry entry) {
+    public void admitted(JobEntry entry) {
         if (entry.evicting() != null && !entry.evicting().record().equals(entry.record())) {
             entry.eviction(entry.eviction().dropped()); // another admission now: the eviction was of the one before
         }
@@ -111,7 +112,7 @@ final class Evictions implements QuotaLedger.ChargeListener {
     }
 
     @Override
-    public void uncharged(JobEntry entry) {
+    public void released(JobEntry entry) {
         unwatch(entry);
     }
 

@@ -4,6 +4,9 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.kubequeue.scheduler.ledger.Charge;
+import io.kubequeue.scheduler.ledger.Chargeable;
+import io.kubequeue.scheduler.ledger.QuotaLedger;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.Eviction;
 import io.kubequeue.scheduler.model.EvictionMarks;
@@ -24,7 +27,7 @@ import io.kubequeue.scheduler.model.Resources;
  * <p>The fields that place a job in a sorted set ({@link #priority}, its request and preemptibility) change only while
  * it is in no sorted set (see {@link QueueOrder}).
  */
-final class JobEntry {
+final class JobEntry implements Chargeable {
     JobObservation job;
     /** The resolved priority, cached for queue order; changed only while out of every sorted set. */
     int priority;
@@ -43,7 +46,7 @@ final class JobEntry {
     /** The backed-off jobs it waits with, or null (see {@link BackoffWave}). */
     BackoffWave wave;
     /** What it is charged while admitted ({@link QuotaLedger}'s); null while pending. Read it through the accessors. */
-    Charge charge;
+    private Charge charge;
     /** The job was seen running (unsuspended) since its charge: a suspend mark seen now is a re-suspension. */
     boolean seenRunning;
     /**
@@ -124,33 +127,24 @@ final class JobEntry {
         queuedAt = Times.nanos(at);
     }
 
-    Resources effectiveRequest() {
+    @Override
+    public Resources effectiveRequest() {
         return effectiveRequest;
     }
 
-    /** The admission it is charged under; null while it is not charged. */
-    AdmissionRecord record() {
-        return charge == null ? null : charge.record();
+    @Override
+    public JobObservation job() {
+        return job;
     }
 
-    /** The group its charge is counted in; null while not charged, or when that group is not in force. */
-    String chargedGroup() {
-        return charge == null ? null : charge.group();
+    @Override
+    public Charge charge() {
+        return charge;
     }
 
-    /** What it is charged (millicores, bytes, counts); {@link Resources#NONE} while not charged. */
-    Resources charged() {
-        return charge == null ? Resources.NONE : charge.amount();
-    }
-
-    /** Whether its charge counts against min (it is non-preemptible). */
-    boolean chargedGuaranteed() {
-        return charge != null && charge.guaranteed();
-    }
-
-    /** Runs with a request that cannot be read: charged one job, and holds its groups (see QuotaLedger). */
-    boolean chargeUnknown() {
-        return charge != null && charge.unknown();
+    @Override
+    public void charge(Charge next) {
+        charge = next;
     }
 
     /** The group the job is counted in: where it is charged if admitted, else where it queues. */
@@ -408,11 +402,13 @@ final class JobEntry {
         }
     }
 
-    String admittedCountedIn() {
+    @Override
+    public String admittedCountedIn() {
         return extras == null ? null : extras.admittedCountedIn;
     }
 
-    void admittedCountedIn(String admittedCountedIn) {
+    @Override
+    public void admittedCountedIn(String admittedCountedIn) {
         if (extras == null && admittedCountedIn == null) {
             return;
         }

@@ -1,9 +1,7 @@
 package io.kubequeue.scheduler;
 
-import java.time.Clock;
-import java.time.Instant;
-import java.util.Map;
 import io.kubequeue.collections.BoundedMaps;
+import io.kubequeue.scheduler.ledger.QuotaLedger;
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.Eviction;
@@ -14,6 +12,9 @@ import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.Observed;
 import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.scheduler.model.Unreadable;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Map;
 
 /**
  * Takes in what the cluster shows of each job ({@link JobObservation}) and moves it between queued, admitted and

@@ -18,6 +18,7 @@ import java.util.Optional;
 import com.carrotsearch.hppc.ObjectObjectHashMap;
 import com.carrotsearch.hppc.cursors.ObjectCursor;
 
+import io.kubequeue.scheduler.ledger.QuotaLedger;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.Explanation;
 import io.kubequeue.scheduler.model.Hold;
@@ -45,7 +46,8 @@ final class QueueManager {
     private final SchedulerSettings settings;
     private final Clock clock;
     private final QuotaLedger ledger;
-    private final AdmissionAnswers answers;
+    /** Told of each admission and release, in this order (see {@link #reportAdmissionsTo}). */
+    private List<AdmissionListener> admissionListeners = List.of();
     private PriorityClasses priorityClasses = PriorityClasses.NONE;
     /**
      * Every job the core holds, by key: HPPC's open-addressing map (two arrays, no node per job) where a HashMap
@@ -109,16 +111,16 @@ final class QueueManager {
     private final Map<String, Integer> heldCount = new HashMap<>();
     private final List<Hold> newHolds = new ArrayList<>();
 
-    QueueManager(SchedulerSettings settings, Clock clock, QuotaLedger ledger, AdmissionAnswers answers) {
+    QueueManager(SchedulerSettings settings, Clock clock, QuotaLedger ledger) {
         this.settings = settings;
         this.clock = clock;
         this.ledger = ledger;
-        this.answers = answers;
     }
 
     /**
      * Admits a job in the core: it leaves the pending states (no hold, no retry time), its admission's answer starts
-     * over ({@link AdmissionAnswers#newAdmission}), and the ledger charges it ({@link QuotaLedger#charge}).
+     * the ledger charges it ({@link QuotaLedger#charge}), and the parts that keep state per admission start it over
+     * (the admission's answer, the timeout watch: {@link #reportAdmissionsTo}).
      *
      * @param floor millicores, bytes and counts the charge is never below; null: none
      */
@@ -126,8 +128,10 @@ final class QueueManager {
         entry.state = JobState.ADMITTED;
         entry.hold(null);
         entry.setRetryAt(null);
-        answers.newAdmission(entry);
         ledger.charge(entry, record, unknown, floor);
+        for (AdmissionListener listener : admissionListeners) {
+            listener.admitted(entry);
+        }
     }
 
     /** As {@link #admit(JobEntry, AdmissionRecord, boolean, Resources)} with no floor. */
@@ -143,8 +147,15 @@ final class QueueManager {
      */
     void release(JobEntry entry, boolean ran) {
         ledger.uncharge(entry, ran);
-        answers.released(entry);
+        for (AdmissionListener listener : admissionListeners) {
+            listener.released(entry);
+        }
         entry.state = null;
+    }
+
+    /** Who is told of each admission and release, in this order; set once, at construction of the core. */
+    void reportAdmissionsTo(AdmissionListener... listeners) {
+        this.admissionListeners = List.of(listeners);
     }
 
     /** One more failed try (it did not fit, its admission was refused, it timed out). */

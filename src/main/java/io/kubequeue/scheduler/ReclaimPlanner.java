@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.kubequeue.scheduler.ledger.QuotaLedger;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.QuotaNode;

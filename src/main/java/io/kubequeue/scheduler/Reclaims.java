@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
 
+import io.kubequeue.scheduler.ledger.QuotaLedger;
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.CycleResult;
 import io.kubequeue.scheduler.model.Eviction;

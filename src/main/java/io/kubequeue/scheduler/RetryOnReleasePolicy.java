@@ -1,5 +1,6 @@
 package io.kubequeue.scheduler;
 
+import io.kubequeue.scheduler.ledger.QuotaLedger;
 import java.util.HashSet;
 import java.util.Set;
 

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
+import io.kubequeue.scheduler.ledger.QuotaLedger;
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.AdmissionOutcome;
 import io.kubequeue.scheduler.model.AdmissionRecord;
@@ -81,12 +82,12 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
         this.clock = Objects.requireNonNull(clock, "clock");
         this.ledger = new QuotaLedger();
         this.answers = new AdmissionAnswers();
-        this.queues = new QueueManager(settings, clock, ledger, answers);
+        this.queues = new QueueManager(settings, clock, ledger);
         this.policy = QueuePolicy.of(settings.policy(), queues, ledger);
         ledger.reportReleasesTo(policy::released);
         this.admissionClock = new AdmissionClock(clock);
         this.evictions = new Evictions(clock, queues, ledger, settings.admissionTimeout());
-        ledger.reportChargesTo(evictions);
+        queues.reportAdmissionsTo(answers, evictions);
         this.reclaims = new Reclaims(queues, ledger, evictions, settings.reclaim());
         this.cycle = new SchedulingCycle(clock, queues, ledger, policy, admissionClock, reclaims, evictions);
         this.observations = new Observations(clock, queues, ledger, answers, admissionClock);

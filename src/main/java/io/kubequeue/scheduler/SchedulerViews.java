@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
+import io.kubequeue.scheduler.ledger.QuotaLedger;
 import io.kubequeue.scheduler.model.DryRun;
 import io.kubequeue.scheduler.model.Explanation;
 import io.kubequeue.scheduler.model.GroupView;

@@ -1,5 +1,13 @@
 package io.kubequeue.scheduler;
 
+import io.kubequeue.scheduler.ledger.QuotaLedger.FitShape;
+import io.kubequeue.scheduler.ledger.QuotaLedger;
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.Hold;
+import io.kubequeue.scheduler.model.JobState;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -9,13 +17,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.Set;
-import io.kubequeue.scheduler.QuotaLedger.FitShape;
-import io.kubequeue.scheduler.model.Admission;
-import io.kubequeue.scheduler.model.AdmissionRecord;
-import io.kubequeue.scheduler.model.CycleResult;
-import io.kubequeue.scheduler.model.Eviction;
-import io.kubequeue.scheduler.model.Hold;
-import io.kubequeue.scheduler.model.JobState;
 
 /**
  * One scheduling cycle, one pass under {@link Scheduler}'s lock: expired backoffs end, then jobs are tried in queue

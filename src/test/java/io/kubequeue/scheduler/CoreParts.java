@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
+import io.kubequeue.scheduler.ledger.QuotaLedger;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.SchedulerSettings;
 import io.kubequeue.scheduler.model.SchedulingPolicy;
@@ -21,7 +22,8 @@ record CoreParts(QuotaLedger ledger, AdmissionAnswers answers, QueueManager queu
         AdmissionAnswers answers = new AdmissionAnswers();
         MutableClock clock = new MutableClock(now);
         QueueManager queues = new QueueManager(new SchedulerSettings(SchedulingPolicy.DEFAULT, Duration.ofSeconds(1),
-                maxBackoff), clock, ledger, answers);
+                maxBackoff), clock, ledger);
+        queues.reportAdmissionsTo(answers);
         return new CoreParts(ledger, answers, queues, clock);
     }
 }

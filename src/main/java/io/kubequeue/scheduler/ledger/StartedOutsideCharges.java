@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.ledger;
 
 import java.util.HashMap;
 import java.util.List;

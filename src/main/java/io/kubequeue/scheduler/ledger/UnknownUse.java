@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.ledger;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -38,31 +38,31 @@ final class UnknownUse {
     /** Per node: the jobs of unknown use charged there or below. */
     private final Map<String, TreeSet<JobKey>> byNode = new HashMap<>();
     /** The jobs of unknown use, by key: their charged group and preemptibility. */
-    private final Map<JobKey, JobEntry> jobs = new HashMap<>();
+    private final Map<JobKey, Chargeable> jobs = new HashMap<>();
 
     /** This one made the same as {@code original}, its jobs the copies {@code entries} maps them to. */
-    void copyFrom(UnknownUse original, Map<JobEntry, JobEntry> entries) {
+    void copyFrom(UnknownUse original, Map<? extends Chargeable, ? extends Chargeable> entries) {
         original.byNode.forEach((node, keys) -> byNode.put(node, new TreeSet<>(keys)));
         original.jobs.forEach((key, entry) -> jobs.put(key, entries.get(entry)));
     }
 
     /** A job charged as unknown at its {@code chargedGroup}. */
-    void add(JobEntry entry, QuotaTree tree) {
+    void add(Chargeable entry, QuotaTree tree) {
         for (QuotaNode node : tree.pathToRoot(entry.chargedGroup())) {
-            byNode.computeIfAbsent(node.name(), n -> new TreeSet<>()).add(entry.job.key());
+            byNode.computeIfAbsent(node.name(), n -> new TreeSet<>()).add(entry.job().key());
         }
-        jobs.put(entry.job.key(), entry);
+        jobs.put(entry.job().key(), entry);
     }
 
     /** That job's charge taken off. */
-    void remove(JobEntry entry, QuotaTree tree) {
+    void remove(Chargeable entry, QuotaTree tree) {
         for (QuotaNode node : tree.pathToRoot(entry.chargedGroup())) {
             byNode.computeIfPresent(node.name(), (n, keys) -> {
-                keys.remove(entry.job.key());
+                keys.remove(entry.job().key());
                 return keys.isEmpty() ? null : keys;
             });
         }
-        jobs.remove(entry.job.key());
+        jobs.remove(entry.job().key());
     }
 
     void clear() {
@@ -99,12 +99,12 @@ final class UnknownUse {
         }
         Resources limits = guaranteed ? node.min() : node.max();
         // the nodes strictly below `node` on the paths of its jobs of unknown use, and one such job under each
-        Map<String, JobEntry> witness = new HashMap<>();
+        Map<String, Chargeable> witness = new HashMap<>();
         Map<String, List<String>> children = new HashMap<>();
         Set<String> ownGroups = new HashSet<>();
         for (JobKey key : byNode.get(node.name())) {
-            JobEntry job = jobs.get(key);
-            if (job == null || guaranteed && job.job.preemptible()) {
+            Chargeable job = jobs.get(key);
+            if (job == null || guaranteed && job.job().preemptible()) {
                 continue;
             }
             if (job.chargedGroup().equals(node.name())) {
@@ -160,10 +160,10 @@ final class UnknownUse {
             Explanation which = Explanation.empty();
             for (String child : children.getOrDefault(node.name(), List.of())) {
                 long c = unread.get(child);
-                JobEntry job = witness.get(child);
+                Chargeable job = witness.get(child);
                 if (c == Long.MAX_VALUE) {
                     return new Count(Explanation.of(k + ": quota group " + node.name() + " admits no more " + k
-                            + " now: admitted job ").then(job.job.key(), job.chargedGroup()).then(" of quota group "
+                            + " now: admitted job ").then(job.job().key(), job.chargedGroup()).then(" of quota group "
                             + job.chargedGroup() + " runs with a request kube-queue cannot read, and no group between"
                             + " them limits " + k), Resources.NONE, Map.of());
                 }
@@ -171,7 +171,7 @@ final class UnknownUse {
                 long worst = known.apply(child).get(k) + c; // ≤ that group's max: no overflow
                 which = (which.isEmpty() ? which : which.then("; ")).then("quota group " + child + " counted at "
                         + Resources.format(k, worst) + ", as much as its limits let it use: admitted job ")
-                        .then(job.job.key(), job.chargedGroup()).then(" runs with a request kube-queue cannot read");
+                        .then(job.job().key(), job.chargedGroup()).then(" runs with a request kube-queue cannot read");
             }
             if (more > 0) {
                 extra.put(k, more);

@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.ledger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -88,9 +88,9 @@ class QuotaLedgerTest {
         QuotaLedger ledger = new QuotaLedger();
         ledger.replaceTree(TREE, List.of());
         int n = 0;
-        List<JobEntry> charged = new java.util.ArrayList<>();
+        List<ChargedJob> charged = new java.util.ArrayList<>();
         for (Job job : row.charged()) {
-            JobEntry entry = entry(job, "charged-" + n++);
+            ChargedJob entry = entry(job, "charged-" + n++);
             ledger.charge(entry, new AdmissionRecord(job.group(), "2026-12-03T00:00:00Z"), false);
             charged.add(entry);
         }
@@ -106,11 +106,11 @@ class QuotaLedgerTest {
         }
     }
 
-    private static JobEntry entry(Job job, String name) {
+    private static ChargedJob entry(Job job, String name) {
         String namespace = job.group().equals("root.a") ? "team-a" : "team-b";
         JobObservation observation = new JobObservation(new JobKey("Job", namespace, name), name,
                 JobObservation.Phase.QUEUED, job.request(), JobPriority.NONE, Instant.EPOCH, null, job.preemptible(),
                 null);
-        return new JobEntry(observation, Instant.EPOCH, 0);
+        return new ChargedJob(observation);
     }
 }

@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.ledger;
 
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.Resources;
@@ -7,11 +7,11 @@ import io.kubequeue.scheduler.model.Resources;
  * What an admitted job is charged: the admission it runs under, the group it is counted in, the amount (millicores,
  * bytes, counts, and one of {@link Resources#MAX_JOBS}), whether it counts against min (non-preemptible), and
  * whether its request cannot be read (see {@link UnknownUse}). A value, made only by {@link QuotaLedger}; a pending
- * job has none ({@link JobEntry#charge} is null), so it holds none of these fields.
+ * job has none ({@link Chargeable#charge} is null), so it holds none of these fields.
  *
  * @param group null if the job's group is not in force (then it counts nowhere)
  */
-record Charge(AdmissionRecord record, String group, Resources amount, boolean guaranteed, boolean unknown) {
+public record Charge(AdmissionRecord record, String group, Resources amount, boolean guaranteed, boolean unknown) {
 
     /** The same charge under another record (re-labelled as started outside). */
     Charge withRecord(AdmissionRecord other) {

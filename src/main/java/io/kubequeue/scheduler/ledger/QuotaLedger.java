@@ -1,12 +1,5 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.ledger;
 
-import java.util.Collection;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.Objects;
-import java.util.Optional;
-import java.util.Set;
-import java.util.function.Consumer;
 import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.Explanation;
@@ -14,6 +7,13 @@ import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The quota side of the core: the quota groups in force, what admitted jobs use at each node, what is used outside
@@ -27,12 +27,12 @@ import io.kubequeue.scheduler.model.Resources;
  * <p>Only {@link Scheduler} calls it, under its lock. A charge taken off a node, or a drop in outside usage there, is
  * a release, told to the policy through {@code onRelease}.
  */
-final class QuotaLedger {
+public final class QuotaLedger {
 
     /** A job's shape as far as fitting goes: its group, its request (with the job count), its preemptibility. */
-    record FitShape(String group, Resources request, boolean preemptible) {
-        static FitShape of(String group, JobEntry entry) {
-            return new FitShape(group, entry.effectiveRequest(), entry.job.preemptible());
+    public record FitShape(String group, Resources request, boolean preemptible) {
+        public static FitShape of(String group, Chargeable entry) {
+            return new FitShape(group, entry.effectiveRequest(), entry.job().preemptible());
         }
     }
 
@@ -97,9 +97,6 @@ final class QuotaLedger {
      * preemptor is admitted (see {@link Reclaims}). Empty unless a reclaim is in progress.
      */
     private final Map<String, Resources> reserved = new HashMap<>();
-    /** Told of every charge and release (admission timeouts watch admitted jobs). */
-    private ChargeListener chargeListener = new ChargeListener() {
-    };
     /** Usage outside kube-queue, per group (ResourceQuota: pods kube-queue did not admit). */
     private final Map<String, Resources> external = new HashMap<>();
     /** Per group: how many charges moved to outside usage so far; a recount started before a move is stale. */
@@ -108,21 +105,8 @@ final class QuotaLedger {
     private Consumer<String> externalRecount;
     private Consumer<String> onRelease = group -> { };
 
-    /** Told when a job is charged or its charge taken off; called under the scheduler's lock. */
-    interface ChargeListener {
-        default void charged(JobEntry entry) {
-        }
-
-        default void uncharged(JobEntry entry) {
-        }
-    }
-
-    void reportChargesTo(ChargeListener listener) {
-        this.chargeListener = Objects.requireNonNull(listener, "listener");
-    }
-
     /** Usage as counted (see {@link #counted}) plus reservations at a node: what a fit check counts as taken. */
-    Resources usedOrReserved(String node) {
+    public Resources usedOrReserved(String node) {
         Resources used = counted(node);
         if (reserved.isEmpty()) {
             return used;
@@ -151,13 +135,13 @@ final class QuotaLedger {
      * Whether a held preemptor (its own reservation already given back) fits now, counting the other reclaims'
      * reservations only as far as their victims, still charged here, do not back them ({@code leaving}, per node).
      */
-    boolean fitsBeside(String group, JobEntry entry, Map<String, Resources> leaving) {
+    public boolean fitsBeside(String group, Chargeable entry, Map<String, Resources> leaving) {
         return fitsBeside(group, entry, Resources.NONE, leaving);
     }
 
-    /** As {@link #fitsBeside(String, JobEntry, Map)}, its own reservation ({@code own}) still held. */
-    boolean fitsBeside(String group, JobEntry entry, Resources own, Map<String, Resources> leaving) {
-        return shortfall(group, entry.effectiveRequest(), entry.job.preemptible(),
+    /** As {@link #fitsBeside(String, Chargeable, Map)}, its own reservation ({@code own}) still held. */
+    public boolean fitsBeside(String group, Chargeable entry, Resources own, Map<String, Resources> leaving) {
+        return shortfall(group, entry.effectiveRequest(), entry.job().preemptible(),
                 node -> usedOrUnbackedReserved(node, leaving, own)) == null;
     }
 
@@ -167,20 +151,20 @@ final class QuotaLedger {
      * that room, as {@link ReclaimPlanner} counted it when it chose the victims. If so, the room its plan counted on
      * is still coming, and it waits for it ({@link Reclaims}).
      */
-    boolean fitsOnceGone(String group, JobEntry entry, Resources own, Map<String, Resources> leaving) {
-        return shortfall(group, entry.effectiveRequest(), entry.job.preemptible(),
+    public boolean fitsOnceGone(String group, Chargeable entry, Resources own, Map<String, Resources> leaving) {
+        return shortfall(group, entry.effectiveRequest(), entry.job().preemptible(),
                 node -> usedOrReserved(node).minus(own).minus(leaving.getOrDefault(node, Resources.NONE))) == null;
     }
 
     /** Reserves {@code amount} at the group and every ancestor (see {@link #reserved}). */
-    void reserve(String group, Resources amount) {
+    public void reserve(String group, Resources amount) {
         for (QuotaNode node : tree.pathToRoot(group)) {
             reserved.merge(node.name(), amount, Resources::plus);
         }
     }
 
     /** Gives back a reservation made with {@link #reserve}: room for others again, told as a release. */
-    void unreserve(String group, Resources amount) {
+    public void unreserve(String group, Resources amount) {
         for (QuotaNode node : tree.pathToRoot(group)) {
             gainedRoom(node.name());
             subtract(reserved, node.name(), amount);
@@ -189,11 +173,11 @@ final class QuotaLedger {
     }
 
     /** Tells {@code onRelease} the group whose tree something was released in (it may now fit more). */
-    void reportReleasesTo(Consumer<String> onRelease) {
+    public void reportReleasesTo(Consumer<String> onRelease) {
         this.onRelease = Objects.requireNonNull(onRelease, "onRelease");
     }
 
-    QuotaTree tree() {
+    public QuotaTree tree() {
         return tree;
     }
 
@@ -207,7 +191,7 @@ final class QuotaLedger {
      * (they are caches). A recount of outside usage the original asks for is asked of nobody here: a copy never
      * reaches the cluster, but it counts a released job's pods as outside as the original does.
      */
-    void copyFrom(QuotaLedger original, Map<JobEntry, JobEntry> entries) {
+    public void copyFrom(QuotaLedger original, Map<? extends Chargeable, ? extends Chargeable> entries) {
         tree = original.tree;
         admittedIn.putAll(original.admittedIn);
         usage.putAll(original.usage);
@@ -222,12 +206,12 @@ final class QuotaLedger {
         startedOutsideGuaranteed.copyFrom(original.startedOutsideGuaranteed);
         unknown.copyFrom(original.unknown, entries);
         entries.forEach((from, to) -> {
-            to.charge = from.charge; // a value: shared
+            to.charge(from.charge()); // a value: shared
             to.admittedCountedIn(from.admittedCountedIn());
         });
     }
 
-    void replaceTree(QuotaTree newTree, Collection<JobEntry> admitted) {
+    public void replaceTree(QuotaTree newTree, Collection<? extends Chargeable> admitted) {
         this.tree = Objects.requireNonNull(newTree, "tree");
         neverFitsMemo.clear();
         shortAt.clear();
@@ -239,8 +223,8 @@ final class QuotaLedger {
         startedOutsideGuaranteed.clear();
         reserved.clear(); // the scheduler ends every reclaim when the groups change
         admittedIn.clear();
-        for (JobEntry entry : admitted) {
-            entry.charge = entry.charge.withGroup(groupToCharge(entry, entry.charge.record()));
+        for (Chargeable entry : admitted) {
+            entry.charge(entry.charge().withGroup(groupToCharge(entry, entry.charge().record())));
             entry.admittedCountedIn(null);
             countAdmitted(entry);
             addUsage(entry);
@@ -248,16 +232,16 @@ final class QuotaLedger {
     }
 
     /** How many admitted jobs are charged to the group itself. */
-    int admittedIn(String group) {
+    public int admittedIn(String group) {
         return admittedIn.getOrDefault(group, 0);
     }
 
     /** The groups admitted jobs are charged to. */
-    Set<String> groupsWithAdmitted() {
+    public Set<String> groupsWithAdmitted() {
         return admittedIn.keySet();
     }
 
-    private void countAdmitted(JobEntry entry) {
+    private void countAdmitted(Chargeable entry) {
         uncountAdmitted(entry);
         if (entry.chargedGroup() != null) {
             admittedIn.merge(entry.chargedGroup(), 1, Integer::sum);
@@ -265,7 +249,7 @@ final class QuotaLedger {
         }
     }
 
-    private void uncountAdmitted(JobEntry entry) {
+    private void uncountAdmitted(Chargeable entry) {
         String group = entry.admittedCountedIn();
         if (group != null) {
             entry.admittedCountedIn(null);
@@ -275,24 +259,24 @@ final class QuotaLedger {
         }
     }
 
-    Resources usage(String group) {
+    public Resources usage(String group) {
         return usage.getOrDefault(group, Resources.NONE);
     }
 
-    Resources guaranteedUsage(String group) {
+    public Resources guaranteedUsage(String group) {
         return guaranteedUsage.getOrDefault(group, Resources.NONE);
     }
 
-    Resources externalUsage(String group) {
+    public Resources externalUsage(String group) {
         return external.getOrDefault(group, Resources.NONE);
     }
 
-    long externalRecountTicket(String group) {
+    public long externalRecountTicket(String group) {
         return externalRecountTicket.getOrDefault(group, 0L);
     }
 
     /** See {@link Scheduler#setExternalUsage(String, Resources, long)}. */
-    void setExternalUsage(String group, Resources used, long ticket) {
+    public void setExternalUsage(String group, Resources used, long ticket) {
         if (ticket != externalRecountTicket(group)) {
             return;
         }
@@ -312,7 +296,7 @@ final class QuotaLedger {
     }
 
     /** See {@link Scheduler#trackExternalUsage}. */
-    void trackExternalUsage(Consumer<String> recount) {
+    public void trackExternalUsage(Consumer<String> recount) {
         this.externalRecount = Objects.requireNonNull(recount, "recount");
     }
 
@@ -323,33 +307,32 @@ final class QuotaLedger {
      * @param unknown the job runs but its request cannot be read: it is charged one job, holds its own group, and
      *                counts at its group's max above it (see {@link UnknownUse})
      */
-    void charge(JobEntry entry, AdmissionRecord record, boolean unknown) {
+    public void charge(Chargeable entry, AdmissionRecord record, boolean unknown) {
         charge(entry, record, unknown, null);
     }
 
     /**
-     * As {@link #charge(JobEntry, AdmissionRecord, boolean)}, never below {@code floor}: per resource, the charge is
+     * As {@link #charge(Chargeable, AdmissionRecord, boolean)}, never below {@code floor}: per resource, the charge is
      * the higher of the job's request and the floor (what its pods may still hold, docs/behaviour.md "A running job's
      * charge"). A job of unknown use is charged as such, whatever the floor.
      *
      * @param floor millicores, bytes and counts (the job count may be in it); null: none
      */
-    void charge(JobEntry entry, AdmissionRecord record, boolean unknown, Resources floor) {
-        entry.charge = new Charge(record, groupToCharge(entry, record),
+    public void charge(Chargeable entry, AdmissionRecord record, boolean unknown, Resources floor) {
+        entry.charge(new Charge(record, groupToCharge(entry, record),
                 unknown || floor == null ? entry.effectiveRequest() : entry.effectiveRequest().max(floor),
-                !entry.job.preemptible(), unknown);
+                !entry.job().preemptible(), unknown));
         countAdmitted(entry);
         addUsage(entry);
-        chargeListener.charged(entry);
     }
 
     /**
      * Keeps an admitted job's charge as it is, re-labelled as started outside kube-queue (same group): a refusal of
      * our admission, the job having been started by hand meanwhile, then frees no room it uses.
      */
-    void relabelStartedOutside(JobEntry entry) {
-        entry.charge = entry.charge.withRecord(new AdmissionRecord(entry.charge.record().group(),
-                AdmissionRecord.STARTED_OUTSIDE));
+    public void relabelStartedOutside(Chargeable entry) {
+        entry.charge(entry.charge().withRecord(new AdmissionRecord(entry.charge().record().group(),
+                AdmissionRecord.STARTED_OUTSIDE)));
     }
 
     /**
@@ -358,10 +341,9 @@ final class QuotaLedger {
      * @param ran whether the job may have run: then its pods may still be counted outside (see
      *            {@link #trackExternalUsage}) and its end is a release
      */
-    void uncharge(JobEntry entry, boolean ran) {
+    public void uncharge(Chargeable entry, boolean ran) {
         uncountAdmitted(entry);
-        chargeListener.uncharged(entry);
-        Charge charge = entry.charge;
+        Charge charge = entry.charge();
         if (charge != null && charge.record() != null && charge.group() != null) {
             String group = charge.group();
             for (QuotaNode node : tree.pathToRoot(group)) {
@@ -374,9 +356,9 @@ final class QuotaLedger {
             if (charge.unknown()) {
                 unknown.remove(entry, tree);
             }
-            startedOutside.remove(entry.job.key());
+            startedOutside.remove(entry.job().key());
             startedOutside.rehide(tree.pathToRoot(group), this::counted);
-            startedOutsideGuaranteed.remove(entry.job.key());
+            startedOutsideGuaranteed.remove(entry.job().key());
             startedOutsideGuaranteed.rehide(tree.pathToRoot(group), this::countedGuaranteed);
             if (externalRecount != null) {
                 // a recount that read this job as admitted is stale now, whatever happens next
@@ -391,7 +373,7 @@ final class QuotaLedger {
                 onRelease.accept(group);
             }
         }
-        entry.charge = null;
+        entry.charge(null);
     }
 
     private static void subtract(Map<String, Resources> usage, String node, Resources amount) {
@@ -401,8 +383,8 @@ final class QuotaLedger {
         });
     }
 
-    private void addUsage(JobEntry entry) {
-        Charge charge = entry.charge;
+    private void addUsage(Chargeable entry) {
+        Charge charge = entry.charge();
         if (charge == null || charge.group() == null) {
             return;
         }
@@ -417,9 +399,9 @@ final class QuotaLedger {
             unknown.add(entry, tree);
         }
         if (charge.record() != null && charge.record().startedOutside()) {
-            startedOutside.add(entry.job.key(), group, charge.amount());
+            startedOutside.add(entry.job().key(), group, charge.amount());
             if (charge.guaranteed()) {
-                startedOutsideGuaranteed.add(entry.job.key(), group, charge.amount());
+                startedOutsideGuaranteed.add(entry.job().key(), group, charge.amount());
             }
         }
         startedOutside.rehide(tree.pathToRoot(group), this::counted);
@@ -441,7 +423,7 @@ final class QuotaLedger {
      * What a node counts as non-preemptible use in a min check: as {@link #counted}, with each group's started-outside
      * non-preemptible charges counted above it only up to its min.
      */
-    Resources countedGuaranteed(String node) {
+    public Resources countedGuaranteed(String node) {
         Resources used = guaranteedUsage.getOrDefault(node, Resources.NONE);
         Resources below = startedOutsideGuaranteed.hiddenBelow(node);
         return below == null ? used : used.minus(below);
@@ -452,11 +434,11 @@ final class QuotaLedger {
      * queued now. Under the ResourceQuota plugin the group is always the namespace, whatever the record says (a
      * record written under the ElasticQuotaTree plugin names a tree node, which is no namespace's quota).
      */
-    private String groupToCharge(JobEntry entry, AdmissionRecord record) {
+    private String groupToCharge(Chargeable entry, AdmissionRecord record) {
         if (!tree.groupsAreNamespaces() && record.group() != null && tree.node(record.group()).isPresent()) {
             return record.group();
         }
-        return groupOf(entry.job);
+        return groupOf(entry.job());
     }
 
     /**
@@ -464,14 +446,14 @@ final class QuotaLedger {
      * its label names a group not open to its namespace ({@link QuotaTree#labelRefusal}), its namespace's own group, so
      * that what runs is charged where its team's quota is; null if neither exists.
      */
-    String groupOf(JobObservation job) {
+    public String groupOf(JobObservation job) {
         return tree.groupFor(job.key().namespace(), job.quotaName())
                 .or(() -> tree.groupFor(job.key().namespace(), null)).map(QuotaNode::name).orElse(null);
     }
 
     /** Whether the job fits its group now (see the class comment). */
-    boolean fits(String group, JobEntry entry) {
-        return shortfall(group, entry.effectiveRequest(), entry.job.preemptible()) == null;
+    public boolean fits(String group, Chargeable entry) {
+        return shortfall(group, entry.effectiveRequest(), entry.job().preemptible()) == null;
     }
 
     /**
@@ -479,7 +461,7 @@ final class QuotaLedger {
      * which holds its jobs). A shape found short is remembered for the cycle ({@code notFittingNow}) and, with the
      * node it is short at, in {@link #shortAt}, which answers without a walk up the tree until that node gains room.
      */
-    boolean shortNow(FitShape shape, Set<FitShape> notFittingNow) {
+    public boolean shortNow(FitShape shape, Set<FitShape> notFittingNow) {
         if (notFittingNow.contains(shape)) {
             return true;
         }
@@ -509,8 +491,8 @@ final class QuotaLedger {
      * The first resource and node where the job does not fit now, with the numbers, e.g. "cpu: request 3, in use 3 of
      * max 4 in quota group G"; null if it fits.
      */
-    Explanation blocker(String group, JobEntry entry) {
-        Shortfall s = shortfall(group, entry.effectiveRequest(), entry.job.preemptible());
+    public Explanation blocker(String group, Chargeable entry) {
+        Shortfall s = shortfall(group, entry.effectiveRequest(), entry.job().preemptible());
         if (s == null) {
             return null;
         }
@@ -577,7 +559,7 @@ final class QuotaLedger {
      * max (see {@link UnknownUse}); null if they hold the node for this request (it is their own group, or a resource
      * the request asks for is unbounded there).
      */
-    Resources unknownExtra(QuotaNode node, Resources request) {
+    public Resources unknownExtra(QuotaNode node, Resources request) {
         UnknownUse.Count u = unknown.at(node, request, false, tree, this::counted);
         return u.held() != null ? null : u.extra();
     }
@@ -603,7 +585,7 @@ final class QuotaLedger {
      * Why the shape's request exceeds some max (or, non-preemptible, some min) on the path even with nothing
      * admitted; null if it can fit some day. Remembered per shape until the tree changes.
      */
-    String neverFits(FitShape shape) {
+    public String neverFits(FitShape shape) {
         return neverFitsMemo.computeIfAbsent(shape, s -> Optional.ofNullable(neverFitsUnderTree(s))).orElse(null);
     }
 
