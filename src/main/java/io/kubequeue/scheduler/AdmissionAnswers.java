@@ -1,6 +1,9 @@
 package io.kubequeue.scheduler;
 
 import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.queue.AdmissionAnswer;
+import io.kubequeue.scheduler.queue.AdmissionListener;
+import io.kubequeue.scheduler.queue.JobEntry;
 
 /**
  * What the core knows of the answer to an admission it sent, per admitted job: the version our patch produced, a lost
@@ -14,14 +17,14 @@ final class AdmissionAnswers implements AdmissionListener {
 
     /** The copy {@code to} knows what {@code from} knows of its admission's answer (for {@link Scheduler#copy}). */
     void copy(JobEntry from, JobEntry to) {
-        to.seenRunning = from.seenRunning;
+        to.seenRunning(from.seenRunning());
         to.answer(from.answer()); // a value: shared
     }
 
     /** A new charge: nothing is known yet of its answer. */
     @Override
     public void admitted(JobEntry entry) {
-        entry.seenRunning = false;
+        entry.seenRunning(false);
         entry.answer(AdmissionAnswer.NONE);
     }
 
@@ -43,7 +46,7 @@ final class AdmissionAnswers implements AdmissionListener {
 
     /** The job is seen running: whatever our patch did is settled, and a suspend mark seen now is a re-suspension. */
     void seenRunning(JobEntry entry) {
-        entry.seenRunning = true;
+        entry.seenRunning(true);
         entry.answer(entry.answer().awaitsNone());
     }
 
@@ -52,7 +55,7 @@ final class AdmissionAnswers implements AdmissionListener {
      * settle.
      */
     void ran(JobEntry entry) {
-        entry.seenRunning = true;
+        entry.seenRunning(true);
     }
 
     /**

@@ -11,6 +11,9 @@ import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.queue.JobEntry;
+import io.kubequeue.scheduler.queue.QueueManager;
+import io.kubequeue.scheduler.queue.Times;
 
 /**
  * Settles an admission the core decided, once the admission side knows what became of it ({@link AdmissionOutcome}):
@@ -57,13 +60,13 @@ final class AdmissionSettlements {
             answers.confirmed(entry, started.resourceVersion());
             AdmissionRecord kept = entry.record();
             observations.settleNewest(entry, started.resourceVersion());
-            return entry.state == JobState.ADMITTED ? Optional.of(kept) : Optional.empty();
+            return entry.state() == JobState.ADMITTED ? Optional.of(kept) : Optional.empty();
         } else if (outcome instanceof AdmissionOutcome.TakenOver taken && observations.spent(entry, taken.found())) {
             // not another replica's: a record the job was seen suspended with since, kept as it was started by hand
             return settle(key, record, new AdmissionOutcome.StartedByHand(taken.resourceVersion()));
         } else if (outcome instanceof AdmissionOutcome.TakenOver taken) {
             takenOver(entry, taken);
-        } else if (outcome instanceof AdmissionOutcome.Unknown && !entry.seenRunning
+        } else if (outcome instanceof AdmissionOutcome.Unknown && !entry.seenRunning()
                 && entry.confirmedVersion() == null) {
             answers.lost(entry);
         }
@@ -80,7 +83,7 @@ final class AdmissionSettlements {
      * with no backoff and no attempt counted, or, if no newer copy has arrived yet, on the first that does.
      */
     private void refused(JobEntry entry, String changedTo) {
-        String decidedAt = entry.job.resourceVersion();
+        String decidedAt = entry.job().resourceVersion();
         String chargedGroup = entry.chargedGroup();
         JobObservation newest = entry.newest();
         boolean newestUnreadable = entry.newestUnreadable();
@@ -91,15 +94,15 @@ final class AdmissionSettlements {
             return;
         }
         if (newest != null) {
-            queues.replaceCopy(entry, QueueManager.keepCreation(newest, entry.job));
+            queues.replaceCopy(entry, QueueManager.keepCreation(newest, entry.job()));
         }
         boolean changed = changedTo != null;
-        boolean newerSeen = changed && decidedAt != null && !decidedAt.equals(entry.job.resourceVersion());
+        boolean newerSeen = changed && decidedAt != null && !decidedAt.equals(entry.job().resourceVersion());
         queues.outdatedAt(entry, null);
         if (!changed) {
             queues.countTry(entry); // a change since the decision is no failed try, seen yet or not
         }
-        Optional<QuotaNode> group = ledger.tree().groupFor(entry.job.key().namespace(), entry.job.quotaName());
+        Optional<QuotaNode> group = ledger.tree().groupFor(entry.job().key().namespace(), entry.job().quotaName());
         if (group.isEmpty()) {
             queues.activate(entry); // holds it, saying why
             return;
@@ -136,11 +139,11 @@ final class AdmissionSettlements {
     /** See {@link Scheduler#rebind}. */
     boolean rebind(JobKey key, AdmissionRecord record, String version) {
         JobEntry entry = queues.admittedAs(key, record);
-        if (entry == null || version == null || entry.seenRunning || entry.newestUnreadable()
+        if (entry == null || version == null || entry.seenRunning() || entry.newestUnreadable()
                 || entry.newest() == null) {
             return false;
         }
-        JobObservation decided = entry.job;
+        JobObservation decided = entry.job();
         JobObservation copy = entry.newest();
         boolean alike = version.equals(copy.resourceVersion()) && Objects.equals(decided.uid(), copy.uid())
                 && decided.request().equals(copy.request()) && decided.preemptible() == copy.preemptible()

@@ -5,6 +5,10 @@ import java.util.List;
 
 import io.kubequeue.scheduler.ledger.QuotaLedger;
 import io.kubequeue.scheduler.model.Explanation;
+import io.kubequeue.scheduler.queue.GroupQueue;
+import io.kubequeue.scheduler.queue.JobEntry;
+import io.kubequeue.scheduler.queue.QueueManager;
+import io.kubequeue.scheduler.queue.QueueOrder;
 
 /**
  * The blocking queue ({@code StrictPriority=true}, the seed's strict priority): a group's head that does not fit
@@ -46,7 +50,7 @@ final class BlockingQueuePolicy implements QueuePolicy {
         for (GroupQueue queue : QueuePolicy.backedOffUnderRootOf(group, queues, ledger)) {
             List<JobEntry> woken = new ArrayList<>();
             for (JobEntry e : queue.backedOff) {
-                if (!e.refused) { // a refused admission waits out its backoff
+                if (!e.refused()) { // a refused admission waits out its backoff
                     woken.add(e);
                 }
             }
@@ -58,8 +62,8 @@ final class BlockingQueuePolicy implements QueuePolicy {
 
     @Override
     public Explanation waitsBehindHead(JobEntry entry, JobEntry head, String when) {
-        return Explanation.of("blocking queue: waits behind the head of quota group " + entry.group + ", ")
-                .then(head.job.key(), head.group).then("; " + when);
+        return Explanation.of("blocking queue: waits behind the head of quota group " + entry.group() + ", ")
+                .then(head.job().key(), head.group()).then("; " + when);
     }
 
     @Override

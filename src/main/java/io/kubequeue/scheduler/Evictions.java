@@ -22,6 +22,10 @@ import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.queue.AdmissionListener;
+import io.kubequeue.scheduler.queue.JobEntry;
+import io.kubequeue.scheduler.queue.QueueManager;
+import io.kubequeue.scheduler.queue.Times;
 
 /**
  * Evictions of admitted jobs, and the admission timeout (docs/policies.md, "Admission timeout" and "Reclaim"). An
@@ -54,7 +58,7 @@ final class Evictions implements AdmissionListener {
     private final Duration globalTimeout;
     /** Admitted jobs that may time out, soonest first. */
     private final TreeSet<JobEntry> watched = new TreeSet<>(Comparator
-            .comparing((JobEntry e) -> e.timeoutAt()).thenComparing(e -> e.job.key()));
+            .comparing((JobEntry e) -> e.timeoutAt()).thenComparing(e -> e.job().key()));
     private boolean podsListed;
     /** Whether pods of a job are left, running or terminating (see {@link Scheduler#watchPods}); none by default. */
     private Predicate<JobKey> podsLeft = key -> false;
@@ -88,11 +92,11 @@ final class Evictions implements AdmissionListener {
             entry.eviction(entry.eviction().dropped()); // another admission now: the eviction was of the one before
         }
         // what the job carries counts too (a restart, another replica): the limits per hour hold across leaders
-        if (entry.job.evictions() != EvictionMarks.NONE || entry.marks() != EvictionMarks.NONE) {
+        if (entry.job().evictions() != EvictionMarks.NONE || entry.marks() != EvictionMarks.NONE) {
             // most jobs carry none
-            entry.eviction(entry.eviction().withMarks(entry.marks().union(entry.job.evictions(), clock.instant())));
+            entry.eviction(entry.eviction().withMarks(entry.marks().union(entry.job().evictions(), clock.instant())));
         }
-        if (entry.job.pods().ranUnderRecord() && entry.record() != null && entry.record().equals(entry.job.record())) {
+        if (entry.job().pods().ranUnderRecord() && entry.record() != null && entry.record().equals(entry.job().record())) {
             // the job carries kube-queue's signed mark that a pod ran under this admission: after a restart too
             entry.eviction(entry.eviction().withPodRanUnder(entry.record()).withPodRanRecorded(entry.record()));
         }
@@ -119,8 +123,8 @@ final class Evictions implements AdmissionListener {
     /** Starts watching an admitted job for its timeout, if one applies. */
     private void watch(JobEntry entry) {
         unwatch(entry);
-        if (entry.state != JobState.ADMITTED || entry.record() == null || entry.record().startedOutside()
-                || !entry.job.stoppable() || entry.chargeUnknown() || entry.record().equals(entry.podRanUnder())
+        if (entry.state() != JobState.ADMITTED || entry.record() == null || entry.record().startedOutside()
+                || !entry.job().stoppable() || entry.chargeUnknown() || entry.record().equals(entry.podRanUnder())
                 || entry.evicting() != null || entry.draining() != null
                 || entry.record().equals(entry.evictionRefusedUnder())) {
             return;
@@ -182,17 +186,17 @@ final class Evictions implements AdmissionListener {
     /** See {@link Scheduler#podRan}. */
     Admission podRan(JobKey key) {
         JobEntry entry = queues.get(key);
-        if (entry == null || entry.state != JobState.ADMITTED || entry.draining() != null) {
+        if (entry == null || entry.state() != JobState.ADMITTED || entry.draining() != null) {
             return null;
         }
         entry.eviction(entry.eviction().withPodRanUnder(entry.record()));
         unwatch(entry);
         if (entry.record() == null || entry.record().startedOutside() || entry.record().equals(entry.podRanRecorded())
-                || !entry.job.stoppable() || timeoutOf(entry.chargedGroup()) == null) {
+                || !entry.job().stoppable() || timeoutOf(entry.chargedGroup()) == null) {
             return null; // written already, or no timeout could evict it: nothing to keep across a restart
         }
         entry.eviction(entry.eviction().withPodRanRecorded(entry.record()));
-        return new Admission(key, entry.job.uid(), entry.record(), entry.job.request(), 0);
+        return new Admission(key, entry.job().uid(), entry.record(), entry.job().request(), 0);
     }
 
     /** See {@link Scheduler#podsListed}. */
@@ -215,7 +219,7 @@ final class Evictions implements AdmissionListener {
     boolean keepsRoom(JobEntry entry, JobObservation copy) {
         boolean evicted = entry.evicting() != null
                 || copy.record() != null && copy.evictions().reason() != null && copy.record().equals(entry.record());
-        return evicted && (copy.pods().active() || podsLeft.test(entry.job.key()));
+        return evicted && (copy.pods().active() || podsLeft.test(entry.job().key()));
     }
 
     /**
@@ -232,9 +236,9 @@ final class Evictions implements AdmissionListener {
      * scheduler had decided it (a reclaim's room counts it as leaving; it yields to its preemptor once queued).
      */
     void drainingAfterRestart(JobEntry entry) {
-        EvictionMarks carried = entry.job.evictions();
-        entry.eviction(entry.eviction().started(new Eviction(entry.job.key(), entry.job.uid(), entry.record(),
-                carried.reason(), carried.preemptor(), null, entry.job.request(), clock.instant(), entry.marks())));
+        EvictionMarks carried = entry.job().evictions();
+        entry.eviction(entry.eviction().started(new Eviction(entry.job().key(), entry.job().uid(), entry.record(),
+                carried.reason(), carried.preemptor(), null, entry.job().request(), clock.instant(), entry.marks())));
         unwatch(entry);
     }
 
@@ -260,8 +264,8 @@ final class Evictions implements AdmissionListener {
     /** Marks an admitted job as being evicted, and the decision to write. */
     Eviction evict(JobEntry entry, Eviction.Reason reason, JobKey preemptor, String preemptorGroup, Instant now) {
         unwatch(entry);
-        Eviction eviction = new Eviction(entry.job.key(), entry.job.uid(), entry.record(), reason, preemptor,
-                preemptorGroup, entry.job.request(), now, entry.marks().plus(reason, preemptor, now));
+        Eviction eviction = new Eviction(entry.job().key(), entry.job().uid(), entry.record(), reason, preemptor,
+                preemptorGroup, entry.job().request(), now, entry.marks().plus(reason, preemptor, now));
         entry.eviction(entry.eviction().started(eviction));
         return eviction;
     }
@@ -302,18 +306,18 @@ final class Evictions implements AdmissionListener {
      * @return the preemptor the job now yields to; null if none
      */
     JobKey queued(JobEntry entry, Eviction eviction) {
-        EvictionMarks carried = entry.job.evictions();
+        EvictionMarks carried = entry.job().evictions();
         entry.eviction(entry.eviction().over());
         Instant now = clock.instant();
         // what this scheduler saw and what the job carries (another replica's evictions, a restart), together; a copy
         // that carries this very eviction (seen before the write's answer) tells the time it was written: the
         // decision's own time would count it twice
         boolean carriesIt = eviction != null && carried.reason() == eviction.reason()
-                && eviction.record().equals(entry.job.record());
+                && eviction.record().equals(entry.job().record());
         EvictionMarks marks = (eviction != null && !carriesIt ? eviction.history() : entry.marks()).union(carried, now);
         entry.eviction(entry.eviction().withMarks(marks));
         Eviction.Reason reason = eviction != null ? eviction.reason() : carried.reason();
-        if (reason == Eviction.Reason.TIMEOUT && entry.state == JobState.ACTIVE && !marks.timedOutAt().isEmpty()) {
+        if (reason == Eviction.Reason.TIMEOUT && entry.state() == JobState.ACTIVE && !marks.timedOutAt().isEmpty()) {
             Instant last = marks.timedOutAt().get(marks.timedOutAt().size() - 1);
             Instant retryAt = Times.plus(last, timeoutBackoff(Math.max(1, marks.timeoutsWithin(now))));
             if (retryAt.isAfter(now)) {

@@ -12,6 +12,8 @@ import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.Observed;
 import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.scheduler.model.Unreadable;
+import io.kubequeue.scheduler.queue.JobEntry;
+import io.kubequeue.scheduler.queue.QueueManager;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Map;
@@ -96,14 +98,14 @@ final class Observations {
         observation = resumedUnderSpentRecord(observation);
         JobKey key = observation.key();
         JobEntry before = queues.get(key);
-        JobState stateBefore = before == null ? null : before.state;
+        JobState stateBefore = before == null ? null : before.state();
         AdmissionRecord recordBefore = before == null ? null : before.record();
         boolean stale = !apply(observation);
         if (!stale) {
             noteSpentRecord(observation);
         }
         JobEntry after = queues.get(key);
-        JobState state = after == null ? null : after.state;
+        JobState state = after == null ? null : after.state();
         boolean released = stateBefore == JobState.ADMITTED && state != JobState.ADMITTED;
         boolean held = after != null;
         Observed.Change change;
@@ -129,10 +131,10 @@ final class Observations {
     /** The admission of this job whose answer was lost, if any; see {@link Scheduler#unconfirmedAdmission}. */
     Admission unconfirmedAdmission(JobKey key) {
         JobEntry entry = queues.get(key);
-        if (entry == null || entry.state != JobState.ADMITTED || !entry.unconfirmed()) {
+        if (entry == null || entry.state() != JobState.ADMITTED || !entry.unconfirmed()) {
             return null;
         }
-        return new Admission(key, entry.job.uid(), entry.record(), entry.job.request(), 0, entry.job.resourceVersion());
+        return new Admission(key, entry.job().uid(), entry.record(), entry.job().request(), 0, entry.job().resourceVersion());
     }
 
     /** Applies one observation; false if it was stale and ignored. */
@@ -171,7 +173,7 @@ final class Observations {
                     entry = queues.newEntry(observation);
                     queues.activate(entry);
                     queuedByEviction(entry, null); // after a restart, the marks it carries tell
-                } else if (entry.state == JobState.ADMITTED) {
+                } else if (entry.state() == JobState.ADMITTED) {
                     if (suspendedAgain(entry, observation) && evictions != null
                             && evictions.keepsRoom(entry, observation)) {
                         entry.draining(observation); // evicted, its pods not gone yet: its room stays taken
@@ -191,29 +193,29 @@ final class Observations {
             }
             case ADMITTED -> {
                 AdmissionRecord record = observation.record();
-                if (entry != null && entry.state == JobState.ADMITTED && entry.chargeUnknown()) {
+                if (entry != null && entry.state() == JobState.ADMITTED && entry.chargeUnknown()) {
                     queues.release(entry, false); // its request can be read again: charged what it asks from now on
                 }
                 if (entry == null) {
                     entry = queues.newEntry(observation);
                     queues.admit(entry, record, false, observation.admittedRequest()); // what its pods were made from
-                } else if (entry.state != JobState.ADMITTED) {
+                } else if (entry.state() != JobState.ADMITTED) {
                     queues.dequeue(entry);
                     queues.replaceCopy(entry, observation);
                     queues.admit(entry, record, false, observation.admittedRequest());
-                } else if (record.equals(entry.record()) && (sameCharge(observation, entry.job)
-                        || entry.seenRunning && keepsCharge(entry, observation))) {
-                    queues.replaceCopy(entry, QueueManager.keepCreation(observation, entry.job)); // e.g. ours, seen
+                } else if (record.equals(entry.record()) && (sameCharge(observation, entry.job())
+                        || entry.seenRunning() && keepsCharge(entry, observation))) {
+                    queues.replaceCopy(entry, QueueManager.keepCreation(observation, entry.job())); // e.g. ours, seen
                 } else {
                     // another admission, or the running job's request changed (e.g. parallelism raised): charge what
                     // it uses now, even above max, so nothing else is admitted into that room; under the same
                     // admission never less than before, since its pods may still hold that (none of the kinds resizes
                     // running pods when its request is lowered: docs/behaviour.md, "A running job's charge"). Its
                     // first running copy is what its pods are made from: until then the charge was the decision's
-                    Resources floor = record.equals(entry.record()) && entry.seenRunning ? entry.charged()
+                    Resources floor = record.equals(entry.record()) && entry.seenRunning() ? entry.charged()
                             : observation.admittedRequest();
                     queues.release(entry, true);
-                    queues.replaceCopy(entry, QueueManager.keepCreation(observation, entry.job));
+                    queues.replaceCopy(entry, QueueManager.keepCreation(observation, entry.job()));
                     queues.admit(entry, record, false, floor);
                 }
                 answers.seenRunning(entry); // it runs: whatever our patch did is settled
@@ -229,13 +231,13 @@ final class Observations {
 
     /** A job that runs without our record: charged as started outside if it was queued here (see observe). */
     private void startedOutside(JobEntry entry, JobObservation observation) {
-        if (entry != null && entry.state == JobState.ADMITTED && entry.chargeUnknown()) {
+        if (entry != null && entry.state() == JobState.ADMITTED && entry.chargeUnknown()) {
             queues.release(entry, false); // its request can be read again: charged as started outside, below
         }
         if (entry == null && observation.phase() == Phase.STARTED_DESPITE_MARK) {
             entry = queues.newEntry(observation); // in no queue: the branch below charges it
         }
-        if (entry != null && entry.state != JobState.ADMITTED) {
+        if (entry != null && entry.state() != JobState.ADMITTED) {
             queues.dequeue(entry);
             queues.replaceCopy(entry, observation);
             queues.admit(entry, new AdmissionRecord(ledger.groupOf(observation), AdmissionRecord.STARTED_OUTSIDE),
@@ -245,8 +247,8 @@ final class Observations {
             // mark), and that refusal must not uncharge a running job, so the charge is re-labelled, at what the job
             // asks now (it may have been edited since the decision); once seen running without our record, it is
             // charged what it asks now (more or less)
-            boolean inFlight = !entry.seenRunning && !entry.record().startedOutside();
-            if (inFlight || entry.seenRunning && !sameCharge(observation, entry.job)
+            boolean inFlight = !entry.seenRunning() && !entry.record().startedOutside();
+            if (inFlight || entry.seenRunning() && !sameCharge(observation, entry.job())
                     && !keepsCharge(entry, observation)) {
                 AdmissionRecord record = inFlight
                         ? new AdmissionRecord(entry.record().group(), AdmissionRecord.STARTED_OUTSIDE) : entry.record();
@@ -254,11 +256,11 @@ final class Observations {
                 // patch was on its way, its pods were made from what it asks now
                 Resources floor = inFlight ? null : entry.charged();
                 queues.release(entry, false);
-                queues.replaceCopy(entry, QueueManager.keepCreation(observation, entry.job));
+                queues.replaceCopy(entry, QueueManager.keepCreation(observation, entry.job()));
                 queues.admit(entry, record, false, floor);
             }
         }
-        if (entry != null && entry.state == JobState.ADMITTED) {
+        if (entry != null && entry.state() == JobState.ADMITTED) {
             answers.seenRunning(entry);
             entry.draining(null); // started by hand while its pods drained: it runs on, charged
         }
@@ -277,7 +279,7 @@ final class Observations {
         JobEntry entry = currentEntry(observation);
         Phase phase = asWithdrawnJob(entry, observation).phase();
         if (phase == Phase.QUEUED) {
-            if (entry != null && entry.state == JobState.ADMITTED && !suspendedAgain(entry, observation)) {
+            if (entry != null && entry.state() == JobState.ADMITTED && !suspendedAgain(entry, observation)) {
                 // our admission is on its way and settles this; if it is handed back, the job is withdrawn
                 answers.newestSeen(entry, observation, true);
                 return Unreadable.KEPT;
@@ -290,8 +292,8 @@ final class Observations {
             return Unreadable.WITHDRAWN;
         }
         forgetWithdrawn(observation);
-        if (entry != null && entry.state == JobState.ADMITTED) {
-            if (phase != Phase.ADMITTED && !entry.seenRunning && !entry.record().startedOutside()) {
+        if (entry != null && entry.state() == JobState.ADMITTED) {
+            if (phase != Phase.ADMITTED && !entry.seenRunning() && !entry.record().startedOutside()) {
                 // started by hand while our admission was on its way: a refusal must not uncharge it (see observe)
                 ledger.relabelStartedOutside(entry);
             }
@@ -305,7 +307,7 @@ final class Observations {
             entry = queues.newEntry(observation);
         } else {
             queues.dequeue(entry);
-            queues.replaceCopy(entry, QueueManager.keepCreation(observation, entry.job));
+            queues.replaceCopy(entry, QueueManager.keepCreation(observation, entry.job()));
         }
         AdmissionRecord record = phase == Phase.ADMITTED ? observation.record()
                 : new AdmissionRecord(ledger.groupOf(observation), AdmissionRecord.STARTED_OUTSIDE);
@@ -329,7 +331,7 @@ final class Observations {
         }
         JobEntry entry = queues.get(observation.key());
         if (entry == null || anotherJob(entry, observation)
-                || entry.state == JobState.ADMITTED && observation.record().equals(entry.record())) {
+                || entry.state() == JobState.ADMITTED && observation.record().equals(entry.record())) {
             return observation; // the admission this scheduler decided or took in, seen through
         }
         return spent(entry, observation.record()) ? observation.inPhase(Phase.STARTED_DESPITE_MARK) : observation;
@@ -415,7 +417,7 @@ final class Observations {
             return;
         }
         JobKey preemptor = evictions.queued(entry, eviction);
-        if (preemptor != null && entry.state != JobState.ADMITTED) {
+        if (preemptor != null && entry.state() != JobState.ADMITTED) {
             reclaims.yieldTo(entry, preemptor);
         }
     }
@@ -441,7 +443,7 @@ final class Observations {
 
     private boolean releaseIfDrained(JobEntry entry) {
         JobObservation copy = entry.draining();
-        if (copy == null || entry.state != JobState.ADMITTED || evictions.keepsRoom(entry, copy)) {
+        if (copy == null || entry.state() != JobState.ADMITTED || evictions.keepsRoom(entry, copy)) {
             return false;
         }
         entry.draining(null);
@@ -452,7 +454,7 @@ final class Observations {
     /** A job out of the queue until its request can be read; if it is then started by hand, it is charged. */
     void withdraw(JobEntry entry) {
         queues.forget(entry);
-        withdrawn.put(entry.job.key(), entry.job.uid() == null ? "" : entry.job.uid());
+        withdrawn.put(entry.job().key(), entry.job().uid() == null ? "" : entry.job().uid());
     }
 
     private boolean wasWithdrawn(JobObservation observation) {
@@ -462,8 +464,8 @@ final class Observations {
 
     /** Whether the entry held under this key is of another job (an older or newer object of the same name). */
     private static boolean anotherJob(JobEntry entry, JobObservation observation) {
-        return entry != null && observation.uid() != null && entry.job.uid() != null
-                && !observation.uid().equals(entry.job.uid());
+        return entry != null && observation.uid() != null && entry.job().uid() != null
+                && !observation.uid().equals(entry.job().uid());
     }
 
     /**
@@ -491,7 +493,7 @@ final class Observations {
      * one object arrive in order, so nothing older can follow a running state.)
      */
     private static boolean suspendedAgain(JobEntry entry, JobObservation copy) {
-        return entry.seenRunning || copy.record() != null && copy.record().equals(entry.record())
+        return entry.seenRunning() || copy.record() != null && copy.record().equals(entry.record())
                 || copy.newerThan(entry.confirmedVersion());
     }
 
@@ -510,7 +512,7 @@ final class Observations {
      * the charge (a lower request keeps the higher charge: its pods may still hold it).
      */
     private static boolean keepsCharge(JobEntry entry, JobObservation copy) {
-        if (entry.chargeUnknown() || copy.preemptible() != entry.job.preemptible()) {
+        if (entry.chargeUnknown() || copy.preemptible() != entry.job().preemptible()) {
             return false;
         }
         for (Map.Entry<String, Long> r : copy.request().asMap().entrySet()) {

@@ -7,6 +7,9 @@ import java.util.Set;
 import io.kubequeue.scheduler.ledger.QuotaLedger;
 import io.kubequeue.scheduler.model.Explanation;
 import io.kubequeue.scheduler.model.SchedulingPolicy;
+import io.kubequeue.scheduler.queue.GroupQueue;
+import io.kubequeue.scheduler.queue.JobEntry;
+import io.kubequeue.scheduler.queue.QueueManager;
 
 /**
  * How queues are worked: what a cycle does with a head that does not fit, and what a release wakes. One
@@ -97,7 +100,7 @@ interface QueuePolicy {
         }
         List<GroupQueue> found = new ArrayList<>();
         for (GroupQueue queue : queues.queues()) {
-            if (!queue.backedOff.isEmpty() && root.equals(ledger.tree().rootOf(queue.group))) {
+            if (!queue.backedOff.isEmpty() && root.equals(ledger.tree().rootOf(queue.group()))) {
                 found.add(queue);
             }
         }

@@ -16,6 +16,8 @@ import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.queue.JobEntry;
+import io.kubequeue.scheduler.queue.QueueManager;
 
 /**
  * Chooses the victims of a reclaim (docs/policies.md, "Reclaim"): the admitted jobs of groups that borrow above their
@@ -50,9 +52,9 @@ final class ReclaimPlanner {
 
     /** Victims first: lowest priority, then most recently admitted (records sort by time), then key. */
     private static final Comparator<JobEntry> VICTIM_ORDER = Comparator
-            .comparingInt((JobEntry e) -> e.priority)
+            .comparingInt((JobEntry e) -> e.priority())
             .thenComparing((JobEntry e) -> e.record().admittedAt(), Comparator.reverseOrder())
-            .thenComparing(e -> e.job.key());
+            .thenComparing(e -> e.job().key());
 
     private final QueueManager queues;
     private final QuotaLedger ledger;
@@ -96,7 +98,7 @@ final class ReclaimPlanner {
         for (JobEntry e : queues.all()) {
             if (mayBeVictim(e, now)) {
                 pool.candidates.add(e);
-            } else if (e.state == JobState.ADMITTED && e.evicting() != null && e.chargedGroup() != null) {
+            } else if (e.state() == JobState.ADMITTED && e.evicting() != null && e.chargedGroup() != null) {
                 pool.leaves(e);
             }
         }
@@ -121,7 +123,7 @@ final class ReclaimPlanner {
         List<QuotaNode> path = ledger.tree().pathToRoot(group);
         Resources request = job.effectiveRequest();
         Map<String, Map<String, Long>> needs = needs(group, path, request, pool.leaving);
-        if (needs == null || needs.isEmpty() || !entitled(group, path, request, needs, !job.job.preemptible())) {
+        if (needs == null || needs.isEmpty() || !entitled(group, path, request, needs, !job.job().preemptible())) {
             return null;
         }
         addMinNeeds(group, path, request, needs, pool.leaving);
@@ -132,7 +134,7 @@ final class ReclaimPlanner {
         Map<String, Resources> taken = new HashMap<>(pool.leaving);
         List<JobEntry> candidates = new ArrayList<>();
         for (JobEntry e : pool.candidates) {
-            if (e.evicting() == null && e.state == JobState.ADMITTED && !onPath.contains(e.chargedGroup())
+            if (e.evicting() == null && e.state() == JobState.ADMITTED && !onPath.contains(e.chargedGroup())
                     && !below(e.chargedGroup(), group)) {
                 candidates.add(e);
             }
@@ -262,11 +264,11 @@ final class ReclaimPlanner {
     }
 
     private boolean mayBeVictim(JobEntry e, Instant now) {
-        return e.state == JobState.ADMITTED && e.record() != null && !e.record().startedOutside()
+        return e.state() == JobState.ADMITTED && e.record() != null && !e.record().startedOutside()
                 && e.chargedGroup() != null && !e.chargeUnknown() && e.evicting() == null && !e.unconfirmed()
                 && !e.record().equals(e.evictionRefusedUnder())
-                && (e.seenRunning || e.confirmedVersion() != null)
-                && e.job.preemptible() && e.job.stoppable() && e.marks().reclaimsWithin(now) < maxPerHour;
+                && (e.seenRunning() || e.confirmedVersion() != null)
+                && e.job().preemptible() && e.job().stoppable() && e.marks().reclaimsWithin(now) < maxPerHour;
     }
 
     /** Whether {@code group} lies below {@code ancestor} (not equal to it). */

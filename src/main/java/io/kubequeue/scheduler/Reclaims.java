@@ -19,6 +19,8 @@ import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.queue.JobEntry;
+import io.kubequeue.scheduler.queue.QueueManager;
 
 /**
  * Reclaims in progress (docs/policies.md, "Reclaim"): for each preemptor, its victims, and its room reserved in the
@@ -102,7 +104,7 @@ final class Reclaims {
      */
     List<Eviction> tryStart(String group, JobEntry job, Instant now, ReclaimPlanner.Pool pool,
                             List<CycleResult.Reclaim> started) {
-        if (!enabled || job.refused || yields(job)) {
+        if (!enabled || job.refused() || yields(job)) {
             return null;
         }
         ReclaimPlanner.Plan plan = planner.plan(group, job, pool);
@@ -114,9 +116,9 @@ final class Reclaims {
         List<JobKey> keys = new ArrayList<>(victims.size());
         List<String> victimGroups = new ArrayList<>(victims.size());
         for (JobEntry victim : victims) {
-            out.add(evictions.evict(victim, Eviction.Reason.RECLAIM, job.job.key(), group, now));
+            out.add(evictions.evict(victim, Eviction.Reason.RECLAIM, job.job().key(), group, now));
             pool.leaves(victim);
-            keys.add(victim.job.key());
+            keys.add(victim.job().key());
             victimGroups.add(victim.chargedGroup());
         }
         Resources reserved = job.effectiveRequest();
@@ -125,8 +127,8 @@ final class Reclaims {
                 + victims.size() + (victims.size() == 1 ? " job" : " jobs") + " of borrowing groups (")
                 .then(Explanation.jobs(keys, victimGroups))
                 .then(") are seen suspended and their pods gone, then is admitted first"));
-        byPreemptor.put(job.job.key(), new InProgress(job, group, reserved, victims));
-        started.add(new CycleResult.Reclaim(job.job.key(), group, keys, victimGroups, plan.resources()));
+        byPreemptor.put(job.job().key(), new InProgress(job, group, reserved, victims));
+        started.add(new CycleResult.Reclaim(job.job().key(), group, keys, victimGroups, plan.resources()));
         return out;
     }
 
@@ -142,7 +144,7 @@ final class Reclaims {
         // are gone (found by ReclaimPropertiesTest: one preemptor's refused eviction left it in backoff)
         for (InProgress r : List.copyOf(byPreemptor.values())) {
             if (current(r) && stillRunning(r)
-                    && r.victims.stream().anyMatch(v -> v.state == JobState.ADMITTED && v.evicting() == null)) {
+                    && r.victims.stream().anyMatch(v -> v.state() == JobState.ADMITTED && v.evicting() == null)) {
                 end(r, true); // an eviction was refused: that victim runs on, the room will not come
             }
         }
@@ -154,23 +156,23 @@ final class Reclaims {
             }
             if (current) {
                 Map<String, Resources> leaving = leavingForOthers();
-                if (!ledger.fitsBeside(r.group, p, r.reserved, leaving)
-                        && ledger.fitsOnceGone(r.group, p, r.reserved, leaving)) {
+                if (!ledger.fitsBeside(r.group(), p, r.reserved, leaving)
+                        && ledger.fitsOnceGone(r.group(), p, r.reserved, leaving)) {
                     // its own victims are gone, but its plan also counted on room other reclaims' victims, still
                     // charged, are freeing: it waits for that room, its own still reserved, rather than give its
                     // reclaim up while its victims take theirs back (ReclaimPropertiesTest, seed -8839912939055926842)
                     continue;
                 }
             }
-            ledger.unreserve(r.group, r.reserved);
-            byPreemptor.remove(p.job.key());
-            if (current && ledger.fitsBeside(r.group, p, leavingForOthers())) {
+            ledger.unreserve(r.group(), r.reserved);
+            byPreemptor.remove(p.job().key());
+            if (current && ledger.fitsBeside(r.group(), p, leavingForOthers())) {
                 queues.dequeue(p);
-                admissions.add(admit.apply(r.group, p));
+                admissions.add(admit.apply(r.group(), p));
             } else if (current) {
                 queues.activate(p); // something else took the room (or the groups changed): it queues again
             }
-            freeYielders(p.job.key());
+            freeYielders(p.job().key());
         }
         finishOrphans(admissions, admit);
     }
@@ -184,7 +186,7 @@ final class Reclaims {
         Map<String, Resources> leaving = new HashMap<>();
         for (InProgress other : byPreemptor.values()) {
             for (JobEntry v : other.victims) {
-                if (v.state == JobState.ADMITTED && v.evicting() != null && v.chargedGroup() != null) {
+                if (v.state() == JobState.ADMITTED && v.evicting() != null && v.chargedGroup() != null) {
                     ReclaimPlanner.addAlongPath(leaving, ledger.tree(), v);
                 }
             }
@@ -195,14 +197,14 @@ final class Reclaims {
     /** Whether the reclaim's preemptor is still the job held for it. */
     private boolean current(InProgress r) {
         JobEntry p = r.preemptor;
-        return queues.get(p.job.key()) == p && p.state == JobState.HELD
+        return queues.get(p.job().key()) == p && p.state() == JobState.HELD
                 && p.hold() != null && p.hold().kind() == Hold.Reason.RECLAIMING;
     }
 
     /** Whether some victim of the reclaim is still charged. */
     private static boolean stillRunning(InProgress r) {
         for (JobEntry v : r.victims) {
-            if (v.state == JobState.ADMITTED) {
+            if (v.state() == JobState.ADMITTED) {
                 return true;
             }
         }
@@ -216,9 +218,9 @@ final class Reclaims {
                 continue;
             }
             JobEntry p = queues.get(preemptorKey);
-            if (p != null && (p.state == JobState.ACTIVE || p.state == JobState.BACKOFF) && !p.refused
-                    && p.group != null && ledger.fits(p.group, p)) {
-                String group = p.group;
+            if (p != null && (p.state() == JobState.ACTIVE || p.state() == JobState.BACKOFF) && !p.refused()
+                    && p.group() != null && ledger.fits(p.group(), p)) {
+                String group = p.group();
                 queues.dequeue(p);
                 admissions.add(admit.apply(group, p));
             }
@@ -228,13 +230,13 @@ final class Reclaims {
 
     /** Gives a reclaim up: its room is returned, its preemptor queues again, its victims go. */
     private void end(InProgress r, boolean requeuePreemptor) {
-        byPreemptor.remove(r.preemptor.job.key());
-        ledger.unreserve(r.group, r.reserved);
+        byPreemptor.remove(r.preemptor.job().key());
+        ledger.unreserve(r.group(), r.reserved);
         if (requeuePreemptor) {
             queues.dequeue(r.preemptor);
             queues.activate(r.preemptor);
         }
-        freeYielders(r.preemptor.job.key());
+        freeYielders(r.preemptor.job().key());
     }
 
     /** The victims that yielded to this preemptor may be admitted again: those backing off are tried at once. */
@@ -244,11 +246,11 @@ final class Reclaims {
             return;
         }
         for (JobEntry v : victims) {
-            if (queues.get(v.job.key()) != v || !preemptor.equals(v.yieldsTo())) {
+            if (queues.get(v.job().key()) != v || !preemptor.equals(v.yieldsTo())) {
                 continue; // forgotten, or admitted and evicted again since
             }
             v.yieldsTo(null);
-            if (v.state == JobState.BACKOFF) {
+            if (v.state() == JobState.BACKOFF) {
                 queues.endBackoff(v, true);
             }
         }

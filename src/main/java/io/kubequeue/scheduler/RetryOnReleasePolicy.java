@@ -1,6 +1,8 @@
 package io.kubequeue.scheduler;
 
 import io.kubequeue.scheduler.ledger.QuotaLedger;
+import io.kubequeue.scheduler.queue.GroupQueue;
+import io.kubequeue.scheduler.queue.QueueManager;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -29,7 +31,7 @@ final class RetryOnReleasePolicy implements QueuePolicy {
     @Override
     public void released(String group) {
         for (GroupQueue queue : QueuePolicy.backedOffUnderRootOf(group, queues, ledger)) {
-            retryAfterRelease.add(queue.group);
+            retryAfterRelease.add(queue.group());
         }
     }
 

@@ -29,6 +29,8 @@ import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.scheduler.model.SchedulerSettings;
 import io.kubequeue.scheduler.model.Unreadable;
+import io.kubequeue.scheduler.queue.JobEntry;
+import io.kubequeue.scheduler.queue.QueueManager;
 
 /**
  * The scheduler core, the one in-memory bean every job kind feeds: one queue per quota group, usage per group, and
@@ -254,7 +256,7 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
     /** For tests of what the core shares: the observation it holds of a job, or null. */
     synchronized JobObservation heldObservation(JobKey key) {
         JobEntry entry = queues.get(key);
-        return entry == null ? null : entry.job;
+        return entry == null ? null : entry.job();
     }
 
     /** For tests of what the core holds per job: whether the job's entry holds the fields few jobs set. */

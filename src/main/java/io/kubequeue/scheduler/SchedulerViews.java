@@ -21,6 +21,10 @@ import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.PendingView;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.queue.GroupQueue;
+import io.kubequeue.scheduler.queue.JobEntry;
+import io.kubequeue.scheduler.queue.QueueManager;
+import io.kubequeue.scheduler.queue.QueueOrder;
 
 /**
  * Read views of the core for the API, metrics and events: groups, queue positions, the reason a job waits, and
@@ -59,7 +63,7 @@ final class SchedulerViews {
         }
         for (GroupQueue queue : queues.queues()) {
             if (!queue.isEmpty()) {
-                names.add(queue.group);
+                names.add(queue.group());
             }
         }
         names.addAll(queues.groupsWithHeld());
@@ -92,12 +96,12 @@ final class SchedulerViews {
         }
         for (JobEntry e : queues.all()) {
             String group = e.currentGroup();
-            if (group == null || e.state == JobState.HELD && e.hold().kind() == Hold.Reason.NO_QUOTA_GROUP) {
+            if (group == null || e.state() == JobState.HELD && e.hold().kind() == Hold.Reason.NO_QUOTA_GROUP) {
                 continue;
             }
             GroupCounts n = counts.computeIfAbsent(group, g -> new GroupCounts());
-            n.byState[e.state.ordinal()]++;
-            if (e.state != JobState.ADMITTED && (n.oldest == null || e.queuedAt().isBefore(n.oldest))) {
+            n.byState[e.state().ordinal()]++;
+            if (e.state() != JobState.ADMITTED && (n.oldest == null || e.queuedAt().isBefore(n.oldest))) {
                 n.oldest = e.queuedAt();
             }
         }
@@ -121,8 +125,8 @@ final class SchedulerViews {
         Set<String> fitting = new TreeSet<>();
         for (GroupQueue queue : queues.queues()) {
             JobEntry head = queue.head();
-            if (head != null && ledger.fits(queue.group, head)) {
-                fitting.add(queue.group);
+            if (head != null && ledger.fits(queue.group(), head)) {
+                fitting.add(queue.group());
             }
         }
         return fitting;
@@ -132,7 +136,7 @@ final class SchedulerViews {
     List<PendingView> pending(String group) {
         List<JobEntry> waiting = new ArrayList<>();
         // a job reclaiming its min is admitted first, once its victims are seen suspended
-        queues.held().stream().filter(e -> group.equals(e.group) && e.hold().kind() == Hold.Reason.RECLAIMING)
+        queues.held().stream().filter(e -> group.equals(e.group()) && e.hold().kind() == Hold.Reason.RECLAIMING)
                 .sorted(QueueOrder.JOBS).forEach(waiting::add);
         GroupQueue queue = queues.queue(group);
         if (queue != null) {
@@ -141,7 +145,7 @@ final class SchedulerViews {
             waiting.subList(waiting.size() - queue.active.size() - queue.backedOff.size(), waiting.size())
                     .sort(QueueOrder.JOBS);
         }
-        queues.held().stream().filter(e -> group.equals(e.group) && e.hold().kind() == Hold.Reason.NEVER_FITS)
+        queues.held().stream().filter(e -> group.equals(e.group()) && e.hold().kind() == Hold.Reason.NEVER_FITS)
                 .sorted(QueueOrder.JOBS).forEach(waiting::add);
         List<PendingView> views = new ArrayList<>(waiting.size());
         JobEntry head = waiting.isEmpty() ? null : waiting.get(0);
@@ -156,14 +160,14 @@ final class SchedulerViews {
     List<PendingView> find(String namespace, String name) {
         List<PendingView> found = new ArrayList<>();
         for (JobEntry e : queues.all()) {
-            if (e.job.key().namespace().equals(namespace) && e.job.key().name().equals(name)) {
-                if (e.state == JobState.ADMITTED) {
+            if (e.job().key().namespace().equals(namespace) && e.job().key().name().equals(name)) {
+                if (e.state() == JobState.ADMITTED) {
                     found.add(new PendingView(e.status(), 0,
                             Explanation.of("admitted into quota group " + e.chargedGroup())));
-                } else if (e.state == JobState.HELD && e.hold().kind() == Hold.Reason.NO_QUOTA_GROUP) {
+                } else if (e.state() == JobState.HELD && e.hold().kind() == Hold.Reason.NO_QUOTA_GROUP) {
                     found.add(new PendingView(e.status(), 0, e.hold().reason()));
                 } else {
-                    GroupQueue queue = queues.queue(e.group);
+                    GroupQueue queue = queues.queue(e.group());
                     found.add(new PendingView(e.status(), positionOf(e),
                             reason(e, queue == null ? null : queue.head())));
                 }
@@ -175,15 +179,15 @@ final class SchedulerViews {
 
     /** A pending job's place in its group, as {@link #pending} numbers it, without listing the group. */
     private int positionOf(JobEntry e) {
-        GroupQueue queue = queues.queue(e.group);
-        long reclaiming = queues.held().stream().filter(h -> e.group.equals(h.group)
-                && h.hold().kind() == Hold.Reason.RECLAIMING && (e.state != JobState.HELD
+        GroupQueue queue = queues.queue(e.group());
+        long reclaiming = queues.held().stream().filter(h -> e.group().equals(h.group())
+                && h.hold().kind() == Hold.Reason.RECLAIMING && (e.state() != JobState.HELD
                 || e.hold().kind() != Hold.Reason.RECLAIMING || QueueOrder.JOBS.compare(h, e) < 0)).count();
-        if (e.state == JobState.HELD && e.hold().kind() == Hold.Reason.RECLAIMING) {
+        if (e.state() == JobState.HELD && e.hold().kind() == Hold.Reason.RECLAIMING) {
             return (int) reclaiming + 1; // first, before every queued job
         }
-        if (e.state == JobState.HELD) { // never fits: after every queued job, in queue order among the held
-            long heldBefore = queues.held().stream().filter(h -> e.group.equals(h.group)
+        if (e.state() == JobState.HELD) { // never fits: after every queued job, in queue order among the held
+            long heldBefore = queues.held().stream().filter(h -> e.group().equals(h.group())
                     && h.hold().kind() == Hold.Reason.NEVER_FITS && QueueOrder.JOBS.compare(h, e) < 0).count();
             return (int) reclaiming + (queue == null ? 0 : queue.active.size() + queue.backedOff.size())
                     + (int) heldBefore + 1;
@@ -196,35 +200,35 @@ final class SchedulerViews {
         Optional<QuotaNode> node = ledger.tree().groupFor(job.key().namespace(), job.quotaName());
         JobEntry e = queues.detachedEntry(job, node.map(QuotaNode::name).orElse(null));
         if (node.isEmpty()) {
-            return new DryRun(null, e.priority, false, 0, Explanation.of(queues.noGroupReason(job)));
+            return new DryRun(null, e.priority(), false, 0, Explanation.of(queues.noGroupReason(job)));
         }
-        String neverFits = ledger.neverFits(QuotaLedger.FitShape.of(e.group, e));
+        String neverFits = ledger.neverFits(QuotaLedger.FitShape.of(e.group(), e));
         if (neverFits != null) {
-            return new DryRun(e.group, e.priority, false, 0,
+            return new DryRun(e.group(), e.priority(), false, 0,
                     Explanation.of(neverFits + "; it could never be admitted"));
         }
-        GroupQueue queue = queues.queue(e.group);
+        GroupQueue queue = queues.queue(e.group());
         int ahead = queue == null ? 0 : queue.ahead(e);
-        Explanation blocker = ledger.blocker(e.group, e); // null exactly when it fits: one walk up the tree, not two
+        Explanation blocker = ledger.blocker(e.group(), e); // null exactly when it fits: one walk up the tree, not two
         boolean fits = blocker == null;
         String waits = policy.fitsButWaits(ahead);
         Explanation reason = blocker != null ? blocker : Explanation.of(waits != null ? waits : "fits now");
-        return new DryRun(e.group, e.priority, fits, ahead + 1, reason);
+        return new DryRun(e.group(), e.priority(), fits, ahead + 1, reason);
     }
 
     /** Why a pending job is not admitted, with the numbers. */
     private Explanation reason(JobEntry e, JobEntry head) {
-        if (e.state == JobState.HELD) {
+        if (e.state() == JobState.HELD) {
             return e.hold().reason();
         }
-        String when = e.state == JobState.BACKOFF ? "backing off until "
+        String when = e.state() == JobState.BACKOFF ? "backing off until "
                 + e.retryAt().truncatedTo(ChronoUnit.MILLIS) + " (" + e.attempts() + (e.attempts() == 1 ? " try)" : " tries)")
                 : "tried in the next cycle";
         Explanation behind = head != null && e != head ? policy.waitsBehindHead(e, head, when) : null;
         if (behind != null) {
             return behind;
         }
-        Explanation blocker = ledger.blocker(e.group, e);
+        Explanation blocker = ledger.blocker(e.group(), e);
         return (blocker == null ? Explanation.of("fits now; ") : blocker.then("; ")).then(when);
     }
 }

@@ -8,6 +8,13 @@ import io.kubequeue.scheduler.model.CycleResult;
 import io.kubequeue.scheduler.model.Eviction;
 import io.kubequeue.scheduler.model.Hold;
 import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.queue.BackedOffJobs;
+import io.kubequeue.scheduler.queue.BackoffWave;
+import io.kubequeue.scheduler.queue.GroupQueue;
+import io.kubequeue.scheduler.queue.JobEntry;
+import io.kubequeue.scheduler.queue.QueueManager;
+import io.kubequeue.scheduler.queue.QueueOrder;
+import io.kubequeue.scheduler.queue.Times;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -90,7 +97,7 @@ final class SchedulingCycle {
             if (byJob != 0) {
                 return byJob;
             }
-            int byGroup = queue.group.compareTo(other.queue.group);
+            int byGroup = queue.group().compareTo(other.queue.group());
             return byGroup != 0 ? byGroup : Boolean.compare(cursor != null, other.cursor != null);
         }
     }
@@ -128,7 +135,7 @@ final class SchedulingCycle {
         } catch (RuntimeException e) {
             decided.failure = decided.failure == null ? e : decided.failure;
             JobEntry stranded = decided.deciding;
-            if (stranded != null && stranded.state != JobState.ADMITTED && stranded.state != JobState.HELD) {
+            if (stranded != null && stranded.state() != JobState.ADMITTED && stranded.state() != JobState.HELD) {
                 // neither charged nor back in a set: it waits in backoff, so the next cycle does not fail on it first
                 queues.leaveWave(stranded); // its tries are its own from here (the rest of its wave stays due)
                 queues.countTry(stranded);
@@ -176,11 +183,11 @@ final class SchedulingCycle {
             if (policy.mayTry(queue)) {
                 heads.add(new Candidate(queue, queue.active.first(), null));
             }
-            if (retryInPlace.contains(queue.group) && !queue.backedOff.isEmpty()) {
+            if (retryInPlace.contains(queue.group()) && !queue.backedOff.isEmpty()) {
                 // one cursor per shape: a shape that does not fit now is not walked at all, so a release costs a few
                 // checks per group, not one per backed-off job
                 for (BackedOffJobs.Shape shape : List.copyOf(queue.backedOff.shapes())) {
-                    FitShape fitShape = new FitShape(queue.group, shape.request(), shape.preemptible());
+                    FitShape fitShape = new FitShape(queue.group(), shape.request(), shape.preemptible());
                     if (ledger.shortNow(fitShape, notFittingNow)) {
                         continue;
                     }
@@ -196,7 +203,7 @@ final class SchedulingCycle {
             decided.tried++;
             decided.visited++;
             boolean fromBackoff = candidate.cursor != null;
-            if (fromBackoff && (entry.refused || reclaims.yields(entry))) {
+            if (fromBackoff && (entry.refused() || reclaims.yields(entry))) {
                 // a refused admission waits out its backoff, a reclaim's victim its preemptor: not tried, not counted
                 decided.tried--;
                 if (candidate.cursor.hasNext()) {
@@ -204,7 +211,7 @@ final class SchedulingCycle {
                 }
                 continue;
             }
-            FitShape shape = FitShape.of(queue.group, entry);
+            FitShape shape = FitShape.of(queue.group(), entry);
             String neverFits = notFittingNow.contains(shape) ? null : ledger.neverFits(shape);
             if (fromBackoff) {
                 // retried at once after a release, read in place: a job that still does not fit stays where it is
@@ -219,7 +226,7 @@ final class SchedulingCycle {
                         queues.hold(entry, Hold.Reason.NEVER_FITS, neverFits);
                         decided.heldInCycle++;
                     } else {
-                        admissions.add(admit(queue.group, entry, now, decided));
+                        admissions.add(admit(queue.group(), entry, now, decided));
                     }
                     decided.deciding = null;
                 } else {
@@ -239,13 +246,13 @@ final class SchedulingCycle {
                     queues.hold(entry, Hold.Reason.NEVER_FITS, neverFits);
                     decided.heldInCycle++;
                 } else if (!yields && !ledger.shortNow(shape, notFittingNow)) {
-                    admissions.add(admit(queue.group, entry, now, decided));
-                } else if (yields || !reclaim(queue.group, entry, now, evicting)) {
+                    admissions.add(admit(queue.group(), entry, now, decided));
+                } else if (yields || !reclaim(queue.group(), entry, now, evicting)) {
                     queues.countTry(entry);
                     decided.notFitting++;
                     if (entry.attempts == 1 && !yields) {
-                        firstFailures.add(new CycleResult.Unschedulable(entry.job.key(), queue.group,
-                                ledger.blocker(entry.group, entry)));
+                        firstFailures.add(new CycleResult.Unschedulable(entry.job().key(), queue.group(),
+                                ledger.blocker(entry.group(), entry)));
                     }
                     if (policy.keepsHeadWhenShort()) {
                         queue.active.add(entry); // stays the head; the whole group waits for the next change
@@ -268,7 +275,7 @@ final class SchedulingCycle {
      * then held. A shape found unable to reclaim is not planned again in this cycle (usage only grows within it).
      */
     private boolean reclaim(String group, JobEntry entry, Instant now, Evicting evicting) {
-        if (!reclaims.enabled() || entry.refused || entry.yieldsTo() != null) {
+        if (!reclaims.enabled() || entry.refused() || entry.yieldsTo() != null) {
             return false;
         }
         FitShape shape = FitShape.of(group, entry);
@@ -310,7 +317,7 @@ final class SchedulingCycle {
                 queues.waitAgain(entry, Times.plus(now, queues.backoffFor(entry.attempts)));
             }
             for (BackoffWave wave : wavesWaitAgain) {
-                queues.waitAgain(wave, Times.plus(now, queues.backoffFor(wave.attempts)));
+                queues.waitAgain(wave, Times.plus(now, queues.backoffFor(wave.attempts())));
             }
         }
         return tried + waitAgain.size();
@@ -327,7 +334,7 @@ final class SchedulingCycle {
         for (JobEntry entry = queues.pollExpired(now); entry != null; entry = queues.pollExpired(now)) {
             decided.deciding = entry;
             decided.visited++;
-            BackoffWave wave = entry.wave;
+            BackoffWave wave = entry.wave();
             if (wave != null) {
                 // its members are decided alike (none was refused, none yields): each would meet the same answer
                 // here, whatever the order, unless a reclaim may start for the shape
@@ -336,11 +343,11 @@ final class SchedulingCycle {
                     queues.endBackoff(wave); // all may fit: back to active, to be tried in queue order
                     continue;
                 }
-                if (!reclaimMayStart(wave.shape, evicting)) {
+                if (!reclaimMayStart(wave.shape(), evicting)) {
                     // short where it was short, and no reclaim can start for it in this cycle: the try each would
                     // make alone, counted once for all, and they wait again together, doubled
                     queues.takeWave(wave);
-                    wave.attempts++;
+                    queues.countTry(wave);
                     triedInWaves += wave.size();
                     wavesWaitAgain.add(wave);
                     continue;
@@ -353,7 +360,7 @@ final class SchedulingCycle {
                 continue;
             }
             if (policy.retriesExpiredInPlace() && shortAtStart(entry, notFittingNow, mayFit)) {
-                if (reclaim(entry.group, entry, now, evicting)) {
+                if (reclaim(entry.group(), entry, now, evicting)) {
                     continue; // held until its victims are seen suspended
                 }
                 // a backed-off job has failed before (every way into backoff counts an attempt), so this is never
@@ -379,7 +386,7 @@ final class SchedulingCycle {
      * expired job of such a shape is not checked again.
      */
     private boolean shortAtStart(JobEntry entry, Set<FitShape> notFittingNow, Set<FitShape> mayFit) {
-        FitShape shape = FitShape.of(entry.group, entry);
+        FitShape shape = FitShape.of(entry.group(), entry);
         if (mayFit.contains(shape)) {
             return false;
         }
@@ -400,12 +407,12 @@ final class SchedulingCycle {
         try {
             queues.admit(entry, record, false);
         } catch (RuntimeException e) {
-            if (entry.record() != record || entry.state != JobState.ADMITTED) {
+            if (entry.record() != record || entry.state() != JobState.ADMITTED) {
                 throw e; // not charged: nothing to hand out
             }
             decided.failure = decided.failure == null ? e : decided.failure;
         }
-        return new Admission(entry.job.key(), entry.job.uid(), record, entry.job.request(),
-                Duration.between(entry.queuedAt(), now).toMillis(), entry.job.resourceVersion());
+        return new Admission(entry.job().key(), entry.job().uid(), record, entry.job().request(),
+                Duration.between(entry.queuedAt(), now).toMillis(), entry.job().resourceVersion());
     }
 }

@@ -18,6 +18,8 @@ import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.queue.EvictionState;
+import io.kubequeue.scheduler.queue.JobEntry;
 
 /**
  * A job's eviction state as one value ({@link EvictionState}, written only by {@link Evictions}): each transition

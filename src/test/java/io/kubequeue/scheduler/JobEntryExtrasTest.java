@@ -28,6 +28,9 @@ import io.kubequeue.scheduler.model.JobPriority;
 import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.queue.AdmissionAnswer;
+import io.kubequeue.scheduler.queue.EvictionState;
+import io.kubequeue.scheduler.queue.JobEntry;
 
 /**
  * Issue 27: the fields few jobs set live in one side object a pending job does not hold ({@link JobEntry}'s

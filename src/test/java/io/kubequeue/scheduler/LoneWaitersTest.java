@@ -25,6 +25,8 @@ import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.queue.JobEntry;
+import io.kubequeue.scheduler.queue.LoneWaiters;
 
 /**
  * Issue 27: a backed-off job that waits alone costs no {@link BackoffWave}; a wave is made when a second job waits

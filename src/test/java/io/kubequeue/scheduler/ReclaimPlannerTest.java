@@ -20,6 +20,9 @@ import io.kubequeue.scheduler.model.JobPriority;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.queue.JobEntry;
+import io.kubequeue.scheduler.queue.QueueManager;
+import io.kubequeue.scheduler.queue.QueueParts;
 
 /**
  * The reclaim planner on its own (docs/policies.md, "Reclaim"), one row per rule: who may reclaim (a job within its
@@ -105,10 +108,11 @@ class ReclaimPlannerTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("rows")
     void theVictimsAreThoseTheRulesChoose(Row row) {
-        CoreParts core = CoreParts.on(TREE, NOW, Duration.ofSeconds(20));
+        QueueParts core = QueueParts.on(TREE, NOW, Duration.ofSeconds(20));
         QuotaLedger ledger = core.ledger();
-        AdmissionAnswers answers = core.answers();
         QueueManager queues = core.queues();
+        AdmissionAnswers answers = new AdmissionAnswers();
+        queues.reportAdmissionsTo(answers);
         int admitted = 0;
         for (Job job : row.running()) {
             JobEntry entry = queues.newEntry(observation(job));

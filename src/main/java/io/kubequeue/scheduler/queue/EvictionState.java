@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.queue;
 
 import java.time.Instant;
 
@@ -25,28 +25,28 @@ import io.kubequeue.scheduler.model.EvictionMarks;
  *                       once; else null
  * @param timeoutAt      when its admission times out, while it is watched for that; else null
  */
-record EvictionState(Eviction evicting, String appliedVersion, boolean unconfirmed, AdmissionRecord refusedUnder,
+public record EvictionState(Eviction evicting, String appliedVersion, boolean unconfirmed, AdmissionRecord refusedUnder,
                      EvictionMarks marks, AdmissionRecord podRanUnder, AdmissionRecord podRanRecorded,
                      Instant timeoutAt) {
 
     /** No eviction, no marks, no timeout: the state of most jobs. */
-    static final EvictionState NONE = new EvictionState(null, null, false, null, EvictionMarks.NONE, null, null, null);
+    public static final EvictionState NONE = new EvictionState(null, null, false, null, EvictionMarks.NONE, null, null, null);
 
     /** Whether it is {@link #NONE} (equal marks count: a job's marks are read anew from each copy). */
-    boolean isNone() {
+    public boolean isNone() {
         return evicting == null && appliedVersion == null && !unconfirmed && refusedUnder == null
                 && marks.equals(EvictionMarks.NONE) && podRanUnder == null && podRanRecorded == null
                 && timeoutAt == null;
     }
 
     /** An eviction decided (or, after a restart, read off the job's marks): under way, its answer not lost. */
-    EvictionState started(Eviction eviction) {
+    public EvictionState started(Eviction eviction) {
         return new EvictionState(eviction, appliedVersion, false, refusedUnder, marks, podRanUnder, podRanRecorded,
                 timeoutAt);
     }
 
     /** The eviction under way no longer counts (the job runs under another admission now); the rest stays. */
-    EvictionState dropped() {
+    public EvictionState dropped() {
         return started(null);
     }
 
@@ -54,33 +54,33 @@ record EvictionState(Eviction evicting, String appliedVersion, boolean unconfirm
      * The eviction was applied, as {@code written} (the time it was written in its history) at {@code version}: the
      * job's marks are that history.
      */
-    EvictionState applied(Eviction written, String version) {
+    public EvictionState applied(Eviction written, String version) {
         return new EvictionState(written, version, false, refusedUnder, canonical(written.history()), podRanUnder,
                 podRanRecorded, timeoutAt);
     }
 
     /** The eviction's answer was lost and the job could not be read back. */
-    EvictionState answerLost() {
+    public EvictionState answerLost() {
         return new EvictionState(evicting, appliedVersion, true, refusedUnder, marks, podRanUnder, podRanRecorded,
                 timeoutAt);
     }
 
     /** The eviction was refused under {@code under}: over, and not tried again under that admission. */
-    EvictionState refused(AdmissionRecord under) {
+    public EvictionState refused(AdmissionRecord under) {
         return new EvictionState(null, appliedVersion, false, under, marks, podRanUnder, podRanRecorded, timeoutAt);
     }
 
     /** The eviction is over (the job was seen suspended, or started again): nothing under way, no version kept. */
-    EvictionState over() {
+    public EvictionState over() {
         return new EvictionState(null, null, false, refusedUnder, marks, podRanUnder, podRanRecorded, timeoutAt);
     }
 
     /** The same, not evicted again under {@code under} (it was started again after the eviction: no tug of war). */
-    EvictionState over(AdmissionRecord under) {
+    public EvictionState over(AdmissionRecord under) {
         return new EvictionState(null, null, false, under, marks, podRanUnder, podRanRecorded, timeoutAt);
     }
 
-    EvictionState withMarks(EvictionMarks next) {
+    public EvictionState withMarks(EvictionMarks next) {
         return new EvictionState(evicting, appliedVersion, unconfirmed, refusedUnder, canonical(next), podRanUnder,
                 podRanRecorded, timeoutAt);
     }
@@ -90,17 +90,17 @@ record EvictionState(Eviction evicting, String appliedVersion, boolean unconfirm
         return marks.equals(EvictionMarks.NONE) ? EvictionMarks.NONE : marks;
     }
 
-    EvictionState withPodRanUnder(AdmissionRecord record) {
+    public EvictionState withPodRanUnder(AdmissionRecord record) {
         return new EvictionState(evicting, appliedVersion, unconfirmed, refusedUnder, marks, record, podRanRecorded,
                 timeoutAt);
     }
 
-    EvictionState withPodRanRecorded(AdmissionRecord record) {
+    public EvictionState withPodRanRecorded(AdmissionRecord record) {
         return new EvictionState(evicting, appliedVersion, unconfirmed, refusedUnder, marks, podRanUnder, record,
                 timeoutAt);
     }
 
-    EvictionState withTimeoutAt(Instant at) {
+    public EvictionState withTimeoutAt(Instant at) {
         return new EvictionState(evicting, appliedVersion, unconfirmed, refusedUnder, marks, podRanUnder,
                 podRanRecorded, at);
     }

@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.queue;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -22,6 +22,8 @@ import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.queue.JobEntry;
+import io.kubequeue.scheduler.queue.QueueManager;
 
 /**
  * The queue manager on its own, one row per way a job moves: the placement it owns (state, group, tries, retry time,
@@ -94,7 +96,7 @@ class QueueManagerTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("rows")
     void eachWayAJobMovesLeavesItsPlacementAsStated(Row row) {
-        CoreParts core = CoreParts.on(TREE, T0, Duration.ofSeconds(8));
+        QueueParts core = QueueParts.on(TREE, T0, Duration.ofSeconds(8));
         QuotaLedger ledger = core.ledger();
         QueueManager queues = core.queues();
         JobEntry entry = queues.newEntry(new JobObservation(new JobKey("Job", "team-a", "j"), "uid-j",
@@ -119,7 +121,7 @@ class QueueManagerTest {
     @ParameterizedTest(name = "{0} tries: {1}s")
     @org.junit.jupiter.params.provider.CsvSource({"0, 1", "1, 1", "2, 2", "3, 4", "4, 8", "5, 8", "100, 8"})
     void theBackoffDoublesPerTryUpToMax(int attempts, long seconds) {
-        QueueManager queues = CoreParts.on(TREE, T0, Duration.ofSeconds(8)).queues();
+        QueueManager queues = QueueParts.on(TREE, T0, Duration.ofSeconds(8)).queues();
         assertEquals(Duration.ofSeconds(seconds), queues.backoffFor(attempts));
     }
 }

@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.queue;
 
 import java.time.Instant;
 import java.util.Comparator;
@@ -14,7 +14,7 @@ import java.util.Comparator;
  * (each job is queued at its own instant). A job is in at most one such set at a time (its group's queue, or its group's held
  * jobs); one that is not in this one is left alone by {@link #remove}, as is one in a set dropped whole.
  */
-final class QueuedSince {
+public final class QueuedSince {
     private static final Comparator<JobEntry> BY_QUEUE_TIME = Comparator.comparingLong(JobEntry::queuedAtNanos);
     private final EntryHeap heap = new EntryHeap(BY_QUEUE_TIME, EntryHeap.Slot.SINCE);
 
@@ -27,7 +27,7 @@ final class QueuedSince {
     }
 
     /** The oldest queue time counted, or null if none. */
-    Instant oldest() {
+    public Instant oldest() {
         JobEntry first = heap.first();
         return first == null ? null : first.queuedAt();
     }

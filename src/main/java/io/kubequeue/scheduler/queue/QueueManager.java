@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.queue;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -41,7 +41,7 @@ import io.kubequeue.scheduler.model.SchedulerSettings;
  * {@link QuotaLedger}, to know which group a job queues in, and hands admitted jobs' charges back to it on
  * {@link #forget}.
  */
-final class QueueManager {
+public final class QueueManager {
 
     private final SchedulerSettings settings;
     private final Clock clock;
@@ -111,7 +111,7 @@ final class QueueManager {
     private final Map<String, Integer> heldCount = new HashMap<>();
     private final List<Hold> newHolds = new ArrayList<>();
 
-    QueueManager(SchedulerSettings settings, Clock clock, QuotaLedger ledger) {
+    public QueueManager(SchedulerSettings settings, Clock clock, QuotaLedger ledger) {
         this.settings = settings;
         this.clock = clock;
         this.ledger = ledger;
@@ -124,7 +124,7 @@ final class QueueManager {
      *
      * @param floor millicores, bytes and counts the charge is never below; null: none
      */
-    void admit(JobEntry entry, AdmissionRecord record, boolean unknown, Resources floor) {
+    public void admit(JobEntry entry, AdmissionRecord record, boolean unknown, Resources floor) {
         entry.state = JobState.ADMITTED;
         entry.hold(null);
         entry.setRetryAt(null);
@@ -135,7 +135,7 @@ final class QueueManager {
     }
 
     /** As {@link #admit(JobEntry, AdmissionRecord, boolean, Resources)} with no floor. */
-    void admit(JobEntry entry, AdmissionRecord record, boolean unknown) {
+    public void admit(JobEntry entry, AdmissionRecord record, boolean unknown) {
         admit(entry, record, unknown, null);
     }
 
@@ -145,7 +145,7 @@ final class QueueManager {
      *
      * @param ran whether the job may have run (its pods may still be counted outside kube-queue)
      */
-    void release(JobEntry entry, boolean ran) {
+    public void release(JobEntry entry, boolean ran) {
         ledger.uncharge(entry, ran);
         for (AdmissionListener listener : admissionListeners) {
             listener.released(entry);
@@ -153,18 +153,23 @@ final class QueueManager {
         entry.state = null;
     }
 
+    /** One more failed try for every member of a wave taken out by a cycle (see {@link #takeWave}). */
+    public void countTry(BackoffWave wave) {
+        wave.attempts++;
+    }
+
     /** Who is told of each admission and release, in this order; set once, at construction of the core. */
-    void reportAdmissionsTo(AdmissionListener... listeners) {
+    public void reportAdmissionsTo(AdmissionListener... listeners) {
         this.admissionListeners = List.of(listeners);
     }
 
     /** One more failed try (it did not fit, its admission was refused, it timed out). */
-    void countTry(JobEntry entry) {
+    public void countTry(JobEntry entry) {
         entry.attempts++;
     }
 
     /** Takes a newer copy of the job (its priority resolved again); only while it is in no sorted set. */
-    void replaceCopy(JobEntry entry, JobObservation copy) {
+    public void replaceCopy(JobEntry entry, JobObservation copy) {
         entry.setJob(copy, priorityClasses);
     }
 
@@ -172,7 +177,7 @@ final class QueueManager {
      * A job suspended again after it ran queues anew from {@code copy}: its tries start over and its wait starts
      * {@code at} (metrics, events). The caller has released its charge.
      */
-    void queueAgain(JobEntry entry, JobObservation copy, Instant at) {
+    public void queueAgain(JobEntry entry, JobObservation copy, Instant at) {
         entry.setJob(keepCreation(copy, entry.job), priorityClasses);
         entry.attempts = 0;
         entry.queuedAt(at);
@@ -183,7 +188,7 @@ final class QueueManager {
      * A job a cycle found short: backing off from now, though it joins its group's backed-off set only after the
      * cycle ({@link #backOff}), so no cursor of the cycle meets it.
      */
-    void backingOff(JobEntry entry) {
+    public void backingOff(JobEntry entry) {
         entry.state = JobState.BACKOFF;
     }
 
@@ -191,7 +196,7 @@ final class QueueManager {
      * Its admission was refused because the job changed after {@code version}, no newer copy seen yet: the first copy
      * newer than it ends its backoff ({@link #update}); null: no such refusal.
      */
-    void outdatedAt(JobEntry entry, String version) {
+    public void outdatedAt(JobEntry entry, String version) {
         entry.outdatedAt(version);
     }
 
@@ -202,7 +207,7 @@ final class QueueManager {
      *
      * @return original entry to its copy
      */
-    Map<JobEntry, JobEntry> copyEntriesFrom(QueueManager original) {
+    public Map<JobEntry, JobEntry> copyEntriesFrom(QueueManager original) {
         priorityClasses = original.priorityClasses;
         wavesOn = original.wavesOn;
         Map<JobEntry, JobEntry> entries = new IdentityHashMap<>();
@@ -226,7 +231,7 @@ final class QueueManager {
      * group's queue, backed-off ones back off until the same time (each alone first; the waves form again as they
      * do, which decides nothing differently: {@code BackoffWavesPropertiesTest}).
      */
-    void placeCopies(QueueManager original, Map<JobEntry, JobEntry> entries) {
+    public void placeCopies(QueueManager original, Map<JobEntry, JobEntry> entries) {
         for (JobEntry from : original.held.values()) {
             JobEntry to = entries.get(from);
             to.hold(from.hold());
@@ -242,63 +247,63 @@ final class QueueManager {
         }
     }
 
-    JobEntry get(JobKey key) {
+    public JobEntry get(JobKey key) {
         return jobs.get(key);
     }
 
-    Collection<JobEntry> all() {
+    public Collection<JobEntry> all() {
         return allJobs;
     }
 
     /** The job, if it is admitted under that very record (an answer about another admission finds none). */
-    JobEntry admittedAs(JobKey key, AdmissionRecord record) {
+    public JobEntry admittedAs(JobKey key, AdmissionRecord record) {
         JobEntry entry = jobs.get(key);
         return entry != null && entry.state == JobState.ADMITTED && record.equals(entry.record()) ? entry : null;
     }
 
     /** A new entry for a job first seen now, in no queue yet. */
-    JobEntry newEntry(JobObservation observation) {
+    public JobEntry newEntry(JobObservation observation) {
         JobEntry entry = new JobEntry(observation, clock.instant(), priorityClasses.resolve(observation.priority()));
         jobs.put(observation.key(), entry);
         return entry;
     }
 
     /** A job's entry as if it were queued now, held nowhere (for a dry run). */
-    JobEntry detachedEntry(JobObservation observation, String group) {
+    public JobEntry detachedEntry(JobObservation observation, String group) {
         JobEntry entry = new JobEntry(observation, clock.instant(), priorityClasses.resolve(observation.priority()));
         entry.group = group;
         return entry;
     }
 
-    PriorityClasses priorityClasses() {
+    public PriorityClasses priorityClasses() {
         return priorityClasses;
     }
 
-    GroupQueue queue(String group) {
+    public GroupQueue queue(String group) {
         return queues.get(group);
     }
 
-    Collection<GroupQueue> queues() {
+    public Collection<GroupQueue> queues() {
         return queues.values();
     }
 
-    Collection<JobEntry> held() {
+    public Collection<JobEntry> held() {
         return held.values();
     }
 
     /** How many held jobs count as the group's pending ones (a hold for want of a group counts nowhere). */
-    int heldIn(String group) {
+    public int heldIn(String group) {
         return heldCount.getOrDefault(group, 0);
     }
 
     /** The oldest queue time among those held jobs, or null. */
-    Instant oldestHeldIn(String group) {
+    public Instant oldestHeldIn(String group) {
         QueuedSince since = heldSince.get(group);
         return since == null ? null : since.oldest();
     }
 
     /** The groups with held jobs that count as their pending ones. */
-    java.util.Set<String> groupsWithHeld() {
+    public java.util.Set<String> groupsWithHeld() {
         return heldCount.keySet();
     }
 
@@ -336,7 +341,7 @@ final class QueueManager {
     }
 
     /** See {@link #wavesOn}; for tests, before any job is queued. */
-    void waitInWaves(boolean on) {
+    public void waitInWaves(boolean on) {
         this.wavesOn = on;
     }
 
@@ -345,7 +350,7 @@ final class QueueManager {
      * more, its first in the global set; every job alone in the global set is a lone waiter if it may wait in a wave
      * (and only then), hashed on its fields as they are now.
      */
-    String wavesBroken() {
+    public String wavesBroken() {
         for (Map.Entry<BackoffWave.Key, BackoffWave> e : waves.entrySet()) {
             BackoffWave wave = e.getValue();
             if (wave.size() < 2 || wave.taken || !wave.key().equals(e.getKey())) {
@@ -379,16 +384,16 @@ final class QueueManager {
     }
 
     /** How many waves wait (for tests: lone jobs make none). */
-    int waveCount() {
+    public int waveCount() {
         return waves.size();
     }
 
-    boolean anyBackedOff() {
+    public boolean anyBackedOff() {
         return !backoff.isEmpty();
     }
 
     /** When the next backoff expires, if any job backs off. */
-    Optional<Instant> nextRetry() {
+    public Optional<Instant> nextRetry() {
         return backoff.isEmpty() ? Optional.empty() : Optional.of(backoff.first().retryAt());
     }
 
@@ -397,7 +402,7 @@ final class QueueManager {
      * in a wave stands for the wave: the cycle decides the whole wave ({@link #takeWave}, {@link #endBackoff(
      * BackoffWave)}) or this job alone ({@link #leaveWave}).
      */
-    JobEntry pollExpired(Instant now) {
+    public JobEntry pollExpired(Instant now) {
         if (backoff.isEmpty() || backoff.first().retryAtNanos() > Times.nanos(now)) {
             return null;
         }
@@ -409,7 +414,7 @@ final class QueueManager {
     }
 
     /** A job taken by {@link #pollExpired} that waits again in place, in its group's backed-off set. */
-    void waitAgain(JobEntry entry, Instant retryAt) {
+    public void waitAgain(JobEntry entry, Instant retryAt) {
         entry.setRetryAt(retryAt);
         addTimer(entry);
     }
@@ -497,14 +502,14 @@ final class QueueManager {
      * A wave's first member, taken by {@link #pollExpired}, is decided alone: it leaves the wave, whose next member
      * takes its place in the global set (still due in this cycle, so tried in the order it would be alone).
      */
-    void leaveWave(JobEntry entry) {
+    public void leaveWave(JobEntry entry) {
         if (entry.wave != null) {
             removeTimer(entry);
         }
     }
 
     /** A job waiting in a wave stops waiting alike with it (it now yields to a reclaim): it waits alone. */
-    void waitAlone(JobEntry entry) {
+    public void waitAlone(JobEntry entry) {
         if (entry.wave != null) {
             removeTimer(entry);
             backoff.add(entry);
@@ -518,7 +523,7 @@ final class QueueManager {
      * map while the cycle counts their try ({@link BackoffWave#attempts}); {@link #waitAgain(BackoffWave, Instant)}
      * puts it back.
      */
-    void takeWave(BackoffWave wave) {
+    public void takeWave(BackoffWave wave) {
         waves.remove(wave.key(), wave);
         wave.taken = true;
     }
@@ -527,7 +532,7 @@ final class QueueManager {
      * A wave taken by {@link #takeWave} waits again until {@code retryAt}: back in the global set, merged with the
      * wave already waiting alike, if there is one (the smaller moves into the larger).
      */
-    void waitAgain(BackoffWave wave, Instant retryAt) {
+    public void waitAgain(BackoffWave wave, Instant retryAt) {
         wave.taken = false;
         if (wave.members.isEmpty()) {
             return;
@@ -574,7 +579,7 @@ final class QueueManager {
      * A due wave, its first member taken by {@link #pollExpired}, whose jobs may fit: every one goes back to its
      * group's active set, as each would alone.
      */
-    void endBackoff(BackoffWave wave) {
+    public void endBackoff(BackoffWave wave) {
         waves.remove(wave.key(), wave);
         GroupQueue queue = queues.get(wave.shape.group());
         List<JobEntry> members = wave.members.toList();
@@ -590,14 +595,14 @@ final class QueueManager {
     }
 
     /** A backed-off job tried in place that still does not fit: one more try, its retry time kept. */
-    void failedInPlace(JobEntry entry) {
+    public void failedInPlace(JobEntry entry) {
         removeTimer(entry);
         entry.attempts++;
         addTimer(entry);
     }
 
     /** Moves a backed-off job to its group's active set; {@code inGlobalSet}: not yet polled from the global set. */
-    void endBackoff(JobEntry entry, boolean inGlobalSet) {
+    public void endBackoff(JobEntry entry, boolean inGlobalSet) {
         GroupQueue queue = queues.get(entry.group);
         queue.backedOff.remove(entry);
         if (inGlobalSet) {
@@ -609,13 +614,13 @@ final class QueueManager {
     }
 
     /** A backed-off job a cycle takes out of its group's set through a cursor: out of the global set too. */
-    void leftBackoff(JobEntry entry) {
+    public void leftBackoff(JobEntry entry) {
         removeTimer(entry);
         entry.setRetryAt(null);
     }
 
     /** The backoff after {@code attempts} failed tries: initial, doubled per try, capped at max. */
-    Duration backoffFor(int attempts) {
+    public Duration backoffFor(int attempts) {
         Duration d = settings.initialBackoff();
         for (int i = 1; i < attempts && d.compareTo(settings.maxBackoff()) < 0; i++) {
             d = Times.doubled(d);
@@ -624,7 +629,7 @@ final class QueueManager {
     }
 
     /** Puts a pending job into its group's active queue, or holds it if it has no group. */
-    void activate(JobEntry entry) {
+    public void activate(JobEntry entry) {
         if (entry.state == JobState.HELD) {
             removeHeld(entry); // a reclaiming preemptor queued again (Reclaims): it no longer waits among the held
         }
@@ -643,7 +648,7 @@ final class QueueManager {
     }
 
     /** Why a job has no quota group, in words a user can act on. */
-    String noGroupReason(JobObservation job) {
+    public String noGroupReason(JobObservation job) {
         return ledger.tree().nodes().isEmpty()
                 ? "no quota groups are in force yet (quota objects unreadable, or no valid ElasticQuotaTree)"
                 : job.quotaName() != null && !job.quotaName().isEmpty()
@@ -656,7 +661,7 @@ final class QueueManager {
      * Backs off a job a cycle was deciding when it failed, wherever the cycle had taken it from (its active set, its
      * backed-off set, the global set): it is in each set once afterwards, as after {@link #backOff}.
      */
-    void backOffAfterFailure(JobEntry entry, Instant retryAt) {
+    public void backOffAfterFailure(JobEntry entry, Instant retryAt) {
         GroupQueue queue = queues.get(entry.group);
         if (queue != null) {
             queue.active.remove(entry);
@@ -672,23 +677,23 @@ final class QueueManager {
      * Backs off a job whose admission was refused, or that was evicted for its admission timeout: only the expiry of
      * this backoff retries it, not a release (retry on release, blocking queue), until {@link #endRefusal}.
      */
-    void backOffRefused(JobEntry entry, Instant retryAt) {
+    public void backOffRefused(JobEntry entry, Instant retryAt) {
         entry.refused = true;
         backOff(entry, retryAt);
     }
 
     /** As {@link #backOffRefused(JobEntry, Instant)}, waiting in {@code group} (the one it was refused in). */
-    void backOffRefused(JobEntry entry, String group, Instant retryAt) {
+    public void backOffRefused(JobEntry entry, String group, Instant retryAt) {
         entry.group = group;
         backOffRefused(entry, retryAt);
     }
 
     /** A refused job's backoff expired and a cycle decides it now: from here on it is tried as any other job. */
-    void endRefusal(JobEntry entry) {
+    public void endRefusal(JobEntry entry) {
         entry.refused = false;
     }
 
-    void backOff(JobEntry entry, Instant retryAt) {
+    public void backOff(JobEntry entry, Instant retryAt) {
         entry.state = JobState.BACKOFF;
         entry.setRetryAt(retryAt);
         addTimer(entry);
@@ -696,7 +701,7 @@ final class QueueManager {
     }
 
     /** Holds a pending job apart until the quota groups change; a hold whose reason is new is reported once. */
-    void hold(JobEntry entry, Hold.Reason kind, String reason) {
+    public void hold(JobEntry entry, Hold.Reason kind, String reason) {
         Hold hold = new Hold(entry.job.key(), kind, reason);
         boolean changed = entry.lastHold() == null || !entry.lastHold().equals(hold);
         entry.state = JobState.HELD;
@@ -712,7 +717,7 @@ final class QueueManager {
      * Takes a pending job out of its queue while it reclaims its group's min: held, not reported (the admission side
      * tells the user through the reclaim itself). Any change of the quota groups makes it active again.
      */
-    void holdForReclaim(JobEntry entry, Explanation reason) {
+    public void holdForReclaim(JobEntry entry, Explanation reason) {
         dequeue(entry);
         entry.state = JobState.HELD;
         entry.setRetryAt(null);
@@ -721,14 +726,14 @@ final class QueueManager {
     }
 
     /** The holds made since the last call, each reported once. */
-    List<Hold> takeNewHolds() {
+    public List<Hold> takeNewHolds() {
         List<Hold> holds = List.copyOf(newHolds);
         newHolds.clear();
         return holds;
     }
 
     /** Takes a pending job out of wherever it waits. */
-    void dequeue(JobEntry entry) {
+    public void dequeue(JobEntry entry) {
         if (entry.state == JobState.ACTIVE || entry.state == JobState.BACKOFF) {
             GroupQueue queue = queues.get(entry.group);
             if (entry.state == JobState.BACKOFF) {
@@ -751,12 +756,12 @@ final class QueueManager {
         }
     }
 
-    void dropEmptyQueues() {
+    public void dropEmptyQueues() {
         queues.values().removeIf(GroupQueue::isEmpty);
     }
 
     /** Forgets a job: an admitted one's charge is released, a pending one leaves its queue. */
-    void forget(JobEntry entry) {
+    public void forget(JobEntry entry) {
         if (entry.state == JobState.ADMITTED) {
             release(entry, true);
         } else {
@@ -771,7 +776,7 @@ final class QueueManager {
      * backed off because its admission found it changed ({@link JobEntry#outdatedAt}) is tried again at once on a
      * newer copy.
      */
-    void update(JobEntry entry, JobObservation observation) {
+    public void update(JobEntry entry, JobObservation observation) {
         JobObservation old = entry.job;
         if (entry.state == JobState.BACKOFF && entry.outdatedAt() != null
                 && observation.newerThan(entry.outdatedAt())) {
@@ -804,7 +809,7 @@ final class QueueManager {
     }
 
     /** An update never moves a job back in its queue: the first creation time seen is kept. */
-    static JobObservation keepCreation(JobObservation next, JobObservation old) {
+    public static JobObservation keepCreation(JobObservation next, JobObservation old) {
         if (next.createdAt().equals(old.createdAt())) {
             return next;
         }
@@ -814,7 +819,7 @@ final class QueueManager {
     }
 
     /** See {@link Scheduler#replacePriorityClasses}. */
-    void replacePriorityClasses(PriorityClasses classes) {
+    public void replacePriorityClasses(PriorityClasses classes) {
         this.priorityClasses = Objects.requireNonNull(classes, "classes");
         for (JobEntry entry : allJobs) {
             int resolved = classes.resolve(entry.job.priority());
@@ -845,7 +850,7 @@ final class QueueManager {
      * After the quota groups changed: every pending job is placed anew and made active, so held and backed-off
      * jobs get a fresh chance at once.
      */
-    void requeueAllPending() {
+    public void requeueAllPending() {
         List<JobEntry> pending = new ArrayList<>();
         for (JobEntry entry : allJobs) {
             if (entry.state != JobState.ADMITTED) {
@@ -869,7 +874,7 @@ final class QueueManager {
     }
 
     /** The admitted jobs. */
-    List<JobEntry> admitted() {
+    public List<JobEntry> admitted() {
         List<JobEntry> admitted = new ArrayList<>();
         for (JobEntry entry : allJobs) {
             if (entry.state == JobState.ADMITTED) {

@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.queue;
 
 import java.util.TreeSet;
 
@@ -7,12 +7,12 @@ import java.util.TreeSet;
  * ones (did not fit, or had their admission refused), each in {@link QueueOrder}. Held jobs are apart
  * ({@link QueueManager}).
  */
-final class GroupQueue {
+public final class GroupQueue {
     final String group;
     /** The queue times of its active and backed-off jobs (see {@link QueuedSince}). */
-    final QueuedSince since = new QueuedSince();
+    public final QueuedSince since = new QueuedSince();
     /** Changed only by add, remove and pollFirst, which keep {@link #since}. */
-    final TreeSet<JobEntry> active = new TreeSet<>(QueueOrder.JOBS) {
+    public final TreeSet<JobEntry> active = new TreeSet<>(QueueOrder.JOBS) {
         @Override
         public boolean add(JobEntry entry) {
             boolean added = super.add(entry);
@@ -40,18 +40,23 @@ final class GroupQueue {
             return first;
         }
     };
-    final BackedOffJobs backedOff = new BackedOffJobs(since);
+    public final BackedOffJobs backedOff = new BackedOffJobs(since);
+
+    /** The quota group it holds the pending jobs of. */
+    public String group() {
+        return group;
+    }
 
     GroupQueue(String group) {
         this.group = group;
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return active.isEmpty() && backedOff.isEmpty();
     }
 
     /** The first queued job, active or backing off, or null. */
-    JobEntry head() {
+    public JobEntry head() {
         if (isEmpty()) {
             return null;
         }
@@ -62,7 +67,7 @@ final class GroupQueue {
     }
 
     /** How many queued jobs (active or backing off) come before {@code entry} in queue order. */
-    int ahead(JobEntry entry) {
+    public int ahead(JobEntry entry) {
         return active.headSet(entry).size() + backedOff.countBefore(entry);
     }
 }

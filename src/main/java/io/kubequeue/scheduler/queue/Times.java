@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.queue;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -9,13 +9,13 @@ import java.time.Instant;
  * records anyone who may edit a job can write: one thrown in a scheduling cycle would stop it (issue 25). Past the
  * end, a time is {@link Instant#MAX}: a deadline there never comes, and nothing waits for it.
  */
-final class Times {
+public final class Times {
 
     private Times() {
     }
 
     /** {@code at + d}, or {@link Instant#MAX} / {@link Instant#MIN} where that lies past the end of time. */
-    static Instant plus(Instant at, Duration d) {
+    public static Instant plus(Instant at, Duration d) {
         if (!d.isNegative()) {
             return d.compareTo(Duration.between(at, Instant.MAX)) >= 0 ? Instant.MAX : at.plus(d);
         }

@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.queue;
 
 import java.util.HashMap;
 import java.util.Iterator;
@@ -19,9 +19,9 @@ import io.kubequeue.scheduler.model.Resources;
  * and its first job the first of the shape whose first comes first ({@link #heads}, one entry per shape). A second
  * sorted set of every job cost a 40-byte node per backed-off job (issue 27).
  */
-final class BackedOffJobs implements Iterable<JobEntry> {
+public final class BackedOffJobs implements Iterable<JobEntry> {
     /** A job's shape for fitting, within its group: its request (with the job count) and its preemptibility. */
-    record Shape(Resources request, boolean preemptible) {
+    public record Shape(Resources request, boolean preemptible) {
         static Shape of(JobEntry entry) {
             return new Shape(entry.effectiveRequest(), entry.job.preemptible());
         }
@@ -105,12 +105,12 @@ final class BackedOffJobs implements Iterable<JobEntry> {
     }
 
     /** The shapes present. */
-    Set<Shape> shapes() {
+    public Set<Shape> shapes() {
         return byShape.keySet();
     }
 
     /** The jobs of one shape present, in queue order; its {@code remove} takes the job out of the whole set. */
-    Iterator<JobEntry> cursor(Shape shape) {
+    public Iterator<JobEntry> cursor(Shape shape) {
         TreeSet<JobEntry> same = byShape.get(shape);
         Iterator<JobEntry> inner = same.iterator();
         return new Iterator<>() {
@@ -136,16 +136,16 @@ final class BackedOffJobs implements Iterable<JobEntry> {
         };
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return size == 0;
     }
 
-    int size() {
+    public int size() {
         return size;
     }
 
     /** The first job in queue order; throws {@link NoSuchElementException} if there is none. */
-    JobEntry first() {
+    public JobEntry first() {
         return heads.first().first();
     }
 

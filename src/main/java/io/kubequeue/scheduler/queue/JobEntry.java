@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.queue;
 
 import java.time.Instant;
 import java.util.Map;
@@ -27,17 +27,17 @@ import io.kubequeue.scheduler.model.Resources;
  * <p>The fields that place a job in a sorted set ({@link #priority}, its request and preemptibility) change only while
  * it is in no sorted set (see {@link QueueOrder}).
  */
-final class JobEntry implements Chargeable {
-    JobObservation job;
+public final class JobEntry implements Chargeable {
+    public JobObservation job;
     /** The resolved priority, cached for queue order; changed only while out of every sorted set. */
     int priority;
     /** When the job was last queued (first seen, or suspended again), as {@link Times#nanos}: read {@link #queuedAt()}. */
     private long queuedAt;
     JobState state;
     /** The group it queues in (pending); null if none. */
-    String group;
+    public String group;
     /** Its tries; while it is in a {@link #wave}, the wave's (read {@link #attempts()}). */
-    int attempts;
+    public int attempts;
     /**
      * When a backed-off job is tried again, as {@link Times#nanos} ({@link Times#NO_TIME}: not backed off); while it
      * is in a {@link #wave}, the wave's (read {@link #retryAt()}).
@@ -48,7 +48,7 @@ final class JobEntry implements Chargeable {
     /** What it is charged while admitted ({@link QuotaLedger}'s); null while pending. Read it through the accessors. */
     private Charge charge;
     /** The job was seen running (unsuspended) since its charge: a suspend mark seen now is a re-suspension. */
-    boolean seenRunning;
+    public boolean seenRunning;
     /**
      * In backoff after a refused admission or an admission timeout: only the backoff's expiry retries it. Written only
      * by {@link QueueManager} (activate clears it, {@code backOffRefused} sets it, {@code endRefusal} clears it); read
@@ -67,7 +67,7 @@ final class JobEntry implements Chargeable {
     /** The request plus one job of the {@link Resources#MAX_JOBS} pseudo-resource; kept, as fit checks are hot. */
     private Resources effectiveRequest;
 
-    JobEntry(JobObservation job, Instant queuedAt, int priority) {
+    public JobEntry(JobObservation job, Instant queuedAt, int priority) {
         this.job = job;
         this.queuedAt = Times.nanos(queuedAt);
         this.priority = priority;
@@ -84,13 +84,48 @@ final class JobEntry implements Chargeable {
         this.priority = classes.resolve(next.priority());
     }
 
+    /** The resolved priority, for queue order ({@link QueueManager}'s). */
+    public int priority() {
+        return priority;
+    }
+
+    /** Where it stands ({@link QueueManager}'s); null between a release and what the caller does next. */
+    public JobState state() {
+        return state;
+    }
+
+    /** The group it queues in while pending ({@link QueueManager}'s); null if none. */
+    public String group() {
+        return group;
+    }
+
+    /** The backed-off jobs it waits with, or null ({@link QueueManager}'s). */
+    public BackoffWave wave() {
+        return wave;
+    }
+
+    /** In backoff after a refused admission or an admission timeout ({@link QueueManager}'s; see {@link #refused}). */
+    public boolean refused() {
+        return refused;
+    }
+
+    /** Seen running since its charge (the admission tracker's, {@code AdmissionAnswers}). */
+    public boolean seenRunning() {
+        return seenRunning;
+    }
+
+    /** Only the admission tracker ({@code AdmissionAnswers}) sets it. */
+    public void seenRunning(boolean seen) {
+        seenRunning = seen;
+    }
+
     /** How many times it was tried and did not fit, or had its admission refused. */
-    int attempts() {
+    public int attempts() {
         return wave != null ? wave.attempts : attempts;
     }
 
     /** When a backed-off job is tried again; null otherwise. */
-    Instant retryAt() {
+    public Instant retryAt() {
         return wave != null ? wave.retryAt : Times.instant(retryAt);
     }
 
@@ -100,7 +135,7 @@ final class JobEntry implements Chargeable {
     }
 
     /** Its own retry time, not its wave's; null if none. */
-    Instant ownRetryAt() {
+    public Instant ownRetryAt() {
         return Times.instant(retryAt);
     }
 
@@ -109,12 +144,12 @@ final class JobEntry implements Chargeable {
         return retryAt != Times.NO_TIME;
     }
 
-    void setRetryAt(Instant at) {
+    public void setRetryAt(Instant at) {
         retryAt = Times.nanos(at);
     }
 
     /** When the job was last queued (first seen, or suspended again). */
-    Instant queuedAt() {
+    public Instant queuedAt() {
         return Times.instant(queuedAt);
     }
 
@@ -123,7 +158,7 @@ final class JobEntry implements Chargeable {
         return queuedAt;
     }
 
-    void queuedAt(Instant at) {
+    public void queuedAt(Instant at) {
         queuedAt = Times.nanos(at);
     }
 
@@ -148,12 +183,12 @@ final class JobEntry implements Chargeable {
     }
 
     /** The group the job is counted in: where it is charged if admitted, else where it queues. */
-    String currentGroup() {
+    public String currentGroup() {
         return state == JobState.ADMITTED ? chargedGroup() : group;
     }
 
     /** A read-only copy of where it stands. */
-    JobStatus status() {
+    public JobStatus status() {
         return new JobStatus(job.key(), state, currentGroup(), job.request(), priority, attempts(), retryAt(),
                 hold(), record());
     }
@@ -211,7 +246,7 @@ final class JobEntry implements Chargeable {
     }
 
     /** Whether it holds an {@link Extras} (for tests: a job with every such field at its default holds none). */
-    boolean holdsExtras() {
+    public boolean holdsExtras() {
         return extras != null;
     }
 
@@ -223,11 +258,11 @@ final class JobEntry implements Chargeable {
     }
 
     /** What is known of its admission's answer ({@link AdmissionAnswers}'): {@link AdmissionAnswer#NONE} while pending. */
-    AdmissionAnswer answer() {
+    public AdmissionAnswer answer() {
         return extras == null || extras.answer == null ? AdmissionAnswer.NONE : extras.answer;
     }
 
-    void answer(AdmissionAnswer next) {
+    public void answer(AdmissionAnswer next) {
         boolean none = next.isNone();
         if (extras == null && none) {
             return;
@@ -238,27 +273,27 @@ final class JobEntry implements Chargeable {
         }
     }
 
-    String confirmedVersion() {
+    public String confirmedVersion() {
         return answer().confirmedVersion();
     }
 
-    boolean unconfirmed() {
+    public boolean unconfirmed() {
         return answer().unconfirmed();
     }
 
-    JobObservation newest() {
+    public JobObservation newest() {
         return answer().newest();
     }
 
-    boolean newestUnreadable() {
+    public boolean newestUnreadable() {
         return answer().newestUnreadable();
     }
 
-    String outdatedAt() {
+    public String outdatedAt() {
         return extras == null ? null : extras.outdatedAt;
     }
 
-    void outdatedAt(String outdatedAt) {
+    public void outdatedAt(String outdatedAt) {
         if (extras == null && outdatedAt == null) {
             return;
         }
@@ -269,11 +304,11 @@ final class JobEntry implements Chargeable {
     }
 
     /** Its eviction state ({@link Evictions}'): {@link EvictionState#NONE} for most jobs. */
-    EvictionState eviction() {
+    public EvictionState eviction() {
         return extras == null || extras.eviction == null ? EvictionState.NONE : extras.eviction;
     }
 
-    void eviction(EvictionState state) {
+    public void eviction(EvictionState state) {
         boolean none = state.isNone();
         if (extras == null && none) {
             return;
@@ -284,28 +319,28 @@ final class JobEntry implements Chargeable {
         }
     }
 
-    Eviction evicting() {
+    public Eviction evicting() {
         return eviction().evicting();
     }
 
-    String evictionAppliedVersion() {
+    public String evictionAppliedVersion() {
         return eviction().appliedVersion();
     }
 
-    boolean evictionUnconfirmed() {
+    public boolean evictionUnconfirmed() {
         return eviction().unconfirmed();
     }
 
-    AdmissionRecord evictionRefusedUnder() {
+    public AdmissionRecord evictionRefusedUnder() {
         return eviction().refusedUnder();
     }
 
     /** Why it is held, or null. */
-    Hold hold() {
+    public Hold hold() {
         return extras == null ? null : extras.hold;
     }
 
-    void hold(Hold hold) {
+    public void hold(Hold hold) {
         if (extras == null && hold == null) {
             return;
         }
@@ -330,11 +365,11 @@ final class JobEntry implements Chargeable {
         }
     }
 
-    JobKey yieldsTo() {
+    public JobKey yieldsTo() {
         return extras == null ? null : extras.yieldsTo;
     }
 
-    void yieldsTo(JobKey yieldsTo) {
+    public void yieldsTo(JobKey yieldsTo) {
         if (extras == null && yieldsTo == null) {
             return;
         }
@@ -344,23 +379,23 @@ final class JobEntry implements Chargeable {
         }
     }
 
-    EvictionMarks marks() {
+    public EvictionMarks marks() {
         return eviction().marks();
     }
 
-    AdmissionRecord podRanUnder() {
+    public AdmissionRecord podRanUnder() {
         return eviction().podRanUnder();
     }
 
-    AdmissionRecord podRanRecorded() {
+    public AdmissionRecord podRanRecorded() {
         return eviction().podRanRecorded();
     }
 
-    JobObservation draining() {
+    public JobObservation draining() {
         return extras == null ? null : extras.draining;
     }
 
-    void draining(JobObservation draining) {
+    public void draining(JobObservation draining) {
         if (extras == null && draining == null) {
             return;
         }
@@ -370,15 +405,15 @@ final class JobEntry implements Chargeable {
         }
     }
 
-    Instant timeoutAt() {
+    public Instant timeoutAt() {
         return eviction().timeoutAt();
     }
 
-    Instant spentUpTo() {
+    public Instant spentUpTo() {
         return extras == null ? null : extras.spentUpTo;
     }
 
-    void spentUpTo(Instant spentUpTo) {
+    public void spentUpTo(Instant spentUpTo) {
         if (extras == null && spentUpTo == null) {
             return;
         }
@@ -388,11 +423,11 @@ final class JobEntry implements Chargeable {
         }
     }
 
-    Hold lastHold() {
+    public Hold lastHold() {
         return extras == null ? null : extras.lastHold;
     }
 
-    void lastHold(Hold lastHold) {
+    public void lastHold(Hold lastHold) {
         if (extras == null && lastHold == null) {
             return;
         }

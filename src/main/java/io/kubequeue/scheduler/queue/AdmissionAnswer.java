@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.queue;
 
 import io.kubequeue.scheduler.model.JobObservation;
 
@@ -14,37 +14,37 @@ import io.kubequeue.scheduler.model.JobObservation;
  *                         back; else null
  * @param newestUnreadable that copy's request cannot be read: if the admission is handed back, the job is withdrawn
  */
-record AdmissionAnswer(String confirmedVersion, boolean unconfirmed, JobObservation newest, boolean newestUnreadable) {
+public record AdmissionAnswer(String confirmedVersion, boolean unconfirmed, JobObservation newest, boolean newestUnreadable) {
 
     /** Nothing known, nothing awaited. */
-    static final AdmissionAnswer NONE = new AdmissionAnswer(null, false, null, false);
+    public static final AdmissionAnswer NONE = new AdmissionAnswer(null, false, null, false);
 
     boolean isNone() {
         return confirmedVersion == null && !unconfirmed && newest == null && !newestUnreadable;
     }
 
     /** Settled: our patch applied (or the job was found started by hand) at {@code version}. */
-    AdmissionAnswer confirmed(String version) {
+    public AdmissionAnswer confirmed(String version) {
         return new AdmissionAnswer(version, false, newest, newestUnreadable);
     }
 
     /** The answer was lost and the job could not be read back. */
-    AdmissionAnswer lost() {
+    public AdmissionAnswer lost() {
         return new AdmissionAnswer(confirmedVersion, true, newest, newestUnreadable);
     }
 
     /** No answer is awaited any more (the job is seen running, or its charge is gone). */
-    AdmissionAnswer awaitsNone() {
+    public AdmissionAnswer awaitsNone() {
         return new AdmissionAnswer(confirmedVersion, false, newest, newestUnreadable);
     }
 
     /** A suspended copy seen while the admission is on its way ({@code unreadable}: its request cannot be read). */
-    AdmissionAnswer newestSeen(JobObservation copy, boolean unreadable) {
+    public AdmissionAnswer newestSeen(JobObservation copy, boolean unreadable) {
         return new AdmissionAnswer(confirmedVersion, unconfirmed, copy, unreadable);
     }
 
     /** The newest copy was applied or settled: none is kept. */
-    AdmissionAnswer newestTaken() {
+    public AdmissionAnswer newestTaken() {
         return new AdmissionAnswer(confirmedVersion, unconfirmed, null, false);
     }
 }

@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.queue;
 
 import io.kubequeue.scheduler.model.PriorityClasses;
 
@@ -13,7 +13,7 @@ import java.util.Comparator;
  * backoff set) is built from {@link #JOBS}, so a change here changes them all; what it may read must not change
  * while the job is in a set (see {@link JobEntry#setJob}).
  */
-final class QueueOrder {
+public final class QueueOrder {
 
     private QueueOrder() {
     }
@@ -23,7 +23,7 @@ final class QueueOrder {
      * extractors: every queue insert and removal runs it about log2(n) times, and a job is compared with itself at
      * the end of each removal.
      */
-    static final Comparator<JobEntry> JOBS = (a, b) -> {
+    public static final Comparator<JobEntry> JOBS = (a, b) -> {
         if (a == b) {
             return 0;
         }

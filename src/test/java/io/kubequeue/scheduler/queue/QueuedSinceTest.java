@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.queue;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -19,6 +19,8 @@ import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.queue.JobEntry;
+import io.kubequeue.scheduler.queue.QueuedSince;
 
 /**
  * Issue 27: {@link QueuedSince} is a heap of the entries themselves, each knowing its slot; its oldest time is the

@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.queue;
 
 import java.time.Instant;
 
@@ -19,7 +19,7 @@ import io.kubequeue.scheduler.ledger.QuotaLedger.FitShape;
  * wave of one costs more than the job itself in the global set). Only {@link QueueManager}
  * and {@link SchedulingCycle} touch a wave, under {@link Scheduler}'s lock.
  */
-final class BackoffWave {
+public final class BackoffWave {
 
     /** What makes jobs wait alike. */
     record Key(FitShape shape, Instant retryAt, int attempts) {
@@ -44,11 +44,21 @@ final class BackoffWave {
         this.attempts = key.attempts();
     }
 
+    /** What makes its members wait alike: group, request with the job count, preemptibility. */
+    public FitShape shape() {
+        return shape;
+    }
+
+    /** The members' tries ({@link QueueManager}'s). */
+    public int attempts() {
+        return attempts;
+    }
+
     Key key() {
         return new Key(shape, retryAt, attempts);
     }
 
-    int size() {
+    public int size() {
         return members.size();
     }
 }

@@ -1,11 +1,11 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.queue;
 
 /**
  * Told by {@link QueueManager} when it admits a job (after the ledger has charged it) and when it releases one (after
  * the charge is off): the parts that keep state per admission start it over or let it go. Called under the
  * scheduler's lock; a listener writes only its own state of the entry.
  */
-interface AdmissionListener {
+public interface AdmissionListener {
 
     /** The job is charged under a new admission. */
     void admitted(JobEntry entry);
