@@ -10,7 +10,7 @@ import io.kubequeue.scheduler.queue.JobEntry;
  * answer, the newest suspended copy seen while the patch was on its way, and whether the job was seen running since
  * its charge, kept as one {@link AdmissionAnswer} value and {@link JobEntry#seenRunning}. The only writer of those
  * fields of {@link JobEntry}: {@link Observations} (what the informer shows) and
- * {@link AdmissionSettlements} (what the admission side reports) both tell it, and {@link QueueManager} has them
+ * {@link AdmissionSettlements} (what the admission side reports) both tell it, and {@code QueueManager} has them
  * start over at each charge. Only the core calls it, under {@link Scheduler}'s lock.
  */
 final class AdmissionAnswers implements AdmissionListener {

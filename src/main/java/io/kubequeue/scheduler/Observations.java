@@ -1,6 +1,8 @@
 package io.kubequeue.scheduler;
 
 import io.kubequeue.collections.BoundedMaps;
+import io.kubequeue.scheduler.eviction.Evictions;
+import io.kubequeue.scheduler.eviction.Reclaims;
 import io.kubequeue.scheduler.ledger.QuotaLedger;
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.AdmissionRecord;

@@ -10,6 +10,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
+import io.kubequeue.scheduler.eviction.Evictions;
+import io.kubequeue.scheduler.eviction.Reclaims;
 import io.kubequeue.scheduler.ledger.QuotaLedger;
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.AdmissionOutcome;
@@ -40,7 +42,7 @@ import io.kubequeue.scheduler.queue.QueueManager;
  * <p>Every method takes one lock: decisions are cheap in-memory work, and the Kubernetes writes they lead to happen
  * outside it. Behind this class the core's parts are:
  * <ul>
- *   <li>the queue manager ({@link QueueManager}): group queues, {@link QueueOrder}, backoff, holds, re-prioritise;</li>
+ *   <li>the queue manager ({@link QueueManager}): group queues, {@code QueueOrder}, backoff, holds, re-prioritise;</li>
  *   <li>the quota ledger ({@link QuotaLedger}): usage, guaranteed and outside usage, charge and release, fit and
  *       shortfall;</li>
  *   <li>the cycle ({@link SchedulingCycle}): one pass, with the {@link QueuePolicy} chosen once from the settings
@@ -49,10 +51,10 @@ import io.kubequeue.scheduler.queue.QueueManager;
  *   <li>intake and answers: what the cluster shows of a job ({@link Observations}), what became of an admission
  *       ({@link AdmissionSettlements}), and what is known of each admission's answer ({@link AdmissionAnswers});
  *       the records admissions carry ({@link AdmissionClock});</li>
- *   <li>evictions: admission timeouts ({@link Evictions}) and reclaim ({@link ReclaimPlanner}, {@link Reclaims}),
+ *   <li>evictions: admission timeouts ({@link Evictions}) and reclaim ({@code ReclaimPlanner}, {@link Reclaims}),
  *       with the marks a victim carries ({@link EvictionMarks});</li>
- *   <li>charges the queue did not decide: jobs started outside kube-queue ({@link StartedOutsideCharges}) and jobs
- *       whose use is not known yet ({@link UnknownUse}).</li>
+ *   <li>charges the queue did not decide: jobs started outside kube-queue ({@code StartedOutsideCharges}) and jobs
+ *       whose use is not known yet ({@code UnknownUse}).</li>
  * </ul>
  * Each part is the only writer of its own state (docs/architecture.md, "Who owns what"; held by
  * {@code ArchitectureTest}); the values the parts and the rest of kube-queue exchange live in {@code scheduler.model}.
@@ -246,7 +248,7 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
     }
 
     /**
-     * Whether backed-off jobs that wait alike wait as one ({@link BackoffWave}); on unless turned off here. Off, each
+     * Whether backed-off jobs that wait alike wait as one ({@code BackoffWave}); on unless turned off here. Off, each
      * waits alone, as before issue 27: the reference a property test compares every decision with. Before any job.
      */
     synchronized void waitInWaves(boolean on) {
@@ -271,7 +273,7 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
         return entry == null ? null : entry.marks();
     }
 
-    /** For tests: how many backoff waves wait (see {@link BackoffWave}). */
+    /** For tests: how many backoff waves wait (see {@code BackoffWave}). */
     synchronized int backoffWaves() {
         return queues.waveCount();
     }

@@ -1,5 +1,8 @@
 package io.kubequeue.scheduler;
 
+import io.kubequeue.scheduler.eviction.Evictions;
+import io.kubequeue.scheduler.eviction.ReclaimPlanner;
+import io.kubequeue.scheduler.eviction.Reclaims;
 import io.kubequeue.scheduler.ledger.QuotaLedger.FitShape;
 import io.kubequeue.scheduler.ledger.QuotaLedger;
 import io.kubequeue.scheduler.model.Admission;

@@ -11,6 +11,7 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
+import io.kubequeue.scheduler.eviction.Evictions;
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.AdmissionOutcome;
 import io.kubequeue.scheduler.model.AdmissionRecord;

@@ -26,7 +26,7 @@ import io.kubequeue.scheduler.model.SchedulingPolicy;
 /**
  * Issue 27 item 4, counted (never timed): one quota group holds N pending jobs that cannot fit (its cpu max is taken
  * by a running job, and nothing there ends), while jobs of two other groups arrive, are admitted and finish. Over a
- * minute of cycles, past several backoff expiries, what a cycle touches one by one ({@link Scheduler#lastCycleVisits})
+ * minute of cycles, past several backoff expiries, what a cycle touches one by one ({@code Scheduler.lastCycleVisits})
  * must not grow with N: the backlog costs a cycle the same at 1,000 jobs as at 100,000.
  */
 class BacklogCycleCostTest {

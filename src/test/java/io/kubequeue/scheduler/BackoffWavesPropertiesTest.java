@@ -40,7 +40,7 @@ import io.kubequeue.scheduler.model.SchedulerSettings;
 import io.kubequeue.scheduler.model.SchedulingPolicy;
 
 /**
- * Issue 27 item 4: backed-off jobs that wait alike wait as one wave ({@link BackoffWave}), and that changes no
+ * Issue 27 item 4: backed-off jobs that wait alike wait as one wave ({@code BackoffWave}), and that changes no
  * decision. Two schedulers are driven with the same events, one with waves and one where every job waits alone (the
  * code as it was), under every policy, reclaim on or off, with trees whose min and max declare cpu, memory and GPUs
  * (and a deeper path), jobs that use some of them, bursts of alike jobs (so that waves form), admissions applied or
@@ -181,7 +181,7 @@ class BackoffWavesPropertiesTest {
 
     /**
      * The scheduler with waves ({@code on}) and the one without, driven alike. Or ({@code copyAt} ≥ 0) two alike
-     * with waves until step {@code copyAt}, where {@code off} becomes a {@link Scheduler#copy} of {@code on}, and the
+     * with waves until step {@code copyAt}, where {@code off} becomes a {@code Scheduler.copy} of {@code on}, and the
      * copy is driven alike from there ({@code SchedulerCopyPropertiesTest}).
      */
     static final class Twins {

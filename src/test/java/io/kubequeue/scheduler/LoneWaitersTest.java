@@ -29,7 +29,7 @@ import io.kubequeue.scheduler.queue.JobEntry;
 import io.kubequeue.scheduler.queue.LoneWaiters;
 
 /**
- * Issue 27: a backed-off job that waits alone costs no {@link BackoffWave}; a wave is made when a second job waits
+ * Issue 27: a backed-off job that waits alone costs no {@code BackoffWave}; a wave is made when a second job waits
  * alike. {@link LoneWaiters} is an open-addressing table: its deletion moves entries back, which a model checks.
  */
 class LoneWaitersTest {

@@ -11,7 +11,7 @@ import net.jqwik.api.Provide;
 
 /**
  * The whole core can be copied and replayed (issue 28; the ground of start-time estimates and what-if): a
- * {@link Scheduler#copy} taken at any step of a scenario decides, from there on, exactly as the original does when
+ * {@code Scheduler.copy} taken at any step of a scenario decides, from there on, exactly as the original does when
  * both are driven alike. The scenarios are {@link BackoffWavesPropertiesTest}'s — every policy, reclaim on or off,
  * trees whose min and max declare cpu, memory and GPUs, bursts of alike jobs, admissions applied or refused,
  * finishes, re-suspensions, deletes, edits, evictions for reclaims, tree changes, restarts and time — and after

@@ -25,7 +25,7 @@ import io.kubequeue.scheduler.model.SchedulerSettings;
 import io.kubequeue.scheduler.model.SchedulingPolicy;
 
 /**
- * {@link Scheduler#copy} in states the random scenarios of {@code SchedulerCopyPropertiesTest} reach too seldom to
+ * {@code Scheduler.copy} in states the random scenarios of {@code SchedulerCopyPropertiesTest} reach too seldom to
  * catch a part left out of the copy: a reclaim in progress (preemptor held, victims being evicted), an admission
  * timeout being watched, an admission whose answer was lost, a release the retry-on-release policy has not acted on
  * yet, a job seen ended whose stale
@@ -115,7 +115,7 @@ class SchedulerCopyTest {
         });
     }
 
-    /** The answer state ({@link AdmissionAnswer}): a lost answer is still awaited in the copy, and settles there. */
+    /** The answer state ({@code AdmissionAnswer}): a lost answer is still awaited in the copy, and settles there. */
     @Test
     void anAdmissionWhoseAnswerWasLostIsStillUnconfirmedInTheCopy() {
         List<Admission> decided = new ArrayList<>();

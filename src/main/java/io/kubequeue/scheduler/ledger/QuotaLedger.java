@@ -24,7 +24,7 @@ import java.util.function.Consumer;
  * non-preemptible job must also keep non-preemptible usage + request ≤ min wherever min declares it. Amounts are
  * millicores, bytes and counts ({@link Resources}).
  *
- * <p>Only {@link Scheduler} calls it, under its lock. A charge taken off a node, or a drop in outside usage there, is
+ * <p>Only {@code Scheduler} calls it, under its lock. A charge taken off a node, or a drop in outside usage there, is
  * a release, told to the policy through {@code onRelease}.
  */
 public final class QuotaLedger {
@@ -94,7 +94,7 @@ public final class QuotaLedger {
     /**
      * Room reserved per node for reclaiming jobs (each counted at its group and every ancestor): taken as used by
      * every fit check, so that neither the victims nor anyone else takes the room a reclaim frees before its
-     * preemptor is admitted (see {@link Reclaims}). Empty unless a reclaim is in progress.
+     * preemptor is admitted (see {@code Reclaims}). Empty unless a reclaim is in progress.
      */
     private final Map<String, Resources> reserved = new HashMap<>();
     /** Usage outside kube-queue, per group (ResourceQuota: pods kube-queue did not admit). */
@@ -117,7 +117,7 @@ public final class QuotaLedger {
 
     /**
      * Usage plus the reservations not yet backed by the jobs on their way out at a node: what a preemptor whose own
-     * victims are gone must fit beside (see {@link Reclaims}). Never less than the usage itself, so it cannot admit
+     * victims are gone must fit beside (see {@code Reclaims}). Never less than the usage itself, so it cannot admit
      * past a max while any job still runs.
      */
     private Resources usedOrUnbackedReserved(String node, Map<String, Resources> leaving, Resources own) {
@@ -148,8 +148,8 @@ public final class QuotaLedger {
     /**
      * Whether a held preemptor, its own reservation {@code own} still held, fits once the jobs on their way out at
      * each node ({@code leaving}: the other reclaims' victims, still charged) are gone: usage and reservations minus
-     * that room, as {@link ReclaimPlanner} counted it when it chose the victims. If so, the room its plan counted on
-     * is still coming, and it waits for it ({@link Reclaims}).
+     * that room, as {@code ReclaimPlanner} counted it when it chose the victims. If so, the room its plan counted on
+     * is still coming, and it waits for it ({@code Reclaims}).
      */
     public boolean fitsOnceGone(String group, Chargeable entry, Resources own, Map<String, Resources> leaving) {
         return shortfall(group, entry.effectiveRequest(), entry.job().preemptible(),
@@ -186,7 +186,7 @@ public final class QuotaLedger {
      * record names or, if that group no longer exists, to the group it resolves to now.
      */
     /**
-     * This ledger made the same as {@code original} (for {@link Scheduler#copy}): its tree, usage, reservations and
+     * This ledger made the same as {@code original} (for {@code Scheduler.copy}): its tree, usage, reservations and
      * outside usage, and the charge of each job's copy ({@code entries}: original to copy). The memos start empty
      * (they are caches). A recount of outside usage the original asks for is asked of nobody here: a copy never
      * reaches the cluster, but it counts a released job's pods as outside as the original does.
@@ -275,7 +275,7 @@ public final class QuotaLedger {
         return externalRecountTicket.getOrDefault(group, 0L);
     }
 
-    /** See {@link Scheduler#setExternalUsage(String, Resources, long)}. */
+    /** See {@code Scheduler.setExternalUsage}. */
     public void setExternalUsage(String group, Resources used, long ticket) {
         if (ticket != externalRecountTicket(group)) {
             return;
@@ -295,7 +295,7 @@ public final class QuotaLedger {
         }
     }
 
-    /** See {@link Scheduler#trackExternalUsage}. */
+    /** See {@code Scheduler.trackExternalUsage}. */
     public void trackExternalUsage(Consumer<String> recount) {
         this.externalRecount = Objects.requireNonNull(recount, "recount");
     }

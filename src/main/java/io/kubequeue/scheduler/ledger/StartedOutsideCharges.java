@@ -42,7 +42,7 @@ final class StartedOutsideCharges {
     /** Per node: the sum of {@link #hidden} over the groups strictly below it. */
     private final Map<String, Resources> hiddenBelow = new HashMap<>();
 
-    /** This one's charges made the same as {@code original}'s (for {@link Scheduler#copy}): values only. */
+    /** This one's charges made the same as {@code original}'s (for {@code Scheduler.copy}): values only. */
     void copyFrom(StartedOutsideCharges original) {
         byJob.putAll(original.byJob);
         byGroup.putAll(original.byGroup);

@@ -17,7 +17,7 @@ import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
 
 /**
- * The admitted jobs whose request cannot be read (charged as unknown, see {@link Scheduler#observeUnreadable}), and
+ * The admitted jobs whose request cannot be read (charged as unknown, see {@code Scheduler.observeUnreadable}), and
  * what they count for at each node of the tree: the only owner of that state. Only {@link QuotaLedger} calls it,
  * under the scheduler's lock.
  */

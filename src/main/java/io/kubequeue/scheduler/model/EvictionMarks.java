@@ -37,7 +37,7 @@ public record EvictionMarks(Eviction.Reason reason, JobKey preemptor, List<Insta
     /**
      * The marks, {@link #NONE} itself if they say nothing: every job that carries none shares it (issue 27: a job
      * queued, or queued again, took a copy of its own, 32 bytes per pending job), and {@code != NONE} reads as "carries
-     * some" ({@link io.kubequeue.scheduler.Evictions}). Immutable, so sharing is safe.
+     * some" ({@link io.kubequeue.scheduler.eviction.Evictions}). Immutable, so sharing is safe.
      */
     static EvictionMarks of(Eviction.Reason reason, JobKey preemptor, List<Instant> reclaimedAt,
                             List<Instant> timedOutAt) {

@@ -3,9 +3,9 @@ package io.kubequeue.scheduler.queue;
 import io.kubequeue.scheduler.model.JobObservation;
 
 /**
- * What the core knows of the answer to one admitted job's admission, as {@link AdmissionAnswers}, its only writer,
+ * What the core knows of the answer to one admitted job's admission, as {@code AdmissionAnswers}, its only writer,
  * holds it (docs/architecture.md, "Who owns what"). An immutable value, changed in one assignment and shared by
- * {@link Scheduler#copy}; {@link #NONE}, which {@link JobEntry} keeps as no object at all, for every pending job.
+ * {@code Scheduler.copy}; {@link #NONE}, which {@link JobEntry} keeps as no object at all, for every pending job.
  *
  * @param confirmedVersion the resourceVersion our admission patch produced (or the job was found at, started by
  *                         hand); else null

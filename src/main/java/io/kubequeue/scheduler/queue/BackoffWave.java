@@ -17,7 +17,7 @@ import io.kubequeue.scheduler.ledger.QuotaLedger.FitShape;
  * admission was refused (only its own expiry retries it) or while it yields to a reclaim; and while no other job
  * waits alike: a wave has two members or more, a lone job waits in {@link LoneWaiters} until another joins it (a
  * wave of one costs more than the job itself in the global set). Only {@link QueueManager}
- * and {@link SchedulingCycle} touch a wave, under {@link Scheduler}'s lock.
+ * and {@code SchedulingCycle} touch a wave, under {@code Scheduler}'s lock.
  */
 public final class BackoffWave {
 

@@ -7,8 +7,8 @@ import io.kubequeue.scheduler.model.Eviction;
 import io.kubequeue.scheduler.model.EvictionMarks;
 
 /**
- * One admitted job's eviction state, as {@link Evictions}, its only writer, holds it (docs/architecture.md, "Who owns
- * what"). An immutable value: each change is a new one, so {@link Scheduler#copy} shares it, and a job's eviction
+ * One admitted job's eviction state, as {@code Evictions}, its only writer, holds it (docs/architecture.md, "Who owns
+ * what"). An immutable value: each change is a new one, so {@code Scheduler.copy} shares it, and a job's eviction
  * state changes in one assignment. Most jobs hold {@link #NONE}, which {@link JobEntry} keeps as no object at all.
  *
  * @param evicting       an eviction decided and not seen through yet: the job stays charged until it is seen
@@ -21,7 +21,7 @@ import io.kubequeue.scheduler.model.EvictionMarks;
  * @param marks          what the job carries about its evictions, and the ones applied since
  * @param podRanUnder    the admission under which a pod of the job was seen running: that admission can no longer
  *                       time out; else null
- * @param podRanRecorded the admission whose pod-ran mark was asked to be written ({@link Scheduler#podRan}): asked
+ * @param podRanRecorded the admission whose pod-ran mark was asked to be written ({@code Scheduler.podRan}): asked
  *                       once; else null
  * @param timeoutAt      when its admission times out, while it is watched for that; else null
  */

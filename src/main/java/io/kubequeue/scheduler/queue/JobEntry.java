@@ -19,10 +19,10 @@ import io.kubequeue.scheduler.model.PriorityClasses;
 import io.kubequeue.scheduler.model.Resources;
 
 /**
- * One job as the core holds it, pending or admitted. Only the core touches it, always under {@link Scheduler}'s lock,
+ * One job as the core holds it, pending or admitted. Only the core touches it, always under {@code Scheduler}'s lock,
  * and each field has one writing class, its owner (docs/architecture.md, "Who owns what"; held by
  * {@code ArchitectureTest}): the placement ({@link #state}, {@link #group}, {@link #attempts}, the retry time, the
- * hold, the copy decided on) is {@link QueueManager}'s, the charge ({@link #charge}) {@link QuotaLedger}'s, the admission's answer ({@link AdmissionAnswer}, one value, and {@link #seenRunning}) {@link AdmissionAnswers}', the eviction state ({@link EvictionState}, one value) {@link Evictions}'.
+ * hold, the copy decided on) is {@link QueueManager}'s, the charge ({@link #charge}) {@link QuotaLedger}'s, the admission's answer ({@link AdmissionAnswer}, one value, and {@link #seenRunning}) {@code AdmissionAnswers}', the eviction state ({@link EvictionState}, one value) {@code Evictions}'.
  *
  * <p>The fields that place a job in a sorted set ({@link #priority}, its request and preemptibility) change only while
  * it is in no sorted set (see {@link QueueOrder}).
@@ -201,20 +201,20 @@ public final class JobEntry implements Chargeable {
      * their defaults. Read and set them through the accessors of the same name.
      */
     private static final class Extras {
-        /** What is known of its admission's answer ({@link AdmissionAnswers}'), or null for {@link AdmissionAnswer#NONE}. */
+        /** What is known of its admission's answer ({@code AdmissionAnswers}'), or null for {@link AdmissionAnswer#NONE}. */
         AdmissionAnswer answer;
         /**
          * Its admission was refused because the job changed after this version (the one decided on), and no newer copy
          * had been seen: the first copy newer than it ends the backoff (decided again on it); else null.
          */
         String outdatedAt;
-        /** Its eviction state ({@link Evictions}'), or null for {@link EvictionState#NONE}. */
+        /** Its eviction state ({@code Evictions}'), or null for {@link EvictionState#NONE}. */
         EvictionState eviction;
         /** A reclaim's victim, pending: not admitted before this job (its preemptor) is, while that reclaim goes on. */
         JobKey yieldsTo;
         /**
          * An evicted job seen suspended ({@code QUEUED}) while its pods are still there: it stays charged, state
-         * {@code ADMITTED}, until they are gone ({@link Evictions#keepsRoom}); then this copy queues it. Else null.
+         * {@code ADMITTED}, until they are gone ({@code Evictions.keepsRoom}); then this copy queues it. Else null.
          */
         JobObservation draining;
         /**
@@ -257,7 +257,7 @@ public final class JobEntry implements Chargeable {
         }
     }
 
-    /** What is known of its admission's answer ({@link AdmissionAnswers}'): {@link AdmissionAnswer#NONE} while pending. */
+    /** What is known of its admission's answer ({@code AdmissionAnswers}'): {@link AdmissionAnswer#NONE} while pending. */
     public AdmissionAnswer answer() {
         return extras == null || extras.answer == null ? AdmissionAnswer.NONE : extras.answer;
     }
@@ -303,7 +303,7 @@ public final class JobEntry implements Chargeable {
         }
     }
 
-    /** Its eviction state ({@link Evictions}'): {@link EvictionState#NONE} for most jobs. */
+    /** Its eviction state ({@code Evictions}'): {@link EvictionState#NONE} for most jobs. */
     public EvictionState eviction() {
         return extras == null || extras.eviction == null ? EvictionState.NONE : extras.eviction;
     }

@@ -19,7 +19,7 @@ import io.kubequeue.scheduler.model.Resources;
  * which therefore must not change while an entry is in it: it is in it only while it is in the global backoff set,
  * out of every wave, and {@link QueueManager} takes it out whenever it leaves that set (which is sorted by its retry
  * time, so the same rule already holds there) and before its tries change. Only {@link QueueManager} touches it,
- * under {@link Scheduler}'s lock.
+ * under {@code Scheduler}'s lock.
  */
 public final class LoneWaiters {
 

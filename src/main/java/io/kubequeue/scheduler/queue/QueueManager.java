@@ -37,7 +37,7 @@ import io.kubequeue.scheduler.model.SchedulerSettings;
  * re-prioritise). Queue order is {@link QueueOrder}; backoff doubles from {@code initialBackoff} to
  * {@code maxBackoff} (kube-scheduler's unschedulable backoff: 1 s to 20 s by default).
  *
- * <p>Only {@link Scheduler} calls it, under its lock. It reads the quota groups in force from the
+ * <p>Only {@code Scheduler} calls it, under its lock. It reads the quota groups in force from the
  * {@link QuotaLedger}, to know which group a job queues in, and hands admitted jobs' charges back to it on
  * {@link #forget}.
  */
@@ -203,7 +203,7 @@ public final class QueueManager {
     /**
      * Makes a copy of each of {@code original}'s jobs, in its order, with what identifies it and its placement's
      * values (state, group, tries, refusal, last hold), into no set yet ({@link #placeCopies} places them once every
-     * part has copied its own fields); the priority classes and the waves switch too (for {@link Scheduler#copy}).
+     * part has copied its own fields); the priority classes and the waves switch too (for {@code Scheduler.copy}).
      *
      * @return original entry to its copy
      */
@@ -818,7 +818,7 @@ public final class QueueManager {
                 next.evictions(), next.pods(), next.admittedRequest());
     }
 
-    /** See {@link Scheduler#replacePriorityClasses}. */
+    /** See {@code Scheduler.replacePriorityClasses}. */
     public void replacePriorityClasses(PriorityClasses classes) {
         this.priorityClasses = Objects.requireNonNull(classes, "classes");
         for (JobEntry entry : allJobs) {

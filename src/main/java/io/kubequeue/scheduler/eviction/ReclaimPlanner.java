@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.eviction;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -48,7 +48,7 @@ import io.kubequeue.scheduler.queue.QueueManager;
  * order until A's job fits, then any victim the others make unneeded is dropped (latest added first). No victims
  * at all if they cannot make it fit: nothing is suspended for nothing.
  */
-final class ReclaimPlanner {
+public final class ReclaimPlanner {
 
     /** Victims first: lowest priority, then most recently admitted (records sort by time), then key. */
     private static final Comparator<JobEntry> VICTIM_ORDER = Comparator
@@ -70,7 +70,7 @@ final class ReclaimPlanner {
      * The jobs that may be victims in one cycle, in victim order, and the room the evictions in flight free at each
      * node: read from every job once per cycle (on its first plan), not once per plan.
      */
-    static final class Pool {
+    public static final class Pool {
         private final List<JobEntry> candidates = new ArrayList<>();
         private final Map<String, Resources> leaving = new HashMap<>();
         private final QuotaTree tree;

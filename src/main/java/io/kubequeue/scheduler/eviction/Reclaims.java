@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.eviction;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,9 +37,9 @@ import io.kubequeue.scheduler.queue.QueueManager;
  * victims found suspended for a preemptor still pending ({@link EvictionMarks#preemptor()}) make the first cycle admit
  * that preemptor first if it fits: the reclaim is finished; otherwise it is given up.
  *
- * <p>Only {@link Scheduler} calls it, under its lock.
+ * <p>Only {@code Scheduler} calls it, under its lock.
  */
-final class Reclaims {
+public final class Reclaims {
 
     /** One reclaim: the preemptor, its group, its reserved room and its victims. */
     private record InProgress(JobEntry preemptor, String group, Resources reserved, List<JobEntry> victims) {
@@ -54,7 +54,7 @@ final class Reclaims {
     /** Pending victims that yield to a preemptor, by preemptor. */
     private final Map<JobKey, List<JobEntry>> yielding = new HashMap<>();
 
-    Reclaims(QueueManager queues, QuotaLedger ledger, Evictions evictions, SchedulerSettings.Reclaim settings) {
+    public Reclaims(QueueManager queues, QuotaLedger ledger, Evictions evictions, SchedulerSettings.Reclaim settings) {
         this.queues = queues;
         this.ledger = ledger;
         this.evictions = evictions;
@@ -64,9 +64,9 @@ final class Reclaims {
 
     /**
      * Takes on {@code original}'s reclaims in progress and who yields to whom, for the copies {@code entries} maps its
-     * jobs to (for {@link Scheduler#copy}); the room they reserve is the ledger's, copied with it.
+     * jobs to (for {@code Scheduler.copy}); the room they reserve is the ledger's, copied with it.
      */
-    void copyFrom(Reclaims original, Map<JobEntry, JobEntry> entries) {
+    public void copyFrom(Reclaims original, Map<JobEntry, JobEntry> entries) {
         original.byPreemptor.forEach((key, r) -> byPreemptor.put(key, new InProgress(entries.get(r.preemptor()),
                 r.group(), r.reserved(), r.victims().stream().map(entries::get).toList())));
         original.yielding.forEach((key, victims) -> yielding.put(key,
@@ -74,22 +74,22 @@ final class Reclaims {
         entries.forEach((from, to) -> to.yieldsTo(from.yieldsTo()));
     }
 
-    boolean enabled() {
+    public boolean enabled() {
         return enabled;
     }
 
     /** This cycle's victim candidates, read from every job once. */
-    ReclaimPlanner.Pool pool(Instant now) {
+    public ReclaimPlanner.Pool pool(Instant now) {
         return planner.pool(now);
     }
 
     /** Whether this pending job is a victim that waits for its preemptor's reclaim to end. */
-    boolean yields(JobEntry entry) {
+    public boolean yields(JobEntry entry) {
         return entry.yieldsTo() != null && byPreemptor.containsKey(entry.yieldsTo());
     }
 
     /** A pending job now yields to {@code preemptor} (it was suspended for it). */
-    void yieldTo(JobEntry entry, JobKey preemptor) {
+    public void yieldTo(JobEntry entry, JobKey preemptor) {
         queues.waitAlone(entry); // a victim is decided alone, never with a wave
         entry.yieldsTo(preemptor);
         if (preemptor != null) {
@@ -102,7 +102,7 @@ final class Reclaims {
      * polled from backoff): if victims exist, the job is held with its room reserved, and their evictions are
      * returned; else null, and the job is left as it was.
      */
-    List<Eviction> tryStart(String group, JobEntry job, Instant now, ReclaimPlanner.Pool pool,
+    public List<Eviction> tryStart(String group, JobEntry job, Instant now, ReclaimPlanner.Pool pool,
                             List<CycleResult.Reclaim> started) {
         if (!enabled || job.refused() || yields(job)) {
             return null;
@@ -139,7 +139,7 @@ final class Reclaims {
      *
      * @param admit charges the job to the group and returns its admission
      */
-    void settle(List<Admission> admissions, BiFunction<String, JobEntry, Admission> admit) {
+    public void settle(List<Admission> admissions, BiFunction<String, JobEntry, Admission> admit) {
         // first the reclaims that cannot end: their reservations must not keep room from a preemptor whose victims
         // are gone (found by ReclaimPropertiesTest: one preemptor's refused eviction left it in backoff)
         for (InProgress r : List.copyOf(byPreemptor.values())) {
@@ -260,7 +260,7 @@ final class Reclaims {
      * The quota groups changed: every pending job is queued anew, so every reclaim is given up (its reservation went
      * with the old groups) and its victims are free to go.
      */
-    void abandonAll() {
+    public void abandonAll() {
         byPreemptor.clear();
         for (JobKey preemptor : List.copyOf(yielding.keySet())) {
             freeYielders(preemptor);

@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.eviction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -11,6 +11,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import io.kubequeue.scheduler.eviction.ReclaimPlanner;
 import io.kubequeue.scheduler.ledger.QuotaLedger;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.EvictionMarks;
@@ -111,14 +112,14 @@ class ReclaimPlannerTest {
         QueueParts core = QueueParts.on(TREE, NOW, Duration.ofSeconds(20));
         QuotaLedger ledger = core.ledger();
         QueueManager queues = core.queues();
-        AdmissionAnswers answers = new AdmissionAnswers();
-        queues.reportAdmissionsTo(answers);
         int admitted = 0;
         for (Job job : row.running()) {
             JobEntry entry = queues.newEntry(observation(job));
             queues.admit(entry, new AdmissionRecord("root." + job.team(),
                     NOW.minusSeconds(1_000 - admitted++).toString()), false);
-            answers.confirmed(entry, "1"); // settled: a job whose admission's answer is unknown is no victim
+            // settled: a job whose admission's answer is unknown is no victim (the tracker of answers is above the
+            // eviction part; here the planner's input is set as the tracker would leave it)
+            entry.answer(entry.answer().confirmed("1"));
         }
         JobEntry asking = queues.newEntry(observation(row.asking()));
         ReclaimPlanner planner = new ReclaimPlanner(queues, ledger, 6);

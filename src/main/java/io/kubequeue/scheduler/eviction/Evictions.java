@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.eviction;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -43,14 +43,14 @@ import io.kubequeue.scheduler.queue.Times;
  * job that cannot start does not take its room again at once. No timeout is decided before the pods are listed
  * ({@link #podsListed}).
  *
- * <p>Only {@link Scheduler} calls it, under its lock.
+ * <p>Only {@code Scheduler} calls it, under its lock.
  */
-final class Evictions implements AdmissionListener {
+public final class Evictions implements AdmissionListener {
 
     /** Backoff after a job's first admission timeout in an hour; doubled for each further one. */
-    static final Duration TIMEOUT_BACKOFF = Duration.ofMinutes(1);
+    public static final Duration TIMEOUT_BACKOFF = Duration.ofMinutes(1);
     /** The longest backoff after an admission timeout. */
-    static final Duration TIMEOUT_BACKOFF_MAX = Duration.ofMinutes(30);
+    public static final Duration TIMEOUT_BACKOFF_MAX = Duration.ofMinutes(30);
 
     private final Clock clock;
     private final QueueManager queues;
@@ -60,10 +60,10 @@ final class Evictions implements AdmissionListener {
     private final TreeSet<JobEntry> watched = new TreeSet<>(Comparator
             .comparing((JobEntry e) -> e.timeoutAt()).thenComparing(e -> e.job().key()));
     private boolean podsListed;
-    /** Whether pods of a job are left, running or terminating (see {@link Scheduler#watchPods}); none by default. */
+    /** Whether pods of a job are left, running or terminating (see {@code Scheduler.watchPods}); none by default. */
     private Predicate<JobKey> podsLeft = key -> false;
 
-    Evictions(Clock clock, QueueManager queues, QuotaLedger ledger, Duration globalTimeout) {
+    public Evictions(Clock clock, QueueManager queues, QuotaLedger ledger, Duration globalTimeout) {
         this.clock = clock;
         this.queues = queues;
         this.ledger = ledger;
@@ -72,10 +72,10 @@ final class Evictions implements AdmissionListener {
 
     /**
      * Takes on {@code original}'s eviction state, for the copies {@code entries} maps its jobs to (for
-     * {@link Scheduler#copy}): each job's eviction fields, the timeout watch, whether pods were listed, and the
+     * {@code Scheduler.copy}): each job's eviction fields, the timeout watch, whether pods were listed, and the
      * same view of which jobs have pods left.
      */
-    void copyFrom(Evictions original, Map<JobEntry, JobEntry> entries) {
+    public void copyFrom(Evictions original, Map<JobEntry, JobEntry> entries) {
         podsListed = original.podsListed;
         podsLeft = original.podsLeft;
         entries.forEach((from, to) -> {
@@ -108,7 +108,7 @@ final class Evictions implements AdmissionListener {
      * it was started again after it was suspended (its mark removed by hand, a GitOps tool putting it back), and the
      * informer never showed it suspended. The eviction is over; a reclaim that counted on it is given up.
      */
-    void seenRunning(JobEntry entry, JobObservation copy) {
+    public void seenRunning(JobEntry entry, JobObservation copy) {
         if (entry.evicting() != null && entry.evictionAppliedVersion() != null
                 && copy.newerThan(entry.evictionAppliedVersion())) {
             entry.eviction(entry.eviction().over(entry.record())); // not evicted again under it: no tug of war
@@ -174,7 +174,7 @@ final class Evictions implements AdmissionListener {
     }
 
     /** The groups changed: each admitted job's timeout is that of the group it is charged to now. */
-    void treeReplaced() {
+    public void treeReplaced() {
         List<JobEntry> admitted = queues.admitted();
         watched.clear();
         for (JobEntry entry : admitted) {
@@ -183,8 +183,8 @@ final class Evictions implements AdmissionListener {
         }
     }
 
-    /** See {@link Scheduler#podRan}. */
-    Admission podRan(JobKey key) {
+    /** See {@code Scheduler.podRan}. */
+    public Admission podRan(JobKey key) {
         JobEntry entry = queues.get(key);
         if (entry == null || entry.state() != JobState.ADMITTED || entry.draining() != null) {
             return null;
@@ -199,13 +199,13 @@ final class Evictions implements AdmissionListener {
         return new Admission(key, entry.job().uid(), entry.record(), entry.job().request(), 0);
     }
 
-    /** See {@link Scheduler#podsListed}. */
-    void podsListed() {
+    /** See {@code Scheduler.podsListed}. */
+    public void podsListed() {
         podsListed = true;
     }
 
-    /** See {@link Scheduler#watchPods}. */
-    void watchPods(Predicate<JobKey> left) {
+    /** See {@code Scheduler.watchPods}. */
+    public void watchPods(Predicate<JobKey> left) {
         podsLeft = left;
     }
 
@@ -216,7 +216,7 @@ final class Evictions implements AdmissionListener {
      * ({@link JobObservation.Pods#active()}) or the pod watch sees one running or terminating. Its room is given out
      * only once they are gone (docs/policies.md, "When a victim's room is free").
      */
-    boolean keepsRoom(JobEntry entry, JobObservation copy) {
+    public boolean keepsRoom(JobEntry entry, JobObservation copy) {
         boolean evicted = entry.evicting() != null
                 || copy.record() != null && copy.evictions().reason() != null && copy.record().equals(entry.record());
         return evicted && (copy.pods().active() || podsLeft.test(entry.job().key()));
@@ -226,7 +226,7 @@ final class Evictions implements AdmissionListener {
      * After a restart: whether a job first seen suspended, carrying kube-queue's eviction marks under the record it
      * carries, still has pods (see {@link #keepsRoom}): it is then charged under that record until they are gone.
      */
-    boolean keepsRoomAfterRestart(JobObservation copy) {
+    public boolean keepsRoomAfterRestart(JobObservation copy) {
         return copy.record() != null && !copy.record().startedOutside() && copy.evictions().reason() != null
                 && copy.stoppable() && (copy.pods().active() || podsLeft.test(copy.key()));
     }
@@ -235,7 +235,7 @@ final class Evictions implements AdmissionListener {
      * An evicted job charged again after a restart while its pods drain: the eviction its marks tell of, as if this
      * scheduler had decided it (a reclaim's room counts it as leaving; it yields to its preemptor once queued).
      */
-    void drainingAfterRestart(JobEntry entry) {
+    public void drainingAfterRestart(JobEntry entry) {
         EvictionMarks carried = entry.job().evictions();
         entry.eviction(entry.eviction().started(new Eviction(entry.job().key(), entry.job().uid(), entry.record(),
                 carried.reason(), carried.preemptor(), null, entry.job().request(), clock.instant(), entry.marks())));
@@ -243,12 +243,12 @@ final class Evictions implements AdmissionListener {
     }
 
     /** When the next admission times out; empty if none is watched, or the pods are not listed yet. */
-    Optional<Instant> nextTimeout() {
+    public Optional<Instant> nextTimeout() {
         return !podsListed || watched.isEmpty() ? Optional.empty() : Optional.of(watched.first().timeoutAt());
     }
 
     /** The admissions that timed out by {@code now}, each now being evicted. */
-    List<Eviction> dueTimeouts(Instant now) {
+    public List<Eviction> dueTimeouts(Instant now) {
         List<Eviction> due = new ArrayList<>();
         while (podsListed && !watched.isEmpty() && !watched.first().timeoutAt().isAfter(now)) {
             JobEntry entry = watched.pollFirst();
@@ -270,8 +270,8 @@ final class Evictions implements AdmissionListener {
         return eviction;
     }
 
-    /** See {@link Scheduler#settleEviction}. */
-    void settle(JobKey key, AdmissionRecord record, EvictionOutcome outcome) {
+    /** See {@code Scheduler.settleEviction}. */
+    public void settle(JobKey key, AdmissionRecord record, EvictionOutcome outcome) {
         JobEntry entry = queues.admittedAs(key, record);
         if (entry == null || entry.evicting() == null) {
             return;
@@ -292,8 +292,8 @@ final class Evictions implements AdmissionListener {
         }
     }
 
-    /** See {@link Scheduler#evictionUnsettled}. */
-    boolean unsettled(JobKey key, AdmissionRecord record) {
+    /** See {@code Scheduler.evictionUnsettled}. */
+    public boolean unsettled(JobKey key, AdmissionRecord record) {
         JobEntry entry = queues.admittedAs(key, record);
         return entry != null && entry.evicting() != null && entry.evictionUnconfirmed();
     }
@@ -305,7 +305,7 @@ final class Evictions implements AdmissionListener {
      * @param eviction the eviction of it this scheduler decided, if any
      * @return the preemptor the job now yields to; null if none
      */
-    JobKey queued(JobEntry entry, Eviction eviction) {
+    public JobKey queued(JobEntry entry, Eviction eviction) {
         EvictionMarks carried = entry.job().evictions();
         entry.eviction(entry.eviction().over());
         Instant now = clock.instant();
@@ -335,7 +335,7 @@ final class Evictions implements AdmissionListener {
     }
 
     /** The backoff after the n-th admission timeout in an hour. */
-    static Duration timeoutBackoff(int n) {
+    public static Duration timeoutBackoff(int n) {
         Duration d = TIMEOUT_BACKOFF;
         for (int i = 1; i < n && d.compareTo(TIMEOUT_BACKOFF_MAX) < 0; i++) {
             d = d.multipliedBy(2);

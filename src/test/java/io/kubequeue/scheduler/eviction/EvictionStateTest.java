@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler;
+package io.kubequeue.scheduler.eviction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -22,7 +22,7 @@ import io.kubequeue.scheduler.queue.EvictionState;
 import io.kubequeue.scheduler.queue.JobEntry;
 
 /**
- * A job's eviction state as one value ({@link EvictionState}, written only by {@link Evictions}): each transition
+ * A job's eviction state as one value ({@link EvictionState}, written only by {@code Evictions}): each transition
  * changes what its name says and keeps the rest, and a state back at none is held as no object.
  */
 class EvictionStateTest {
