@@ -136,7 +136,8 @@ final class Observations {
         if (entry == null || entry.state() != JobState.ADMITTED || !entry.unconfirmed()) {
             return null;
         }
-        return new Admission(key, entry.job().uid(), entry.record(), entry.job().request(), 0, entry.job().resourceVersion());
+        return new Admission(key, entry.job().uid(), entry.record(), entry.job().request(), 0,
+                entry.job().resourceVersion());
     }
 
     /** Applies one observation; false if it was stale and ignored. */

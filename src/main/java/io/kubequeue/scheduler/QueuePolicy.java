@@ -13,8 +13,8 @@ import io.kubequeue.scheduler.queue.QueueManager;
 
 /**
  * How queues are worked: what a cycle does with a head that does not fit, and what a release wakes. One
- * implementation per {@link SchedulingPolicy}, chosen once from the settings ({@link #of}); the seed's switches map
- * to them as docs/policies.md says:
+ * implementation per {@link SchedulingPolicy}, chosen once from the settings by the facade ({@code Scheduler}); the
+ * seed's switches map to them as docs/policies.md says:
  * <ul>
  *   <li>{@link DefaultPolicy}: a job that does not fit backs off; other jobs go on (no strict switch);</li>
  *   <li>{@link RetryOnReleasePolicy}: as default, and a release retries the released tree's backed-off jobs at once
@@ -27,15 +27,6 @@ interface QueuePolicy {
 
     /** Takes on what {@code original} (of the same policy) remembers between cycles (for {@link Scheduler#copy}). */
     default void copyFrom(QueuePolicy original) {
-    }
-
-    /** The policy for the setting. */
-    static QueuePolicy of(SchedulingPolicy policy, QueueManager queues, QuotaLedger ledger) {
-        return switch (policy) {
-            case DEFAULT -> new DefaultPolicy();
-            case RETRY_ON_RELEASE -> new RetryOnReleasePolicy(queues, ledger);
-            case BLOCKING_QUEUE -> new BlockingQueuePolicy(queues, ledger);
-        };
     }
 
     /** Whether a cycle may try this group's active head. */

@@ -30,6 +30,7 @@ import io.kubequeue.scheduler.model.PriorityClasses;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.SchedulingPolicy;
 import io.kubequeue.scheduler.model.Unreadable;
 import io.kubequeue.scheduler.queue.JobEntry;
 import io.kubequeue.scheduler.queue.QueueManager;
@@ -89,7 +90,7 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
         this.ledger = new QuotaLedger();
         this.answers = new AdmissionAnswers();
         this.queues = new QueueManager(settings, clock, ledger);
-        this.policy = QueuePolicy.of(settings.policy(), queues, ledger);
+        this.policy = policyFor(settings.policy(), queues, ledger);
         ledger.reportReleasesTo(policy::released);
         this.admissionClock = new AdmissionClock(clock);
         this.evictions = new Evictions(clock, queues, ledger, settings.admissionTimeout());
@@ -100,6 +101,15 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
         observations.evictionsGoTo(evictions, reclaims);
         this.settlements = new AdmissionSettlements(clock, queues, ledger, answers, policy, observations);
         this.views = new SchedulerViews(queues, ledger, policy);
+    }
+
+    /** The policy for the setting, chosen once: the facade picks it, so the policy's interface names none of them. */
+    private static QueuePolicy policyFor(SchedulingPolicy policy, QueueManager queues, QuotaLedger ledger) {
+        return switch (policy) {
+            case DEFAULT -> new DefaultPolicy();
+            case RETRY_ON_RELEASE -> new RetryOnReleasePolicy(queues, ledger);
+            case BLOCKING_QUEUE -> new BlockingQueuePolicy(queues, ledger);
+        };
     }
 
     /**

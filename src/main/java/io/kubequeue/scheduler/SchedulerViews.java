@@ -222,7 +222,8 @@ final class SchedulerViews {
             return e.hold().reason();
         }
         String when = e.state() == JobState.BACKOFF ? "backing off until "
-                + e.retryAt().truncatedTo(ChronoUnit.MILLIS) + " (" + e.attempts() + (e.attempts() == 1 ? " try)" : " tries)")
+                + e.retryAt().truncatedTo(ChronoUnit.MILLIS) + " (" + e.attempts()
+                + (e.attempts() == 1 ? " try)" : " tries)")
                 : "tried in the next cycle";
         Explanation behind = head != null && e != head ? policy.waitsBehindHead(e, head, when) : null;
         if (behind != null) {

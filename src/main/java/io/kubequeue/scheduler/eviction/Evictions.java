@@ -96,7 +96,8 @@ public final class Evictions implements AdmissionListener {
             // most jobs carry none
             entry.eviction(entry.eviction().withMarks(entry.marks().union(entry.job().evictions(), clock.instant())));
         }
-        if (entry.job().pods().ranUnderRecord() && entry.record() != null && entry.record().equals(entry.job().record())) {
+        if (entry.job().pods().ranUnderRecord() && entry.record() != null
+                && entry.record().equals(entry.job().record())) {
             // the job carries kube-queue's signed mark that a pod ran under this admission: after a restart too
             entry.eviction(entry.eviction().withPodRanUnder(entry.record()).withPodRanRecorded(entry.record()));
         }

@@ -502,7 +502,8 @@ public final class QuotaLedger {
         String k = s.resource();
         Explanation numbers = Explanation.of(k + ": request " + Resources.format(k, s.request())
                 + (s.ofMin() ? ", non-preemptible in use " : ", in use ") + Resources.format(k, s.inUse())
-                + (s.ofMin() ? " of min " : " of max ") + Resources.format(k, s.limit()) + " in quota group " + s.node());
+                + (s.ofMin() ? " of min " : " of max ") + Resources.format(k, s.limit()) + " in quota group "
+                + s.node());
         return s.counted().isEmpty() ? numbers : numbers.then(" (").then(s.counted()).then(")");
     }
 

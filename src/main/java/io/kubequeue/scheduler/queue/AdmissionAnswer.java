@@ -14,7 +14,8 @@ import io.kubequeue.scheduler.model.JobObservation;
  *                         back; else null
  * @param newestUnreadable that copy's request cannot be read: if the admission is handed back, the job is withdrawn
  */
-public record AdmissionAnswer(String confirmedVersion, boolean unconfirmed, JobObservation newest, boolean newestUnreadable) {
+public record AdmissionAnswer(String confirmedVersion, boolean unconfirmed, JobObservation newest,
+                              boolean newestUnreadable) {
 
     /** Nothing known, nothing awaited. */
     public static final AdmissionAnswer NONE = new AdmissionAnswer(null, false, null, false);
