@@ -22,13 +22,11 @@ import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
-import io.kubequeue.scheduler.queue.JobEntry;
-import io.kubequeue.scheduler.queue.QueueManager;
 
 /**
  * The queue manager on its own, one row per way a job moves: the placement it owns (state, group, tries, retry time,
- * hold, refusal) after each sequence of its methods, and the ledger's charge and the admission's answer where the
- * sequence crosses into admitted and back. Backoff 1s doubling to 8s.
+ * hold, refusal) after each sequence of its methods, and the ledger's charge where the sequence crosses into admitted
+ * and back; and whom it tells of an admission. Backoff 1s doubling to 8s.
  */
 class QueueManagerTest {
 
@@ -111,10 +109,45 @@ class QueueManagerTest {
         assertEquals(row.hold(), entry.hold() == null ? null : entry.hold().kind(), "hold");
         assertEquals(row.refused(), entry.refused, "refused");
         assertEquals(row.chargedMillicores(), ledger.usage("root.a").get("cpu"), "charged");
-        if (entry.state == JobState.ADMITTED) {
-            assertEquals(false, entry.seenRunning, "a new admission's answer starts over");
-            assertNull(entry.confirmedVersion(), "a new admission's answer starts over");
-        }
+    }
+
+    /**
+     * The parts that keep state per admission hear of each one from the queue, in the order given: after the charge is
+     * on (an admission listener reads the record it runs under) and after it is off (a release).
+     */
+    @org.junit.jupiter.api.Test
+    void theAdmissionListenersAreToldInOrderOnceTheChargeIsOnAndOnceItIsOff() {
+        QueueParts core = QueueParts.on(TREE, T0, Duration.ofSeconds(8));
+        QueueManager queues = core.queues();
+        List<String> heard = new java.util.ArrayList<>();
+        queues.reportAdmissionsTo(recorder("first", heard), recorder("second", heard));
+        JobEntry entry = queues.newEntry(new JobObservation(new JobKey("Job", "team-a", "j"), "uid-j",
+                JobObservation.Phase.QUEUED, Resources.of("cpu", 1_000L), JobPriority.NONE, T0, null, true, null));
+        AdmissionRecord record = new AdmissionRecord("root.a", T0.toString());
+
+        queues.admit(entry, record, false);
+        assertEquals(List.of("first admitted under " + record + ", 1000m charged",
+                "second admitted under " + record + ", 1000m charged"), heard);
+
+        heard.clear();
+        queues.release(entry, false);
+        assertEquals(List.of("first released under null, 0m charged", "second released under null, 0m charged"),
+                heard);
+        assertNull(entry.state, "released: in no state until the caller places it");
+    }
+
+    private static AdmissionListener recorder(String name, List<String> heard) {
+        return new AdmissionListener() {
+            @Override
+            public void admitted(JobEntry entry) {
+                heard.add(name + " admitted under " + entry.record() + ", " + entry.charged().get("cpu") + "m charged");
+            }
+
+            @Override
+            public void released(JobEntry entry) {
+                heard.add(name + " released under " + entry.record() + ", " + entry.charged().get("cpu") + "m charged");
+            }
+        };
     }
 
     /** Initial, doubled per try, capped at max. */
