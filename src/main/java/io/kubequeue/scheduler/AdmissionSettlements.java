@@ -115,7 +115,7 @@ final class AdmissionSettlements {
             queues.outdatedAt(entry, decidedAt); // the informer's copy of the change ends this backoff
         }
         queues.backOffRefused(entry, group.get().name(),
-                Times.plus(clock.instant(), queues.backoffFor(entry.attempts)));
+                Times.plus(clock.instant(), queues.backoffFor(entry.ownAttempts())));
     }
 
     /**

@@ -142,11 +142,11 @@ final class SchedulingCycle {
                 // neither charged nor back in a set: it waits in backoff, so the next cycle does not fail on it first
                 queues.leaveWave(stranded); // its tries are its own from here (the rest of its wave stays due)
                 queues.countTry(stranded);
-                queues.backOffAfterFailure(stranded, Times.plus(now, queues.backoffFor(stranded.attempts)));
+                queues.backOffAfterFailure(stranded, Times.plus(now, queues.backoffFor(stranded.ownAttempts())));
             }
         }
         for (JobEntry entry : decided.backedOffNow) {
-            queues.backOff(entry, Times.plus(now, queues.backoffFor(entry.attempts)));
+            queues.backOff(entry, Times.plus(now, queues.backoffFor(entry.ownAttempts())));
         }
         queues.dropEmptyQueues();
         lastVisits = decided.visited;
@@ -253,7 +253,7 @@ final class SchedulingCycle {
                 } else if (yields || !reclaim(queue.group(), entry, now, evicting)) {
                     queues.countTry(entry);
                     decided.notFitting++;
-                    if (entry.attempts == 1 && !yields) {
+                    if (entry.ownAttempts() == 1 && !yields) {
                         firstFailures.add(new CycleResult.Unschedulable(entry.job().key(), queue.group(),
                                 ledger.blocker(entry.group(), entry)));
                     }
@@ -317,7 +317,7 @@ final class SchedulingCycle {
         } finally {
             // out of the global set since they expired: back in, even if the pass failed on another job
             for (JobEntry entry : waitAgain) {
-                queues.waitAgain(entry, Times.plus(now, queues.backoffFor(entry.attempts)));
+                queues.waitAgain(entry, Times.plus(now, queues.backoffFor(entry.ownAttempts())));
             }
             for (BackoffWave wave : wavesWaitAgain) {
                 queues.waitAgain(wave, Times.plus(now, queues.backoffFor(wave.attempts())));

@@ -22,22 +22,25 @@ import io.kubequeue.scheduler.model.Resources;
  * One job as the core holds it, pending or admitted. Only the core touches it, always under {@code Scheduler}'s lock,
  * and each field has one writing class, its owner (docs/architecture.md, "Who owns what"; held by
  * {@code ArchitectureTest}): the placement ({@link #state}, {@link #group}, {@link #attempts}, the retry time, the
- * hold, the copy decided on) is {@link QueueManager}'s, the charge ({@link #charge}) {@link QuotaLedger}'s, the admission's answer ({@link AdmissionAnswer}, one value, and {@link #seenRunning}) {@code AdmissionAnswers}', the eviction state ({@link EvictionState}, one value) {@code Evictions}'.
+ * hold, the copy decided on) is {@link QueueManager}'s, the charge ({@link #charge}) {@link QuotaLedger}'s, the
+ * admission's answer ({@link AdmissionAnswer}, one value, and {@link #seenRunning}) {@code AdmissionAnswers}', the
+ * eviction state ({@link EvictionState}, one value) {@code Evictions}'. The parts above the queue read them through
+ * the accessors, and write only their own, through the setters of the same name.
  *
  * <p>The fields that place a job in a sorted set ({@link #priority}, its request and preemptibility) change only while
  * it is in no sorted set (see {@link QueueOrder}).
  */
 public final class JobEntry implements Chargeable {
-    public JobObservation job;
+    JobObservation job;
     /** The resolved priority, cached for queue order; changed only while out of every sorted set. */
     int priority;
     /** When the job was last queued (first seen, or suspended again), as {@link Times#nanos}: read {@link #queuedAt()}. */
     private long queuedAt;
     JobState state;
     /** The group it queues in (pending); null if none. */
-    public String group;
+    String group;
     /** Its tries; while it is in a {@link #wave}, the wave's (read {@link #attempts()}). */
-    public int attempts;
+    int attempts;
     /**
      * When a backed-off job is tried again, as {@link Times#nanos} ({@link Times#NO_TIME}: not backed off); while it
      * is in a {@link #wave}, the wave's (read {@link #retryAt()}).
@@ -48,7 +51,7 @@ public final class JobEntry implements Chargeable {
     /** What it is charged while admitted ({@link QuotaLedger}'s); null while pending. Read it through the accessors. */
     private Charge charge;
     /** The job was seen running (unsuspended) since its charge: a suspend mark seen now is a re-suspension. */
-    public boolean seenRunning;
+    boolean seenRunning;
     /**
      * In backoff after a refused admission or an admission timeout: only the backoff's expiry retries it. Written only
      * by {@link QueueManager} (activate clears it, {@code backOffRefused} sets it, {@code endRefusal} clears it); read
@@ -117,6 +120,11 @@ public final class JobEntry implements Chargeable {
     /** Only the admission tracker ({@code AdmissionAnswers}) sets it. */
     public void seenRunning(boolean seen) {
         seenRunning = seen;
+    }
+
+    /** Its own tries, not its wave's (what it carries once it leaves a wave; {@link #attempts()} reads the wave's). */
+    public int ownAttempts() {
+        return attempts;
     }
 
     /** How many times it was tried and did not fit, or had its admission refused. */

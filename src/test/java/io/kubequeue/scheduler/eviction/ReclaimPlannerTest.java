@@ -127,9 +127,9 @@ class ReclaimPlannerTest {
         ReclaimPlanner.Plan plan = planner.plan("root." + row.asking().team(), asking, planner.pool(NOW));
 
         if (row.victims() == null) {
-            assertNull(plan, () -> row + ": " + plan.victims().stream().map(v -> v.job.key().name()).toList());
+            assertNull(plan, () -> row + ": " + plan.victims().stream().map(v -> v.job().key().name()).toList());
         } else {
-            assertEquals(row.victims(), plan == null ? null : plan.victims().stream().map(v -> v.job.key().name())
+            assertEquals(row.victims(), plan == null ? null : plan.victims().stream().map(v -> v.job().key().name())
                     .toList(), row.name());
         }
     }
