@@ -86,6 +86,26 @@ class InFlightAdmissionTest extends InFlightScenario {
         assertEquals(3000, scheduler.usage("team-a").get("cpu"));
     }
 
+    /**
+     * What was known of an admission's answer starts over at the next admission (the queue tells the tracker of
+     * answers when it admits): a job that ran, was suspended again and is admitted anew is on its way again, so a
+     * suspended copy seen now is not taken for a re-suspension, as it was when the job had been seen running.
+     */
+    @Test
+    void aJobAdmittedAgainAfterItRanIsOnItsWayAgain() {
+        scheduler.observe(queued("j", "u", 3000, "10"));
+        Admission first = admitOnly("j");
+        scheduler.settle(first.key(), first.record(), new AdmissionOutcome.Applied("11"));
+        scheduler.observe(job("j", "u", JobObservation.Phase.ADMITTED, 3000, first.record(), "11")); // it runs
+        scheduler.observe(queued("j", "u", 3000, "12")); // suspended again by hand: queued, its room released
+        assertEquals(JobState.ACTIVE, status("j").state());
+        clock.advance(Duration.ofSeconds(1));
+        admitOnly("j");
+        scheduler.observe(queued("j", "u", 3000, "13")); // e.g. a status write before the new patch landed
+        assertEquals(JobState.ADMITTED, status("j").state(), "the new patch may still apply: the charge stays");
+        assertEquals(3000, scheduler.usage("team-a").get("cpu"));
+    }
+
     @Test
     void anUnconfirmedAdmissionThatDidApplyIsConfirmedByItsRunningCopy() {
         scheduler.observe(queued("j", "u", 3000, "10"));
