@@ -41,23 +41,22 @@ import io.kubequeue.scheduler.queue.QueueManager;
  * {@link PriorityClasses} and usage from outside kube-queue, and returns {@link Admission}s.
  *
  * <p>Every method takes one lock: decisions are cheap in-memory work, and the Kubernetes writes they lead to happen
- * outside it. Behind this class the core's parts are (lowest first, the first three each a package of its own that
- * uses only those below it: {@code ArchitectureTest.theCoresPartsRunOneWay}):
+ * outside it. Behind this class the core's parts are, lowest first (the first three each a package of its own that
+ * uses only those below it: {@code ArchitectureTest.theCoresPartsRunOneWay}; the rest in this package):
  * <ul>
  *   <li>the quota ledger ({@link QuotaLedger}, {@code scheduler.ledger}): usage, guaranteed and outside usage, charge
- *       and release, fit and shortfall;</li>
+ *       and release, fit and shortfall, and the charges the queue did not decide: jobs started outside kube-queue
+ *       ({@code StartedOutsideCharges}) and jobs whose use is not known yet ({@code UnknownUse});</li>
  *   <li>the queue manager ({@link QueueManager}, {@code scheduler.queue}): every job, group queues,
  *       {@code QueueOrder}, backoff, holds, re-prioritise;</li>
+ *   <li>evictions ({@code scheduler.eviction}): admission timeouts ({@link Evictions}) and reclaim
+ *       ({@code ReclaimPlanner}, {@link Reclaims}), with the marks a victim carries ({@link EvictionMarks});</li>
  *   <li>the cycle ({@link SchedulingCycle}): one pass, with the {@link QueuePolicy} chosen once from the settings
  *       ({@link DefaultPolicy}, {@link BlockingQueuePolicy}, {@link RetryOnReleasePolicy});</li>
  *   <li>read views ({@link SchedulerViews}): groups, positions, reasons, dry runs;</li>
  *   <li>intake and answers: what the cluster shows of a job ({@link Observations}), what became of an admission
  *       ({@link AdmissionSettlements}), and what is known of each admission's answer ({@link AdmissionAnswers});
- *       the records admissions carry ({@link AdmissionClock});</li>
- *   <li>evictions ({@code scheduler.eviction}): admission timeouts ({@link Evictions}) and reclaim
- *       ({@code ReclaimPlanner}, {@link Reclaims}), with the marks a victim carries ({@link EvictionMarks});</li>
- *   <li>in the ledger, charges the queue did not decide: jobs started outside kube-queue
- *       ({@code StartedOutsideCharges}) and jobs whose use is not known yet ({@code UnknownUse}).</li>
+ *       the records admissions carry ({@link AdmissionClock}).</li>
  * </ul>
  * Each part is the only writer of its own state (docs/architecture.md, "Who owns what"; held by
  * {@code ArchitectureTest}); the values the parts and the rest of kube-queue exchange live in {@code scheduler.model}.

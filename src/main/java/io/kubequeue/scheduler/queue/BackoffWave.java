@@ -16,8 +16,8 @@ import io.kubequeue.scheduler.ledger.QuotaLedger.FitShape;
  * fields are set from the wave when it leaves ({@link QueueManager}). A job waits alone, in no wave, while its
  * admission was refused (only its own expiry retries it) or while it yields to a reclaim; and while no other job
  * waits alike: a wave has two members or more, a lone job waits in {@link LoneWaiters} until another joins it (a
- * wave of one costs more than the job itself in the global set). Only {@link QueueManager}
- * and {@code SchedulingCycle} touch a wave, under {@code Scheduler}'s lock.
+ * wave of one costs more than the job itself in the global set). Only {@link QueueManager} changes a wave (the cycle
+ * reads it, and has a try counted through {@link QueueManager#countTry(BackoffWave)}), under {@code Scheduler}'s lock.
  */
 public final class BackoffWave {
 

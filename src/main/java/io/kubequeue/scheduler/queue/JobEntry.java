@@ -70,7 +70,7 @@ public final class JobEntry implements Chargeable {
     /** The request plus one job of the {@link Resources#MAX_JOBS} pseudo-resource; kept, as fit checks are hot. */
     private Resources effectiveRequest;
 
-    public JobEntry(JobObservation job, Instant queuedAt, int priority) {
+    JobEntry(JobObservation job, Instant queuedAt, int priority) {
         this.job = job;
         this.queuedAt = Times.nanos(queuedAt);
         this.priority = priority;
@@ -143,7 +143,7 @@ public final class JobEntry implements Chargeable {
     }
 
     /** Its own retry time, not its wave's; null if none. */
-    public Instant ownRetryAt() {
+    Instant ownRetryAt() {
         return Times.instant(retryAt);
     }
 
@@ -152,7 +152,7 @@ public final class JobEntry implements Chargeable {
         return retryAt != Times.NO_TIME;
     }
 
-    public void setRetryAt(Instant at) {
+    void setRetryAt(Instant at) {
         retryAt = Times.nanos(at);
     }
 
@@ -166,7 +166,7 @@ public final class JobEntry implements Chargeable {
         return queuedAt;
     }
 
-    public void queuedAt(Instant at) {
+    void queuedAt(Instant at) {
         queuedAt = Times.nanos(at);
     }
 
@@ -301,7 +301,7 @@ public final class JobEntry implements Chargeable {
         return extras == null ? null : extras.outdatedAt;
     }
 
-    public void outdatedAt(String outdatedAt) {
+    void outdatedAt(String outdatedAt) {
         if (extras == null && outdatedAt == null) {
             return;
         }
@@ -348,7 +348,7 @@ public final class JobEntry implements Chargeable {
         return extras == null ? null : extras.hold;
     }
 
-    public void hold(Hold hold) {
+    void hold(Hold hold) {
         if (extras == null && hold == null) {
             return;
         }
@@ -435,7 +435,7 @@ public final class JobEntry implements Chargeable {
         return extras == null ? null : extras.lastHold;
     }
 
-    public void lastHold(Hold lastHold) {
+    void lastHold(Hold lastHold) {
         if (extras == null && lastHold == null) {
             return;
         }

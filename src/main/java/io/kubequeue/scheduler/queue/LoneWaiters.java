@@ -21,18 +21,18 @@ import io.kubequeue.scheduler.model.Resources;
  * time, so the same rule already holds there) and before its tries change. Only {@link QueueManager} touches it,
  * under {@code Scheduler}'s lock.
  */
-public final class LoneWaiters {
+final class LoneWaiters {
 
     private static final int MIN_CAPACITY = 16;
     private JobEntry[] slots = new JobEntry[MIN_CAPACITY];
     private int size;
 
-    public int size() {
+    int size() {
         return size;
     }
 
     /** Adds a lone waiter (no-op if it is in already). */
-    public void add(JobEntry entry) {
+    void add(JobEntry entry) {
         if ((size + 1) * 2 > slots.length) {
             resize(slots.length * 2);
         }
@@ -48,7 +48,7 @@ public final class LoneWaiters {
     }
 
     /** Takes out and returns a lone waiter alike the key (see the class comment); null if none. */
-    public JobEntry take(String group, Resources request, boolean preemptible, Instant retryAt, int attempts) {
+    JobEntry take(String group, Resources request, boolean preemptible, Instant retryAt, int attempts) {
         int mask = slots.length - 1;
         for (int i = indexFor(hash(group, request, preemptible, retryAt, attempts), slots.length); slots[i] != null;
              i = (i + 1) & mask) {
@@ -63,7 +63,7 @@ public final class LoneWaiters {
     }
 
     /** Takes the entry out if it is in; whether it was. */
-    public boolean remove(JobEntry entry) {
+    boolean remove(JobEntry entry) {
         if (size == 0 || entry.group == null || !entry.hasOwnRetryAt()) {
             return false; // never added: add needs both
         }
@@ -78,7 +78,7 @@ public final class LoneWaiters {
     }
 
     /** Whether the entry is in (for tests). */
-    public boolean contains(JobEntry entry) {
+    boolean contains(JobEntry entry) {
         if (size == 0 || entry.group == null || !entry.hasOwnRetryAt()) {
             return false;
         }

@@ -118,9 +118,9 @@ public final class QueueManager {
     }
 
     /**
-     * Admits a job in the core: it leaves the pending states (no hold, no retry time), its admission's answer starts
-     * the ledger charges it ({@link QuotaLedger#charge}), and the parts that keep state per admission start it over
-     * (the admission's answer, the timeout watch: {@link #reportAdmissionsTo}).
+     * Admits a job in the core: it leaves the pending states (no hold, no retry time), the ledger charges it
+     * ({@link QuotaLedger#charge}), and then the parts that keep state per admission are told, to start it over (the
+     * admission's answer, the timeout watch: {@link #reportAdmissionsTo}).
      *
      * @param floor millicores, bytes and counts the charge is never below; null: none
      */
@@ -520,8 +520,8 @@ public final class QueueManager {
 
     /**
      * A due wave, its first member taken by {@link #pollExpired}, whose jobs all fail their try in place: out of the
-     * map while the cycle counts their try ({@link BackoffWave#attempts}); {@link #waitAgain(BackoffWave, Instant)}
-     * puts it back.
+     * map while the cycle has their try counted ({@link #countTry(BackoffWave)});
+     * {@link #waitAgain(BackoffWave, Instant)} puts it back.
      */
     public void takeWave(BackoffWave wave) {
         waves.remove(wave.key(), wave);

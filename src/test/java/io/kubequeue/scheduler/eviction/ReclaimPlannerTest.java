@@ -11,7 +11,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import io.kubequeue.scheduler.eviction.ReclaimPlanner;
 import io.kubequeue.scheduler.ledger.QuotaLedger;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.EvictionMarks;

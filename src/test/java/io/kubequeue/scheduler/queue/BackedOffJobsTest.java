@@ -20,9 +20,6 @@ import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
 import io.kubequeue.scheduler.model.Resources;
-import io.kubequeue.scheduler.queue.BackedOffJobs;
-import io.kubequeue.scheduler.queue.JobEntry;
-import io.kubequeue.scheduler.queue.QueueOrder;
 
 /**
  * A group's backed-off jobs hold each job once, in its shape's set (issue 27), and still read as one set in queue

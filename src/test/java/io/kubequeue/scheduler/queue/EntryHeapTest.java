@@ -18,9 +18,6 @@ import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
 import io.kubequeue.scheduler.model.Resources;
-import io.kubequeue.scheduler.queue.EntryHeap;
-import io.kubequeue.scheduler.queue.JobEntry;
-import io.kubequeue.scheduler.queue.QueueOrder;
 
 /**
  * The core's global backoff order is a heap of the entries, each knowing its slot (issue 27): after any mix of adds

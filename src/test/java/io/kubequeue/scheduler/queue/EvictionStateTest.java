@@ -1,4 +1,4 @@
-package io.kubequeue.scheduler.eviction;
+package io.kubequeue.scheduler.queue;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -18,8 +18,6 @@ import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
 import io.kubequeue.scheduler.model.Resources;
-import io.kubequeue.scheduler.queue.EvictionState;
-import io.kubequeue.scheduler.queue.JobEntry;
 
 /**
  * A job's eviction state as one value ({@link EvictionState}, written only by {@code Evictions}): each transition

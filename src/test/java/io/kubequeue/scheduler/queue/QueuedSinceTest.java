@@ -19,8 +19,6 @@ import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
 import io.kubequeue.scheduler.model.Resources;
-import io.kubequeue.scheduler.queue.JobEntry;
-import io.kubequeue.scheduler.queue.QueuedSince;
 
 /**
  * Issue 27: {@link QueuedSince} is a heap of the entries themselves, each knowing its slot; its oldest time is the

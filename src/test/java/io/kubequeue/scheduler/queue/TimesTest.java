@@ -8,7 +8,6 @@ import java.time.Instant;
 
 import org.junit.jupiter.api.Test;
 
-import io.kubequeue.scheduler.queue.Times;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.LongRange;
