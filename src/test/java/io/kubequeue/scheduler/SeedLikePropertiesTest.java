@@ -397,7 +397,10 @@ class SeedLikePropertiesTest {
         Statistics.label("a reclaim the rule requires").collect(mustReclaim > 0);
         Statistics.label("a victim's group over its min in one resource, under it in another").collect(mixedVictimGroup > 0);
         Statistics.label("a running job edited down").collect(editedDown > 0);
-        Statistics.label("a reclaim the rule requires").coverage(c -> c.check(true).percentage(p -> p >= 1));
+        // a guard on the generator, not a rate: such trees come ~1.5 % of the tries (9 of 600 on average), so a floor
+        // of 1 % failed one seed in ten or so (seed -3055339194576583198: 5 of 600, on the builds before and after the
+        // core's split alike); at least 3 still fails when the generator stops drawing them
+        Statistics.label("a reclaim the rule requires").coverage(c -> c.check(true).count(n -> n >= 3));
         Statistics.label("a victim's group over its min in one resource, under it in another")
                 .coverage(c -> c.check(true).percentage(p -> p >= 2));
         Statistics.label("a running job edited down").coverage(c -> c.check(true).percentage(p -> p >= 20));
