@@ -115,6 +115,32 @@ class SchedulerCopyTest {
         });
     }
 
+    /**
+     * A victim that ended while its reclaim goes on is no longer a job of the core, but the reclaim still names it: the
+     * copy leaves it out (it counts for nothing in the original either), where it once named no entry at all and the
+     * next cycle failed on it (SchedulerCopyPropertiesTest, seed -5750548638066728045).
+     */
+    @Test
+    void aVictimThatEndedDuringItsReclaimIsLeftOutOfTheCopy() {
+        List<Eviction> decided = new ArrayList<>();
+        copyDecidesAsTheOriginal(SchedulerSettings.defaults().withReclaim(3), it -> {
+            decided.clear();
+            for (int i = 0; i < 4; i++) {
+                it.submit("b", "b" + i, 1000, 0, true);
+            }
+            it.cycle();
+            it.clock.advance(Duration.ofSeconds(1));
+            it.submit("a", "a1", 2000, 0, true);
+            decided.addAll(it.scheduler.schedule().evictions());
+            it.finish(decided.get(0).key().namespace(), decided.get(0).key().name()); // a victim ends meanwhile
+        }, (it, answers) -> {
+            answers.add(it.cycle().admissions()); // the other victim still runs
+            it.applyAndSee(decided.get(1));
+            answers.add(it.cycle().admissions());
+            answers.add(it.scheduler.status(A1).map(JobStatus::state));
+        });
+    }
+
     /** The answer state ({@code AdmissionAnswer}): a lost answer is still awaited in the copy, and settles there. */
     @Test
     void anAdmissionWhoseAnswerWasLostIsStillUnconfirmedInTheCopy() {

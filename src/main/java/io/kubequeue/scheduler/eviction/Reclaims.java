@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.BiFunction;
 
 import io.kubequeue.scheduler.ledger.QuotaLedger;
@@ -68,9 +69,8 @@ public final class Reclaims {
      */
     public void copyFrom(Reclaims original, Map<JobEntry, JobEntry> entries) {
         original.byPreemptor.forEach((key, r) -> byPreemptor.put(key, new InProgress(entries.get(r.preemptor()),
-                r.group(), r.reserved(), r.victims().stream().map(entries::get).toList())));
-        original.yielding.forEach((key, victims) -> yielding.put(key,
-                new ArrayList<>(victims.stream().map(entries::get).toList())));
+                r.group(), r.reserved(), copies(r.victims(), entries))));
+        original.yielding.forEach((key, victims) -> yielding.put(key, new ArrayList<>(copies(victims, entries))));
         entries.forEach((from, to) -> to.yieldsTo(from.yieldsTo()));
     }
 
@@ -192,6 +192,15 @@ public final class Reclaims {
             }
         }
         return leaving;
+    }
+
+    /**
+     * The copies of a reclaim's jobs. A victim that ended while its reclaim goes on is no job of the core any more and
+     * has no copy: it is left out, as it counts for nothing here either (it is no longer admitted, and a yielder is
+     * freed only if it is still the core's entry).
+     */
+    private static List<JobEntry> copies(List<JobEntry> jobs, Map<JobEntry, JobEntry> entries) {
+        return jobs.stream().map(entries::get).filter(Objects::nonNull).toList();
     }
 
     /** Whether the reclaim's preemptor is still the job held for it. */
