@@ -1,11 +1,18 @@
 package io.kubequeue.quota.elastic;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.crdv2.generator.CRDPostProcessor;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 
 /**
@@ -22,6 +29,8 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
  *       generator emits the int-or-string part but puts no pattern on map values ({@code min}/{@code max} are
  *       maps of quantities), so {@code cpu: four} would otherwise be stored and only refused by kube-queue when it
  *       reads the tree.</li>
+ *   <li>on the ElasticQuotaTree, the descriptions {@code kubectl explain} shows for the kind, its spec and its status,
+ *       and its printer columns in the order its model declares them.</li>
  * </ul>
  *
  * <p>Never loaded at run time: the generator's API is a build-time ({@code provided}) dependency.
@@ -48,6 +57,10 @@ public class CrdPostProcessor implements CRDPostProcessor {
                 definition.getMetadata().setAnnotations(annotations);
             }
             definition.getSpec().getVersions().forEach(v -> addPattern(v.getSchema().getOpenAPIV3Schema()));
+            if (ElasticQuotaTree.class.getAnnotation(io.fabric8.kubernetes.model.annotation.Kind.class).value()
+                    .equals(definition.getSpec().getNames().getKind())) {
+                definition.getSpec().getVersions().forEach(CrdPostProcessor::describeTree);
+            }
         }
         return crd;
     }
@@ -59,6 +72,24 @@ public class CrdPostProcessor implements CRDPostProcessor {
     public static boolean protectedGroup(String group) {
         return group.equals("k8s.io") || group.endsWith(".k8s.io")
                 || group.equals("kubernetes.io") || group.endsWith(".kubernetes.io");
+    }
+
+    /**
+     * The tree's descriptions for {@code kubectl explain}, and its printer columns in the order the model class
+     * declares them (the generator sorts them by JSON path, which put AGE first).
+     */
+    private static void describeTree(CustomResourceDefinitionVersion version) {
+        JSONSchemaProps schema = version.getSchema().getOpenAPIV3Schema();
+        schema.setDescription(ElasticQuotaTree.DESCRIPTION);
+        schema.getProperties().get("spec").setDescription(ElasticQuotaTree.SPEC_DESCRIPTION);
+        schema.getProperties().get("status").setDescription(ElasticQuotaTree.STATUS_DESCRIPTION);
+        List<String> declared = Arrays.stream(ElasticQuotaTree.class.getAnnotationsByType(AdditionalPrinterColumn.class))
+                .map(AdditionalPrinterColumn::name).toList();
+        if (version.getAdditionalPrinterColumns() != null) {
+            List<CustomResourceColumnDefinition> columns = new ArrayList<>(version.getAdditionalPrinterColumns());
+            columns.sort(Comparator.comparingInt(c -> declared.indexOf(c.getName())));
+            version.setAdditionalPrinterColumns(columns);
+        }
     }
 
     private static void addPattern(JSONSchemaProps schema) {

@@ -3,12 +3,14 @@ package io.kubequeue.quota.elastic;
 import java.util.List;
 import java.util.Map;
 
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.crd.generator.annotation.SchemaSwap;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.CustomResource;
@@ -41,19 +43,41 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 @Kind("ElasticQuotaTree")
 @Plural("elasticquotatrees")
 @ShortNames("eqt")
-@AdditionalPrinterColumn(name = "Groups", jsonPath = ".status.groups", type = AdditionalPrinterColumn.Type.INTEGER,
-        getDescription = "quota groups in the tree")
+// kubectl shows the columns in this order (CrdPostProcessor keeps it; the generator sorts them by path): what a
+// reader asks first, AGE last, the wide column before it so that AGE stays last with -o wide too
+@AdditionalPrinterColumn(name = "Fullest", jsonPath = ".status.fullest", type = AdditionalPrinterColumn.Type.STRING,
+        getDescription = "the group and resource nearest its max, in percent of max")
 @AdditionalPrinterColumn(name = "Pending", jsonPath = ".status.pending", type = AdditionalPrinterColumn.Type.INTEGER,
         getDescription = "jobs waiting in the tree's groups")
 @AdditionalPrinterColumn(name = "Admitted", jsonPath = ".status.admitted", type = AdditionalPrinterColumn.Type.INTEGER,
         getDescription = "admitted, unfinished jobs charged to the tree's groups")
-@AdditionalPrinterColumn(name = "Fullest", jsonPath = ".status.fullest", type = AdditionalPrinterColumn.Type.STRING,
-        getDescription = "the group and resource nearest its max, in percent of max")
-@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@AdditionalPrinterColumn(name = "Groups", jsonPath = ".status.groups", type = AdditionalPrinterColumn.Type.INTEGER,
+        getDescription = "quota groups in the tree in force")
+@AdditionalPrinterColumn(name = "Accepted", jsonPath = ".status.conditions[?(@.type==\"Accepted\")].status",
+        type = AdditionalPrinterColumn.Type.STRING,
+        getDescription = "whether the spec last read is valid; False keeps the generation in force before it")
 @AdditionalPrinterColumn(name = "Usage", jsonPath = ".status.usage", type = AdditionalPrinterColumn.Type.STRING,
         priority = 1, getDescription = "per group: used/max per resource, pending and admitted jobs")
+@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class ElasticQuotaTree extends CustomResource<ElasticQuotaTree.Spec, ElasticQuotaTree.Status>
         implements Namespaced {
+
+    /**
+     * What {@code kubectl explain elasticquotatree} says of the kind (the generator writes no description for a
+     * resource's own schema; {@link CrdPostProcessor} adds this one).
+     */
+    public static final String DESCRIPTION = "A tree of quota groups, read by kube-queue from its namespace (kube-system"
+            + " by default; the oldest tree there is in force). Each node is a quota group: the namespaces whose jobs"
+            + " it queues, the resources it is guaranteed (min) and the most it may use with its descendants (max)."
+            + " kube-queue admits a job, removing its suspend mark, only when its group and every parent have room for"
+            + " the whole request. An invalid edit is refused in status.conditions and the generation before it stays"
+            + " in force (status.generationInForce).";
+    /** The description of {@code spec}. */
+    public static final String SPEC_DESCRIPTION = "The quota groups, written by the cluster's administrators.";
+    /** The description of {@code status}. */
+    public static final String STATUS_DESCRIPTION = "Written by kube-queue's leader every few seconds: whether the"
+            + " spec was accepted, which generation is in force, and per quota group what kube-queue's admitted jobs"
+            + " use against min and max.";
 
     /** Levels of {@code children} below the root that the CRD's schema validates. */
     public static final int SCHEMA_DEPTH = 6;
@@ -74,6 +98,7 @@ public class ElasticQuotaTree extends CustomResource<ElasticQuotaTree.Spec, Elas
     @RegisterForReflection // read by Jackson, also in the native image
     @com.fasterxml.jackson.databind.annotation.JsonDeserialize(using = BoundedSpecDeserializer.class)
     public static class Spec {
+        @JsonPropertyDescription("The root quota group. Its max caps the whole tree; its children divide it.")
         @Required
         private Node root;
         @com.fasterxml.jackson.annotation.JsonIgnore
@@ -100,12 +125,17 @@ public class ElasticQuotaTree extends CustomResource<ElasticQuotaTree.Spec, Elas
      */
     @RegisterForReflection
     public static class Node {
+        @JsonPropertyDescription("The quota group's name, unique in the tree (the seed writes it as a path, e.g. root.team-a). Events, metrics and the read API name groups by it.")
         @Required
         @Size(min = 1)
         private String name;
+        @JsonPropertyDescription("The namespaces whose jobs are queued in this group; a namespace may be in one group only. A job of a namespace in no group is held.")
         private List<String> namespaces;
+        @JsonPropertyDescription("The resources guaranteed to this group (quantities by resource name, e.g. cpu: 4, memory: 8Gi, nvidia.com/gpu: 2). Min may be borrowed by others while unused, and reclaimed.")
         private Map<String, Quantity> min;
+        @JsonPropertyDescription("The most this group and its descendants may use together, per resource; a resource not named here is not limited by this group. Each min must not be above its max.")
         private Map<String, Quantity> max;
+        @JsonPropertyDescription("Child quota groups; their usage counts against this group's max too.")
         private List<Node> children;
 
         public String getName() {
@@ -157,12 +187,28 @@ public class ElasticQuotaTree extends CustomResource<ElasticQuotaTree.Spec, Elas
     @RegisterForReflection
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
     public static class Status {
+        @JsonPropertyDescription("Quota groups in the tree in force.")
         private Integer groups;
+        @JsonPropertyDescription("Jobs waiting in the tree's groups.")
         private Integer pending;
+        @JsonPropertyDescription("Admitted, unfinished jobs charged to the tree's groups.")
         private Integer admitted;
+        @JsonPropertyDescription("The group and resource nearest its max, in percent of max (e.g. root.team-a cpu 75%).")
         private String fullest;
+        @JsonPropertyDescription("Per group: used/max per resource, then pending and admitted jobs.")
         private String usage;
+        @JsonPropertyDescription("One entry per quota group, in name order: its min, max, what kube-queue's admitted jobs use (descendants included), pending and admitted jobs.")
         private List<GroupStatus> nodes;
+        @JsonPropertyDescription("The metadata.generation of the spec kube-queue read last, valid or not.")
+        private Long observedGeneration;
+        @JsonPropertyDescription("The metadata.generation whose quota groups are in force; below observedGeneration"
+                + " after a rejected edit (see the Accepted condition). Absent while no generation of this tree is in"
+                + " force.")
+        private Long generationInForce;
+        @JsonPropertyDescription("Accepted: whether the spec last read is a valid tree (reason InvalidSpec with the"
+                + " field at fault, or NotTheOldest: only the oldest tree of the namespace is read). InForce: whether"
+                + " this tree's quota groups apply, and which generation.")
+        private List<Condition> conditions;
 
         /** Quota groups in the tree. */
         public Integer getGroups() {
@@ -217,6 +263,38 @@ public class ElasticQuotaTree extends CustomResource<ElasticQuotaTree.Spec, Elas
         public void setNodes(List<GroupStatus> nodes) {
             this.nodes = nodes;
         }
+
+        /** The {@code metadata.generation} kube-queue read last, valid or not. */
+        public Long getObservedGeneration() {
+            return observedGeneration;
+        }
+
+        public void setObservedGeneration(Long observedGeneration) {
+            this.observedGeneration = observedGeneration;
+        }
+
+        /** The {@code metadata.generation} whose quota groups are in force; null while none of this tree's is. */
+        public Long getGenerationInForce() {
+            return generationInForce;
+        }
+
+        public void setGenerationInForce(Long generationInForce) {
+            this.generationInForce = generationInForce;
+        }
+
+        /** {@value #ACCEPTED} and {@value #IN_FORCE}, as {@code metav1.Condition}s. */
+        public List<Condition> getConditions() {
+            return conditions;
+        }
+
+        public void setConditions(List<Condition> conditions) {
+            this.conditions = conditions;
+        }
+
+        /** Condition type: whether the spec last read ({@code observedGeneration}) is a valid tree. */
+        public static final String ACCEPTED = "Accepted";
+        /** Condition type: whether this tree's quota groups apply ({@code generationInForce}). */
+        public static final String IN_FORCE = "InForce";
     }
 
     /**
@@ -230,8 +308,13 @@ public class ElasticQuotaTree extends CustomResource<ElasticQuotaTree.Spec, Elas
      * @param admitted admitted jobs charged to this group itself
      */
     @RegisterForReflection
-    public record GroupStatus(String name, Map<String, String> min, Map<String, String> max, Map<String, String> used,
-                              Integer pending, Integer admitted) {
+    public record GroupStatus(
+            @JsonPropertyDescription("The quota group's name.") String name,
+            @JsonPropertyDescription("Its declared min, as quantities by resource.") Map<String, String> min,
+            @JsonPropertyDescription("Its declared max; a resource absent is not limited here.") Map<String, String> max,
+            @JsonPropertyDescription("What kube-queue's admitted jobs use, descendants included.") Map<String, String> used,
+            @JsonPropertyDescription("Jobs waiting in this group.") Integer pending,
+            @JsonPropertyDescription("Admitted, unfinished jobs charged to this group itself.") Integer admitted) {
     }
 
     /**

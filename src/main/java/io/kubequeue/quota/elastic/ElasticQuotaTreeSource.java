@@ -71,7 +71,36 @@ public class ElasticQuotaTreeSource extends InformedQuotaSource<ElasticQuotaTree
     public record TreeRef(String namespace, String name) {
     }
 
+    /**
+     * What kube-queue made of one tree the last time it read the trees, for the tree's status
+     * ({@link QuotaTreeStatusWriter}).
+     *
+     * @param tree               the tree
+     * @param observedGeneration its {@code metadata.generation} read (null if the server sets none)
+     * @param accepted           whether that generation is a valid tree; null if it was not read as a tree (a
+     *                           younger one: only the oldest of the namespace is)
+     * @param rejection          why it is not valid (names the field), when {@code accepted} is false
+     * @param inForce            whether this tree's quota groups apply (from this generation or an earlier one)
+     * @param generationInForce  the generation whose quota groups apply, when {@code inForce} (null if the server
+     *                           sets no generation)
+     * @param olderTree          the name of the tree read instead, when {@code accepted} is null
+     * @param conditions         the conditions its status holds now (to keep their {@code lastTransitionTime})
+     */
+    public record TreeReading(TreeRef tree, Long observedGeneration, Boolean accepted, String rejection,
+                              boolean inForce, Long generationInForce, String olderTree,
+                              List<io.fabric8.kubernetes.api.model.Condition> conditions) {
+    }
+
     private volatile TreeRef inForce;
+    /** The uid and generation of the tree whose groups apply: from its last valid reading. */
+    private volatile String inForceUid;
+    private volatile Long inForceGeneration;
+    private volatile List<TreeReading> readings = List.of();
+
+    /** One reading per tree of the namespace, oldest first, as of the last time the trees were read. */
+    public List<TreeReading> readings() {
+        return readings;
+    }
 
     /** The tree whose quota groups are in force: the oldest valid one; empty while none is. */
     public Optional<TreeRef> inForce() {
@@ -85,23 +114,54 @@ public class ElasticQuotaTreeSource extends InformedQuotaSource<ElasticQuotaTree
                         Comparator.nullsLast(Comparator.naturalOrder()))
                         .thenComparing(t -> t.getMetadata().getName()));
         QuotaTree next;
+        String rejection = null;
         if (inForce.isEmpty()) {
             LOG.warnf("no ElasticQuotaTree in namespace %s: every job is held until one is created", namespace);
             next = QuotaTree.EMPTY;
             this.inForce = null;
+            this.inForceUid = null;
+            this.inForceGeneration = null;
         } else {
+            ElasticQuotaTree oldest = inForce.get();
             try {
-                next = withAdmissionTimeouts(toQuotaTree(inForce.get()), inForce.get());
-                this.inForce = new TreeRef(namespace, inForce.get().getMetadata().getName());
+                next = withAdmissionTimeouts(toQuotaTree(oldest), oldest);
+                this.inForce = new TreeRef(namespace, oldest.getMetadata().getName());
+                this.inForceUid = oldest.getMetadata().getUid();
+                this.inForceGeneration = oldest.getMetadata().getGeneration();
             } catch (RuntimeException e) { // IllegalArgumentException names the field; anything else is the tree's too
                 boolean noneYet = current == null || current.equals(QuotaTree.EMPTY);
-                events.warning(inForce.get(), "InvalidQuotaTree", (e instanceof IllegalArgumentException
+                rejection = (e instanceof IllegalArgumentException
                         ? e.getMessage() : "cannot be read (" + e.getClass().getSimpleName() + ")")
-                        + (noneYet ? "; no valid tree yet: every job is held" : "; the last valid tree stays in force"));
+                        + (noneYet ? "; no valid tree yet: every job is held" : "; the last valid tree stays in force");
+                events.warning(oldest, "InvalidQuotaTree", rejection);
                 next = noneYet ? QuotaTree.EMPTY : current;
             }
         }
+        this.readings = readings(trees, inForce.orElse(null), rejection);
         return next;
+    }
+
+    private List<TreeReading> readings(List<ElasticQuotaTree> trees, ElasticQuotaTree oldest, String rejection) {
+        if (oldest == null) {
+            return List.of();
+        }
+        List<TreeReading> out = new ArrayList<>();
+        TreeRef groupsFrom = this.inForce;
+        for (ElasticQuotaTree tree : trees) {
+            io.fabric8.kubernetes.api.model.ObjectMeta meta = tree.getMetadata();
+            boolean read = tree == oldest;
+            boolean groupsAreItsOwn = meta.getUid() != null ? meta.getUid().equals(inForceUid)
+                    : groupsFrom != null && groupsFrom.name().equals(meta.getName());
+            Long generationInForce = groupsAreItsOwn ? inForceGeneration : null;
+            out.add(new TreeReading(new TreeRef(namespace, meta.getName()), meta.getGeneration(),
+                    read ? rejection == null : null, read ? rejection : null, groupsAreItsOwn, generationInForce,
+                    read ? null : oldest.getMetadata().getName(),
+                    tree.getStatus() == null || tree.getStatus().getConditions() == null ? List.of()
+                            : List.copyOf(tree.getStatus().getConditions())));
+        }
+        out.sort(Comparator.comparing((TreeReading r) -> !r.tree().name().equals(oldest.getMetadata().getName()))
+                .thenComparing(r -> r.tree().name()));
+        return List.copyOf(out);
     }
 
     /** The groups, each with the admission timeout the tree's annotation sets for it, if any. */

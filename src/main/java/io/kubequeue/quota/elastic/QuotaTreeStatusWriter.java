@@ -1,5 +1,8 @@
 package io.kubequeue.quota.elastic;
 
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +15,8 @@ import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -26,8 +31,10 @@ import io.kubequeue.scheduler.model.Resources;
 /**
  * Writes the ElasticQuotaTree's {@code status} ({@link ElasticQuotaTree.Status}) from the scheduler's view, so that
  * plain {@code kubectl get eqt -o wide} shows how full each quota group is. Only the leader writes; it looks every
- * {@value #PERIOD_SECONDS} s and writes only when something changed, one JSON Patch of the status subresource of
- * the tree in force. A write that fails is logged once per kind of failure and retried at the next look; it never
+ * {@value #PERIOD_SECONDS} s and writes only when something changed, one JSON Patch of a tree's status subresource.
+ * Every tree of the namespace gets its {@code observedGeneration} and conditions (whether its last edit was accepted,
+ * which generation is in force: an invalid edit keeps the one before it, issue 29); the tree in force also gets its
+ * groups' usage. A write that fails is logged once per kind of failure and retried at the next look; it never
  * affects admissions.
  */
 @Singleton
@@ -41,8 +48,9 @@ public class QuotaTreeStatusWriter {
     private final KubernetesClient client;
     private final ReadViews scheduler;
     private volatile ScheduledExecutorService timer;
-    /** The tree and the patch last written there; touched only by the timer's one thread. */
-    private String written;
+    /** Per tree ({@code namespace/name}), the patch last written there; touched only by the timer's one thread. */
+    private final Map<String, String> written = new java.util.HashMap<>();
+    private final Clock clock = Clock.systemUTC();
     private Integer lastFailure;
 
     /** @param scheduler whose groups the status shows */
@@ -63,7 +71,9 @@ public class QuotaTreeStatusWriter {
         timer.scheduleWithFixedDelay(() -> {
             try {
                 if (leads.getAsBoolean()) {
-                    source.inForce().ifPresent(this::writeIfChanged);
+                    for (ElasticQuotaTreeSource.TreeReading reading : source.readings()) {
+                        writeIfChanged(reading);
+                    }
                 } else {
                     forget(); // a replica that leads again writes at once, whatever it wrote before
                 }
@@ -83,23 +93,28 @@ public class QuotaTreeStatusWriter {
     }
 
     private void forget() {
-        written = null;
+        written.clear();
     }
 
-    private void writeIfChanged(ElasticQuotaTreeSource.TreeRef tree) {
-        ElasticQuotaTree.Status status = status(scheduler.groups(), scheduler.tree().nodes());
+    private void writeIfChanged(ElasticQuotaTreeSource.TreeReading reading) {
+        ElasticQuotaTreeSource.TreeRef tree = reading.tree();
+        ElasticQuotaTree.Status status = reading.inForce()
+                ? status(scheduler.groups(), scheduler.tree().nodes()) : new ElasticQuotaTree.Status();
+        status.setObservedGeneration(reading.observedGeneration());
+        status.setGenerationInForce(reading.inForce() ? reading.generationInForce() : null);
+        status.setConditions(conditions(reading, Instant.now(clock)));
         String target = tree.namespace() + "/" + tree.name();
         // a JSON Patch that sets the whole status: a merge patch would keep map keys the new status no longer has
         // (a resource a group stopped using would stay "used")
         String patch = client.getKubernetesSerialization()
                 .asJson(List.of(Map.of("op", "add", "path", "/status", "value", status)));
-        if ((target + " " + patch).equals(written)) {
+        if (patch.equals(written.get(target))) {
             return;
         }
         try {
             client.resources(ElasticQuotaTree.class).inNamespace(tree.namespace()).withName(tree.name())
                     .subresource("status").patch(PatchContext.of(PatchType.JSON), patch);
-            written = target + " " + patch;
+            written.put(target, patch);
             lastFailure = null;
         } catch (KubernetesClientException e) {
             if (!Integer.valueOf(e.getCode()).equals(lastFailure)) {
@@ -109,6 +124,68 @@ public class QuotaTreeStatusWriter {
             lastFailure = e.getCode();
         }
     }
+
+    /**
+     * The tree's conditions ({@link ElasticQuotaTree.Status#ACCEPTED}, {@link ElasticQuotaTree.Status#IN_FORCE}), as
+     * {@code metav1.Condition}s: a condition whose status is unchanged keeps the {@code lastTransitionTime} the tree
+     * holds, so rewriting the same verdict is no change.
+     *
+     * @param reading what the source made of the tree
+     * @param now     the transition time of a condition that changes, to the second
+     */
+    static List<Condition> conditions(ElasticQuotaTreeSource.TreeReading reading, Instant now) {
+        Long generation = reading.observedGeneration();
+        String accepted;
+        String acceptedReason;
+        String acceptedMessage;
+        if (reading.accepted() == null) {
+            accepted = "False";
+            acceptedReason = "NotTheOldest";
+            acceptedMessage = "not read: only the oldest ElasticQuotaTree of namespace " + reading.tree().namespace()
+                    + " is, " + reading.olderTree();
+        } else if (reading.accepted()) {
+            accepted = "True";
+            acceptedReason = "Valid";
+            acceptedMessage = "generation " + generation + " is a valid tree";
+        } else {
+            accepted = "False";
+            acceptedReason = "InvalidSpec";
+            acceptedMessage = "generation " + generation + " refused: " + reading.rejection();
+        }
+        String inForce;
+        String inForceReason;
+        String inForceMessage;
+        if (reading.inForce()) {
+            inForce = "True";
+            inForceReason = "InForce";
+            inForceMessage = "the quota groups of generation " + reading.generationInForce() + " are in force";
+        } else if (reading.accepted() == null) {
+            inForce = "False";
+            inForceReason = "NotTheOldest";
+            inForceMessage = "the quota groups of " + reading.olderTree() + " apply";
+        } else {
+            inForce = "False";
+            inForceReason = "NoValidGeneration";
+            inForceMessage = "no generation of this tree that kube-queue read was valid";
+        }
+        return List.of(
+                condition(ElasticQuotaTree.Status.ACCEPTED, accepted, acceptedReason, acceptedMessage, reading, now),
+                condition(ElasticQuotaTree.Status.IN_FORCE, inForce, inForceReason, inForceMessage, reading, now));
+    }
+
+    private static Condition condition(String type, String status, String reason, String message,
+                                       ElasticQuotaTreeSource.TreeReading reading, Instant now) {
+        String since = reading.conditions().stream()
+                .filter(c -> type.equals(c.getType()) && status.equals(c.getStatus()) && c.getLastTransitionTime() != null)
+                .map(Condition::getLastTransitionTime).findFirst()
+                .orElse(now.truncatedTo(ChronoUnit.SECONDS).toString());
+        return new ConditionBuilder().withType(type).withStatus(status).withReason(reason)
+                .withMessage(message.length() > MAX_MESSAGE ? message.substring(0, MAX_MESSAGE - 1) + "…" : message)
+                .withObservedGeneration(reading.observedGeneration()).withLastTransitionTime(since).build();
+    }
+
+    /** {@code metav1.Condition}'s limit on a message, in characters (its validation says 32768). */
+    private static final int MAX_MESSAGE = 32768;
 
     /**
      * The status for these groups: those of the tree ({@code nodes}) and any other group jobs are charged to.

@@ -128,6 +128,39 @@ class ElasticQuotaTreeSourceTest {
         assertEquals(List.of(), events.events());
     }
 
+    /** Issue 29, item 3: what the status writer is told of each tree of the namespace. */
+    @Test
+    void eachTreeIsReadOnceOldestFirstAndARefusedEditKeepsTheGenerationInForce() {
+        ElasticQuotaTree first = tree("name: root\nmax: {cpu: \"4\"}");
+        first.getMetadata().setCreationTimestamp("2026-01-01T00:00:00Z");
+        first.getMetadata().setUid("uid-first");
+        first.getMetadata().setGeneration(1L);
+        ElasticQuotaTree second = tree("name: root\nmax: {cpu: \"8\"}");
+        second.getMetadata().setName("second");
+        second.getMetadata().setCreationTimestamp("2026-02-01T00:00:00Z");
+        second.getMetadata().setUid("uid-second");
+        second.getMetadata().setGeneration(5L);
+
+        QuotaTree groups = source.build(List.of(second, first), null);
+        assertEquals(List.of(
+                        new ElasticQuotaTreeSource.TreeReading(new ElasticQuotaTreeSource.TreeRef("kube-system", "t"), 1L,
+                                true, null, true, 1L, null, List.of()),
+                        new ElasticQuotaTreeSource.TreeReading(new ElasticQuotaTreeSource.TreeRef("kube-system", "second"),
+                                5L, null, null, false, null, "t", List.of())),
+                source.readings());
+
+        ElasticQuotaTree edited = tree("name: root\nmin: {cpu: \"9\"}\nmax: {cpu: \"4\"}");
+        edited.setMetadata(first.getMetadata());
+        edited.getMetadata().setGeneration(2L);
+        assertEquals(groups, source.build(List.of(edited, second), groups), "the valid generation stays in force");
+        ElasticQuotaTreeSource.TreeReading reading = source.readings().get(0);
+        assertEquals(false, reading.accepted());
+        assertEquals(2L, reading.observedGeneration());
+        assertEquals(1L, reading.generationInForce());
+        assertTrue(reading.inForce());
+        assertTrue(reading.rejection().contains("min cpu 9 is above max 4"), reading.rejection());
+    }
+
     /** Issue 25, sequence 4: 400000000000d reads as a Duration, but puts every deadline past the end of time. */
     @Test
     void anEntryPastItsRangeIsLeftOutWithOneWarningNamingTheRange() {
