@@ -26,13 +26,39 @@ final class EvictionMetrics {
      * {@code kube_queue_reclaim_victims{quota_group}} records its number of victims.
      */
     void reclaimStarted(CycleResult.Reclaim reclaim) {
-        Counter.builder("kube_queue_reclaims")
+        reclaims(reclaim.group()).increment();
+        victims(reclaim.group()).record(reclaim.victims().size());
+    }
+
+    /** Registers a quota group's series at 0: its reclaims, their victims, its evictions by either reason. */
+    void registerGroup(String group) {
+        reclaims(group);
+        victims(group);
+        for (Eviction.Reason reason : Eviction.Reason.values()) {
+            evictions(group, reason);
+        }
+    }
+
+    private Counter reclaims(String group) {
+        return Counter.builder("kube_queue_reclaims")
                 .description("Reclaims started: a job of this quota group fit its min but not the free room, and jobs"
                         + " of groups borrowing above their min are suspended to make room")
-                .tag("quota_group", reclaim.group()).register(registry).increment();
-        DistributionSummary.builder("kube_queue_reclaim_victims")
+                .tag("quota_group", group).register(registry);
+    }
+
+    private DistributionSummary victims(String group) {
+        return DistributionSummary.builder("kube_queue_reclaim_victims")
                 .description("Jobs suspended per reclaim, by reclaiming quota group")
-                .tag("quota_group", reclaim.group()).register(registry).record(reclaim.victims().size());
+                .tag("quota_group", group).register(registry);
+    }
+
+    private Counter evictions(String group, Eviction.Reason reason) {
+        return Counter.builder("kube_queue_evictions")
+                .description("Admitted jobs suspended again by kube-queue, by the quota group they ran in and reason:"
+                        + " reclaim (a victim of another group's reclaim), timeout (no pod ran within the admission"
+                        + " timeout)")
+                .tag("quota_group", group)
+                .tag("reason", EvictionAnnotations.reason(reason)).register(registry);
     }
 
     /**
@@ -40,11 +66,6 @@ final class EvictionMetrics {
      * victim was admitted into and {@code reclaim} or {@code timeout}.
      */
     void evicted(Eviction eviction) {
-        Counter.builder("kube_queue_evictions")
-                .description("Admitted jobs suspended again by kube-queue, by the quota group they ran in and reason:"
-                        + " reclaim (a victim of another group's reclaim), timeout (no pod ran within the admission"
-                        + " timeout)")
-                .tag("quota_group", eviction.record().group())
-                .tag("reason", EvictionAnnotations.reason(eviction.reason())).register(registry).increment();
+        evictions(eviction.record().group(), eviction.reason()).increment();
     }
 }

@@ -75,6 +75,9 @@ public class QueueMetrics {
     private final GaugeSet headFits;
     private final Timer cycleDuration;
     private final Leadership leadership;
+    private final EvictionMetrics evictions;
+    /** The quota groups whose counters are registered; touched under this instance's lock (refresh). */
+    private final java.util.Set<String> groupsWithCounters = new java.util.HashSet<>();
     /** The single-value gauges this instance registered, removed again when it stops (see {@link #stop}). */
     private final List<Meter> gauges = new ArrayList<>();
     private final ScheduledExecutorService refresher =
@@ -89,6 +92,7 @@ public class QueueMetrics {
         this.scheduler = scheduler;
         this.loop = loop;
         this.leadership = leadership;
+        this.evictions = new EvictionMetrics(registry);
         pending = new GaugeSet(MultiGauge.builder("kube_queue_pending_jobs")
                 .description("Pending jobs per quota group, by state: active (tried next cycle), backoff, "
                         + "blocked (held: cannot fit under the current limits)").register(registry));
@@ -164,7 +168,6 @@ public class QueueMetrics {
     }
 
     void onStart(@Observes StartupEvent event) {
-        EvictionMetrics evictions = new EvictionMetrics(registry);
         loop.listener(new AdmissionLoop.Listener() {
             @Override
             public void cycle(CycleResult result, long durationNanos) {
@@ -180,12 +183,8 @@ public class QueueMetrics {
                 // registered (looked up) per admission, not cached: a Counter kept from an earlier lookup can stop
                 // being the one the registry serves (a cached one read 0.0 in a CI run while admissions went on)
                 String group = admission.record().group();
-                Counter.builder("kube_queue_admissions").description("Admissions written")
-                        .tag("quota_group", group).register(registry).increment();
-                Timer.builder("kube_queue_admission_wait")
-                        .description("Time from a job's queueing to its written admission")
-                        .tag("quota_group", group).serviceLevelObjectives(WAIT_BUCKETS)
-                        .register(registry).record(admission.waited(), TimeUnit.MILLISECONDS);
+                admissions(group).increment();
+                admissionWait(group).record(admission.waited(), TimeUnit.MILLISECONDS);
             }
 
             @Override
@@ -200,21 +199,61 @@ public class QueueMetrics {
 
             @Override
             public void answered(Admitter.Settlement.Kind kind, long answerNanos) {
-                String outcome = kind.name().toLowerCase(java.util.Locale.ROOT);
-                Counter.builder("kube_queue_admission_patches")
-                        .description("Admission patches answered, by outcome: applied, refused, outdated (refused:"
-                                + " the job changed since the decision, decided again), outdated_unsent (not sent:"
-                                + " seen changed before sending), gone, taken_over, started_by_hand, unconfirmed"
-                                + " (answer lost, job read back later)")
-                        .tag("outcome", outcome).register(registry).increment();
-                Timer.builder("kube_queue_admission_patch")
-                        .description("From sending an admission patch to its answer")
-                        .serviceLevelObjectives(PATCH_BUCKETS)
-                        .register(registry).record(answerNanos, TimeUnit.NANOSECONDS);
+                patches(kind).increment();
+                patchAnswerTime().record(answerNanos, TimeUnit.NANOSECONDS);
             }
         });
-        refresher.scheduleWithFixedDelay(this::refreshGuarded, REFRESH.toMillis(), REFRESH.toMillis(),
-                TimeUnit.MILLISECONDS);
+        // every series that has no group label exists from the start, at 0: a rate over the first event is then
+        // the event, not a series appearing (issue 29)
+        for (String result : List.of("admitted", "held", "unschedulable")) {
+            attempts(result);
+        }
+        for (Admitter.Settlement.Kind kind : Admitter.Settlement.Kind.values()) {
+            patches(kind);
+        }
+        patchAnswerTime();
+        refresher.scheduleWithFixedDelay(this::refreshGuarded, 0, REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private Counter admissions(String group) {
+        return Counter.builder("kube_queue_admissions").description("Admissions written")
+                .tag("quota_group", group).register(registry);
+    }
+
+    private Timer admissionWait(String group) {
+        return Timer.builder("kube_queue_admission_wait")
+                .description("Time from a job's queueing to its written admission")
+                .tag("quota_group", group).serviceLevelObjectives(WAIT_BUCKETS).register(registry);
+    }
+
+    private Counter patches(Admitter.Settlement.Kind kind) {
+        return Counter.builder("kube_queue_admission_patches")
+                .description("Admission patches answered, by outcome: applied, refused, outdated (refused:"
+                        + " the job changed since the decision, decided again), outdated_unsent (not sent:"
+                        + " seen changed before sending), gone, taken_over, started_by_hand, unconfirmed"
+                        + " (answer lost, job read back later)")
+                .tag("outcome", kind.name().toLowerCase(java.util.Locale.ROOT)).register(registry);
+    }
+
+    private Timer patchAnswerTime() {
+        return Timer.builder("kube_queue_admission_patch")
+                .description("From sending an admission patch to its answer")
+                .serviceLevelObjectives(PATCH_BUCKETS).register(registry);
+    }
+
+    /**
+     * Registers, at 0, the per-group counters of every quota group in force that has none yet, on every replica (a
+     * follower that takes over then counts its first admission as a change): the admissions, their wait, and the
+     * eviction series. A group that leaves the tree keeps its counters, as Prometheus expects of a counter.
+     */
+    private void registerGroupCounters() {
+        for (io.kubequeue.scheduler.model.QuotaNode node : scheduler.tree().nodes()) {
+            if (groupsWithCounters.add(node.name())) {
+                admissions(node.name());
+                admissionWait(node.name());
+                evictions.registerGroup(node.name());
+            }
+        }
     }
 
     private Counter attempts(String result) {
@@ -235,6 +274,7 @@ public class QueueMetrics {
 
     /** Rebuilds every group gauge from one snapshot; rows of vanished groups and resources go away. */
     synchronized void refresh() {
+        registerGroupCounters();
         Map<Tags, Double> pendingRows = new HashMap<>();
         Map<Tags, Double> admittedRows = new HashMap<>();
         Map<Tags, Double> usedRows = new HashMap<>();
