@@ -78,6 +78,22 @@ class ManifestsIT {
         assertEquals(9000, management.getPorts().get(0).getTargetPort().getIntVal());
         assertEquals(deployment.getSpec().getSelector().getMatchLabels(), management.getSelector());
         assertEquals("9000", deployment.getSpec().getTemplate().getMetadata().getAnnotations().get("prometheus.io/port"));
+        // issue 29: the pods' annotations are the one scrape path (on the Services too, Prometheus scraped twice)
+        for (HasMetadata o : manifests.objects()) {
+            Map<String, String> annotations = o.getMetadata().getAnnotations();
+            assertTrue(annotations == null || !annotations.containsKey("prometheus.io/scrape"),
+                    "scrape annotations on " + o.getKind() + " " + o.getMetadata().getName());
+        }
+        // a priority above the jobs it queues, from a class that ships with it (a system class may be refused
+        // outside kube-system), and a budget that lets a drain move one replica at a time
+        String priorityClass = deployment.getSpec().getTemplate().getSpec().getPriorityClassName();
+        var shipped = manifests.get(io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass.class, priorityClass);
+        assertEquals(1_000_000_000, shipped.getValue(), "the highest a user class may have");
+        assertEquals(Boolean.FALSE, shipped.getGlobalDefault());
+        var budget = manifests.get(io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class,
+                "kube-queue-controller").getSpec();
+        assertEquals(1, budget.getMaxUnavailable().getIntVal(), "one replica (the default) can still be drained");
+        assertEquals(deployment.getSpec().getSelector(), budget.getSelector());
         for (HasMetadata o : manifests.objects()) {
             Map<String, String> annotations = o.getMetadata().getAnnotations();
             assertTrue(annotations == null || !annotations.containsKey("app.quarkus.io/vcs-uri"),

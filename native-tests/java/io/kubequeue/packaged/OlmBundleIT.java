@@ -154,6 +154,47 @@ class OlmBundleIT {
                 bundled.get(io.fabric8.kubernetes.api.model.rbac.Role.class, "kube-queue-reader").getRules());
     }
 
+    /**
+     * Issue 29, item 4: under OLM the Prometheus Operator scrapes through the bundle's ServiceMonitor, the one scrape
+     * path (the pods carry no scrape annotations), and the bundle ships the chart's alerts, the disruption budget
+     * and the priority class of the plain manifests.
+     */
+    @Test
+    void theBundleShipsOneScrapePathTheAlertsTheBudgetAndThePriorityClass() throws IOException {
+        Rendered bundled = manifests();
+        HasMetadata monitor = bundled.ofKind("ServiceMonitor").get(0);
+        Map<String, Object> spec = parser.getKubernetesSerialization().convertValue(
+                ((io.fabric8.kubernetes.api.model.GenericKubernetesResource) monitor).getAdditionalProperties().get("spec"),
+                Map.class);
+        io.fabric8.kubernetes.api.model.Service management = bundled.get(io.fabric8.kubernetes.api.model.Service.class,
+                "kube-queue-controller-management");
+        assertEquals(Map.of("matchLabels", management.getMetadata().getLabels()), spec.get("selector"),
+                "it selects the management Service");
+        assertEquals(List.of(Map.of("port", "management", "path", "/q/metrics", "interval", "30s")), spec.get("endpoints"));
+        var pod = csv().getSpec().getInstall().getSpec().getDeployments().get(0).getSpec().getTemplate();
+        assertTrue(pod.getMetadata().getAnnotations() == null || pod.getMetadata().getAnnotations().keySet().stream()
+                .noneMatch(k -> k.startsWith("prometheus.io/")), "the pods are not also scraped by annotation");
+        for (HasMetadata o : bundled.objects()) {
+            assertTrue(o.getMetadata().getAnnotations() == null || !o.getMetadata().getAnnotations()
+                    .containsKey("prometheus.io/scrape"), o.getKind() + " " + o.getMetadata().getName());
+        }
+
+        String alerts = Files.readString(Path.of("helm", "kube-queue", "templates", "prometheusrule.yaml"));
+        java.util.regex.Matcher names = java.util.regex.Pattern.compile("- alert: (\\w+)").matcher(alerts);
+        List<String> chartAlerts = new java.util.ArrayList<>();
+        while (names.find()) {
+            chartAlerts.add(names.group(1));
+        }
+        String bundledRule = parser.getKubernetesSerialization().asYaml(bundled.ofKind("PrometheusRule").get(0));
+        assertTrue(chartAlerts.size() >= 5, "the chart's alerts were read: " + chartAlerts);
+        for (String alert : chartAlerts) {
+            assertTrue(bundledRule.contains("alert: \"" + alert + "\""), alert + " in " + bundledRule);
+        }
+        assertEquals(generated.ofKind("PodDisruptionBudget").size(), bundled.ofKind("PodDisruptionBudget").size());
+        assertEquals("kube-queue-critical", pod.getSpec().getPriorityClassName());
+        assertEquals(1, bundled.ofKind("PriorityClass").size(), "the class the pods name ships with them");
+    }
+
     @Test
     void theCsvHasTheRequiredFields() throws IOException {
         ClusterServiceVersion csv = csv();
@@ -182,7 +223,11 @@ class OlmBundleIT {
         List<StrategyDeploymentSpec> deployments = spec.getInstall().getSpec().getDeployments();
         assertEquals(1, deployments.size());
         assertEquals("kube-queue-controller", deployments.get(0).getName());
-        assertEquals(deployment.getSpec(), deployments.get(0).getSpec(), "the bundle's deployment drifted");
+        // the generated one, but for the scrape annotations: the bundle's scrape path is its ServiceMonitor
+        Deployment unannotated = new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder(deployment).build();
+        unannotated.getSpec().getTemplate().getMetadata().getAnnotations().keySet()
+                .removeIf(key -> key.startsWith("prometheus.io/"));
+        assertEquals(unannotated.getSpec(), deployments.get(0).getSpec(), "the bundle's deployment drifted");
         String account = deployment.getSpec().getTemplate().getSpec().getServiceAccountName();
         var cluster = spec.getInstall().getSpec().getClusterPermissions();
         assertEquals(1, cluster.size());

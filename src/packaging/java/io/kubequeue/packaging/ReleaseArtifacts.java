@@ -35,7 +35,9 @@ import io.fabric8.openshift.api.model.operatorhub.v1alpha1.InstallModeBuilder;
  * <li>{@code target/bundle/kube-queue/}: the OLM bundle (registry+v1): {@code manifests/} holds the
  * ClusterServiceVersion (the generated Deployment, its RBAC as cluster and namespace permissions, the owned
  * ElasticQuotaTree CRD, the seed's ElasticQuotaTree as {@code alm-examples}, the icon
- * {@value #ICON}, the operator image as related image), the CRD and the Service;
+ * {@value #ICON}, the operator image as related image), the CRD, both Services, a ServiceMonitor (the bundle's one
+ * scrape path: the pods carry no scrape annotations here), the chart's PrometheusRule, the disruption budget and
+ * the priority class of the plain manifests;
  * {@code metadata/annotations.yaml} the package and channel; {@code bundle.Dockerfile} builds the bundle image,
  * with the same annotations as labels.</li>
  * <li>{@code target/helm/kube-queue-<version>.tgz}: the chart in {@code helm/kube-queue}, packaged.</li>
@@ -55,6 +57,8 @@ public final class ReleaseArtifacts {
     static final String ICON = "src/packaging/resources/kube-queue.icon.svg";
     static final String ICON_MEDIATYPE = "image/svg+xml";
     static final String MANIFESTS = "manifests";
+    /** The oldest Kubernetes the bundle installs on (the CSV's, and the chart's {@code kubeVersion}). */
+    static final String MIN_KUBE_VERSION = "1.22.0";
     static final String METADATA = "metadata";
     private static final String BUNDLE_ANNOTATION = "operators.operatorframework.io.bundle.";
 
@@ -68,6 +72,17 @@ public final class ReleaseArtifacts {
      * @throws IOException if an input cannot be read or an output written
      */
     public static void main(String[] args) throws IOException {
+        try {
+            write(args);
+        } catch (IOException | RuntimeException e) {
+            // the client's HTTP event loop is not a daemon thread: without an exit a failure here hung the build
+            e.printStackTrace();
+            System.exit(1);
+        }
+        System.exit(0); // the client's HTTP event loop is not a daemon thread; nothing else is left to do
+    }
+
+    private static void write(String[] args) throws IOException {
         Path project = Path.of(args[0]);
         String version = args[1];
         Path target = project.resolve("target");
@@ -79,13 +94,20 @@ public final class ReleaseArtifacts {
             HasMetadata example = read(parser, project.resolve(EXAMPLE)).get(0);
             byte[] icon = Files.readAllBytes(project.resolve(ICON));
             Path bundle = target.resolve("bundle").resolve(PACKAGE);
-            writeBundle(parser, bundle, manifests, crd, example, icon, version);
+            // the alerts have one source, the chart's template: rendered here with the namespace OLM suggests
+            String namespace = one(manifests, Deployment.class, "kube-queue-controller").getMetadata().getNamespace();
+            String alerts = new Helm(project.resolve("helm").resolve(PACKAGE)).template().withName(PACKAGE)
+                    .withNamespace(namespace).withKubeVersion(MIN_KUBE_VERSION).set("prometheusRule.enabled", "true").call();
+            HasMetadata prometheusRule = parser.load(new java.io.ByteArrayInputStream(
+                            alerts.getBytes(java.nio.charset.StandardCharsets.UTF_8))).items().stream()
+                    .filter(o -> "PrometheusRule".equals(o.getKind())).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("the chart rendered no PrometheusRule"));
+            writeBundle(parser, bundle, manifests, crd, example, icon, version, prometheusRule);
             System.out.println("[kube-queue] OLM bundle written to " + bundle);
         }
         Path helm = Files.createDirectories(target.resolve("helm"));
         new Helm(project.resolve("helm").resolve(PACKAGE)).packageIt().withDestination(helm).call();
         System.out.println("[kube-queue] Helm chart packaged into " + helm);
-        System.exit(0); // the client's HTTP event loop is not a daemon thread; nothing else is left to do
     }
 
     private static List<HasMetadata> read(KubernetesClient parser, Path file) throws IOException {
@@ -156,13 +178,21 @@ public final class ReleaseArtifacts {
      * @param example   the ElasticQuotaTree shown as the CSV's example
      * @param icon      the icon, an SVG image
      * @param version   the project version
+     * @param prometheusRule the chart's alerts, rendered
      * @throws IOException if a file cannot be written
      */
     static void writeBundle(KubernetesClient parser, Path bundle, List<HasMetadata> manifests,
-                            CustomResourceDefinition crd, HasMetadata example, byte[] icon, String version)
+                            CustomResourceDefinition crd, HasMetadata example, byte[] icon, String version,
+                            HasMetadata prometheusRule)
             throws IOException {
         Path dir = Files.createDirectories(bundle.resolve(MANIFESTS));
-        Deployment deployment = one(manifests, Deployment.class, "kube-queue-controller");
+        Deployment deployment = new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder(
+                one(manifests, Deployment.class, "kube-queue-controller")).build();
+        // the bundle's one scrape path is its ServiceMonitor (below): no scrape annotations on the pods
+        Map<String, String> podAnnotations = deployment.getSpec().getTemplate().getMetadata().getAnnotations();
+        if (podAnnotations != null) {
+            podAnnotations.keySet().removeIf(key -> key.startsWith("prometheus.io/"));
+        }
         String account = deployment.getSpec().getTemplate().getSpec().getServiceAccountName();
         String image = deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getImage();
         List<PolicyRule> clusterRules = new ArrayList<>(
@@ -194,7 +224,7 @@ public final class ReleaseArtifacts {
                         + "ResourceQuota) and admits a suspended Job, TFJob, PyTorchJob, MPIJob or Argo Workflow "
                         + "only when the group, and every parent group, has room for its whole request.")
                 .withVersion(csvVersion)
-                .withMinKubeVersion("1.22.0")
+                .withMinKubeVersion(MIN_KUBE_VERSION)
                 .withMaturity(MATURITY)
                 .withKeywords("queue", "quota", "batch", "kubeflow", "argo")
                 .withNewProvider().withName("kube-queue").endProvider()
@@ -226,6 +256,20 @@ public final class ReleaseArtifacts {
             service.getMetadata().setNamespace(null); // OLM creates it in the operator's namespace
             write(parser, dir.resolve(name + ".service.yaml"), service);
         }
+        // metrics for the Prometheus Operator: the management Service's port, and the chart's alerts
+        Service management = one(manifests, Service.class, "kube-queue-controller-management");
+        Map<String, String> labels = new TreeMap<>(management.getSpec().getSelector());
+        write(parser, dir.resolve("kube-queue-controller.servicemonitor.yaml"), serviceMonitor(management, labels));
+        prometheusRule.getMetadata().setNamespace(null);
+        prometheusRule.getMetadata().setLabels(labels); // the chart's Helm labels say nothing under OLM
+        write(parser, dir.resolve("kube-queue-controller.prometheusrule.yaml"), prometheusRule);
+        // the plain manifests' disruption budget and priority class, as they are
+        io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget budget = one(manifests,
+                io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget.class, "kube-queue-controller");
+        budget.getMetadata().setNamespace(null);
+        write(parser, dir.resolve("kube-queue-controller.poddisruptionbudget.yaml"), budget);
+        write(parser, dir.resolve("kube-queue-critical.priorityclass.yaml"), one(manifests,
+                io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass.class, "kube-queue-critical"));
         // for people, not for the operator: the service proxy to the read API, bound to no one (docs/security.md)
         Role reader = one(manifests, Role.class, "kube-queue-reader");
         reader.getMetadata().setNamespace(null);
@@ -235,6 +279,20 @@ public final class ReleaseArtifacts {
         Path metadata = Files.createDirectories(bundle.resolve(METADATA));
         write(parser, metadata.resolve("annotations.yaml"), Map.of("annotations", annotations));
         Files.writeString(bundle.resolve("bundle.Dockerfile"), bundleDockerfile(annotations));
+    }
+
+    /** A ServiceMonitor on the management Service's {@code management} port, {@code /q/metrics}. */
+    static io.fabric8.kubernetes.api.model.GenericKubernetesResource serviceMonitor(Service management,
+                                                                                  Map<String, String> labels) {
+        io.fabric8.kubernetes.api.model.GenericKubernetesResource monitor =
+                new io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder()
+                        .withApiVersion("monitoring.coreos.com/v1").withKind("ServiceMonitor")
+                        .withNewMetadata().withName("kube-queue-controller").withLabels(labels).endMetadata().build();
+        monitor.setAdditionalProperty("spec", Map.of(
+                "selector", Map.of("matchLabels", labels),
+                "endpoints", List.of(Map.of("port", management.getSpec().getPorts().get(0).getName(),
+                        "path", "/q/metrics", "interval", "30s"))));
+        return monitor;
     }
 
     private static InstallMode installMode(String type, boolean supported) {
