@@ -190,6 +190,15 @@ class HelmChartIT {
                 "with the ServiceMonitor on, the pods are not also scraped by annotation");
     }
 
+    /** Issue 29, item 5: the log format's switch reaches its env var, text by default; a non-boolean is refused. */
+    @Test
+    void logsAreTextByDefaultAndJsonWhenAskedFor() {
+        assertEquals("false", Rendered.literalEnv(template(Map.of()).controller()).get("KUBE_QUEUE_LOG_JSON"));
+        assertEquals("true", Rendered.literalEnv(template(Map.of("logs.json", "true")).controller())
+                .get("KUBE_QUEUE_LOG_JSON"));
+        assertThrows(IllegalStateException.class, () -> template(Map.of("logs.json", "yes")));
+    }
+
     @Test
     void thePrometheusRuleIsOffByDefaultAndCarriesTheAlertsWithTheirThresholds() {
         assertEquals(List.of(), template(Map.of()).ofKind("PrometheusRule"));

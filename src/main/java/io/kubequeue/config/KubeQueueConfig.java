@@ -33,6 +33,15 @@ public interface KubeQueueConfig {
     Boolean strictConsistency();
 
     /**
+     * {@code KUBE_QUEUE_LOG_JSON}: whether log lines are JSON objects (Quarkus' JSON logging, which reads the same
+     * value through {@code quarkus.log.console.json.enabled}) rather than text. Only {@code true} and {@code false}:
+     * this setting is read here so that a typo stops start-up instead of leaving the logs as text.
+     */
+    @WithConverter(StrictBooleanConverter.class)
+    @WithDefault("false")
+    boolean logJson();
+
+    /**
      * How long start-up waits for the first list of quota objects. Past it kube-queue starts with no quota
      * groups (every job held) and applies them as soon as the list succeeds. From 0s to 1h ({@link SettingRanges}).
      */

@@ -48,17 +48,25 @@ public class EventMetrics {
     private void register(EventTally.Key key) {
         String reason = key.reason();
         String outcome = key.outcome().name().toLowerCase(Locale.ROOT);
+        if (key.cause() != null && key.cause() != EventTally.Cause.values()[0]) {
+            registerDropped(key, reason);
+            return; // kube_queue_events{reason, outcome="dropped"} is one series for every cause: registered once
+        }
         FunctionCounter.builder("kube_queue_events", tally, t -> t.count(reason, key.outcome()))
                 .description("Events asked for, by reason and outcome: written, aggregated (folded into another"
                         + " event of the same object and reason), dropped (see kube_queue_events_dropped_total)")
                 .tag("reason", reason).tag("outcome", outcome).register(registry);
         if (key.cause() != null) {
-            FunctionCounter.builder("kube_queue_events_dropped", tally, t -> t.count(key))
-                    .description("Events dropped, by reason and cause: rate_limit (no token in the cluster-wide"
-                            + " bucket), waited_too_long (admissions waited longer than the events' max wait),"
-                            + " queue_full, write_failed")
-                    .tag("reason", reason).tag("cause", key.cause().name().toLowerCase(Locale.ROOT))
-                    .register(registry);
+            registerDropped(key, reason);
         }
+    }
+
+    private void registerDropped(EventTally.Key key, String reason) {
+        FunctionCounter.builder("kube_queue_events_dropped", tally, t -> t.count(key))
+                .description("Events dropped, by reason and cause: rate_limit (no token in the cluster-wide"
+                        + " bucket), waited_too_long (admissions waited longer than the events' max wait),"
+                        + " queue_full, write_failed")
+                .tag("reason", reason).tag("cause", key.cause().name().toLowerCase(Locale.ROOT))
+                .register(registry);
     }
 }

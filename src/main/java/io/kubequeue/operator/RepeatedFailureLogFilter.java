@@ -13,6 +13,8 @@ import io.quarkus.logging.LoggingFilter;
  * <ul>
  *   <li>an informer's retry for a kind the API server does not serve (404): a cluster serves only one of the two
  *       MPIJob versions, and often no Argo; start-up recovery names each kind left out;</li>
+ *   <li>the stack trace of JOSDK's "Informer startup error" past the cache-sync timeout (the line stays): for a kind
+ *       not served it came at every start;</li>
  *   <li>leader election's retry when the Lease cannot be used at all (its namespace missing, RBAC): {@link
  *       io.kubequeue.leader.Leadership} logs the {@link LeaseProblem} with its fix.</li>
  * </ul>
@@ -21,10 +23,26 @@ import io.quarkus.logging.LoggingFilter;
 @LoggingFilter(name = "kube-queue-repeated-failures")
 public final class RepeatedFailureLogFilter implements Filter {
 
+    private static boolean timedOut(Throwable thrown) {
+        for (Throwable t = thrown; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.util.concurrent.TimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @Override
     public boolean isLoggable(LogRecord record) {
         String logger = record.getLoggerName();
         if (logger == null) {
+            return true;
+        }
+        if (logger.endsWith(".informer.InformerWrapper") && timedOut(record.getThrown())) {
+            // JOSDK's "Informer startup error. Will periodically retry. Informer: <kind>: TimeoutException", past
+            // the cache-sync timeout for a kind not served (recovery named it) or slow: the line says it all, the
+            // stack trace of a timeout says nothing, and came at every start (issue 29)
+            record.setThrown(null);
             return true;
         }
         boolean informer = logger.endsWith(".informers.impl.cache.Reflector");

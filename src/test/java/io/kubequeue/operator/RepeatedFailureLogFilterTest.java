@@ -1,5 +1,6 @@
 package io.kubequeue.operator;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -49,5 +50,18 @@ class RepeatedFailureLogFilterTest {
                 "an outage is still logged by fabric8");
         assertTrue(filter.isLoggable(record(ELECTOR, answered(404, "leases \"kube-queue-leader\" not found"))),
                 "a missing Lease is not a missing namespace");
+    }
+
+    /** Issue 29, item 5: JOSDK's informer start-up timeout keeps its line and loses its stack trace. */
+    @Test
+    void theInformerStartupTimeoutIsOneLine() {
+        String wrapper = "io.javaoperatorsdk.operator.processing.event.source.informer.InformerWrapper";
+        LogRecord timedOut = record(wrapper, new io.javaoperatorsdk.operator.OperatorException(
+                new java.util.concurrent.TimeoutException()));
+        assertTrue(filter.isLoggable(timedOut), "the line stays");
+        assertEquals(null, timedOut.getThrown(), "without its trace");
+        LogRecord other = record(wrapper, new IllegalStateException("something else"));
+        assertTrue(filter.isLoggable(other));
+        assertTrue(other.getThrown() != null, "any other failure keeps its trace");
     }
 }

@@ -63,6 +63,10 @@ import io.fabric8.zjsonpatch.JsonPatchException;
  *       naming an unknown RuntimeClass is refused, as the LimitRanger and RuntimeClass admission plugins do
  *       ({@link PodAdmissionPlugins}); the plain mock stored the pod as sent.</li>
  * </ul>
+ * <ul>
+ *   <li><b>Unserved kinds</b> ({@link #unserved}): every request for a group/version/plural the cluster does not
+ *       serve answers 404, whatever its query, as a real server without that CRD version does.</li>
+ * </ul>
  * and, for the races of issue 26, {@link InFlightPatches} ({@link #inFlight}): an edit landing just before a patch, and a
  * patch answered 504 and applied after the client gave up.
  * Expectations set with {@link KubernetesMockServer#expect()} are answered first, as on the plain mock.
@@ -90,7 +94,43 @@ public final class StrictApiServer {
     private static final Map<KubernetesMockServer, InFlightPatches> IN_FLIGHT =
             java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
+    /** Each server's resources it does not serve (issue 29); a server is dropped with the last reference to it. */
+    private static final Map<KubernetesMockServer, java.util.Set<String>> UNSERVED =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
     private StrictApiServer() {
+    }
+
+    /**
+     * From now on this server does not serve {@code group/version} {@code plural}, as a real API server without
+     * that version of the CRD: every request for it (list, watch, get, in any namespace, whatever the query)
+     * answers 404 NotFound with a Status. The plain mock's expectations match one exact path and query each, so a
+     * list with {@code ?limit=500} or a watch slipped past them to the CRUD store and found the kind served.
+     *
+     * @param server a server made by {@link #create} or {@link #started}
+     */
+    public static void unserved(KubernetesMockServer server, String group, String version, String plural) {
+        java.util.Set<String> unserved = UNSERVED.get(server);
+        if (unserved == null) {
+            throw new IllegalArgumentException("not a StrictApiServer: " + server);
+        }
+        unserved.add("/apis/" + group + "/" + version + " " + plural);
+    }
+
+    /** Whether a request path (query included) is for a resource the server does not serve. */
+    static boolean isUnserved(java.util.Set<String> unserved, String path) {
+        if (unserved.isEmpty() || !path.startsWith("/apis/")) {
+            return false;
+        }
+        int query = path.indexOf('?');
+        String[] parts = (query < 0 ? path : path.substring(0, query)).split("/");
+        // "", "apis", group, version, [namespaces, ns,] plural[, name[, subresource]]
+        if (parts.length < 5) {
+            return false;
+        }
+        String groupVersion = "/apis/" + parts[2] + "/" + parts[3];
+        String plural = parts[4].equals("namespaces") && parts.length >= 7 ? parts[6] : parts[4];
+        return unserved.contains(groupVersion + " " + plural);
     }
 
     /**
@@ -224,10 +264,12 @@ public final class StrictApiServer {
         Map<ServerRequest, Queue<ServerResponse>> expectations = new HashMap<>();
         Tokens tokens = new Tokens();
         InFlightPatches inFlight = new InFlightPatches();
+        java.util.Set<String> unserved = java.util.concurrent.ConcurrentHashMap.newKeySet();
         KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), expectations,
-                new StrictDispatcher(expectations, tokens, inFlight), false);
+                new StrictDispatcher(expectations, tokens, inFlight, unserved), false);
         TOKENS.put(server, tokens);
         IN_FLIGHT.put(server, inFlight);
+        UNSERVED.put(server, unserved);
         return server;
     }
 
@@ -254,8 +296,11 @@ public final class StrictApiServer {
         private final InFlightPatches inFlight;
         private final PodAdmissionPlugins pods = new PodAdmissionPlugins(crud, JSON);
 
+        private final java.util.Set<String> unserved;
+
         StrictDispatcher(Map<ServerRequest, Queue<ServerResponse>> expectations, Tokens tokens,
-                         InFlightPatches inFlight) {
+                         InFlightPatches inFlight, java.util.Set<String> unserved) {
+            this.unserved = unserved;
             this.expectations = expectations;
             this.expected = new MockDispatcher(expectations);
             this.tokens = tokens;
@@ -269,6 +314,11 @@ public final class StrictApiServer {
                     new SimpleRequest(HttpMethod.valueOf(request.getMethod()), request.getPath()));
             if (queued != null && !queued.isEmpty()) {
                 return expected.dispatch(request);
+            }
+            if (isUnserved(unserved, request.getPath())) {
+                return new MockResponse().setResponseCode(404).setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\","
+                        + "\"status\":\"Failure\",\"reason\":\"NotFound\",\"code\":404,"
+                        + "\"message\":\"the server could not find the requested resource\"}");
             }
             if ("POST".equals(request.getMethod()) && request.getPath().startsWith(TOKEN_REVIEWS)) {
                 return tokens.answer(request);
