@@ -195,6 +195,23 @@ class OlmBundleIT {
         assertEquals(1, bundled.ofKind("PriorityClass").size(), "the class the pods name ships with them");
     }
 
+    /** Issue 29, item 6: a release's bundle (built with the image's digest) names the image by digest everywhere. */
+    @Test
+    void aReleasesBundleNamesItsImageByDigest(@org.junit.jupiter.api.io.TempDir Path folder) throws IOException {
+        String digest = "sha256:" + "0123456789abcdef".repeat(4);
+        io.kubequeue.packaging.ReleaseArtifacts.writeBundle(Path.of("."), "0.1.0", digest, folder);
+        Rendered bundled;
+        try (Stream<Path> files = Files.list(folder.resolve("manifests"))) {
+            bundled = new Rendered(files.sorted().flatMap(f -> Rendered.of(f).objects().stream()).toList());
+        }
+        ClusterServiceVersion csv = (ClusterServiceVersion) bundled.ofKind("ClusterServiceVersion").get(0);
+        String image = "ghcr.io/kube-queue/kube-queue@" + digest;
+        assertEquals(image, csv.getMetadata().getAnnotations().get("containerImage"));
+        assertEquals(List.of(image), csv.getSpec().getRelatedImages().stream().map(r -> r.getImage()).toList());
+        assertEquals(image, csv.getSpec().getInstall().getSpec().getDeployments().get(0).getSpec().getTemplate()
+                .getSpec().getContainers().get(0).getImage());
+    }
+
     @Test
     void theCsvHasTheRequiredFields() throws IOException {
         ClusterServiceVersion csv = csv();

@@ -42,7 +42,8 @@ import io.fabric8.openshift.api.model.operatorhub.v1alpha1.InstallModeBuilder;
  * with the same annotations as labels.</li>
  * <li>{@code target/helm/kube-queue-<version>.tgz}: the chart in {@code helm/kube-queue}, packaged.</li>
  * </ul>
- * Usage: {@code ReleaseArtifacts <project dir> <version>}; exits 1 with a message if an input is missing.
+ * Usage: {@code ReleaseArtifacts <project dir> <version> [digest=<sha256:…>]}: with a digest the bundle names the
+ * image by it (the release workflow); exits 1 with a message if an input is missing or a step fails.
  */
 public final class ReleaseArtifacts {
 
@@ -85,29 +86,46 @@ public final class ReleaseArtifacts {
     private static void write(String[] args) throws IOException {
         Path project = Path.of(args[0]);
         String version = args[1];
+        String digest = args.length > 2 && args[2].startsWith("digest=") ? args[2].substring("digest=".length()) : "";
         Path target = project.resolve("target");
-        Path generated = target.resolve("kubernetes");
+        Path bundle = target.resolve("bundle").resolve(PACKAGE);
+        writeBundle(project, version, digest, bundle);
+        System.out.println("[kube-queue] OLM bundle written to " + bundle);
+        Path helm = Files.createDirectories(target.resolve("helm"));
+        new Helm(project.resolve("helm").resolve(PACKAGE)).packageIt().withDestination(helm).call();
+        System.out.println("[kube-queue] Helm chart packaged into " + helm);
+    }
+
+    /**
+     * Writes the OLM bundle of a package build: from {@code target/kubernetes/} (the generated manifests and CRD),
+     * the seed's example, the icon and the chart's PrometheusRule (rendered with the namespace OLM suggests).
+     *
+     * @param project the project directory, after {@code package} generated {@code target/kubernetes/}
+     * @param version the project version
+     * @param digest  the image's digest ({@code sha256:…}) to name it by, or empty to name it by tag
+     * @param bundle  the folder to write into ({@code manifests/}, {@code metadata/}, {@code bundle.Dockerfile})
+     * @throws IOException if an input cannot be read or an output written
+     * @throws IllegalArgumentException for a digest that is not {@code sha256:} and 64 hex digits
+     */
+    public static void writeBundle(Path project, String version, String digest, Path bundle) throws IOException {
+        Path generated = project.resolve("target").resolve("kubernetes");
         try (KubernetesClient parser = new KubernetesClientBuilder().build()) {
             List<HasMetadata> manifests = read(parser, generated.resolve("kubernetes.yml"));
             CustomResourceDefinition crd = (CustomResourceDefinition) read(parser,
                     generated.resolve("elasticquotatrees.scheduling.sigs.k8s.io-v1.yml")).get(0);
             HasMetadata example = read(parser, project.resolve(EXAMPLE)).get(0);
             byte[] icon = Files.readAllBytes(project.resolve(ICON));
-            Path bundle = target.resolve("bundle").resolve(PACKAGE);
             // the alerts have one source, the chart's template: rendered here with the namespace OLM suggests
             String namespace = one(manifests, Deployment.class, "kube-queue-controller").getMetadata().getNamespace();
             String alerts = new Helm(project.resolve("helm").resolve(PACKAGE)).template().withName(PACKAGE)
-                    .withNamespace(namespace).withKubeVersion(MIN_KUBE_VERSION).set("prometheusRule.enabled", "true").call();
+                    .withNamespace(namespace).withKubeVersion(MIN_KUBE_VERSION).set("prometheusRule.enabled", "true")
+                    .call();
             HasMetadata prometheusRule = parser.load(new java.io.ByteArrayInputStream(
                             alerts.getBytes(java.nio.charset.StandardCharsets.UTF_8))).items().stream()
                     .filter(o -> "PrometheusRule".equals(o.getKind())).findFirst()
                     .orElseThrow(() -> new IllegalStateException("the chart rendered no PrometheusRule"));
-            writeBundle(parser, bundle, manifests, crd, example, icon, version, prometheusRule);
-            System.out.println("[kube-queue] OLM bundle written to " + bundle);
+            writeBundle(parser, bundle, manifests, crd, example, icon, version, prometheusRule, digest);
         }
-        Path helm = Files.createDirectories(target.resolve("helm"));
-        new Helm(project.resolve("helm").resolve(PACKAGE)).packageIt().withDestination(helm).call();
-        System.out.println("[kube-queue] Helm chart packaged into " + helm);
     }
 
     private static List<HasMetadata> read(KubernetesClient parser, Path file) throws IOException {
@@ -179,15 +197,22 @@ public final class ReleaseArtifacts {
      * @param icon      the icon, an SVG image
      * @param version   the project version
      * @param prometheusRule the chart's alerts, rendered
+     * @param digest    the released image's digest ({@code sha256:…}): the CSV then names the image by it, so that
+     *                  what OLM installs cannot change under the bundle; empty: by tag (a build of main)
      * @throws IOException if a file cannot be written
+     * @throws IllegalArgumentException for a digest that is not {@code sha256:} and 64 hex digits
      */
     static void writeBundle(KubernetesClient parser, Path bundle, List<HasMetadata> manifests,
                             CustomResourceDefinition crd, HasMetadata example, byte[] icon, String version,
-                            HasMetadata prometheusRule)
+                            HasMetadata prometheusRule, String digest)
             throws IOException {
         Path dir = Files.createDirectories(bundle.resolve(MANIFESTS));
         Deployment deployment = new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder(
                 one(manifests, Deployment.class, "kube-queue-controller")).build();
+        if (!digest.isEmpty()) {
+            deployment.getSpec().getTemplate().getSpec().getContainers()
+                    .forEach(c -> c.setImage(byDigest(c.getImage(), digest)));
+        }
         // the bundle's one scrape path is its ServiceMonitor (below): no scrape annotations on the pods
         Map<String, String> podAnnotations = deployment.getSpec().getTemplate().getMetadata().getAnnotations();
         if (podAnnotations != null) {
@@ -279,6 +304,25 @@ public final class ReleaseArtifacts {
         Path metadata = Files.createDirectories(bundle.resolve(METADATA));
         write(parser, metadata.resolve("annotations.yaml"), Map.of("annotations", annotations));
         Files.writeString(bundle.resolve("bundle.Dockerfile"), bundleDockerfile(annotations));
+    }
+
+    /**
+     * The image reference by digest: {@code ghcr.io/kube-queue/kube-queue:0.1.0} and {@code sha256:ab…} give
+     * {@code ghcr.io/kube-queue/kube-queue@sha256:ab…} (the tag dropped: with a digest it is only a label).
+     *
+     * @throws IllegalArgumentException for a digest that is not {@code sha256:} and 64 lowercase hex digits
+     */
+    static String byDigest(String image, String digest) {
+        if (!digest.matches("sha256:[0-9a-f]{64}")) {
+            throw new IllegalArgumentException("not an image digest (sha256: and 64 hex digits): '" + digest + "'");
+        }
+        String name = image.contains("@") ? image.substring(0, image.indexOf('@')) : image;
+        int slash = name.lastIndexOf('/');
+        int colon = name.lastIndexOf(':');
+        if (colon > slash) {
+            name = name.substring(0, colon); // a tag, not a registry's port
+        }
+        return name + "@" + digest;
     }
 
     /** A ServiceMonitor on the management Service's {@code management} port, {@code /q/metrics}. */
