@@ -190,6 +190,17 @@ class HelmChartIT {
                 "with the ServiceMonitor on, the pods are not also scraped by annotation");
     }
 
+    /** Issue 29, item 2: where jobs that skip the queue are charged reaches its env var; nowhere by default. */
+    @Test
+    void jobsThatSkipTheQueueAreChargedOnlyWhereAskedFor() {
+        assertFalse(Rendered.literalEnv(template(Map.of()).controller()).containsKey("KUBE_QUEUE_CHARGE_UNSUSPENDED_IN"));
+        assertEquals("*", Rendered.literalEnv(template(Map.of("chargeUnsuspendedIn[0]", "*")).controller())
+                .get("KUBE_QUEUE_CHARGE_UNSUSPENDED_IN"));
+        assertEquals("team-a,team-b", Rendered.literalEnv(template(Map.of("chargeUnsuspendedIn[0]", "team-a",
+                "chargeUnsuspendedIn[1]", "team-b")).controller()).get("KUBE_QUEUE_CHARGE_UNSUSPENDED_IN"));
+        assertThrows(IllegalStateException.class, () -> template(Map.of("chargeUnsuspendedIn[0]", "Team A")));
+    }
+
     /** Issue 29, item 5: the log format's switch reaches its env var, text by default; a non-boolean is refused. */
     @Test
     void logsAreTextByDefaultAndJsonWhenAskedFor() {

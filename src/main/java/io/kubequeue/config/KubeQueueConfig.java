@@ -63,6 +63,24 @@ public interface KubeQueueConfig {
      */
     Optional<Set<String>> watchNamespaces();
 
+    /**
+     * Where a job of a managed kind created without its suspend mark (so never queued) is charged all the same, as
+     * running outside kube-queue, with a {@code StartedOutsideQueue} Warning (comma-separated in
+     * {@code KUBE_QUEUE_CHARGE_UNSUSPENDED_IN}): namespace names, or {@value #EVERY_QUOTA_GROUP} for every
+     * namespace a quota group in force lists. Unset: nowhere, as the original (docs/security.md, "Jobs that skip the
+     * queue"). Such a job still runs (nothing stops it without a webhook), but its group's room shrinks by its request,
+     * so the queued jobs are not admitted past the quota on top of it.
+     */
+    Optional<Set<String>> chargeUnsuspendedIn();
+
+    /** {@link #chargeUnsuspendedIn()}'s word for every namespace a quota group lists (no namespace can be named so). */
+    String EVERY_QUOTA_GROUP = "*";
+
+    /** {@link #chargeUnsuspendedIn()}, each entry trimmed; empty: nowhere. */
+    default Set<String> chargeUnsuspendedInNames() {
+        return trimmed(chargeUnsuspendedIn());
+    }
+
     /** {@link #watchNamespaces()}, each name trimmed; empty: every namespace. */
     default Set<String> watchedNamespaceNames() {
         return trimmed(watchNamespaces());

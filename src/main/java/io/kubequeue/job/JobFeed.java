@@ -64,6 +64,7 @@ public class JobFeed {
     private final EventRecorder events;
     private final Set<String> disabledKinds;
     private final Set<String> watchedNamespaces;
+    private final Set<String> chargeUnsuspendedIn;
     /** Where the feed's effects go: cycles, records, Queued events, the Queuing condition. */
     private final FeedEffects effects;
     /** Suspended jobs whose request cannot be read, left out of the queue until fixed. */
@@ -132,6 +133,16 @@ public class JobFeed {
         this.events = events;
         this.disabledKinds = config.disabledKindNames();
         this.watchedNamespaces = config.watchedNamespaceNames();
+        this.chargeUnsuspendedIn = config.chargeUnsuspendedInNames();
+    }
+
+    /**
+     * Whether a job of this namespace that runs without ever having been queued is charged all the same
+     * ({@code kube-queue.charge-unsuspended-in}: the namespace named, or {@code *} and a quota group lists it).
+     */
+    public boolean chargesUnsuspended(String namespace) {
+        return chargeUnsuspendedIn.contains(namespace) || chargeUnsuspendedIn.contains(KubeQueueConfig.EVERY_QUOTA_GROUP)
+                && scheduler.tree().groupFor(namespace, null).isPresent();
     }
 
     /** Whether kube-queue manages jobs in this namespace ({@code kube-queue.watch-namespaces} unset or naming it). */
@@ -187,7 +198,9 @@ public class JobFeed {
 
     /**
      * Feeds the latest state of one job and asks for a scheduling cycle. Not managed, and ignored: a job with
-     * neither a suspend mark nor an admission record that the scheduler does not know, and a suspended one that
+     * neither a suspend mark nor an admission record that the scheduler does not know (unless
+     * {@link #chargesUnsuspended} says its namespace counts every job: then it is charged as started outside, with
+     * a {@code StartedOutsideQueue} Warning), and a suspended one that
      * has started and carries no record (paused by someone else; docs/behaviour.md §1). A job whose request
      * cannot be read gets one Warning event ({@code InvalidJob}, naming the field and value): a suspended one
      * leaves the queue, a running one stays charged (see {@link Scheduler#observeUnreadable}); a later fix to it
@@ -220,9 +233,15 @@ public class JobFeed {
         RecordSignatures.Reading signed = signatures.read(job.getMetadata().getUid(), job.getMetadata().getAnnotations());
         AdmissionRecord record = signed.record();
         Phase phase = phaseOf(kind, job, marks, record, signed.untrustedRecord());
+        boolean skippedTheQueue = false;
         // a job that carries a record, trusted or not, claims kube-queue's admission: it is managed
         if (record == null && !signed.untrustedRecord() && !scheduler.manages(key)) {
-            if (phase == Phase.UNSUSPENDED_WITHOUT_RECORD) {
+            if (phase == Phase.UNSUSPENDED_WITHOUT_RECORD && chargesUnsuspended(job.getMetadata().getNamespace())) {
+                // created without its mark where every job counts: charged as running outside kube-queue, as one
+                // that runs despite its mark is, so the queued jobs are not admitted past the quota on top of it
+                phase = Phase.STARTED_DESPITE_MARK;
+                skippedTheQueue = true;
+            } else if (phase == Phase.UNSUSPENDED_WITHOUT_RECORD) {
                 return; // never suspended: not managed by kube-queue
             }
             if (phase == Phase.QUEUED && kind.started(job)) {
@@ -238,12 +257,21 @@ public class JobFeed {
             // one instance per distinct request: the scheduler keeps it for as long as the job is pending
             request = SharedRequests.shared(kind.request(job, pricing.forNamespace(job.getMetadata().getNamespace())));
         } catch (InvalidJobException e) {
+            if (skippedTheQueue) {
+                // not queued, and no request to charge (an Argo Workflow without kube-queue/min-resources): left
+                // alone as before, rather than an InvalidJob Warning on every such job of the namespace
+                LOG.debugf("%s skipped the queue and its request cannot be read (%s): not charged", key, e.getMessage());
+                return;
+            }
             unreadable(kind, job, key, phase, record, entry, evictions, e);
             if (signed.untrusted()) {
                 untrusted(job, key, signed);
             }
             return;
         } catch (RuntimeException e) {
+            if (skippedTheQueue) {
+                return;
+            }
             // any other failure of the kind's reading is the job's too, never the watch's (docs/security.md)
             unreadable(kind, job, key, phase, record, entry, evictions,
                     new InvalidJobException("spec", "...", "cannot be read (" + brief(e) + ")"));
@@ -272,6 +300,8 @@ public class JobFeed {
                     effects.startedOutside(new StartedOutside(new Admission(key, job.getMetadata().getUid(),
                             observed.record(), request, 0), signed.untrustedRecord()
                             ? "it carries an admission record kube-queue did not write"
+                            : skippedTheQueue ? "it was created without its suspend mark, in namespace "
+                                    + key.namespace() + " where every job is charged (kube-queue.charge-unsuspended-in)"
                             : phase == Phase.STARTED_DESPITE_MARK ? ignoredMarkReason(kind, marks)
                             : "its suspend mark was removed by hand", told));
             default -> {

@@ -29,4 +29,7 @@ public interface JobIntake {
 
     /** See {@link Scheduler#status}. */
     Optional<JobStatus> status(JobKey key);
+
+    /** The quota groups in force: see {@link Scheduler#tree}. */
+    io.kubequeue.scheduler.model.QuotaTree tree();
 }
