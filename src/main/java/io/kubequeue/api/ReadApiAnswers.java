@@ -15,7 +15,7 @@ import io.vertx.ext.web.RoutingContext;
  * Counts the read API's answers, {@code kube_queue_read_api_answers_total{route, code}}: by route (the path with
  * its names taken out, so the series do not grow with the jobs: {@code queues}, {@code group_jobs}, {@code job},
  * {@code dry_run}, {@code other}) and HTTP status code, whoever answered (this replica, the leader it forwarded
- * to, or the token check). A rise of {@code 401}/{@code 403} is a caller without rights; of {@code 503}, no
+ * to, or the token check), once: on the replica the caller reached. A rise of {@code 401}/{@code 403} is a caller without rights; of {@code 503}, no
  * leader reachable (docs/metrics.md). The common codes are registered at 0 at start.
  */
 @Singleton
@@ -46,7 +46,8 @@ public class ReadApiAnswers {
 
     private void count(RoutingContext rc) {
         String path = rc.normalizedPath();
-        if (ReadApiForwarding.readApi(path)) {
+        // a call a follower forwarded here is counted there, with this replica's code: not twice
+        if (ReadApiForwarding.readApi(path) && rc.request().getHeader(ReadApiForwarding.FORWARDED_BY) == null) {
             String route = route(path);
             rc.addHeadersEndHandler(v -> answers(route, rc.response().getStatusCode()).increment());
         }

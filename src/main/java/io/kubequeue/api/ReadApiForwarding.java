@@ -95,6 +95,9 @@ public class ReadApiForwarding {
         this.leadership = leadership;
         this.address = address;
         this.registry = registry;
+        for (String outcome : java.util.List.of("forwarded", "unavailable")) {
+            counter(outcome); // at 0 from the start, as every kube-queue series
+        }
         this.http = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout((int) CONNECT_MILLIS)
                         .setKeepAlive(true).setIdleTimeout(60),
                 // bounded: past 64 calls waiting for a connection to the leader, the next fails (503)
@@ -250,10 +253,14 @@ public class ReadApiForwarding {
     }
 
     private void count(String outcome) {
-        Counter.builder("kube_queue_read_api_forwards")
+        counter(outcome).increment();
+    }
+
+    private Counter counter(String outcome) {
+        return Counter.builder("kube_queue_read_api_forwards")
                 .description("Read API calls this follower forwarded to the leader (forwarded: the leader's answer"
                         + " went back; unavailable: no leader known or reached, the caller got 503)")
-                .tag("outcome", outcome).register(registry).increment();
+                .tag("outcome", outcome).register(registry);
     }
 
     private void logOnce(String message) {

@@ -137,12 +137,22 @@ public class JobFeed {
     }
 
     /**
+     * Whether a controller other than a CronJob owns the job: an MPIJob's launcher Job, a JobSet's Jobs. Their owner
+     * is charged (or not) for them; charging them too would count their pods twice.
+     */
+    static boolean ownedByAnotherController(HasMetadata job) {
+        List<io.fabric8.kubernetes.api.model.OwnerReference> owners = job.getMetadata().getOwnerReferences();
+        return owners != null && owners.stream().anyMatch(o -> Boolean.TRUE.equals(o.getController())
+                && !("CronJob".equals(o.getKind()) && o.getApiVersion() != null && o.getApiVersion().startsWith("batch/")));
+    }
+
+    /**
      * Whether a job of this namespace that runs without ever having been queued is charged all the same
      * ({@code kube-queue.charge-unsuspended-in}: the namespace named, or {@code *} and a quota group lists it).
      */
     public boolean chargesUnsuspended(String namespace) {
         return chargeUnsuspendedIn.contains(namespace) || chargeUnsuspendedIn.contains(KubeQueueConfig.EVERY_QUOTA_GROUP)
-                && scheduler.tree().groupFor(namespace, null).isPresent();
+                && scheduler.tree().lists(namespace);
     }
 
     /** Whether kube-queue manages jobs in this namespace ({@code kube-queue.watch-namespaces} unset or naming it). */
@@ -236,7 +246,8 @@ public class JobFeed {
         boolean skippedTheQueue = false;
         // a job that carries a record, trusted or not, claims kube-queue's admission: it is managed
         if (record == null && !signed.untrustedRecord() && !scheduler.manages(key)) {
-            if (phase == Phase.UNSUSPENDED_WITHOUT_RECORD && chargesUnsuspended(job.getMetadata().getNamespace())) {
+            if (phase == Phase.UNSUSPENDED_WITHOUT_RECORD && chargesUnsuspended(job.getMetadata().getNamespace())
+                    && !ownedByAnotherController(job)) {
                 // created without its mark where every job counts: charged as running outside kube-queue, as one
                 // that runs despite its mark is, so the queued jobs are not admitted past the quota on top of it
                 phase = Phase.STARTED_DESPITE_MARK;

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodStatus;
@@ -35,7 +36,8 @@ import io.kubequeue.resources.PodRequests;
  * with the values of the annotations kube-queue reads. Other annotations keep their key with an empty value: the
  * admission patch depends on whether the job has any annotation at all ({@link JobDirectory.Entry#annotationsPresent}),
  * and a job whose only annotation is {@value #LAST_APPLIED} must not look as if it had none, or the patch would
- * replace its annotation map. Dropped: managedFields, ownerReferences, the other labels and annotation values.
+ * replace its annotation map; of its owner references, the kind of its controller, if any. Dropped: managedFields,
+ * the other owner references and their names, the other labels and annotation values.
  *
  * <p>What is kept of a pod template: per container, {@code resources.requests} and {@code resources.limits} (and
  * each init container's {@code restartPolicy}, which makes it a sidecar); the pod's {@code overhead},
@@ -112,6 +114,7 @@ public final class Pruning {
         }
         ObjectMeta copy = identity(meta);
         copy.setLabels(only(meta.getLabels(), JOB_LABELS::contains));
+        copy.setOwnerReferences(controllerKind(meta.getOwnerReferences()));
         Map<String, String> annotations = meta.getAnnotations();
         if (annotations != null && !annotations.isEmpty()) {
             Map<String, String> kept = new HashMap<>(annotations.size() * 4 / 3 + 1);
@@ -332,6 +335,28 @@ public final class Pruning {
         copy.setRequests(requests);
         copy.setLimits(limits);
         return copy;
+    }
+
+    /**
+     * Of a job's owner references, only the kind of its controller (apiVersion, kind, {@code controller: true}), if
+     * it has one: whether another controller owns the job ({@link JobFeed#ownedByAnotherController}). Null for
+     * the many jobs with no owner.
+     */
+    private static List<OwnerReference> controllerKind(List<OwnerReference> owners) {
+        if (owners == null) {
+            return null;
+        }
+        for (OwnerReference owner : owners) {
+            if (Boolean.TRUE.equals(owner.getController())) {
+                OwnerReference kept = new OwnerReference();
+                kept.setApiVersion(intern(owner.getApiVersion()));
+                kept.setKind(intern(owner.getKind()));
+                kept.setController(Boolean.TRUE);
+                kept.setAdditionalProperties(null);
+                return List.of(kept);
+            }
+        }
+        return null;
     }
 
     /** The metadata fields every cached copy keeps; no labels, annotations or ownerReferences yet. */

@@ -75,7 +75,7 @@ public final class ReleaseArtifacts {
     public static void main(String[] args) throws IOException {
         try {
             write(args);
-        } catch (IOException | RuntimeException e) {
+        } catch (Throwable e) { // an Error too (helm-java's native library): anything but an exit hangs the build
             // the client's HTTP event loop is not a daemon thread: without an exit a failure here hung the build
             e.printStackTrace();
             System.exit(1);
@@ -86,7 +86,10 @@ public final class ReleaseArtifacts {
     private static void write(String[] args) throws IOException {
         Path project = Path.of(args[0]);
         String version = args[1];
-        String digest = args.length > 2 && args[2].startsWith("digest=") ? args[2].substring("digest=".length()) : "";
+        if (args.length > 2 && !args[2].startsWith("digest=")) {
+            throw new IllegalArgumentException("the third argument is digest=<sha256:…>, not '" + args[2] + "'");
+        }
+        String digest = args.length > 2 ? args[2].substring("digest=".length()) : "";
         Path target = project.resolve("target");
         Path bundle = target.resolve("bundle").resolve(PACKAGE);
         writeBundle(project, version, digest, bundle);
@@ -283,7 +286,8 @@ public final class ReleaseArtifacts {
         }
         // metrics for the Prometheus Operator: the management Service's port, and the chart's alerts
         Service management = one(manifests, Service.class, "kube-queue-controller-management");
-        Map<String, String> labels = new TreeMap<>(management.getSpec().getSelector());
+        // a ServiceMonitor selects Services by their labels (its endpoint's port name then picks this one)
+        Map<String, String> labels = new TreeMap<>(management.getMetadata().getLabels());
         write(parser, dir.resolve("kube-queue-controller.servicemonitor.yaml"), serviceMonitor(management, labels));
         prometheusRule.getMetadata().setNamespace(null);
         prometheusRule.getMetadata().setLabels(labels); // the chart's Helm labels say nothing under OLM

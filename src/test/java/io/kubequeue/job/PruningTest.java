@@ -761,4 +761,22 @@ class PruningTest {
         assertEquals("lots", second.getSpec().getTemplate().getSpec().getContainers().get(0).getResources()
                 .getRequests().get("cpu").toString());
     }
+
+    /** Issue 29, item 2: the cache keeps whether another controller owns a job (its kind only), and nothing else of it. */
+    @Test
+    void aJobsControllerKindIsKeptAndNothingElseOfItsOwners() {
+        io.fabric8.kubernetes.api.model.ObjectMeta meta = new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+                .withName("pi-launcher").addNewOwnerReference().withApiVersion("v1").withKind("ConfigMap")
+                .withName("other").withUid("u1").endOwnerReference()
+                .addNewOwnerReference().withApiVersion("kubeflow.org/v2beta1").withKind("MPIJob").withName("pi")
+                .withUid("u2").withController(true).withBlockOwnerDeletion(true).endOwnerReference().build();
+        List<io.fabric8.kubernetes.api.model.OwnerReference> kept = Pruning.jobMetadata(meta).getOwnerReferences();
+        assertEquals(1, kept.size());
+        assertEquals("MPIJob", kept.get(0).getKind());
+        assertEquals("kubeflow.org/v2beta1", kept.get(0).getApiVersion());
+        assertEquals(Boolean.TRUE, kept.get(0).getController());
+        assertNull(kept.get(0).getName(), "names and uids are not kept");
+        assertNull(Pruning.jobMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName("alone")
+                .build()).getOwnerReferences(), "no owner, no list");
+    }
 }

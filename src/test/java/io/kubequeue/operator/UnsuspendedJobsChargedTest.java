@@ -27,7 +27,7 @@ import io.quarkus.test.junit.TestProfile;
 
 /**
  * Issue 29, item 2: with {@code KUBE_QUEUE_CHARGE_UNSUSPENDED_IN=*}, a Job created without {@code spec.suspend} in a
- * namespace a quota group lists (16 cpu in a 4-cpu group) is seen, charged as running outside kube-queue, and gets a
+ * namespace a quota group lists (3 cpu in a 4-cpu group) is seen, charged as running outside kube-queue, and gets a
  * {@code StartedOutsideQueue} Warning; the queued job behind it is not admitted past the quota. A namespace in no
  * quota group is left alone, as is every namespace without the setting (the original's behaviour).
  */
@@ -78,6 +78,16 @@ class UnsuspendedJobsChargedTest {
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() ->
                 Cluster.admittedGroup(get("elsewhere", "free")) == null);
         assertEquals(List.of(), cluster.events("elsewhere", "free"));
+
+        // a Job another controller owns (an MPIJob's launcher): its owner is what is charged, not this one
+        Job launcher = job("pi-launcher", "1", null);
+        launcher.getMetadata().setOwnerReferences(List.of(new io.fabric8.kubernetes.api.model.OwnerReferenceBuilder()
+                .withApiVersion("kubeflow.org/v2beta1").withKind("MPIJob").withName("pi").withUid("u-pi")
+                .withController(true).build()));
+        client.batch().v1().jobs().inNamespace("team-a").resource(launcher).create();
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() ->
+                Cluster.admittedGroup(get("team-a", "pi-launcher")) == null);
+        assertEquals(3000L, scheduler.usage("root.team-a").get("cpu"), "the launcher is not charged");
 
         // the bypassing job ends: its room goes back and the queued one is admitted
         client.batch().v1().jobs().inNamespace("team-a").withName("bypass").delete();

@@ -206,7 +206,7 @@ public class ElasticQuotaTree extends CustomResource<ElasticQuotaTree.Spec, Elas
                 + " force.")
         private Long generationInForce;
         @JsonPropertyDescription("Accepted: whether the spec last read is a valid tree (reason InvalidSpec with the"
-                + " field at fault, or NotTheOldest: only the oldest tree of the namespace is read). InForce: whether"
+                + " field at fault; Unknown with NotTheOldest: only the oldest tree of the namespace is read). InForce: whether"
                 + " this tree's quota groups apply, and which generation.")
         private List<Condition> conditions;
 

@@ -51,7 +51,13 @@ public class QuotaTreeStatusWriter {
     /** Per tree ({@code namespace/name}), the patch last written there; touched only by the timer's one thread. */
     private final Map<String, String> written = new java.util.HashMap<>();
     private final Clock clock = Clock.systemUTC();
-    private Integer lastFailure;
+    /** Per tree, the code of its last failed write: logged once per kind of failure. */
+    private final Map<String, Integer> lastFailure = new java.util.HashMap<>();
+    /**
+     * Per tree, the conditions last written: their transition times are kept from here, not only from the tree as
+     * read back, since a server whose CRD predates the conditions drops them and every look would then write anew.
+     */
+    private final Map<ElasticQuotaTreeSource.TreeRef, List<Condition>> writtenConditions = new java.util.HashMap<>();
 
     /** @param scheduler whose groups the status shows */
     public QuotaTreeStatusWriter(KubernetesClient client, ReadViews scheduler) {
@@ -94,6 +100,7 @@ public class QuotaTreeStatusWriter {
 
     private void forget() {
         written.clear();
+        writtenConditions.clear();
     }
 
     private void writeIfChanged(ElasticQuotaTreeSource.TreeReading reading) {
@@ -102,7 +109,7 @@ public class QuotaTreeStatusWriter {
                 ? status(scheduler.groups(), scheduler.tree().nodes()) : new ElasticQuotaTree.Status();
         status.setObservedGeneration(reading.observedGeneration());
         status.setGenerationInForce(reading.inForce() ? reading.generationInForce() : null);
-        status.setConditions(conditions(reading, Instant.now(clock)));
+        status.setConditions(conditions(reading, writtenConditions.get(reading.tree()), Instant.now(clock)));
         String target = tree.namespace() + "/" + tree.name();
         // a JSON Patch that sets the whole status: a merge patch would keep map keys the new status no longer has
         // (a resource a group stopped using would stay "used")
@@ -115,42 +122,45 @@ public class QuotaTreeStatusWriter {
             client.resources(ElasticQuotaTree.class).inNamespace(tree.namespace()).withName(tree.name())
                     .subresource("status").patch(PatchContext.of(PatchType.JSON), patch);
             written.put(target, patch);
-            lastFailure = null;
+            writtenConditions.put(tree, status.getConditions());
+            lastFailure.remove(target);
         } catch (KubernetesClientException e) {
-            if (!Integer.valueOf(e.getCode()).equals(lastFailure)) {
+            if (!Integer.valueOf(e.getCode()).equals(lastFailure.get(target))) {
                 LOG.warnf("ElasticQuotaTree %s: status not written (%d %s); retried every %d s", target, e.getCode(),
                         e.getMessage(), PERIOD_SECONDS);
             }
-            lastFailure = e.getCode();
+            lastFailure.put(target, e.getCode());
         }
     }
 
     /**
      * The tree's conditions ({@link ElasticQuotaTree.Status#ACCEPTED}, {@link ElasticQuotaTree.Status#IN_FORCE}), as
-     * {@code metav1.Condition}s: a condition whose status is unchanged keeps the {@code lastTransitionTime} the tree
-     * holds, so rewriting the same verdict is no change.
+     * {@code metav1.Condition}s: a condition whose status is unchanged keeps its {@code lastTransitionTime}, taken from
+     * the conditions last written, else from those the tree holds, so rewriting the same verdict is no change.
      *
      * @param reading what the source made of the tree
+     * @param written the conditions this writer last wrote on the tree, or null
      * @param now     the transition time of a condition that changes, to the second
      */
-    static List<Condition> conditions(ElasticQuotaTreeSource.TreeReading reading, Instant now) {
+    static List<Condition> conditions(ElasticQuotaTreeSource.TreeReading reading, List<Condition> written, Instant now) {
         Long generation = reading.observedGeneration();
+        String theSpec = generation == null ? "the spec last read" : "generation " + generation;
         String accepted;
         String acceptedReason;
         String acceptedMessage;
         if (reading.accepted() == null) {
-            accepted = "False";
+            accepted = "Unknown"; // not read at all, so neither valid nor invalid
             acceptedReason = "NotTheOldest";
             acceptedMessage = "not read: only the oldest ElasticQuotaTree of namespace " + reading.tree().namespace()
                     + " is, " + reading.olderTree();
         } else if (reading.accepted()) {
             accepted = "True";
             acceptedReason = "Valid";
-            acceptedMessage = "generation " + generation + " is a valid tree";
+            acceptedMessage = theSpec + " is a valid tree";
         } else {
             accepted = "False";
             acceptedReason = "InvalidSpec";
-            acceptedMessage = "generation " + generation + " refused: " + reading.rejection();
+            acceptedMessage = theSpec + " refused: " + reading.rejection();
         }
         String inForce;
         String inForceReason;
@@ -158,7 +168,8 @@ public class QuotaTreeStatusWriter {
         if (reading.inForce()) {
             inForce = "True";
             inForceReason = "InForce";
-            inForceMessage = "the quota groups of generation " + reading.generationInForce() + " are in force";
+            inForceMessage = reading.generationInForce() == null ? "its quota groups are in force"
+                    : "the quota groups of generation " + reading.generationInForce() + " are in force";
         } else if (reading.accepted() == null) {
             inForce = "False";
             inForceReason = "NotTheOldest";
@@ -168,20 +179,23 @@ public class QuotaTreeStatusWriter {
             inForceReason = "NoValidGeneration";
             inForceMessage = "no generation of this tree that kube-queue read was valid";
         }
+        List<Condition> before = written != null ? written : reading.conditions();
         return List.of(
-                condition(ElasticQuotaTree.Status.ACCEPTED, accepted, acceptedReason, acceptedMessage, reading, now),
-                condition(ElasticQuotaTree.Status.IN_FORCE, inForce, inForceReason, inForceMessage, reading, now));
+                condition(ElasticQuotaTree.Status.ACCEPTED, accepted, acceptedReason, acceptedMessage, generation,
+                        before, now),
+                condition(ElasticQuotaTree.Status.IN_FORCE, inForce, inForceReason, inForceMessage, generation,
+                        before, now));
     }
 
-    private static Condition condition(String type, String status, String reason, String message,
-                                       ElasticQuotaTreeSource.TreeReading reading, Instant now) {
-        String since = reading.conditions().stream()
+    private static Condition condition(String type, String status, String reason, String message, Long generation,
+                                       List<Condition> before, Instant now) {
+        String since = before.stream()
                 .filter(c -> type.equals(c.getType()) && status.equals(c.getStatus()) && c.getLastTransitionTime() != null)
                 .map(Condition::getLastTransitionTime).findFirst()
                 .orElse(now.truncatedTo(ChronoUnit.SECONDS).toString());
         return new ConditionBuilder().withType(type).withStatus(status).withReason(reason)
                 .withMessage(message.length() > MAX_MESSAGE ? message.substring(0, MAX_MESSAGE - 1) + "…" : message)
-                .withObservedGeneration(reading.observedGeneration()).withLastTransitionTime(since).build();
+                .withObservedGeneration(generation).withLastTransitionTime(since).build();
     }
 
     /** {@code metav1.Condition}'s limit on a message, in characters (its validation says 32768). */

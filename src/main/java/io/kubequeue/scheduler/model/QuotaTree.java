@@ -105,6 +105,14 @@ public final class QuotaTree {
         return Optional.ofNullable(byNamespace.get(namespace));
     }
 
+    /**
+     * Whether a declared group lists this namespace: an ElasticQuotaTree node's {@code namespaces}, or under the
+     * ResourceQuota plugin a namespace with a ResourceQuota (not the unlimited group of one without).
+     */
+    public boolean lists(String namespace) {
+        return byNamespace.containsKey(namespace);
+    }
+
     private boolean labelAllowed(String namespace, QuotaNode named) {
         QuotaNode home = byNamespace.get(namespace);
         return home != null && pathToRoot(named.name()).stream().anyMatch(n -> n.name().equals(home.name()));

@@ -19,7 +19,7 @@ class TreeReadingConditionsTest {
     @Test
     void aValidTreeInForceIsAcceptedAndInForceAtItsGeneration() {
         List<Condition> conditions = QuotaTreeStatusWriter.conditions(
-                new ElasticQuotaTreeSource.TreeReading(TREE, 3L, true, null, true, 3L, null, List.of()), NOW);
+                new ElasticQuotaTreeSource.TreeReading(TREE, 3L, true, null, true, 3L, null, List.of()), null, NOW);
         assertEquals(List.of("Accepted True Valid", "InForce True InForce"), summary(conditions));
         assertEquals("the quota groups of generation 3 are in force", conditions.get(1).getMessage());
         assertEquals("2026-12-04T10:00:00Z", conditions.get(0).getLastTransitionTime(), "to the second, as metav1.Time");
@@ -30,10 +30,10 @@ class TreeReadingConditionsTest {
     void aRefusedEditKeepsTheEarlierGenerationInForceAndItsTransitionTime() {
         List<Condition> before = QuotaTreeStatusWriter.conditions(
                 new ElasticQuotaTreeSource.TreeReading(TREE, 3L, true, null, true, 3L, null, List.of()),
-                Instant.parse("2026-12-01T00:00:00Z"));
+                null, Instant.parse("2026-12-01T00:00:00Z"));
         List<Condition> conditions = QuotaTreeStatusWriter.conditions(new ElasticQuotaTreeSource.TreeReading(TREE, 4L,
                 false, "spec.root (root): min cpu 8 is above max 4; the last valid tree stays in force", true, 3L, null,
-                before), NOW);
+                before), null, NOW);
         assertEquals(List.of("Accepted False InvalidSpec", "InForce True InForce"), summary(conditions));
         assertEquals("generation 4 refused: spec.root (root): min cpu 8 is above max 4; the last valid tree stays in force",
                 conditions.get(0).getMessage());
@@ -45,7 +45,7 @@ class TreeReadingConditionsTest {
     @Test
     void aFirstTreeThatIsInvalidIsNotInForce() {
         List<Condition> conditions = QuotaTreeStatusWriter.conditions(new ElasticQuotaTreeSource.TreeReading(TREE, 1L,
-                false, "spec.root is missing; no valid tree yet: every job is held", false, null, null, List.of()), NOW);
+                false, "spec.root is missing; no valid tree yet: every job is held", false, null, null, List.of()), null, NOW);
         assertEquals(List.of("Accepted False InvalidSpec", "InForce False NoValidGeneration"), summary(conditions));
     }
 
@@ -53,10 +53,30 @@ class TreeReadingConditionsTest {
     void aYoungerTreeIsNotReadAndSaysWhichTreeIs() {
         List<Condition> conditions = QuotaTreeStatusWriter.conditions(new ElasticQuotaTreeSource.TreeReading(
                 new ElasticQuotaTreeSource.TreeRef("kube-system", "second"), 1L, null, null, false, null, "first",
-                List.of()), NOW);
-        assertEquals(List.of("Accepted False NotTheOldest", "InForce False NotTheOldest"), summary(conditions));
+                List.of()), null, NOW);
+        assertEquals(List.of("Accepted Unknown NotTheOldest", "InForce False NotTheOldest"), summary(conditions));
         assertTrue(conditions.get(0).getMessage().contains("only the oldest ElasticQuotaTree of namespace kube-system is,"
                 + " first"), conditions.get(0).getMessage());
+    }
+
+    /**
+     * A server whose CRD predates the conditions drops them: the tree read back holds none, and the same verdict must
+     * still be the same patch (it was written anew every 5 s), so the times come from what was written.
+     */
+    @Test
+    void theSameVerdictIsTheSameConditionsWhenTheServerDroppedThem() {
+        ElasticQuotaTreeSource.TreeReading reading = new ElasticQuotaTreeSource.TreeReading(TREE, 3L, true, null, true,
+                3L, null, List.of());
+        List<Condition> written = QuotaTreeStatusWriter.conditions(reading, null, Instant.parse("2026-12-01T00:00:00Z"));
+        assertEquals(written, QuotaTreeStatusWriter.conditions(reading, written, NOW));
+    }
+
+    @Test
+    void aServerThatSetsNoGenerationGetsNoNullInTheMessages() {
+        List<Condition> conditions = QuotaTreeStatusWriter.conditions(
+                new ElasticQuotaTreeSource.TreeReading(TREE, null, true, null, true, null, null, List.of()), null, NOW);
+        assertEquals("the spec last read is a valid tree", conditions.get(0).getMessage());
+        assertEquals("its quota groups are in force", conditions.get(1).getMessage());
     }
 
     private static List<String> summary(List<Condition> conditions) {
