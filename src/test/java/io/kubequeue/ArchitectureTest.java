@@ -53,6 +53,7 @@ class ArchitectureTest {
             Map.entry("quota", 7), // the quota plugins (the ResourceQuota one counts managed jobs' pods)
             Map.entry("admission", 8), // the writes that change whether a job runs
             Map.entry("api", 9), // the read API and metrics
+            Map.entry("webhook", 9), // the admission webhook's decisions (served over HTTPS beside the read API)
             Map.entry("operator", 10)); // wiring and start-up
 
     private static final String ROOT = "io.kubequeue.";
