@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Test;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.testing.Cluster;
-import io.kubequeue.testing.ManagementPort;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
 
@@ -36,7 +35,7 @@ class MetricsFromTheStartTest {
     Scheduler scheduler;
 
     private static String metrics() {
-        return ManagementPort.given().when().get("/q/metrics").then().statusCode(200).extract().asString();
+        return QueueMetricsTest.metrics();
     }
 
     @Test

@@ -38,7 +38,8 @@ class QueueMetricsTest {
     @Inject
     Scheduler scheduler;
 
-    private static String metrics() {
+    /** The management port's Prometheus text, as a scraper reads it. */
+    static String metrics() {
         return ManagementPort.given().when().get("/q/metrics").then().statusCode(200).extract().asString();
     }
 
