@@ -53,8 +53,10 @@ class ArchitectureTest {
             Map.entry("quota", 7), // the quota plugins (the ResourceQuota one counts managed jobs' pods)
             Map.entry("admission", 8), // the writes that change whether a job runs
             Map.entry("api", 9), // the read API and metrics
-            Map.entry("webhook", 9), // the admission webhook's decisions (served over HTTPS beside the read API)
-            Map.entry("operator", 10)); // wiring and start-up
+            Map.entry("webhook", 9), // the admission webhook's decisions
+            Map.entry("visibility", 9), // the aggregated API: its resources, tables, who calls and what they may read
+            Map.entry("serving", 10), // the HTTPS endpoint of the two above: TLS, certificates, the forward to the leader
+            Map.entry("operator", 11)); // wiring and start-up
 
     private static final String ROOT = "io.kubequeue.";
     private static final JavaClasses MAIN = new ClassFileImporter()

@@ -1,8 +1,6 @@
 package io.kubequeue.api;
 
 import java.time.Instant;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -146,36 +144,9 @@ public class QueueApi {
                 .orElseThrow(() -> new NotFoundException("kube-queue holds no job " + namespace + "/" + name));
     }
 
-    /**
-     * The groups holding a namespace the viewer may list some job kind in, every ancestor of such a group, and every
-     * group below it (where a job of that namespace may be routed by its label).
-     */
+    /** The groups this viewer may see ({@link GroupView#visibleThrough}). */
     static Set<String> visible(ReadApiAccess.Viewer viewer, List<GroupView> groups) {
-        Map<String, String> parents = new HashMap<>();
-        Map<String, List<String>> children = new HashMap<>();
-        groups.forEach(g -> {
-            parents.put(g.name(), g.parent());
-            if (g.parent() != null) {
-                children.computeIfAbsent(g.parent(), p -> new java.util.ArrayList<>()).add(g.name());
-            }
-        });
-        Set<String> visible = new HashSet<>();
-        for (GroupView g : groups) {
-            if (g.namespaces().stream().anyMatch(viewer::mayListAnyKind)) {
-                for (String at = g.name(); at != null && visible.add(at); at = parents.get(at)) {
-                    // marks the group and climbs to its root; stops at a group already marked
-                }
-                // the groups below it, where its namespace's jobs may be routed by label (QuotaTree#groupFor)
-                java.util.ArrayDeque<String> below = new java.util.ArrayDeque<>(children.getOrDefault(g.name(), List.of()));
-                while (!below.isEmpty()) {
-                    String c = below.pop();
-                    if (visible.add(c)) {
-                        below.addAll(children.getOrDefault(c, List.of()));
-                    }
-                }
-            }
-        }
-        return visible;
+        return GroupView.visibleThrough(groups, viewer::mayListAnyKind);
     }
 
     /** One job as this viewer reads it: other jobs its reason names appear only if the viewer may see them. */

@@ -41,6 +41,9 @@ public interface ReadViews {
     /** See {@link Scheduler#pending}. */
     List<PendingView> pending(String group);
 
+    /** See {@link Scheduler#pendingIn}. */
+    List<PendingView> pendingIn(String namespace);
+
     /** See {@link Scheduler#find}. */
     List<PendingView> find(String namespace, String name);
 

@@ -524,6 +524,16 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
         return views.pending(group);
     }
 
+    /**
+     * Every pending job of a namespace ({@code null}: of every namespace): jobs in no quota group first (position 0,
+     * by key), then each group's in queue order, groups by name. O(jobs + jobs of those groups × path): for an API
+     * call, not for the decision path.
+     */
+    @Override
+    public synchronized List<PendingView> pendingIn(String namespace) {
+        return views.pendingIn(namespace);
+    }
+
     /** Every job of that namespace and name (one per kind), with its position and reason if it is pending. */
     @Override
     public synchronized List<PendingView> find(String namespace, String name) {

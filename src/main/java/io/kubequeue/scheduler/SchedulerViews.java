@@ -156,6 +156,32 @@ final class SchedulerViews {
         return views;
     }
 
+    /** See {@link Scheduler#pendingIn}. */
+    List<PendingView> pendingIn(String namespace) {
+        Set<String> groups = new TreeSet<>();
+        List<PendingView> found = new ArrayList<>();
+        for (JobEntry e : queues.all()) {
+            if (e.state() == JobState.ADMITTED || namespace != null && !e.job().key().namespace().equals(namespace)) {
+                continue;
+            }
+            if (e.group() == null || e.state() == JobState.HELD && e.hold().kind() == Hold.Reason.NO_QUOTA_GROUP) {
+                found.add(new PendingView(e.status(), 0, e.hold() == null ? Explanation.of("in no quota group")
+                        : e.hold().reason()));
+            } else {
+                groups.add(e.group());
+            }
+        }
+        found.sort(Comparator.comparing(v -> v.status().key()));
+        for (String group : groups) { // each group listed once: O(jobs of the group), not once per job of it
+            for (PendingView v : pending(group)) {
+                if (namespace == null || v.status().key().namespace().equals(namespace)) {
+                    found.add(v);
+                }
+            }
+        }
+        return found;
+    }
+
     /** See {@link Scheduler#find}. */
     List<PendingView> find(String namespace, String name) {
         List<PendingView> found = new ArrayList<>();

@@ -151,4 +151,45 @@ class ViewsTest {
         assertEquals("namespace nowhere belongs to no quota group", s.find("nowhere", "lost").get(0).reason().toString());
         assertTrue(s.find("a", "unknown").isEmpty());
     }
+    /**
+     * A namespace's pending jobs (the visibility API's {@code pendingjobs}): each with the position its group's list
+     * gives it, jobs of other namespaces and admitted ones left out, jobs in no group first at position 0.
+     */
+    @Test
+    void aNamespacesPendingJobsKeepTheirPlaceInTheirGroup() {
+        Scheduler s = new Scheduler(new SchedulerSettings(SchedulingPolicy.DEFAULT, Duration.ofSeconds(1),
+                Duration.ofSeconds(20)), clock);
+        s.replaceTree(new QuotaTree(List.of(
+                new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 6000L)),
+                new QuotaNode("shared", "root", List.of("a", "b"), null, Resources.of("cpu", 2000L)),
+                new QuotaNode("own", "root", List.of("c"), null, Resources.of("cpu", 2000L)))));
+        s.observe(queued("a", "running", 2000, 0));
+        s.schedule();
+        s.observe(queued("b", "first", 1000, 1));
+        s.observe(queued("a", "second", 1000, 2));
+        s.observe(queued("b", "third", 1000, 3));
+        s.observe(queued("a", "fourth", 1000, 4));
+        s.observe(queued("c", "own", 3000, 5)); // above its group's max: held, pending all the same
+        s.observe(queued("nowhere", "lost", 1000, 6));
+        s.schedule();
+
+        List<PendingView> a = s.pendingIn("a");
+        assertEquals(List.of("second", "fourth"), a.stream().map(v -> v.status().key().name()).toList(),
+                "a's pending jobs only: not b's, not the admitted one");
+        assertEquals(List.of(2, 4), a.stream().map(PendingView::position).toList(), "their places among b's jobs too");
+        assertEquals(List.of(2, 4), a.stream().map(v -> s.find("a", v.status().key().name()).get(0).position())
+                .toList(), "the same place find gives");
+
+        List<PendingView> every = s.pendingIn(null);
+        assertEquals(List.of("lost", "own", "first", "second", "third", "fourth"),
+                every.stream().map(v -> v.status().key().name()).toList(),
+                "no group first, then each group's queue in order, groups by name");
+        assertEquals(0, every.get(0).position());
+        assertTrue(s.pendingIn("elsewhere").isEmpty());
+    }
+
+    private static JobObservation queued(String namespace, String name, long millicores, int second) {
+        return new JobObservation(new JobKey("Job", namespace, name), null, JobObservation.Phase.QUEUED,
+                Resources.of("cpu", millicores), JobPriority.of(0), T0.plusSeconds(second), null, true, null);
+    }
 }

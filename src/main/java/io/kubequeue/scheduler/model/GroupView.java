@@ -1,7 +1,14 @@
 package io.kubequeue.scheduler.model;
 
 import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * One quota group as the scheduler sees it now.
@@ -24,4 +31,40 @@ import java.util.List;
 public record GroupView(String name, String parent, Resources min, Resources max, Resources used, Resources outside,
                         int pending, int admitted, int active, int backoff, int held, Instant oldestPendingSince,
                         List<String> namespaces) {
+    /**
+     * The groups a reader may see when they may see the jobs of some namespaces: each group that holds such a
+     * namespace, every ancestor of it (its numbers bound the group's), and every group below it (where a job of
+     * that namespace may be routed by its label, {@link QuotaTree#groupFor}). The read API's and the visibility
+     * API's rule for a tenant without the right to list every group.
+     *
+     * @param groups            every group, as {@code Scheduler.groups} lists them
+     * @param mayListNamespace  whether the reader may see the jobs of a namespace
+     * @return the names of the groups the reader may see
+     */
+    public static Set<String> visibleThrough(List<GroupView> groups, Predicate<String> mayListNamespace) {
+        Map<String, String> parents = new HashMap<>();
+        Map<String, List<String>> children = new HashMap<>();
+        groups.forEach(g -> {
+            parents.put(g.name(), g.parent());
+            if (g.parent() != null) {
+                children.computeIfAbsent(g.parent(), p -> new ArrayList<>()).add(g.name());
+            }
+        });
+        Set<String> visible = new HashSet<>();
+        for (GroupView g : groups) {
+            if (g.namespaces().stream().anyMatch(mayListNamespace)) {
+                for (String at = g.name(); at != null && visible.add(at); at = parents.get(at)) {
+                    // marks the group and climbs to its root; stops at a group already marked
+                }
+                ArrayDeque<String> below = new ArrayDeque<>(children.getOrDefault(g.name(), List.of()));
+                while (!below.isEmpty()) {
+                    String c = below.pop();
+                    if (visible.add(c)) {
+                        below.addAll(children.getOrDefault(c, List.of()));
+                    }
+                }
+            }
+        }
+        return visible;
+    }
 }
