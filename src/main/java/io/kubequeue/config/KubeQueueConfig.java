@@ -140,6 +140,63 @@ public interface KubeQueueConfig {
     ReadApi readApi();
 
     /**
+     * kube-queue's HTTPS endpoint (docs/security.md, "The visibility API and the webhook"): the aggregated
+     * visibility API ({@code visibility.kube-queue.io/v1alpha1}) and the mutating admission webhook.
+     */
+    Serving serving();
+
+    /**
+     * The HTTPS endpoint: its port, its certificate, and the API objects that name kube-queue's CA.
+     */
+    interface Serving {
+        /** Whether the HTTPS endpoint is served (env {@code KUBE_QUEUE_SERVING_ENABLED}; the shipped manifests say true). */
+        @WithDefault("false")
+        boolean enabled();
+
+        /** Its port (the Service's port 443 targets it). */
+        @WithDefault("8443")
+        int port();
+
+        /**
+         * A PEM certificate (chain) to serve, e.g. cert-manager's {@code tls.crt} mounted from its Secret; with
+         * {@link #keyFile()}. Unset: kube-queue makes a self-signed one and keeps it in {@link #secret()}.
+         * Re-read every minute, so a renewed certificate is served without a restart.
+         */
+        Optional<String> certFile();
+
+        /** The PEM private key of {@link #certFile()}. */
+        Optional<String> keyFile();
+
+        /** The Secret (type {@code kubernetes.io/tls}, in kube-queue's namespace) holding the self-signed certificate. */
+        @WithDefault("kube-queue-tls")
+        String secret();
+
+        /** The Service in front of the endpoint, whose DNS names the self-signed certificate is made for. */
+        @WithDefault("kube-queue-controller")
+        String service();
+
+        /** The APIService whose {@code spec.caBundle} kube-queue writes (self-signed certificate only). */
+        @WithDefault("v1alpha1.visibility.kube-queue.io")
+        String apiService();
+
+        /** The MutatingWebhookConfiguration whose webhooks' {@code clientConfig.caBundle} kube-queue writes. */
+        @WithDefault("kube-queue-suspend-at-creation")
+        String webhookConfiguration();
+
+        /**
+         * Where the webhook suspends a job created without its suspend mark (env
+         * {@code KUBE_QUEUE_SERVING_SUSPEND_AT_CREATION_IN}): namespace names, or {@value KubeQueueConfig#EVERY_QUOTA_GROUP}
+         * for every namespace a quota group in force lists. Unset: nowhere (the webhook allows every job unchanged).
+         */
+        Optional<Set<String>> suspendAtCreationIn();
+
+        /** {@link #suspendAtCreationIn()}, each entry trimmed; empty: nowhere. */
+        default Set<String> suspendAtCreationInNames() {
+            return trimmed(suspendAtCreationIn());
+        }
+    }
+
+    /**
      * The read API's access control (docs/security.md). With {@code kubernetes} (the default) every call carries
      * a Kubernetes bearer token, checked by the API server (TokenReview), and a caller sees a job only if the API
      * server lets them {@code list} that job's kind in its namespace (SubjectAccessReview). The answers are

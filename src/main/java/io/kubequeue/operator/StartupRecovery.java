@@ -58,6 +58,10 @@ import io.quarkus.runtime.StartupEvent;
  *   <li><b>pods that ran</b>: if the pod watch runs, wait for its first list; then report to the scheduler which
  *       admitted jobs have a pod that ran (only now is every job known), so that admission timeouts are decided from
  *       the start of leading (docs/policies.md, "Admission timeout"), and from then on which jobs' pods went;</li>
+ *   <li><b>HTTPS endpoint</b>: with {@code kube-queue.serving.enabled}, the visibility API and the webhook start
+ *       listening as soon as their certificate is had ({@link io.kubequeue.serving.HttpsEndpoint}; never waited for:
+ *       a certificate that cannot be had is tried again every minute), so the port listens by the time the Service
+ *       routes to a ready pod;</li>
  *   <li><b>readiness</b>: report ready ({@link RecoveryReadiness});</li>
  *   <li><b>leadership</b>: compete for the Lease; while leading, the admission loop is open.</li>
  * </ol>
@@ -91,6 +95,9 @@ public class StartupRecovery {
      */
     @jakarta.inject.Inject
     io.kubequeue.pricing.PodDefaultsWatch podDefaults;
+    /** The HTTPS port of the visibility API and the webhook (a field, as {@link #podDefaults}). */
+    @jakarta.inject.Inject
+    io.kubequeue.serving.HttpsEndpoint https;
     /** The quota plugin in force ({@code QueueGroupPlugin}), chosen when the steps are made. */
     private QuotaPlugin plugin;
     private volatile StartupSteps running;
@@ -131,6 +138,15 @@ public class StartupRecovery {
                 StartupStep.gate("record key", () -> recordKey.tryLoad(leadership.namespace())),
                 StartupStep.startOnly("recovery", this::recoverJobs),
                 StartupStep.startOnly("pods that ran (admission timeouts)", () -> podRuns.report()), // stops itself
+                new StartupStep("HTTPS endpoint (visibility API, webhook)", () -> {
+                    if (https != null) {
+                        https.start();
+                    }
+                }, () -> {
+                    if (https != null) {
+                        https.stop();
+                    }
+                }),
                 StartupStep.startOnly("readiness", () -> readiness.recovered()),
                 new StartupStep("leadership", this::compete, this::stopAdmittingAndLeading));
     }

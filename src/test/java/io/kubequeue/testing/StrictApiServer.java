@@ -56,6 +56,10 @@ import io.fabric8.zjsonpatch.JsonPatchException;
  *       {@code error: "invalid bearer token"}, an expired one with the service account authenticator's error too,
  *       and one registered as {@link Tokens#rejectWithoutError} with an empty status, the other form a real server
  *       sends. The plain mock stored the review and sent it back without a status.</li>
+ *   <li><b>SubjectAccessReview</b> ({@code POST /apis/authorization.k8s.io/v1/subjectaccessreviews}) is answered
+ *       as an RBAC-only kube-apiserver answers it ({@link AccessReviews}): {@code status.allowed} true for a right
+ *       granted with {@link #access}, else {@code allowed: false} (RBAC never denies outright, so no
+ *       {@code denied}); the plain mock stored the review and sent it back without a status.</li>
  *   <li><b>Deep objects</b>: an object nested up to the API server's 10,000 levels is stored, listed, watched and
  *       patched ({@link JsonBounds}); the plain mock parses with Jackson's default of 1,000 levels and never answers
  *       a deeper create, where a real API server stores it (and Argo's Workflow CRD keeps unknown fields).</li>
@@ -86,6 +90,10 @@ public final class StrictApiServer {
 
     private static final ObjectMapper JSON = JsonBounds.apply(new ObjectMapper());
     private static final String TOKEN_REVIEWS = "/apis/authentication.k8s.io/v1/tokenreviews";
+    private static final String ACCESS_REVIEWS = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
+    /** Each server's RBAC grants, for its SubjectAccessReviews; a server is dropped with the last reference to it. */
+    private static final Map<KubernetesMockServer, AccessReviews> ACCESS =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
     /** Each server's tokens; a server is dropped with the last reference to it. */
     private static final Map<KubernetesMockServer, Tokens> TOKENS =
             java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
@@ -157,6 +165,19 @@ public final class StrictApiServer {
             throw new IllegalArgumentException("not a StrictApiServer: " + server);
         }
         return tokens;
+    }
+
+    /**
+     * What this server's SubjectAccessReviews allow: grant rights here, before or during a test.
+     *
+     * @param server a server made by {@link #create} or {@link #started}
+     */
+    public static AccessReviews access(KubernetesMockServer server) {
+        AccessReviews access = ACCESS.get(server);
+        if (access == null) {
+            throw new IllegalArgumentException("not a StrictApiServer: " + server);
+        }
+        return access;
     }
 
     /**
@@ -264,10 +285,12 @@ public final class StrictApiServer {
         Map<ServerRequest, Queue<ServerResponse>> expectations = new HashMap<>();
         Tokens tokens = new Tokens();
         InFlightPatches inFlight = new InFlightPatches();
+        AccessReviews access = new AccessReviews(JSON);
         java.util.Set<String> unserved = java.util.concurrent.ConcurrentHashMap.newKeySet();
         KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), expectations,
-                new StrictDispatcher(expectations, tokens, inFlight, unserved), false);
+                new StrictDispatcher(expectations, tokens, inFlight, unserved, access), false);
         TOKENS.put(server, tokens);
+        ACCESS.put(server, access);
         IN_FLIGHT.put(server, inFlight);
         UNSERVED.put(server, unserved);
         return server;
@@ -297,10 +320,12 @@ public final class StrictApiServer {
         private final PodAdmissionPlugins pods = new PodAdmissionPlugins(crud, JSON);
 
         private final java.util.Set<String> unserved;
+        private final AccessReviews access;
 
         StrictDispatcher(Map<ServerRequest, Queue<ServerResponse>> expectations, Tokens tokens,
-                         InFlightPatches inFlight, java.util.Set<String> unserved) {
+                         InFlightPatches inFlight, java.util.Set<String> unserved, AccessReviews access) {
             this.unserved = unserved;
+            this.access = access;
             this.expectations = expectations;
             this.expected = new MockDispatcher(expectations);
             this.tokens = tokens;
@@ -322,6 +347,9 @@ public final class StrictApiServer {
             }
             if ("POST".equals(request.getMethod()) && request.getPath().startsWith(TOKEN_REVIEWS)) {
                 return tokens.answer(request);
+            }
+            if ("POST".equals(request.getMethod()) && request.getPath().startsWith(ACCESS_REVIEWS)) {
+                return access.answer(request);
             }
             String podNamespace = PodAdmissionPlugins.podCreateNamespace(request.getMethod(), request.getPath());
             if (podNamespace != null) { // LimitRanger and RuntimeClass, as kube-apiserver admits a pod

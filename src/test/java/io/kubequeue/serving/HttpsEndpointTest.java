@@ -1,0 +1,336 @@
+package io.kubequeue.serving;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kubequeue.leader.Leadership;
+import io.kubequeue.testing.SeedTreeFixture;
+import io.kubequeue.testing.StrictApiServer;
+import io.kubequeue.testing.WithStrictApiServer;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.quarkus.test.kubernetes.client.KubernetesTestServer;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.PemTrustOptions;
+
+/**
+ * kube-queue's HTTPS port as the API server uses it (docs/visibility.md), against the strict stand-in API server:
+ * the self-signed certificate made once and its CA written into the APIService and the webhook configuration; the
+ * visibility API believing a caller only from the front proxy's client certificate (allowed, forbidden, no headers,
+ * another CA, no certificate) or from a peer replica's serving certificate; kubectl's table over TLS; the webhook's
+ * answer per namespace; a certificate made anew served without a restart.
+ * <p>The front proxy is played by the test: a request-header CA published in ConfigMap
+ * {@code kube-system/extension-apiserver-authentication}, and a client certificate {@code front-proxy-client} it
+ * signs. Alice may list pendingjobs in {@code default}; admin may list them everywhere; bob may do nothing.
+ */
+@QuarkusTest
+@WithStrictApiServer(setup = HttpsEndpointTest.Cluster.class)
+@TestProfile(HttpsEndpointTest.Serving.class)
+class HttpsEndpointTest extends SeedTreeFixture {
+
+    private static final String API = "/apis/visibility.kube-queue.io/v1alpha1";
+    private static final String KUBECTL_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io,"
+            + "application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
+    /** The front proxy's CA and client certificate (the leaf's common name is front-proxy-client). */
+    static final ServingCertificate FRONT_PROXY = ServingCertificate.selfSigned(List.of("front-proxy-client"), null,
+            Instant.now());
+    /** A client certificate from a CA the API server never published. */
+    static final ServingCertificate STRANGER = ServingCertificate.selfSigned(List.of("front-proxy-client"), null,
+            Instant.now());
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** The HTTPS port switched on, on a free port, suspending at creation in team-a. */
+    public static class Serving implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("kube-queue.serving.enabled", "true", "kube-queue.serving.port", "0",
+                    "kube-queue.serving.suspend-at-creation-in", "team-a");
+        }
+    }
+
+    /** What the cluster holds before kube-queue starts: the front proxy's CA, the APIService, the webhooks, RBAC. */
+    public static final class Cluster implements java.util.function.Consumer<KubernetesMockServer> {
+        @Override
+        public void accept(KubernetesMockServer server) {
+            KubernetesClient c = server.createClient();
+            c.configMaps().inNamespace("kube-system").resource(new ConfigMapBuilder().withNewMetadata()
+                    .withName("extension-apiserver-authentication").withNamespace("kube-system").endMetadata()
+                    .addToData("requestheader-client-ca-file", FRONT_PROXY.caPem())
+                    .addToData("requestheader-allowed-names", "[\"front-proxy-client\"]")
+                    .addToData("requestheader-username-headers", "[\"X-Remote-User\"]")
+                    .addToData("requestheader-group-headers", "[\"X-Remote-Group\"]")
+                    .addToData("requestheader-extra-headers-prefix", "[\"X-Remote-Extra-\"]").build()).create();
+            c.genericKubernetesResources(CaBundles.API_SERVICES).resource(new GenericKubernetesResourceBuilder()
+                    .withApiVersion("apiregistration.k8s.io/v1").withKind("APIService").withNewMetadata()
+                    .withName("v1alpha1.visibility.kube-queue.io").endMetadata()
+                    .addToAdditionalProperties("spec", Map.of("group", "visibility.kube-queue.io", "version",
+                            "v1alpha1", "groupPriorityMinimum", 100, "versionPriority", 100,
+                            "service", Map.of("name", "kube-queue-controller", "namespace", "kube-queue", "port", 8443)))
+                    .build()).create();
+            c.admissionRegistration().v1().mutatingWebhookConfigurations().resource(
+                    new MutatingWebhookConfigurationBuilder().withNewMetadata()
+                            .withName("kube-queue-suspend-at-creation").endMetadata()
+                            .addNewWebhook().withName("jobs.suspend-at-creation.kube-queue.io").withNewClientConfig()
+                            .withNewService().withName("kube-queue-controller").withNamespace("kube-queue")
+                            .withPath(HttpsEndpoint.WEBHOOK_PATH).withPort(8443).endService().endClientConfig()
+                            .withAdmissionReviewVersions("v1").withSideEffects("None").endWebhook()
+                            .addNewWebhook().withName("kubeflow.suspend-at-creation.kube-queue.io").withNewClientConfig()
+                            .withNewService().withName("kube-queue-controller").withNamespace("kube-queue")
+                            .withPath(HttpsEndpoint.WEBHOOK_PATH).withPort(8443).endService().endClientConfig()
+                            .withAdmissionReviewVersions("v1").withSideEffects("None").endWebhook().build()).create();
+            StrictApiServer.access(server)
+                    .grant("alice", "list", "visibility.kube-queue.io", "pendingjobs", "default")
+                    .grant("alice", "get", "visibility.kube-queue.io", "pendingjobs", "default")
+                    .grant("admin", "list", "visibility.kube-queue.io", "pendingjobs", "")
+                    .grant("admin", "list", "visibility.kube-queue.io", "quotagroups", "");
+        }
+    }
+
+    @Inject
+    Vertx vertx;
+
+    @Inject
+    HttpsEndpoint https;
+
+    @Inject
+    Leadership leadership;
+
+    @KubernetesTestServer
+    KubernetesMockServer server;
+
+    private int port() {
+        return await().atMost(Duration.ofSeconds(20)).until(() -> https.port().orElse(-1), p -> p > 0);
+    }
+
+    private Secret servingSecret() {
+        return await().atMost(Duration.ofSeconds(20)).until(() -> client.secrets().inNamespace(leadership.namespace())
+                .withName("kube-queue-tls").get(), java.util.Objects::nonNull);
+    }
+
+    private ServingCertificate served() {
+        Map<String, String> d = servingSecret().getData();
+        return new ServingCertificate(unb64(d.get("tls.crt")), unb64(d.get("tls.key")), unb64(d.get("ca.crt")),
+                unb64(d.get("ca.key")));
+    }
+
+    /** One call over TLS, trusting kube-queue's CA, presenting a client certificate if one is given. */
+    private Answer call(ServingCertificate client, HttpMethod method, String path, Map<String, List<String>> headers,
+                        String body) throws Exception {
+        port();
+        HttpClientOptions options = new HttpClientOptions().setSsl(true).setVerifyHost(false)
+                .setTrustOptions(new PemTrustOptions().addCertValue(Buffer.buffer(served().caPem())));
+        if (client != null) {
+            options.setKeyCertOptions(new PemKeyCertOptions().setCertValue(Buffer.buffer(client.certificatePem()))
+                    .setKeyValue(Buffer.buffer(client.keyPem())));
+        }
+        HttpClient http = vertx.createHttpClient(options);
+        try {
+            RequestOptions request = new RequestOptions().setMethod(method).setHost("localhost").setPort(port())
+                    .setURI(path);
+            headers.forEach((k, v) -> request.putHeader(k, List.<CharSequence>copyOf(v)));
+            return http.request(request).compose(r -> body == null ? r.send() : r.send(body))
+                    .compose(r -> r.body().map(b -> new Answer(r.statusCode(), b.toString(StandardCharsets.UTF_8),
+                            serverChain(r.request().connection()))))
+                    .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        } finally {
+            http.close();
+        }
+    }
+
+    private static List<java.security.cert.Certificate> serverChain(io.vertx.core.http.HttpConnection connection) {
+        try {
+            return connection.peerCertificates();
+        } catch (javax.net.ssl.SSLPeerUnverifiedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private record Answer(int status, String body, List<java.security.cert.Certificate> serverChain) {
+        JsonNode json() throws Exception {
+            return JSON.readTree(body);
+        }
+    }
+
+    private Answer asUser(String user, String path) throws Exception {
+        return call(FRONT_PROXY, HttpMethod.GET, path, Map.of("X-Remote-User", List.of(user),
+                "X-Remote-Group", List.of("system:authenticated")), null);
+    }
+
+    private static String unb64(String s) {
+        return new String(Base64.getDecoder().decode(s), StandardCharsets.US_ASCII);
+    }
+
+    private String waitingJob() {
+        cluster.apply("/jobs/batch-2cpu.yaml");
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.pending(SEED_GROUP).size() == 1
+                && scheduler.usage(SEED_GROUP).get("cpu") == 4000 && leadership.isLeader());
+        return scheduler.pending(SEED_GROUP).get(0).status().key().name();
+    }
+
+    @Test
+    void theCertificateIsMadeOnceAndTheApiServerToldItsCa() throws Exception {
+        port();
+        Secret secret = servingSecret();
+        assertEquals("kubernetes.io/tls", secret.getType());
+        ServingCertificate c = served();
+        assertTrue(c.unfitFor(ServingCertificate.serviceNames("kube-queue-controller", leadership.namespace()),
+                Instant.now()).isEmpty(), "made for the Service's names, signed by its CA");
+        String bundle = Base64.getEncoder().encodeToString(c.caPem().getBytes(StandardCharsets.US_ASCII));
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            GenericKubernetesResource apiService = client.genericKubernetesResources(CaBundles.API_SERVICES)
+                    .withName("v1alpha1.visibility.kube-queue.io").get();
+            assertEquals(bundle, ((Map<?, ?>) apiService.getAdditionalProperties().get("spec")).get("caBundle"));
+            MutatingWebhookConfiguration hooks = client.admissionRegistration().v1().mutatingWebhookConfigurations()
+                    .withName("kube-queue-suspend-at-creation").get();
+            assertEquals(List.of(bundle, bundle), hooks.getWebhooks().stream()
+                    .map(MutatingWebhook::getClientConfig).map(cc -> cc.getCaBundle()).toList());
+        });
+        String version = secret.getMetadata().getResourceVersion();
+        https.refresh();
+        assertEquals(version, servingSecret().getMetadata().getResourceVersion(), "a fit certificate is not rewritten");
+        assertEquals(c.leaf(), call(null, HttpMethod.GET, "/healthz", Map.of(), null).serverChain().get(0),
+                "the Secret's certificate is the one served");
+    }
+
+    @Test
+    void aCallerTheFrontProxyNamesReadsTheNamespacesTheyMayList() throws Exception {
+        String waiting = waitingJob();
+        Answer alice = asUser("alice", API + "/namespaces/default/pendingjobs");
+        assertEquals(200, alice.status(), alice.body());
+        JsonNode item = alice.json().path("items").get(0);
+        assertEquals(waiting, item.path("metadata").path("name").asText());
+        assertEquals(SEED_GROUP, item.path("quotaGroup").asText());
+        assertEquals(1, item.path("position").asInt());
+        assertTrue(item.path("reason").asText().contains("in use 4 of max 4"), item.toString());
+
+        Answer bob = asUser("bob", API + "/namespaces/default/pendingjobs");
+        assertEquals(403, bob.status());
+        assertTrue(bob.json().path("message").asText().contains("User \"bob\" cannot list resource \"pendingjobs\""),
+                bob.body());
+        assertEquals(200, asUser("admin", API + "/quotagroups").status());
+        assertEquals(403, asUser("bob", API + "/quotagroups").status());
+    }
+
+    @Test
+    void kubectlGetsItsTableOverTls() throws Exception {
+        String waiting = waitingJob();
+        Answer table = call(FRONT_PROXY, HttpMethod.GET, API + "/namespaces/default/pendingjobs",
+                Map.of("X-Remote-User", List.of("alice"), "Accept", List.of(KUBECTL_ACCEPT)), null);
+        assertEquals(200, table.status(), table.body());
+        assertEquals("Table", table.json().path("kind").asText());
+        assertEquals(waiting, table.json().path("rows").get(0).path("cells").get(0).asText());
+        assertEquals("default", table.json().path("rows").get(0).path("object").path("metadata").path("namespace")
+                .asText());
+    }
+
+    @Test
+    void withoutTheFrontProxysCertificateNobodyIsBelieved() throws Exception {
+        waitingJob();
+        String path = API + "/namespaces/default/pendingjobs";
+        Map<String, List<String>> alice = Map.of("X-Remote-User", List.of("alice"));
+        Answer noCertificate = call(null, HttpMethod.GET, path, alice, null);
+        assertEquals(401, noCertificate.status());
+        assertTrue(noCertificate.body().contains("no client certificate"), noCertificate.body());
+        // the handshake names the issuers it takes, so a client holding another CA's certificate sends none
+        // (FrontProxyTest shows the check of a certificate that is sent anyway)
+        assertEquals(401, call(STRANGER, HttpMethod.GET, path, alice, null).status());
+        Answer noUser = call(FRONT_PROXY, HttpMethod.GET, path, Map.of(), null);
+        assertEquals(401, noUser.status());
+        assertTrue(noUser.body().contains("no user in the request headers"), noUser.body());
+        assertEquals(401, call(null, HttpMethod.GET, API, Map.of(), null).status(), "discovery needs a caller too");
+        assertEquals(200, call(FRONT_PROXY, HttpMethod.GET, API, alice, null).status());
+    }
+
+    @Test
+    void aPeerReplicaIsBelievedOnlyWithTheServingCertificateItself() throws Exception {
+        waitingJob();
+        String path = API + "/namespaces/default/pendingjobs";
+        Map<String, List<String>> admin = Map.of("X-Remote-User", List.of("admin"));
+        Answer peer = call(served(), HttpMethod.GET, path, admin, null);
+        assertEquals(200, peer.status(), "a replica holding the serving key names the caller it authenticated");
+        ServingCertificate sameNamesOtherKey = ServingCertificate.selfSigned(
+                ServingCertificate.serviceNames("kube-queue-controller", leadership.namespace()), null, Instant.now());
+        assertEquals(401, call(sameNamesOtherKey, HttpMethod.GET, path, admin, null).status(),
+                "a certificate for the same names but another key is nobody");
+    }
+
+    @Test
+    void theWebhookSuspendsAJobCreatedUnsuspendedInASelectedNamespaceOnly() throws Exception {
+        Answer teamA = call(null, HttpMethod.POST, HttpsEndpoint.WEBHOOK_PATH,
+                Map.of("Content-Type", List.of("application/json")), review("team-a"));
+        assertEquals(200, teamA.status(), teamA.body());
+        JsonNode response = teamA.json().path("response");
+        assertEquals("uid-1", response.path("uid").asText());
+        assertTrue(response.path("allowed").asBoolean());
+        assertEquals("[{\"op\":\"add\",\"path\":\"/spec/suspend\",\"value\":true}]",
+                new String(Base64.getDecoder().decode(response.path("patch").asText()), StandardCharsets.UTF_8));
+        JsonNode other = call(null, HttpMethod.POST, HttpsEndpoint.WEBHOOK_PATH, Map.of(), review("team-b")).json()
+                .path("response");
+        assertTrue(other.path("allowed").asBoolean());
+        assertFalse(other.has("patch"), "team-b is not selected: left as sent");
+        assertEquals(400, call(null, HttpMethod.POST, HttpsEndpoint.WEBHOOK_PATH, Map.of(), "{not json").status());
+        assertEquals(400, call(null, HttpMethod.POST, HttpsEndpoint.WEBHOOK_PATH, Map.of(), "{}").status());
+    }
+
+    private static String review(String namespace) {
+        return "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"uid-1\","
+                + "\"kind\":{\"group\":\"batch\",\"version\":\"v1\",\"kind\":\"Job\"},\"operation\":\"CREATE\","
+                + "\"namespace\":\"" + namespace + "\",\"object\":{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\","
+                + "\"metadata\":{\"name\":\"j\",\"namespace\":\"" + namespace + "\"},\"spec\":{\"template\":{}}}}}";
+    }
+
+    @Test
+    void aCertificateMadeAnewIsServedWithoutARestart() throws Exception {
+        ServingCertificate before = served();
+        assertEquals(before.leaf(), call(null, HttpMethod.GET, "/healthz", Map.of(), null).serverChain().get(0));
+        client.secrets().inNamespace(leadership.namespace()).withName("kube-queue-tls").delete();
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.secrets().inNamespace(leadership.namespace())
+                .withName("kube-queue-tls").get() == null);
+        https.refresh();
+        ServingCertificate after = served();
+        assertNotEquals(before.leaf(), after.leaf());
+        assertEquals(after.leaf(), call(null, HttpMethod.GET, "/healthz", Map.of(), null).serverChain().get(0),
+                "the new certificate is served by the running server");
+        GenericKubernetesResource apiService = client.genericKubernetesResources(CaBundles.API_SERVICES)
+                .withName("v1alpha1.visibility.kube-queue.io").get();
+        assertEquals(Base64.getEncoder().encodeToString(after.caPem().getBytes(StandardCharsets.US_ASCII)),
+                ((Map<?, ?>) apiService.getAdditionalProperties().get("spec")).get("caBundle"),
+                "and the API server is told its new CA");
+        assertNotNull(after.caKeyPem());
+    }
+}
