@@ -5,160 +5,150 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 
 /**
- * The {@code kubectl-queue} plugin (src/main/kubectl), run against stand-ins on PATH: a {@code kubectl} that records
- * every call and answers as kube-queue's API would through the service proxy (for {@code kubectl proxy
- * --unix-socket=PATH} it records PATH and its directory's mode, listens on a real unix socket there, with python3, and
- * stays up until killed), and a {@code curl} that records the URL, method, headers, unix socket and what it read on
- * stdin and answers a canned JSON or an HTTP error. Also its krew manifest (src/main/kubectl/krew/queue.yaml),
- * rendered as the krew-release-bot renders it.
+ * The {@code kubectl-queue} plugin (src/main/kubectl), run against a stand-in {@code kubectl} on PATH that records
+ * every call's arguments (one file per call, each argument ended by a NUL, so they split back exactly), keeps the
+ * manifest it was given with {@code -f} (a file, or its stdin for {@code -}), and answers, per verb ({@code get},
+ * {@code create}, {@code config}), the stdout, stderr and exit code the test wrote for it. The plugin is a thin
+ * layer over kubectl and the aggregated API {@code visibility.kube-queue.io/v1alpha1} (docs/visibility.md): these
+ * tests check the kubectl command line it builds and that kubectl's output, errors and exit code come through. Also
+ * its krew manifest (src/main/kubectl/krew/queue.yaml), rendered as the krew-release-bot renders it.
  */
 class KubectlQueuePluginTest {
 
     private static final Path PLUGIN = Path.of("src/main/kubectl/kubectl-queue").toAbsolutePath();
     private static final Path KREW_MANIFEST = Path.of("src/main/kubectl/krew/queue.yaml");
-    private static final String PROXY = "/api/v1/namespaces/kube-queue/services/kube-queue-controller:http/proxy/api/v1";
-    /** curl's URL through kubectl proxy's unix socket: kubectl proxy accepts Host localhost. */
-    private static final String PROXY_URL = "http://localhost";
-    private static final String QUEUES = """
-            [{"name":"root.defaultQuotaGroup","parent":"root","policy":"DEFAULT","min":{},"max":{"cpu":"4","memory":"4Gi"},\
-            "used":{"cpu":"4","memory":"512Mi"},"outside":{},"pending":1,"admitted":2}]""";
-    private static final String JOBS = """
-            [{"kind":"Job","namespace":"team-a","name":"batch-a","group":"root.defaultQuotaGroup","state":"HELD",\
-            "position":1,"priority":5,"request":{"cpu":"2"},"retryAt":null,"reason":"cpu: request 2, in use 4 of max 4"},\
-            {"kind":"TFJob","namespace":"team-b","name":"train-b","group":"root.defaultQuotaGroup","state":"BACKOFF",\
-            "position":2,"priority":0,"request":{"cpu":"1","memory":"1Gi"},"retryAt":"2030-01-01T00:00:00Z",\
-            "reason":"waits behind batch-a"}]""";
-    private static final String TOKEN_HINT = "set KUBE_QUEUE_TOKEN, e.g. KUBE_QUEUE_TOKEN=$(kubectl create token NAME -n NS)";
+    private static final String API = "/apis/visibility.kube-queue.io/v1alpha1";
+    private static final List<String> CONFIG_VIEW = List.of("config", "view", "--minify", "-o", "jsonpath={..namespace}");
+    /** The hint's own words, which kubectl's errors never hold. */
+    private static final String HINT = "is not installed or not Available: kubectl get apiservice v1alpha1.visibility.kube-queue.io";
+    /** A line of the usage text. */
+    private static final String USAGE = "kubectl queue job NS/NAME";
+    /** What kubectl prints for pendingjobs: the server's table, passed through as is. */
+    private static final String TABLE = """
+            NAME   KIND    QUOTA GROUP   POSITION   STATE   REASON
+            job2   TFJob   root.team-a   2          Held    cpu: request 3, in use 3 of max 4 in root.team-a
+            """;
+    private static final String PENDING_JOB = """
+            {"apiVersion":"visibility.kube-queue.io/v1alpha1","kind":"PendingJob","metadata":{"name":"job2",\
+            "namespace":"team-a"},"job":{"kind":"TFJob"},"quotaGroup":"root.team-a","state":"Held","position":2}""";
+    private static final String DRY_RUN = """
+            {"apiVersion":"visibility.kube-queue.io/v1alpha1","kind":"DryRun","metadata":{"name":"job3",\
+            "namespace":"team-a"},"managed":true,"job":{"kind":"TFJob"},"quotaGroup":"root.team-a",\
+            "request":{"cpu":"3"},"priority":0,"fitsNow":false,"position":2,\
+            "reason":"cpu: request 3, in use 3 of max 4 in root.team-a"}""";
+    private static final String MANIFEST = "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata:\n  name: job3\n";
 
     @TempDir
     Path dir;
+    private Path bin;
 
     /**
      * One run of the plugin.
      *
-     * @param exit        its exit code
-     * @param out         its stdout and stderr
-     * @param kubectlArgs the arguments of its {@code kubectl get --raw} or {@code create --raw} call; empty if none
-     * @param calls       the arguments of every kubectl call, in order
+     * @param exit  its exit code
+     * @param out   its stdout
+     * @param err   its stderr
+     * @param calls the arguments of every kubectl call, in order
      */
-    record Run(int exit, String out, List<String> kubectlArgs, List<List<String>> calls) {
-    }
+    record Run(int exit, String out, String err, List<List<String>> calls) {
 
-    @BeforeEach
-    void standIns() throws IOException {
-        answer(QUEUES);
-        script("kubectl", """
-                #!/usr/bin/env bash
-                d='%s'
-                (IFS=$'\\t'; printf '%%s\\n' "$*") >> "$d/kubectl.calls"
-                [ "$1" != --context ] || shift 2
-                case "$1" in
-                  config)
-                    case "$*" in
-                      *user.token*) cat "$d/kubeconfig-token" 2>/dev/null ;;
-                      *exec.command*) jq -r .command "$d/exec.json" 2>/dev/null ;;
-                      *'-o json'*) printf '{"users":[{"name":"u","user":{"exec":%%s}}]}\\n' "$(cat "$d/exec.json")" ;;
-                    esac ;;
-                  proxy)
-                    echo $$ > "$d/proxy.pid"
-                    if [ -f "$d/proxy-fails" ]; then cat "$d/proxy-fails" >&2; exit 1; fi
-                    socket=""
-                    for a in "$@"; do case "$a" in --unix-socket=*) socket=${a#*=} ;; esac; done
-                    [ -n "$socket" ] || { echo "stand-in: no --unix-socket=PATH" >&2; exit 1; }
-                    exec python3 "$d/proxy.py" "$socket" "$d" ;;
-                  get|create)
-                    if [ -f "$d/kubectl-error" ]; then cat "$d/kubectl-error" >&2; exit 1; fi
-                    cat "$d/answer.json" ;;
-                esac
-                """.formatted(dir));
-        script("curl", """
-                #!/usr/bin/env bash
-                d='%s'
-                (IFS=$'\\t'; printf '%%s\\n' "$*") > "$d/curl.argv"
-                out=/dev/stdout; format=""; method=GET
-                while [ $# -gt 0 ]; do
-                  case "$1" in
-                    --config) [ "$2" != - ] || cat > "$d/curl.stdin"; shift 2 ;;
-                    -o) out=$2; shift 2 ;;
-                    -w) format=$2; shift 2 ;;
-                    -H) printf '%%s\\n' "$2" >> "$d/curl.headers"; shift 2 ;;
-                    --unix-socket)
-                      printf '%%s' "$2" > "$d/curl.socket"
-                      [ ! -S "$2" ] || printf 'listening' > "$d/curl.socket-state"
-                      shift 2 ;;
-                    --data-binary) method=POST; cat "${2#@}" > "$d/curl.body"; shift 2 ;;
-                    -*) shift ;;
-                    *) printf '%%s' "$1" > "$d/curl.url"; shift ;;
-                  esac
-                done
-                printf '%%s' "$method" > "$d/curl.method"
-                status=$(cat "$d/curl.status" 2>/dev/null || echo 200)
-                if [ "$status" = 200 ]; then cat "$d/answer.json" > "$out"; else echo '{"error":"no"}' > "$out"; fi
-                [ -z "$format" ] || printf '%%s' "$status"
-                [ "$status" -lt 400 ] || exit 22
-                """.formatted(dir));
-        // kubectl proxy --unix-socket=PATH: a moment late (the plugin must wait for the socket), then a real socket,
-        // its path and its directory's mode recorded first
-        Files.writeString(dir.resolve("proxy.py"), """
-                import os, socket, sys, time
-                path, d = sys.argv[1], sys.argv[2]
-                with open(os.path.join(d, "proxy.socket"), "w") as f:
-                    f.write(path)
-                with open(os.path.join(d, "proxy.socket-dir-mode"), "w") as f:
-                    f.write("%o" % (os.stat(os.path.dirname(path)).st_mode & 0o7777))
-                time.sleep(0.3)
-                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                s.bind(path)
-                s.listen(1)
-                print("Starting to serve on " + path, flush=True)
-                time.sleep(600)
-                """);
-    }
-
-    /** A stand-in kubectl proxy the plugin failed to stop must not outlive the test. */
-    @AfterEach
-    void stopLeftovers() throws IOException {
-        Path pid = dir.resolve("proxy.pid");
-        if (Files.exists(pid)) {
-            ProcessHandle.of(Long.parseLong(Files.readString(pid).strip())).ifPresent(ProcessHandle::destroyForcibly);
+        /** The one kubectl call the run made. */
+        List<String> call() {
+            assertEquals(1, calls.size(), "one kubectl call: " + calls);
+            return calls.get(0);
         }
     }
 
-    private void script(String name, String text) throws IOException {
-        Path file = dir.resolve(name);
-        Files.writeString(file, text);
-        assertTrue(file.toFile().setExecutable(true));
+    @BeforeEach
+    void standIn() throws IOException {
+        bin = Files.createDirectory(dir.resolve("bin"));
+        Files.createDirectory(dir.resolve("calls"));
+        Path kubectl = bin.resolve("kubectl");
+        Files.writeString(kubectl, """
+                #!%s
+                d='%s'
+                n=$(( $(cat "$d/count" 2>/dev/null || echo 0) + 1 ))
+                printf '%%s' "$n" > "$d/count"
+                printf '%%s\\0' "$@" > "$d/calls/$(printf '%%03d' "$n")"
+                verb=other
+                for a in "$@"; do case "$a" in config|get|create) verb=$a; break ;; esac; done
+                prev=""
+                for a in "$@"; do
+                  if [ "$prev" = -f ]; then
+                    if [ "$a" = - ]; then cat > "$d/manifest.$n"; else cat -- "$a" > "$d/manifest.$n" 2>/dev/null; fi
+                  fi
+                  prev=$a
+                done
+                if [ -f "$d/$verb.wait" ]; then
+                  cat "$d/$verb.wait" >&2
+                  i=0
+                  while [ ! -f "$d/go" ] && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+                  [ -f "$d/go" ] || echo 'waited 10 s' > "$d/waited-out"
+                fi
+                [ ! -f "$d/$verb.out" ] || cat "$d/$verb.out"
+                [ ! -f "$d/$verb.err" ] || cat "$d/$verb.err" >&2
+                exit "$(cat "$d/$verb.rc" 2>/dev/null || echo 0)"
+                """.formatted(bash(), dir));
+        assertTrue(kubectl.toFile().setExecutable(true));
+        answer("get", TABLE);
+        Files.writeString(dir.resolve("job.yaml"), MANIFEST);
     }
 
-    private void answer(String json) throws IOException {
-        Files.writeString(dir.resolve("answer.json"), json);
+    /** What the stand-in kubectl prints on stdout for VERB. */
+    private void answer(String verb, String stdout) throws IOException {
+        Files.writeString(dir.resolve(verb + ".out"), stdout);
+    }
+
+    /** The stand-in kubectl fails for VERB: STDERR, exit code RC. */
+    private void failure(String verb, String stderr, int rc) throws IOException {
+        Files.writeString(dir.resolve(verb + ".err"), stderr);
+        Files.writeString(dir.resolve(verb + ".rc"), Integer.toString(rc));
+    }
+
+    private static String bash() {
+        return onPath("bash").orElseThrow(() -> new AssertionError("the plugin is a bash script: no bash on PATH"))
+                .toString();
+    }
+
+    private static Optional<Path> onPath(String tool) {
+        for (String d : System.getenv("PATH").split(File.pathSeparator)) {
+            Path p = Path.of(d, tool);
+            if (Files.isExecutable(p)) {
+                return Optional.of(p);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private Run run(String... args) throws IOException, InterruptedException {
+        return run(Map.of(), null, args);
     }
 
     private Run run(Map<String, String> env, String... args) throws IOException, InterruptedException {
@@ -166,464 +156,528 @@ class KubectlQueuePluginTest {
     }
 
     private Run run(Map<String, String> env, Path stdin, String... args) throws IOException, InterruptedException {
-        Assumptions.assumeTrue(Files.isExecutable(Path.of("/bin/bash")) || Files.isExecutable(Path.of("/usr/bin/bash")),
-                "the plugin is a bash script");
-        for (String record : List.of("kubectl.calls", "proxy.socket", "proxy.socket-dir-mode", "curl.socket",
-                "curl.socket-state")) {
+        return finish(start(env, stdin, args));
+    }
+
+    private Process start(Map<String, String> env, Path stdin, String... args) throws IOException {
+        for (Path old : Files.list(dir.resolve("calls")).toList()) {
+            Files.delete(old);
+        }
+        for (String record : List.of("count", "out", "err", "manifest.1", "manifest.2", "go", "waited-out")) {
             Files.deleteIfExists(dir.resolve(record));
         }
-        List<String> command = new ArrayList<>(List.of("bash", PLUGIN.toString()));
+        List<String> command = new ArrayList<>(List.of(bash(), PLUGIN.toString()));
         command.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
-        for (String name : List.of("KUBE_QUEUE_TOKEN", "KUBECTL_QUEUE_OUTPUT", "KUBE_QUEUE_NAMESPACE", "KUBE_QUEUE_SERVICE")) {
+        ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile())
+                .redirectInput(stdin != null ? stdin.toFile() : new File("/dev/null"))
+                .redirectOutput(dir.resolve("out").toFile())
+                .redirectError(dir.resolve("err").toFile());
+        for (String name : List.of("KUBECTL_QUEUE_OUTPUT", "KUBE_QUEUE_TOKEN", "KUBE_QUEUE_NAMESPACE", "KUBE_QUEUE_SERVICE",
+                "KUBECONFIG")) {
             pb.environment().remove(name);
         }
-        pb.environment().put("PATH", dir + ":" + System.getenv("PATH"));
+        pb.environment().put("PATH", bin + File.pathSeparator + System.getenv("PATH"));
         pb.environment().putAll(env);
-        if (stdin != null) {
-            pb.redirectInput(stdin.toFile());
-        }
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(20, TimeUnit.SECONDS));
-        Path recorded = dir.resolve("kubectl.calls");
-        List<List<String>> calls = Files.exists(recorded)
-                ? Files.readAllLines(recorded).stream().map(l -> List.of(l.split("\t"))).toList()
-                : List.of();
-        List<String> raw = calls.stream().filter(c -> {
-            List<String> a = withoutContext(c);
-            return !a.isEmpty() && (a.get(0).equals("get") || a.get(0).equals("create"));
-        }).reduce((first, second) -> second).orElse(List.of());
-        return new Run(p.exitValue(), out, raw, calls);
+        return pb.start();
     }
 
-    private static List<String> withoutContext(List<String> call) {
-        return call.size() >= 2 && call.get(0).equals("--context") ? call.subList(2, call.size()) : call;
-    }
-
-    private String recorded(String name) throws IOException {
-        Path file = dir.resolve(name);
-        return Files.exists(file) ? Files.readString(file) : "";
-    }
-
-    /**
-     * The plugin's kubectl proxy call: {@code proxy --unix-socket=PATH} and nothing else (after {@code --context}), so
-     * no {@code --port}; PATH is absolute. Returns PATH.
-     */
-    private static Path proxySocket(List<String> call) {
-        List<String> args = withoutContext(call);
-        assertEquals(2, args.size(), "kubectl proxy --unix-socket=PATH: " + call);
-        assertEquals("proxy", args.get(0), call.toString());
-        assertTrue(args.get(1).startsWith("--unix-socket="), "a unix socket: " + call);
-        for (String arg : call) {
-            assertFalse(arg.startsWith("--port") || arg.startsWith("-p") || arg.startsWith("--address"),
-                    "no port: " + call);
-        }
-        Path socket = Path.of(args.get(1).substring("--unix-socket=".length()));
-        assertTrue(socket.isAbsolute(), socket.toString());
-        return socket;
-    }
-
-    /** The plugin's one kubectl proxy call, after whatever kubectl config calls came first. */
-    private static Path proxySocket(Run run) {
-        List<List<String>> proxies = run.calls().stream().filter(c -> withoutContext(c).get(0).equals("proxy")).toList();
-        assertEquals(1, proxies.size(), "one kubectl proxy: " + run.calls());
-        assertEquals(proxies.get(0), run.calls().get(run.calls().size() - 1), "kubectl proxy comes last");
-        return proxySocket(proxies.get(0));
-    }
-
-    /**
-     * The stand-in kubectl proxy was started on a unix socket in a directory of the plugin's own that no one else could
-     * enter, and both the proxy and that directory are gone now that the plugin has exited.
-     */
-    private void assertProxyStopped(Run run) throws IOException {
-        Path pid = dir.resolve("proxy.pid");
-        assertTrue(Files.exists(pid), "kubectl proxy was started");
-        long id = Long.parseLong(Files.readString(pid).strip());
-        assertFalse(ProcessHandle.of(id).map(ProcessHandle::isAlive).orElse(false), "kubectl proxy is stopped");
-        Path socket = proxySocket(run);
-        assertEquals(socket.toString(), recorded("proxy.socket"), "the stand-in proxy listened where it was told");
-        assertTrue(socket.getParent().getFileName().toString().startsWith("kubectl-queue."),
-                "in the plugin's own temporary directory: " + socket);
-        int mode = Integer.parseInt(recorded("proxy.socket-dir-mode"), 8);
-        assertEquals(0, mode & 0077, "no one but its owner may enter " + socket.getParent() + ": "
-                + Integer.toOctalString(mode));
-        assertFalse(Files.exists(socket.getParent(), LinkOption.NOFOLLOW_LINKS),
-                socket.getParent() + " is removed");
-    }
-
-    /** curl went to kubectl proxy's unix socket, once it listened, and to no TCP address. */
-    private void assertCurlUsedTheSocket(Run run) throws IOException {
-        assertEquals(proxySocket(run).toString(), recorded("curl.socket"), "curl --unix-socket " + recorded("curl.argv"));
-        assertEquals("listening", recorded("curl.socket-state"), "curl ran once the proxy's socket was there");
-        assertTrue(recorded("curl.url").startsWith(PROXY_URL + "/"), recorded("curl.url"));
-        assertFalse(recorded("curl.argv").contains("127.0.0.1"), recorded("curl.argv"));
-    }
-
-    /** The stand-in kubectl proxy listens on its unix socket with python3. */
-    private static void assumeProxyStandIn() {
-        Assumptions.assumeTrue(onPath("python3"), "the stand-in kubectl proxy needs python3 for its unix socket");
-    }
-
-    /** Neither kubectl nor curl had the token on its command line. */
-    private void assertTokenOnNoCommandLine(Run run, String token) throws IOException {
-        for (List<String> call : run.calls()) {
-            assertFalse(String.join(" ", call).contains(token), "kubectl " + call);
-        }
-        assertFalse(recorded("curl.argv").contains(token), "curl " + recorded("curl.argv"));
-    }
-
-    private static boolean jq() {
-        return onPath("jq");
-    }
-
-    private static boolean onPath(String tool) {
-        for (String d : System.getenv("PATH").split(":")) {
-            if (Files.isExecutable(Path.of(d, tool))) {
-                return true;
+    private Run finish(Process p) throws IOException, InterruptedException {
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "the plugin ends");
+        List<List<String>> calls = new ArrayList<>();
+        try (Stream<Path> files = Files.list(dir.resolve("calls"))) {
+            for (Path call : files.sorted().toList()) {
+                String text = Files.readString(call);
+                assertTrue(text.isEmpty() || text.endsWith("\0"), "each argument ends with a NUL: " + text);
+                calls.add(text.isEmpty() ? List.of()
+                        : List.of(text.substring(0, text.length() - 1).split("\0", -1)));
             }
         }
-        return false;
+        return new Run(p.exitValue(), Files.readString(dir.resolve("out")), Files.readString(dir.resolve("err")), calls);
     }
 
-    /** A table's cells: column pads with two spaces or more, and without column the cells are tab-separated. */
-    private static List<String> cells(String line) {
-        return List.of(line.trim().split("\t|\\s{2,}"));
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+
+    private static List<String> args(String... args) {
+        return List.of(args);
+    }
+
+    /** The manifest the stand-in kubectl read for its Nth call. */
+    private String manifest(int n) throws IOException {
+        Path file = dir.resolve("manifest." + n);
+        assertTrue(Files.exists(file), "kubectl call " + n + " read a manifest");
+        return Files.readString(file);
+    }
+
+    private static void assertWrongCall(Run run, String what) {
+        assertEquals(2, run.exit(), what + ": " + run.err());
+        assertTrue(run.err().contains(USAGE), "the usage on stderr: " + run.err());
+        assertEquals("", run.out(), what);
+        assertTrue(run.calls().isEmpty(), what + ": kubectl was not called: " + run.calls());
     }
 
     @Test
-    void eachCommandAsksTheServiceProxyForItsPath() throws Exception {
-        Files.writeString(dir.resolve("job.yaml"), "kind: Job\n");
-        Map<String, String> raw = Map.of("KUBECTL_QUEUE_OUTPUT", "json");
-        assertEquals(List.of("get", "--raw", PROXY + "/queues"), run(raw).kubectlArgs());
-        assertEquals(List.of("get", "--raw", PROXY + "/queues/root.defaultQuotaGroup/jobs"),
-                run(raw, "jobs", "root.defaultQuotaGroup").kubectlArgs());
-        assertEquals(List.of("get", "--raw", PROXY + "/jobs/default/batch-c"),
-                run(raw, "job", "default/batch-c").kubectlArgs());
-        assertEquals(List.of("create", "--raw", PROXY + "/dry-run", "-f", "job.yaml"),
-                run(raw, "dry-run", "job.yaml").kubectlArgs());
-        assertEquals(List.of("get", "--raw", "/api/v1/namespaces/ops/services/kq:http/proxy/api/v1/queues"),
-                run(Map.of("KUBE_QUEUE_NAMESPACE", "ops", "KUBE_QUEUE_SERVICE", "kq:http",
-                        "KUBECTL_QUEUE_OUTPUT", "json")).kubectlArgs());
-    }
-
-    @Test
-    void rawOutputIsTheApisAnswer() throws Exception {
-        Run run = run(Map.of("KUBECTL_QUEUE_OUTPUT", "json"), "queues");
-        assertEquals(0, run.exit());
-        assertEquals(QUEUES, run.out().strip());
-        for (List<String> flags : List.of(List.of("-o", "json"), List.of("-ojson"), List.of("--output", "json"),
-                List.of("--output=json"), List.of("queues", "-o", "json"), List.of("-o", "json", "queues"))) {
-            run = run(Map.of(), flags.toArray(String[]::new));
-            assertEquals(0, run.exit(), flags + ": " + run.out());
-            assertEquals(QUEUES, run.out().strip(), flags.toString());
+    void eachCommandIsOneKubectlGetWhoseOutputPassesThrough() throws Exception {
+        Map<List<String>, List<String>> cases = new LinkedHashMap<>();
+        cases.put(args(), args("get", "quotagroups"));
+        cases.put(args("queues"), args("get", "quotagroups"));
+        cases.put(args("jobs", "root.team-a"),
+                args("get", "pendingjobs", "-A", "--field-selector", "quotaGroup=root.team-a"));
+        cases.put(args("jobs", "root.team-a", "-A"),
+                args("get", "pendingjobs", "-A", "--field-selector", "quotaGroup=root.team-a"));
+        cases.put(args("jobs", "root.team-a", "-n", "team-a"),
+                args("get", "pendingjobs", "-n", "team-a", "--field-selector", "quotaGroup=root.team-a"));
+        cases.put(args("pending"), args("get", "pendingjobs"));
+        cases.put(args("pending", "-n", "team-a"), args("get", "pendingjobs", "-n", "team-a"));
+        cases.put(args("pending", "-A"), args("get", "pendingjobs", "-A"));
+        cases.put(args("job", "team-a/job2"), args("get", "pendingjobs", "job2", "-n", "team-a", "-o", "wide"));
+        // the variables of the plugin that went through the service proxy are not read any more
+        Map<String, String> old = Map.of("KUBE_QUEUE_TOKEN", "old-token-5e1f", "KUBE_QUEUE_NAMESPACE", "old-ns",
+                "KUBE_QUEUE_SERVICE", "old-svc:http");
+        for (var c : cases.entrySet()) {
+            Run run = run(old, c.getKey().toArray(String[]::new));
+            assertEquals(0, run.exit(), c.getKey() + ": " + run.err());
+            assertEquals(c.getValue(), run.call(), c.getKey().toString());
+            assertEquals(TABLE, run.out(), "kubectl's table as is");
+            assertEquals("", run.err(), c.getKey().toString());
         }
     }
 
     @Test
-    void queuesPrintAsATable() throws Exception {
-        Assumptions.assumeTrue(jq(), "tables need jq");
-        Run run = run(Map.of());
-        assertEquals(0, run.exit(), run.out());
-        List<String> lines = run.out().lines().toList();
-        assertEquals(List.of("GROUP", "PENDING", "ADMITTED", "CPU", "USED/MAX", "MEMORY", "USED/MAX", "POLICY"),
-                List.of(lines.get(0).trim().split("\\s+")));
-        assertEquals(List.of("root.defaultQuotaGroup", "1", "2", "4/4", "512Mi/4Gi", "DEFAULT"),
-                List.of(lines.get(1).trim().split("\\s+")));
+    void kubectlsGlobalFlagsReachEveryKubectlCallInOrder() throws Exception {
+        List<String> globals = args("--context", "prod", "--kubeconfig=/etc/kq/config", "--as", "alice", "--as-group",
+                "devs", "--as-group=ops", "--token", "t0k3n", "-s", "https://api.example:6443", "--request-timeout", "5s",
+                "-v", "6", "--insecure-skip-tls-verify", "--user", "u1", "--cluster=c1", "--certificate-authority",
+                "/ca.crt");
+        // interleaved with the command and its argument: the flags keep their order, the values stay with them
+        Run run = run("--context", "prod", "jobs", "--kubeconfig=/etc/kq/config", "root.team-a", "--as", "alice",
+                "--as-group", "devs", "--as-group=ops", "--token", "t0k3n", "-s", "https://api.example:6443",
+                "--request-timeout", "5s", "-v", "6", "--insecure-skip-tls-verify", "--user", "u1", "--cluster=c1",
+                "--certificate-authority", "/ca.crt");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(concat(globals, args("get", "pendingjobs", "-A", "--field-selector", "quotaGroup=root.team-a")),
+                run.call());
+
+        // the forms glued to their value
+        run = run("-shttps://api.example:6443", "pending", "-v=4", "-v4", "--context=prod", "--server=https://b:6443");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(args("-shttps://api.example:6443", "-v=4", "-v4", "--context=prod", "--server=https://b:6443", "get",
+                "pendingjobs"), run.call());
+
+        // a dry run asks kubectl for its namespace with the same flags, then creates the dry run
+        answer("config", "team-b");
+        answer("create", DRY_RUN);
+        List<String> some = args("--context", "prod", "--as", "alice", "--as-group", "devs", "--token=t0k3n");
+        run = run("dry-run", "--context", "prod", "job.yaml", "--as", "alice", "--as-group", "devs", "--token=t0k3n",
+                "-o", "json");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(List.of(concat(some, CONFIG_VIEW),
+                concat(some, args("create", "--raw", API + "/namespaces/team-b/dryruns", "-f", "job.yaml"))), run.calls());
+
+        // job --kind without a namespace does the same
+        answer("get", PENDING_JOB);
+        run = run("job", "job2", "--kind", "TFJob", "--context", "prod", "--as", "alice", "--as-group", "devs",
+                "--token=t0k3n");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(List.of(concat(some, CONFIG_VIEW),
+                concat(some, args("get", "--raw", API + "/namespaces/team-b/pendingjobs/job2?kind=TFJob"))), run.calls());
     }
 
     @Test
-    void wideOutputAddsColumns() throws Exception {
-        Assumptions.assumeTrue(jq(), "tables need jq");
-        answer("""
-                [{"name":"root.gpu","parent":"root","policy":"DEFAULT","min":{"cpu":"2"},"max":{"cpu":"8",\
-                "memory":"8Gi","nvidia.com/gpu":"4"},"used":{"cpu":"4","memory":"1Gi","nvidia.com/gpu":"1"},\
-                "outside":{"cpu":"500m"},"pending":0,"admitted":1}]""");
-        Run run = run(Map.of(), "-o", "wide");
-        assertEquals(0, run.exit(), run.out());
-        List<String> lines = run.out().lines().toList();
-        assertEquals(List.of("GROUP", "PENDING", "ADMITTED", "CPU USED/MAX", "MEMORY USED/MAX", "POLICY", "PARENT", "MIN",
-                "OUTSIDE", "OTHER USED/MAX"), cells(lines.get(0)));
-        assertEquals(List.of("root.gpu", "0", "1", "4/8", "1Gi/8Gi", "DEFAULT", "root", "cpu=2", "cpu=500m",
-                "nvidia.com/gpu=1/4"), cells(lines.get(1)));
+    void outputFormatsGoToKubectlGetAsGiven() throws Exception {
+        Map<List<String>, String> forms = new LinkedHashMap<>();
+        forms.put(args("-o", "json"), "json");
+        forms.put(args("-ojson"), "json");
+        forms.put(args("--output", "yaml"), "yaml");
+        forms.put(args("--output=name"), "name");
+        forms.put(args("-o=wide"), "wide");
+        forms.put(args("-o", "custom-columns=NAME:.metadata.name,POSITION:.position"),
+                "custom-columns=NAME:.metadata.name,POSITION:.position");
+        forms.put(args("-o", "jsonpath={.items[*].metadata.name}"), "jsonpath={.items[*].metadata.name}");
+        forms.put(args("-ogo-template={{range .items}}{{.metadata.name}} {{end}}"),
+                "go-template={{range .items}}{{.metadata.name}} {{end}}");
+        for (var form : forms.entrySet()) {
+            Run run = run(concat(args("pending", "-n", "team-a"), form.getKey()).toArray(String[]::new));
+            assertEquals(0, run.exit(), form.getKey() + ": " + run.err());
+            assertEquals(args("get", "pendingjobs", "-n", "team-a", "-o", form.getValue()), run.call(),
+                    form.getKey().toString());
+            assertEquals(TABLE, run.out());
+        }
+        assertEquals(args("get", "quotagroups", "-o", "wide"), run("-o", "wide").call());
+        assertEquals(args("get", "pendingjobs", "-A", "--field-selector", "quotaGroup=root.team-a", "-o", "yaml"),
+                run("jobs", "root.team-a", "-o", "yaml").call());
+        // job's -o wide is a default: -o replaces it
+        assertEquals(args("get", "pendingjobs", "job2", "-n", "team-a", "-o", "yaml"),
+                run("job", "team-a/job2", "-o", "yaml").call());
 
-        answer(JOBS);
-        run = run(Map.of(), "jobs", "root.defaultQuotaGroup", "--output=wide");
-        assertEquals(0, run.exit(), run.out());
-        lines = run.out().lines().toList();
-        assertEquals(List.of("POS", "KIND", "NAMESPACE", "NAME", "PRIORITY", "STATE", "GROUP", "REQUEST", "RETRY AT",
-                "REASON"), cells(lines.get(0)));
-        assertEquals(List.of("2", "TFJob", "team-b", "train-b", "0", "BACKOFF", "root.defaultQuotaGroup",
-                "cpu=1,memory=1Gi", "2030-01-01T00:00:00Z", "waits behind batch-a"), cells(lines.get(2)));
-
-        answer("""
-                {"kind":"Job","namespace":"team-a","name":"batch-a","group":"root.defaultQuotaGroup","state":"HELD",\
-                "position":1,"priority":5,"request":{"cpu":"2"},"retryAt":null,"reason":"full"}""");
-        run = run(Map.of(), "job", "team-a/batch-a", "-owide");
-        assertEquals(0, run.exit(), run.out());
-        lines = run.out().lines().toList();
-        assertEquals(List.of("KIND", "NAMESPACE", "NAME", "GROUP", "POS", "STATE", "PRIORITY", "REQUEST", "RETRY AT",
-                "REASON"), cells(lines.get(0)));
-        assertEquals(List.of("Job", "team-a", "batch-a", "root.defaultQuotaGroup", "1", "HELD", "5", "cpu=2", "-",
-                "full"), cells(lines.get(1)));
+        // KUBECTL_QUEUE_OUTPUT=json is -o json, and -o wins
+        Map<String, String> json = Map.of("KUBECTL_QUEUE_OUTPUT", "json");
+        assertEquals(args("get", "quotagroups", "-o", "json"), run(json).call());
+        assertEquals(args("get", "pendingjobs", "job2", "-n", "team-a", "-o", "json"),
+                run(json, "job", "team-a/job2").call());
+        assertEquals(args("get", "quotagroups", "-o", "yaml"), run(json, "-o", "yaml").call());
     }
 
     @Test
-    void contextReachesEveryKubectlCall() throws Exception {
-        Files.writeString(dir.resolve("job.yaml"), "kind: Job\n");
-        // without a token: config view (looking for one), then get --raw / create --raw
-        for (String[] args : List.of(new String[] {"--context", "prod", "-o", "json"},
-                new String[] {"dry-run", "job.yaml", "--context=prod", "-o", "json"})) {
-            Run run = run(Map.of(), args);
-            assertEquals(0, run.exit(), run.out());
-            assertFalse(run.kubectlArgs().isEmpty(), "the API was called through kubectl");
-            assertTrue(run.calls().size() >= 2, run.calls().toString());
-            for (List<String> call : run.calls()) {
-                assertEquals(List.of("--context", "prod"), call.subList(0, 2), call.toString());
+    void namespaceOrAllNamespaces() throws Exception {
+        for (List<String> form : List.of(args("-n", "team-a"), args("-nteam-a"), args("-n=team-a"),
+                args("--namespace", "team-a"), args("--namespace=team-a"))) {
+            for (List<String> line : List.of(concat(args("pending"), form), concat(form, args("pending")))) {
+                Run run = run(line.toArray(String[]::new));
+                assertEquals(0, run.exit(), line + ": " + run.err());
+                assertEquals(args("get", "pendingjobs", "-n", "team-a"), run.call(), line.toString());
             }
         }
-        // with the kubeconfig's token: config view, then kubectl proxy
-        assumeProxyStandIn();
-        Files.writeString(dir.resolve("kubeconfig-token"), "kubeconfig-token-1");
-        Run run = run(Map.of(), "queues", "--context", "prod", "-o", "json");
-        assertEquals(0, run.exit(), run.out());
-        assertEquals(2, run.calls().size(), run.calls().toString());
-        assertEquals(List.of("--context", "prod", "config", "view", "--raw", "--minify", "-o",
-                "jsonpath={.users[0].user.token}"), run.calls().get(0));
-        assertEquals(List.of("--context", "prod", "proxy", "--unix-socket=" + proxySocket(run)), run.calls().get(1));
-        assertProxyStopped(run);
-    }
+        assertEquals(args("get", "pendingjobs", "-A"), run("pending", "--all-namespaces").call());
 
-    @Test
-    void namespaceFlagNamesTheJobsNamespace() throws Exception {
-        Map<String, String> raw = Map.of("KUBECTL_QUEUE_OUTPUT", "json");
-        for (String[] args : List.of(new String[] {"job", "batch-c", "-n", "default"},
-                new String[] {"-n", "default", "job", "batch-c"}, new String[] {"job", "batch-c", "-ndefault"},
-                new String[] {"job", "--namespace", "default", "batch-c"},
-                new String[] {"job", "batch-c", "--namespace=default"},
-                new String[] {"job", "default/batch-c", "-n", "default"})) {
-            Run run = run(raw, args);
-            assertEquals(0, run.exit(), Arrays.toString(args) + ": " + run.out());
-            assertEquals(List.of("get", "--raw", PROXY + "/jobs/default/batch-c"), run.kubectlArgs(),
-                    Arrays.toString(args));
-        }
-        for (String[] args : List.of(new String[] {"job", "default/batch-c", "-n", "other"},
-                new String[] {"job", "batch-c"}, new String[] {"job", "batch-c", "-n"},
-                new String[] {"queues", "-n", "default"})) {
-            Run run = run(raw, args);
-            assertEquals(2, run.exit(), Arrays.toString(args) + ": " + run.out());
-            assertTrue(run.calls().isEmpty(), "kubectl was not called: " + run.calls());
+        Map<List<String>, String> wrong = new LinkedHashMap<>();
+        wrong.put(args("pending", "-n", "team-a", "-A"), "-n and -A together");
+        wrong.put(args("jobs", "root.team-a", "-A", "-n", "team-a"), "-n and -A together");
+        wrong.put(args("queues", "-n", "team-a"), "quota groups have no namespace");
+        wrong.put(args("-n", "team-a"), "quota groups have no namespace");
+        wrong.put(args("queues", "-A"), "quota groups have no namespace");
+        wrong.put(args("job", "team-a/job2", "-A"), "-A does not apply to job");
+        wrong.put(args("dry-run", "job.yaml", "-A"), "-A does not apply to dry-run");
+        wrong.put(args("pending", "-n"), "-n needs a namespace");
+        wrong.put(args("pending", "--namespace="), "--namespace needs a namespace");
+        for (var w : wrong.entrySet()) {
+            Run run = run(w.getKey().toArray(String[]::new));
+            assertWrongCall(run, w.getKey().toString());
+            assertTrue(run.err().startsWith("kubectl-queue: " + w.getValue()), w.getKey() + ": " + run.err());
         }
     }
 
     @Test
-    void namespaceFlagKeepsOnlyThatNamespacesJobs() throws Exception {
-        Assumptions.assumeTrue(jq(), "the filter needs jq");
-        answer(JOBS);
-        Run run = run(Map.of(), "jobs", "root.defaultQuotaGroup", "-n", "team-b", "-o", "json");
-        assertEquals(0, run.exit(), run.out());
-        assertEquals(List.of("get", "--raw", PROXY + "/queues/root.defaultQuotaGroup/jobs"), run.kubectlArgs());
-        JsonNode jobs = new ObjectMapper().readTree(run.out());
-        assertEquals(1, jobs.size(), run.out());
-        assertEquals("train-b", jobs.get(0).get("name").asText());
+    void aJobIsNamedByNamespaceAndName() throws Exception {
+        for (List<String> line : List.of(args("job", "team-a/job2"), args("job", "job2", "-n", "team-a"),
+                args("-n", "team-a", "job", "job2"), args("job", "--namespace=team-a", "job2"),
+                args("job", "team-a/job2", "-n", "team-a"))) {
+            Run run = run(line.toArray(String[]::new));
+            assertEquals(0, run.exit(), line + ": " + run.err());
+            assertEquals(args("get", "pendingjobs", "job2", "-n", "team-a", "-o", "wide"), run.call(), line.toString());
+            assertEquals(TABLE, run.out());
+        }
+        // no namespace: kubectl's current one, as kubectl decides
+        assertEquals(args("get", "pendingjobs", "job2", "-o", "wide"), run("job", "job2").call());
 
-        run = run(Map.of(), "jobs", "root.defaultQuotaGroup", "--namespace", "team-a");
-        assertEquals(0, run.exit(), run.out());
-        List<String> lines = run.out().lines().toList();
-        assertEquals(2, lines.size(), run.out());
-        assertEquals(List.of("1", "Job", "team-a", "batch-a", "5", "HELD", "cpu: request 2, in use 4 of max 4"),
-                cells(lines.get(1)));
+        Run run = run("job", "team-a/job2", "-n", "team-b");
+        assertWrongCall(run, "two namespaces");
+        assertTrue(run.err().startsWith("kubectl-queue: team-a/job2 and -n team-b name two namespaces"), run.err());
+        for (List<String> line : List.of(args("job", "team-a/job2/x"), args("job", "/job2"), args("job", "team-a/"),
+                args("job"), args("job", "a/b", "c/d"))) {
+            assertWrongCall(run(line.toArray(String[]::new)), line.toString());
+        }
     }
 
     @Test
-    void helpPrintsTheUsageAndSucceeds() throws Exception {
-        for (String flag : List.of("-h", "--help", "help")) {
-            Run run = run(Map.of(), flag);
-            assertEquals(0, run.exit(), flag + " is a question, not a mistake");
-            for (String text : List.of("kubectl queue job NAMESPACE/NAME", "--context NAME", "-n, --namespace NS",
-                    "-o, --output json|wide", "KUBE_QUEUE_TOKEN")) {
-                assertTrue(run.out().contains(text), text + " in " + run.out());
+    void kindAsksForTheRawPathWithTheKindParameter() throws Exception {
+        answer("get", PENDING_JOB);
+        Run run = run("job", "team-a/job2", "--kind", "TFJob");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(args("get", "--raw", API + "/namespaces/team-a/pendingjobs/job2?kind=TFJob"), run.call());
+        assertEquals(PENDING_JOB + "\n", run.out(), "the JSON as is, with a final newline");
+
+        run = run("--kind=PyTorchJob", "-n", "team-a", "job", "job2", "-o", "json");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(args("get", "--raw", API + "/namespaces/team-a/pendingjobs/job2?kind=PyTorchJob"), run.call());
+
+        // no namespace: the kubeconfig context's, else default
+        answer("config", "team-b");
+        run = run("job", "job2", "--kind", "MPIJob");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(List.of(CONFIG_VIEW, args("get", "--raw", API + "/namespaces/team-b/pendingjobs/job2?kind=MPIJob")),
+                run.calls());
+        answer("config", "");
+        run = run("job", "job2", "--kind", "MPIJob");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(args("get", "--raw", API + "/namespaces/default/pendingjobs/job2?kind=MPIJob"), run.calls().get(1));
+
+        Map<List<String>, String> wrong = new LinkedHashMap<>();
+        wrong.put(args("pending", "--kind", "TFJob"), "--kind applies to job only");
+        wrong.put(args("queues", "--kind=Job"), "--kind applies to job only");
+        wrong.put(args("job", "team-a/job2", "--kind", "TFJob&x=1"), "--kind takes a kind");
+        wrong.put(args("job", "team-a/job2", "--kind="), "--kind takes a kind");
+        wrong.put(args("job", "team-a/job2", "--kind"), "--kind needs a kind");
+        wrong.put(args("job", "team-a/job2?x=1", "--kind", "TFJob"), "job2?x=1 is no Kubernetes object name");
+        wrong.put(args("job", "team-a/job2", "--kind", "TFJob", "-o", "yaml"), "job --kind answers JSON only");
+        for (var w : wrong.entrySet()) {
+            run = run(w.getKey().toArray(String[]::new));
+            assertWrongCall(run, w.getKey().toString());
+            assertTrue(run.err().startsWith("kubectl-queue: " + w.getValue()), w.getKey() + ": " + run.err());
+        }
+    }
+
+    @Test
+    void dryRunCreatesOneInTheNamespaceFromTheFlagTheKubeconfigOrDefault() throws Exception {
+        answer("create", DRY_RUN);
+        Map<String, String> json = Map.of("KUBECTL_QUEUE_OUTPUT", "json");
+        // -n: no need to ask kubectl
+        Run run = run(json, "dry-run", "job.yaml", "-n", "team-a");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(args("create", "--raw", API + "/namespaces/team-a/dryruns", "-f", "job.yaml"), run.call());
+        assertEquals(MANIFEST, manifest(1));
+        assertEquals(DRY_RUN + "\n", run.out());
+
+        // the kubeconfig context's namespace
+        answer("config", "team-b");
+        run = run(json, "dry-run", "job.yaml");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(List.of(CONFIG_VIEW, args("create", "--raw", API + "/namespaces/team-b/dryruns", "-f", "job.yaml")),
+                run.calls());
+        assertEquals(MANIFEST, manifest(2));
+
+        // none: default
+        answer("config", "");
+        run = run(json, "dry-run", "job.yaml");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(List.of(CONFIG_VIEW, args("create", "--raw", API + "/namespaces/default/dryruns", "-f", "job.yaml")),
+                run.calls());
+        // no current context at all (kubectl -s URL --token ... and no kubeconfig): default, and no complaint
+        failure("config", "error: current-context must exist in order to minify\n", 1);
+        run = run(json, "dry-run", "job.yaml", "-s", "https://api.example:6443");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(args("-s", "https://api.example:6443", "create", "--raw", API + "/namespaces/default/dryruns", "-f",
+                "job.yaml"), run.calls().get(1));
+        assertEquals("", run.err());
+
+        // the manifest on stdin reaches kubectl's stdin
+        Path other = dir.resolve("stdin.yaml");
+        Files.writeString(other, MANIFEST.replace("job3", "job4"));
+        run = run(json, other, "dry-run", "-", "-n", "team-a");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(args("create", "--raw", API + "/namespaces/team-a/dryruns", "-f", "-"), run.call());
+        assertEquals(MANIFEST.replace("job3", "job4"), manifest(1));
+        assertEquals(DRY_RUN + "\n", run.out());
+
+        for (List<String> line : List.of(args("dry-run"), args("dry-run", "a.yaml", "b.yaml"),
+                args("dry-run", "job.yaml", "-o", "yaml"), args("dry-run", "job.yaml", "-o", "wide"))) {
+            assertWrongCall(run(line.toArray(String[]::new)), line.toString());
+        }
+    }
+
+    @Test
+    void dryRunWithJqSaysWhatTheAnswerMeans() throws Exception {
+        Assumptions.assumeTrue(onPath("jq").isPresent(), "the summary needs jq");
+        answer("create", DRY_RUN);
+        Run run = run("dry-run", "job.yaml", "-n", "team-a");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals("""
+                Job:          TFJob team-a/job3
+                Managed:      true
+                Quota group:  root.team-a
+                Fits now:     false
+                Position:     2
+                Reason:       cpu: request 3, in use 3 of max 4 in root.team-a
+                """, run.out());
+        // -o json: the JSON instead
+        run = run("dry-run", "job.yaml", "-n", "team-a", "-o", "json");
+        assertEquals(DRY_RUN + "\n", run.out());
+        // an answer that is not JSON is shown as it came
+        answer("create", "not json");
+        run = run("dry-run", "job.yaml", "-n", "team-a");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals("not json\n", run.out());
+    }
+
+    @Test
+    void dryRunWithoutJqPrintsTheJson() throws Exception {
+        // a PATH with the tools the plugin and the stand-in use, and no jq
+        Path tools = Files.createDirectory(dir.resolve("bin-without-jq"));
+        for (String tool : List.of("bash", "cat", "tee", "grep", "awk", "mktemp", "rm", "sleep")) {
+            Path found = onPath(tool).orElseThrow(() -> new AssertionError("no " + tool + " on PATH"));
+            Files.createSymbolicLink(tools.resolve(tool), found);
+        }
+        answer("create", DRY_RUN);
+        Run run = run(Map.of("PATH", bin + File.pathSeparator + tools), "dry-run", "job.yaml", "-n", "team-a");
+        try (Stream<Path> links = Files.list(tools)) {
+            for (Path link : links.toList()) {
+                Files.delete(link); // the links only, before @TempDir's cleanup warns about each
             }
+        }
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(args("create", "--raw", API + "/namespaces/team-a/dryruns", "-f", "job.yaml"), run.call());
+        assertEquals(DRY_RUN + "\n", run.out());
+        assertEquals("", run.err());
+    }
+
+    @Test
+    void whenTheApiIsNotServedOneMoreLineSaysWhereToLook() throws Exception {
+        record Case(String verb, String stderr, List<String> args) {
+        }
+        String notFound = "Error from server (NotFound): the server could not find the requested resource\n";
+        Files.delete(dir.resolve("get.out"));
+        for (Case c : List.of(
+                new Case("get", "error: the server doesn't have a resource type \"pendingjobs\"\n", args("pending")),
+                new Case("get", "error: the server doesn't have a resource type \"quotagroups\"\n", args()),
+                new Case("get", """
+                        E1204 10:00:00.000000   4242 memcache.go:265] couldn't get current server API group list: \
+                        couldn't get resource list for visibility.kube-queue.io/v1alpha1: the server is currently unable \
+                        to handle the request
+                        error: the server doesn't have a resource type "pendingjobs"
+                        """, args("jobs", "root.team-a")),
+                new Case("get", notFound, args("job", "team-a/job2", "--kind", "TFJob")),
+                new Case("create", notFound, args("dry-run", "job.yaml", "-n", "team-a")))) {
+            Files.deleteIfExists(dir.resolve("get.err"));
+            Files.deleteIfExists(dir.resolve("get.rc"));
+            failure(c.verb(), c.stderr(), 1);
+            Run run = run(c.args().toArray(String[]::new));
+            assertEquals(1, run.exit(), "kubectl's exit code: " + run.err());
+            assertTrue(run.err().startsWith(c.stderr()), "kubectl's error as is, first: " + run.err());
+            String added = run.err().substring(c.stderr().length());
+            assertEquals(1, added.lines().count(), "one line more: " + added);
+            assertTrue(added.startsWith("kubectl-queue: kube-queue's visibility API (visibility.kube-queue.io/v1alpha1) "
+                    + HINT), added);
+            assertEquals("", run.out());
+            assertFalse(run.calls().isEmpty());
+        }
+    }
+
+    @Test
+    void kubectlsFailurePassesThroughWithItsExitCode() throws Exception {
+        // an admitted job is not pending: kubectl's 404, with where it was admitted, and nothing more
+        String admitted = "Error from server (NotFound): pendingjobs.visibility.kube-queue.io \"job1\" not found: "
+                + "admitted in root.team-a\n";
+        failure("get", admitted, 1);
+        Files.delete(dir.resolve("get.out"));
+        Run run = run("job", "team-a/job1");
+        assertEquals(1, run.exit());
+        assertEquals(admitted, run.err());
+        assertEquals("", run.out());
+
+        String forbidden = "Error from server (Forbidden): pendingjobs.visibility.kube-queue.io is forbidden: User "
+                + "\"alice\" cannot list resource \"pendingjobs\" in API group \"visibility.kube-queue.io\" in the "
+                + "namespace \"team-b\"\n";
+        failure("get", forbidden, 1);
+        run = run("pending", "-n", "team-b");
+        assertEquals(1, run.exit());
+        assertEquals(forbidden, run.err());
+
+        // another code, and what kubectl printed on stdout before it failed
+        answer("get", "partial\n");
+        failure("get", "boom\n", 3);
+        run = run("pending");
+        assertEquals(3, run.exit());
+        assertEquals("partial\n", run.out());
+        assertEquals("boom\n", run.err());
+        run = run("job", "team-a/job2", "--kind", "TFJob");
+        assertEquals(3, run.exit(), "job --kind");
+        assertEquals("boom\n", run.err());
+
+        failure("create", "error: the path \"nope.yaml\" does not exist\n", 5);
+        answer("create", DRY_RUN);
+        run = run("dry-run", "nope.yaml", "-n", "team-a");
+        assertEquals(5, run.exit(), "dry-run");
+        assertEquals("error: the path \"nope.yaml\" does not exist\n", run.err());
+        assertEquals("", run.out(), "no answer printed, no summary");
+    }
+
+    @Test
+    void kubectlsStderrShowsWhileKubectlStillRuns() throws Exception {
+        // a credential plugin's login prompt: the user must see it before kubectl ends
+        String prompt = "To sign in, open https://login.example/device and enter the code ABCD-1234\n";
+        Files.writeString(dir.resolve("get.wait"), prompt);
+        Process p = start(Map.of(), null, "pending");
+        boolean seen = false;
+        for (int i = 0; i < 100 && !seen; i++) {
+            seen = Files.readString(dir.resolve("err")).contains("ABCD-1234");
+            if (!seen) {
+                Thread.sleep(100);
+            }
+        }
+        boolean stillRunning = p.isAlive();
+        Files.writeString(dir.resolve("go"), "");
+        Run run = finish(p);
+        assertTrue(seen, "the prompt showed: " + run.err());
+        assertTrue(stillRunning, "while kubectl was still waiting");
+        assertFalse(Files.exists(dir.resolve("waited-out")), "kubectl did not wait in vain");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(prompt, run.err());
+        assertEquals(TABLE, run.out());
+    }
+
+    @Test
+    void aWrongCallPrintsTheUsageOnStderrAndExits2() throws Exception {
+        for (List<String> line : List.of(args("nonsense"), args("jobs"), args("jobs", "a", "b"), args("queues", "extra"),
+                args("pending", "team-a"), args("--bogus"), args("-x"), args("--selector=a=b"), args("--context"),
+                args("pending", "--as"), args("-o"), args("pending", "--output="), args("jobs", "root.a,root.b"),
+                args("jobs", "quotaGroup=x"))) {
+            Run run = run(line.toArray(String[]::new));
+            assertWrongCall(run, line.toString());
+            assertTrue(run.err().startsWith("kubectl-queue: "), "what is wrong, first: " + run.err());
+        }
+        assertTrue(run("nonsense").err().startsWith("kubectl-queue: unknown command \"nonsense\"\n"));
+        assertTrue(run("--bogus").err().startsWith("kubectl-queue: unknown flag --bogus"));
+    }
+
+    @Test
+    void helpPrintsTheUsageOnStdoutAndSucceeds() throws Exception {
+        // the usage exists once, in the header comment
+        String script = Files.readString(PLUGIN);
+        assertEquals(1, script.split("\n# Usage:\n", -1).length - 1, "one usage block");
+        StringBuilder usage = new StringBuilder();
+        boolean on = false;
+        for (String line : script.lines().toList()) {
+            on |= line.equals("# Usage:");
+            if (on && line.equals("#")) {
+                break;
+            }
+            if (on) {
+                usage.append(line.replaceFirst("^# ?", "")).append('\n');
+            }
+        }
+        for (String text : List.of("kubectl queue [queues]", "kubectl queue jobs GROUP", "kubectl queue pending",
+                USAGE, "kubectl queue dry-run FILE", "--kind KIND", "-o, --output FORMAT", "--context")) {
+            assertTrue(usage.toString().contains(text), text + " in " + usage);
+        }
+        for (List<String> line : List.of(args("-h"), args("--help"), args("help"), args("pending", "--help"),
+                args("--context", "prod", "-h"))) {
+            Run run = run(line.toArray(String[]::new));
+            assertEquals(0, run.exit(), line + " is a question, not a mistake");
+            assertEquals(usage.toString(), run.out(), line.toString());
+            assertEquals("", run.err());
             assertTrue(run.calls().isEmpty(), "kubectl was not called");
         }
     }
 
     @Test
-    void aWrongCallPrintsTheUsageAndFails() throws Exception {
-        for (String[] args : List.of(new String[] {"job", "no-slash"}, new String[] {"-o", "yaml"},
-                new String[] {"--output=name"}, new String[] {"--bogus"}, new String[] {"--context"},
-                new String[] {"jobs"}, new String[] {"queues", "extra"}, new String[] {"nonsense"})) {
-            Run run = run(Map.of(), args);
-            assertEquals(2, run.exit(), Arrays.toString(args));
-            assertTrue(run.out().contains("kubectl queue job NAMESPACE/NAME"), run.out());
-            assertTrue(run.calls().isEmpty(), "kubectl was not called: " + run.calls());
+    void theScriptIsBashThatMacOsBash32Reads() throws Exception {
+        Process p = new ProcessBuilder(bash(), "-n", PLUGIN.toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(10, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), "bash -n: " + out);
+
+        String code = Files.readString(PLUGIN).lines().filter(l -> !l.stripLeading().startsWith("#"))
+                .reduce("", (a, b) -> a + b + "\n");
+        assertTrue(code.contains("set -euo pipefail"));
+        // nothing newer than bash 3.2
+        for (String newer : List.of("\\b(declare|local|typeset)\\s+-\\w*[An]", "\\bmapfile\\b", "\\breadarray\\b",
+                "\\bcoproc\\b", "&>>", "\\|&", ";;&", "\\[\\[ -v ", "\\$\\{\\w+(\\[[^\\]]*])?(\\^|,)",
+                "\\$\\{[^}]*@[QEPAaKk]}", "\\bwait -n\\b", "EPOCHSECONDS|EPOCHREALTIME|BASH_ARGV0")) {
+            Matcher m = Pattern.compile(newer).matcher(code);
+            boolean found = m.find();
+            assertFalse(found, "newer than bash 3.2: " + (found ? m.group() : ""));
+        }
+        // under set -u, bash 3.2 calls an empty array unbound: every array is expanded as ${a[@]+"${a[@]}"}
+        String safe = code.replaceAll("\\$\\{(\\w+)\\[@]\\+\"\\$\\{\\1\\[@]}\"}", "");
+        assertFalse(safe.contains("[@]") || safe.contains("[*]"), "an array expanded without ${a[@]+...}: "
+                + safe.lines().filter(l -> l.contains("[@]") || l.contains("[*]")).toList());
+        // and it handles no credential any more
+        for (String gone : List.of("curl", "kubectl proxy", "KUBE_QUEUE_TOKEN=", "$KUBE_QUEUE_TOKEN", "Authorization")) {
+            assertFalse(code.contains(gone), gone);
         }
     }
 
     @Test
-    void tokenFromTheEnvironmentTravelsInTheHeaderThroughKubectlProxy() throws Exception {
-        assumeProxyStandIn();
-        String token = "env-token-4f8a2c";
-        Run run = run(Map.of("KUBE_QUEUE_TOKEN", token), "-o", "json");
-        assertEquals(0, run.exit(), run.out());
-        assertEquals(QUEUES, run.out().strip());
-        // KUBE_QUEUE_TOKEN comes first: no kubeconfig lookup, no kubectl get --raw; the proxy on a unix socket
-        assertEquals(List.of(List.of("proxy", "--unix-socket=" + proxySocket(run))), run.calls());
-        assertCurlUsedTheSocket(run);
-        assertEquals(PROXY_URL + PROXY + "/queues", recorded("curl.url"));
-        assertEquals("GET", recorded("curl.method"));
-        assertEquals("header = \"X-Kube-Queue-Authorization: Bearer " + token + "\"", recorded("curl.stdin").strip());
-        assertFalse(recorded("curl.argv").contains("--fail-with-body"), "needs curl 7.76+: " + recorded("curl.argv"));
-        assertTokenOnNoCommandLine(run, token);
-        assertProxyStopped(run);
-    }
-
-    @Test
-    void tokenFromTheKubeconfigTravelsInTheHeader() throws Exception {
-        assumeProxyStandIn();
-        String token = "kubeconfig-token-91d3";
-        Files.writeString(dir.resolve("kubeconfig-token"), token);
-        answer(JOBS);
-        Run run = run(Map.of(), "jobs", "root.defaultQuotaGroup", "-o", "json");
-        assertEquals(0, run.exit(), run.out());
-        assertEquals(JOBS, run.out().strip());
-        assertEquals(List.of(List.of("config", "view", "--raw", "--minify", "-o", "jsonpath={.users[0].user.token}"),
-                List.of("proxy", "--unix-socket=" + proxySocket(run))), run.calls());
-        assertEquals(PROXY_URL + PROXY + "/queues/root.defaultQuotaGroup/jobs", recorded("curl.url"));
-        assertCurlUsedTheSocket(run);
-        assertEquals("header = \"X-Kube-Queue-Authorization: Bearer " + token + "\"", recorded("curl.stdin").strip());
-        assertTokenOnNoCommandLine(run, token);
-        assertProxyStopped(run);
-    }
-
-    @Test
-    void tokenFromTheKubeconfigsExecPluginTravelsInTheHeader() throws Exception {
-        Assumptions.assumeTrue(jq(), "running an exec credential plugin needs jq");
-        assumeProxyStandIn();
-        String token = "exec-token-77b0";
-        script("credential", """
-                #!/usr/bin/env bash
-                d='%s'
-                printf '%%s\\n' "$@" > "$d/credential.args"
-                printf '%%s' "$CREDENTIAL_REGION" > "$d/credential.env"
-                printf '%%s' "$KUBERNETES_EXEC_INFO" > "$d/credential.info"
-                echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s"}}'
-                """.formatted(dir, token));
-        Files.writeString(dir.resolve("exec.json"), """
-                {"apiVersion":"client.authentication.k8s.io/v1","command":"%s","args":["--cluster","c 1"],\
-                "env":[{"name":"CREDENTIAL_REGION","value":"eu west"}],"interactiveMode":"IfAvailable"}"""
-                .formatted(dir.resolve("credential")));
-        Run run = run(Map.of(), "--context", "prod", "-o", "json");
-        assertEquals(0, run.exit(), run.out());
-        assertEquals(QUEUES, run.out().strip());
-        assertEquals("header = \"X-Kube-Queue-Authorization: Bearer " + token + "\"", recorded("curl.stdin").strip());
-        // run as kubectl runs it: its args, its env, and the ExecCredential request
-        assertEquals(List.of("--cluster", "c 1"), Files.readAllLines(dir.resolve("credential.args")));
-        assertEquals("eu west", recorded("credential.env"));
-        JsonNode info = new ObjectMapper().readTree(recorded("credential.info"));
-        assertEquals("ExecCredential", info.get("kind").asText());
-        assertEquals("client.authentication.k8s.io/v1", info.get("apiVersion").asText());
-        assertFalse(info.get("spec").get("interactive").asBoolean(), "no terminal here");
-        for (List<String> call : run.calls()) {
-            assertEquals(List.of("--context", "prod"), call.subList(0, 2), call.toString());
-        }
-        assertCurlUsedTheSocket(run);
-        assertTokenOnNoCommandLine(run, token);
-        assertProxyStopped(run);
-    }
-
-    @Test
-    void withoutJqKubectlRunsTheExecPluginAndItsPromptShows() throws Exception {
-        // a PATH with the tools the plugin uses, the stand-ins, and no jq
-        Path bin = Files.createDirectory(dir.resolve("bin-without-jq"));
-        for (String tool : List.of("bash", "cat", "head", "tail", "grep", "awk", "mktemp", "rm", "sleep", "column")) {
-            for (String d : System.getenv("PATH").split(":")) {
-                if (Files.isExecutable(Path.of(d, tool))) {
-                    Files.createSymbolicLink(bin.resolve(tool), Path.of(d, tool));
-                    break;
-                }
-            }
-        }
-        Files.createSymbolicLink(bin.resolve("kubectl"), dir.resolve("kubectl"));
-        Files.createSymbolicLink(bin.resolve("curl"), dir.resolve("curl"));
-        // the fake answers the exec plugin's command through jq, which is missing: give it its own answer
-        script("kubectl", recorded("kubectl").replace("jq -r .command \"$d/exec.json\" 2>/dev/null",
-                "echo kubelogin").replace("  get|create)\n",
-                "  get|create)\n    echo 'To sign in, open https://login.example and enter the code ABCD' >&2\n"));
-        Run run = run(Map.of("PATH", bin.toString()), "-o", "json");
-        assertEquals(0, run.exit(), run.out());
-        assertTrue(run.out().contains("(kubelogin) needs jq; without it, no token is sent"), run.out());
-        assertTrue(run.out().contains("enter the code ABCD"), "kubectl's login prompt reaches the user: " + run.out());
-        assertTrue(run.out().contains(QUEUES), run.out());
-        assertEquals(List.of("get", "--raw", PROXY + "/queues"), run.kubectlArgs());
-    }
-
-    @Test
-    void dryRunPostsTheManifestWithTheToken() throws Exception {
-        assumeProxyStandIn();
-        String manifest = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: big\n";
-        Files.writeString(dir.resolve("job.yaml"), manifest);
-        answer("""
-                {"managed":true,"kind":"Job","namespace":"default","name":"big","group":"root.defaultQuotaGroup",\
-                "request":{"cpu":"6"},"priority":0,"fitsNow":false,"position":0,"reason":"never fits"}""");
-        Run run = run(Map.of("KUBE_QUEUE_TOKEN", "dry-run-token"), "dry-run", "job.yaml", "-o", "json");
-        assertEquals(0, run.exit(), run.out());
-        assertEquals(PROXY_URL + PROXY + "/dry-run", recorded("curl.url"));
-        assertEquals("POST", recorded("curl.method"));
-        assertEquals(manifest, recorded("curl.body"));
-        assertTrue(recorded("curl.headers").contains("Content-Type: application/yaml"), recorded("curl.headers"));
-        assertTrue(recorded("curl.stdin").contains("Bearer dry-run-token"));
-        assertCurlUsedTheSocket(run);
-        assertProxyStopped(run);
-
-        // the manifest on stdin: curl's stdin carries the header, so the plugin hands it the manifest as a file
-        Files.delete(dir.resolve("curl.body"));
-        run = run(Map.of("KUBE_QUEUE_TOKEN", "dry-run-token"), dir.resolve("job.yaml"), "dry-run", "-", "-o", "json");
-        assertEquals(0, run.exit(), run.out());
-        assertEquals(manifest, recorded("curl.body"));
-        assertProxyStopped(run);
-    }
-
-    @Test
-    void unauthorizedSaysWhereTheTokenComesFromAndFails() throws Exception {
-        assumeProxyStandIn();
-        Files.writeString(dir.resolve("curl.status"), "401");
-        Run run = run(Map.of("KUBE_QUEUE_TOKEN", "expired-token"));
-        assertEquals(1, run.exit(), run.out());
-        assertTrue(run.out().contains(TOKEN_HINT), run.out());
-        assertEquals(1, run.out().strip().lines().count(), "one line: " + run.out());
-        assertProxyStopped(run);
-
-        // no token anywhere: kubectl get --raw, and kube-queue's 401 as kubectl reports it
-        Files.writeString(dir.resolve("kubectl-error"), "error: You must be logged in to the server (Unauthorized)\n");
-        run = run(Map.of());
-        assertEquals(1, run.exit(), run.out());
-        assertTrue(run.out().contains(TOKEN_HINT), run.out());
-        assertEquals(1, run.out().strip().lines().count(), "one line: " + run.out());
-    }
-
-    @Test
-    void forbiddenSaysWhichRightIsMissingAndFails() throws Exception {
-        assumeProxyStandIn();
-        Files.writeString(dir.resolve("curl.status"), "403");
-        Run run = run(Map.of("KUBE_QUEUE_TOKEN", "some-token"), "job", "secret/job-x");
-        assertEquals(1, run.exit(), run.out());
-        assertTrue(run.out().contains("forbidden (403)"), run.out());
-        assertProxyStopped(run);
-    }
-
-    @Test
-    void aProxyThatStopsAtOnceFailsWithItsErrorOnOneLine() throws Exception {
-        // no python3 needed: this stand-in proxy never listens
-        Files.writeString(dir.resolve("proxy-fails"),
-                "error: listen unix /somewhere/proxy.sock: bind: address already in use\nsecond line\n");
-        Run run = run(Map.of("KUBE_QUEUE_TOKEN", "some-token"), "-o", "json");
-        assertEquals(1, run.exit(), run.out());
-        assertEquals("kubectl-queue: kubectl proxy stopped before it served: error: listen unix /somewhere/proxy.sock: "
-                + "bind: address already in use; second line", run.out().strip(), "one line, with the proxy's error");
-        assertFalse(Files.exists(dir.resolve("curl.argv")), "curl was not called");
-        Path socket = proxySocket(run);
-        assertFalse(Files.exists(socket.getParent(), LinkOption.NOFOLLOW_LINKS), socket.getParent() + " is removed");
+    void shellcheckFindsNothing() throws Exception {
+        Optional<Path> shellcheck = onPath("shellcheck");
+        Assumptions.assumeTrue(shellcheck.isPresent(), "shellcheck is not installed");
+        Process p = new ProcessBuilder(shellcheck.get().toString(), PLUGIN.toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), out);
     }
 
     @Test
@@ -657,6 +711,12 @@ class KubectlQueuePluginTest {
         assertEquals(tag, spec.path("version").asText());
         for (String field : List.of("homepage", "shortDescription", "description")) {
             assertFalse(spec.path(field).asText().isBlank(), field);
+        }
+        // it describes the plugin as it is: over the visibility API, not the service proxy
+        String text = spec.path("description").asText() + spec.path("caveats").asText();
+        assertTrue(text.contains("visibility.kube-queue.io"), text);
+        for (String gone : List.of("service proxy", "services/proxy", "KUBE_QUEUE_TOKEN", "curl")) {
+            assertFalse(text.contains(gone), gone + " in " + text);
         }
 
         // the plugin as it lies in GitHub's source archive of the tag (kube-queue-1.2.3/...)
