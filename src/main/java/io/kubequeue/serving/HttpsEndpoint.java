@@ -91,6 +91,8 @@ public class HttpsEndpoint {
     static final Duration REFRESH = Duration.ofMinutes(1);
     /** The webhook's path. */
     public static final String WEBHOOK_PATH = "/webhooks/suspend-at-creation";
+    /** Response header: the identity of the replica whose scheduler gave the answer. */
+    static final String ANSWERED_BY = "X-Kube-Queue-Answered-By";
     /** Request header of a call a follower forwarded: its identity. */
     static final String FORWARDED_BY = "X-Kube-Queue-Forwarded-By";
     /** The largest body read: an AdmissionReview carries a job (at most 1.5 MiB in etcd) and, on update, its old copy. */
@@ -142,6 +144,11 @@ public class HttpsEndpoint {
                 && scheduler.tree().lists(namespace)));
         for (String outcome : List.of("suspended", "allowed", "refused")) {
             webhookCounter(outcome); // at 0 from the start
+        }
+        for (String route : VisibilityApi.ROUTES) {
+            for (int code : List.of(200, 401, 403, 404, 503)) {
+                answerCounter(route, code);
+            }
         }
     }
 
@@ -343,9 +350,26 @@ public class HttpsEndpoint {
                 .tag("outcome", outcome).register(registry);
     }
 
+    private Counter answerCounter(String route, int code) {
+        return Counter.builder("kube_queue_visibility_answers")
+                .description("Visibility API answers, by route (discovery, pendingjobs, quotagroups,"
+                        + " quotagroup_pendingjobs, dryruns, other) and HTTP status code, counted on the replica the"
+                        + " API server called (a call forwarded to the leader is counted once, with its answer)")
+                .tag("route", route).tag("code", Integer.toString(code)).register(registry);
+    }
+
     // ---- the visibility API ----
 
     private void visibility(RoutingContext rc) {
+        if (rc.request().getHeader(FORWARDED_BY) == null && rc.get("counted") == null) {
+            rc.put("counted", Boolean.TRUE); // once, though a follower that starts leading answers it itself
+            String route = VisibilityApi.route(rc.request().path());
+            rc.addHeadersEndHandler(v -> answerCounter(route, rc.response().getStatusCode()).increment());
+        }
+        answer(rc);
+    }
+
+    private void answer(RoutingContext rc) {
         List<Certificate> peer;
         try {
             peer = rc.request().connection().peerCertificates();
@@ -379,6 +403,7 @@ public class HttpsEndpoint {
         rc.queryParams().forEach(e -> query.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(e.getValue()));
         VisibilityApi.Request request = new VisibilityApi.Request(rc.request().method().name(), rc.request().path(),
                 query, rc.request().getHeader("Accept"), rc.body().asString());
+        rc.response().putHeader(ANSWERED_BY, leadership.identity());
         vertx.executeBlocking(() -> api.answer(caller, request), false).onComplete(done -> reply(rc,
                 done.succeeded() ? done.result()
                         : VisibilityApi.status(500, "InternalError", "kube-queue failed: " + brief(done.cause()))));
@@ -408,7 +433,7 @@ public class HttpsEndpoint {
             return;
         }
         if (leadership.isLeader()) {
-            visibility(rc); // leads now: answers itself
+            answer(rc); // leads now: answers itself
             return;
         }
         vertx.executeBlocking(leaderAddress::leader, false).onComplete(found -> {
@@ -443,9 +468,11 @@ public class HttpsEndpoint {
                         return;
                     }
                     out.setStatusCode(answered.result().statusCode());
-                    String type = answered.result().getHeader("Content-Type");
-                    if (type != null) {
-                        out.putHeader("Content-Type", type);
+                    for (String name : List.of("Content-Type", ANSWERED_BY, "Retry-After")) {
+                        String value = answered.result().getHeader(name);
+                        if (value != null) {
+                            out.putHeader(name, value);
+                        }
                     }
                     out.end(b.succeeded() ? b.result() : Buffer.buffer());
                 });

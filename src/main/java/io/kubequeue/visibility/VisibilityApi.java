@@ -137,6 +137,38 @@ public final class VisibilityApi {
         return new Reply(code, s);
     }
 
+    /** The routes {@link #route(String)} names, for metrics. */
+    public static final List<String> ROUTES = List.of("discovery", "pendingjobs", "quotagroups",
+            "quotagroup_pendingjobs", "dryruns", "other");
+
+    /**
+     * The route of a path, for a metric's label (names taken out, so the series do not grow with the jobs):
+     * {@code discovery}, {@code pendingjobs}, {@code quotagroups}, {@code quotagroup_pendingjobs}, {@code dryruns},
+     * {@code other}.
+     */
+    public static String route(String path) {
+        String p = path.endsWith("/") && path.length() > 1 ? path.substring(0, path.length() - 1) : path;
+        if (p.equals("/apis") || p.equals("/apis/" + GROUP) || p.equals(PREFIX)) {
+            return "discovery";
+        }
+        if (!p.startsWith(PREFIX + "/")) {
+            return "other";
+        }
+        String[] parts = p.substring(PREFIX.length() + 1).split("/", -1);
+        if (parts[0].equals("namespaces") && parts.length >= 3) {
+            return parts[2].equals("pendingjobs") && parts.length <= 4 ? "pendingjobs"
+                    : parts[2].equals("dryruns") && parts.length == 3 ? "dryruns" : "other";
+        }
+        if (parts[0].equals("pendingjobs") && parts.length == 1) {
+            return "pendingjobs";
+        }
+        if (parts[0].equals("quotagroups")) {
+            return parts.length <= 2 ? "quotagroups"
+                    : parts.length == 3 && parts[2].equals("pendingjobs") ? "quotagroup_pendingjobs" : "other";
+        }
+        return "other";
+    }
+
     private Reply route(Caller caller, Request request) {
         String path = request.path();
         if (path.length() > 1 && path.endsWith("/")) {

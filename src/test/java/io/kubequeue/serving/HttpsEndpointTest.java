@@ -133,6 +133,9 @@ class HttpsEndpointTest extends SeedTreeFixture {
     @KubernetesTestServer
     KubernetesMockServer server;
 
+    @Inject
+    io.micrometer.core.instrument.MeterRegistry registry;
+
     private int port() {
         return await().atMost(Duration.ofSeconds(20)).until(() -> https.port().orElse(-1), p -> p > 0);
     }
@@ -238,8 +241,12 @@ class HttpsEndpointTest extends SeedTreeFixture {
         assertEquals(1, item.path("position").asInt());
         assertTrue(item.path("reason").asText().contains("in use 4 of max 4"), item.toString());
 
+        double forbidden = registry.counter("kube_queue_visibility_answers", "route", "pendingjobs", "code", "403")
+                .count();
         Answer bob = asUser("bob", API + "/namespaces/default/pendingjobs");
         assertEquals(403, bob.status());
+        assertEquals(forbidden + 1, registry.counter("kube_queue_visibility_answers", "route", "pendingjobs", "code",
+                "403").count(), "counted by route and code");
         assertTrue(bob.json().path("message").asText().contains("User \"bob\" cannot list resource \"pendingjobs\""),
                 bob.body());
         assertEquals(200, asUser("admin", API + "/quotagroups").status());

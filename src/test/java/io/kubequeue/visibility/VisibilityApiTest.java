@@ -288,4 +288,17 @@ class VisibilityApiTest {
         assertEquals(null, Tables.version("application/json;as=Table;v=v2;g=meta.k8s.io"));
         assertEquals(null, Tables.version(null));
     }
+
+    @Test
+    void routesNameTheResourceNeverTheObject() {
+        assertEquals("discovery", VisibilityApi.route("/apis/visibility.kube-queue.io/v1alpha1/"));
+        assertEquals("pendingjobs", VisibilityApi.route("/apis/visibility.kube-queue.io/v1alpha1/namespaces/a/pendingjobs/x"));
+        assertEquals("pendingjobs", VisibilityApi.route("/apis/visibility.kube-queue.io/v1alpha1/pendingjobs"));
+        assertEquals("quotagroups", VisibilityApi.route("/apis/visibility.kube-queue.io/v1alpha1/quotagroups/root"));
+        assertEquals("quotagroup_pendingjobs",
+                VisibilityApi.route("/apis/visibility.kube-queue.io/v1alpha1/quotagroups/root/pendingjobs"));
+        assertEquals("dryruns", VisibilityApi.route("/apis/visibility.kube-queue.io/v1alpha1/namespaces/a/dryruns"));
+        assertEquals("other", VisibilityApi.route("/apis/visibility.kube-queue.io/v1alpha1/namespaces/a/widgets"));
+        assertEquals("other", VisibilityApi.route("/apis/other.io/v1"));
+    }
 }
