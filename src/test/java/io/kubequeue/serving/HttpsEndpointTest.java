@@ -117,7 +117,8 @@ class HttpsEndpointTest extends SeedTreeFixture {
                     .grant("alice", "list", "visibility.kube-queue.io", "pendingjobs", "default")
                     .grant("alice", "get", "visibility.kube-queue.io", "pendingjobs", "default")
                     .grant("admin", "list", "visibility.kube-queue.io", "pendingjobs", "")
-                    .grant("admin", "list", "visibility.kube-queue.io", "quotagroups", "");
+                    .grant("admin", "list", "visibility.kube-queue.io", "quotagroups", "")
+                    .grant("alice", "create", "visibility.kube-queue.io", "dryruns", "default");
         }
     }
 
@@ -339,5 +340,46 @@ class HttpsEndpointTest extends SeedTreeFixture {
                 ((Map<?, ?>) apiService.getAdditionalProperties().get("spec")).get("caBundle"),
                 "and the API server is told its new CA");
         assertNotNull(after.caKeyPem());
+    }
+
+    /** As {@code kubectl create --raw …/dryruns -f job.yaml} sends it: YAML, no content type. */
+    @Test
+    void aDryRunOfAManifestSaysWhereItWouldQueueWithoutWritingAnything() throws Exception {
+        waitingJob();
+        String manifest = """
+                apiVersion: batch/v1
+                kind: Job
+                metadata:
+                  name: would-it-fit
+                spec:
+                  suspend: true
+                  template:
+                    spec:
+                      restartPolicy: Never
+                      containers:
+                        - name: work
+                          image: busybox:stable
+                          resources:
+                            requests:
+                              cpu: "1"
+                """;
+        Map<String, List<String>> alice = Map.of("X-Remote-User", List.of("alice"));
+        Answer verdict = call(FRONT_PROXY, HttpMethod.POST, API + "/namespaces/default/dryruns", alice, manifest);
+        assertEquals(201, verdict.status(), verdict.body());
+        JsonNode d = verdict.json();
+        assertEquals("DryRun", d.path("kind").asText());
+        assertTrue(d.path("managed").asBoolean());
+        assertEquals(SEED_GROUP, d.path("quotaGroup").asText());
+        assertFalse(d.path("fitsNow").asBoolean(), "4 of 4 cpu in use");
+        assertEquals(2, d.path("position").asInt(), "behind the job already waiting");
+        assertTrue(client.batch().v1().jobs().inNamespace("default").withName("would-it-fit").get() == null,
+                "nothing is written");
+        Answer elsewhere = call(FRONT_PROXY, HttpMethod.POST, API + "/namespaces/default/dryruns", alice,
+                manifest.replace("name: would-it-fit", "name: would-it-fit\n  namespace: team-b"));
+        assertEquals(400, elsewhere.status(), elsewhere.body());
+        assertEquals(403, call(FRONT_PROXY, HttpMethod.POST, API + "/namespaces/default/dryruns",
+                Map.of("X-Remote-User", List.of("bob")), manifest).status());
+        assertEquals(400, call(FRONT_PROXY, HttpMethod.POST, API + "/namespaces/default/dryruns", alice,
+                "{not a manifest").status());
     }
 }
