@@ -48,6 +48,11 @@ public class ReadApiLeaderAddress {
     public static final String HOLDER = "kube-queue/read-api-holder";
     /** The Lease annotation holding the leader's read API base URL. */
     public static final String URL = "kube-queue/read-api-url";
+    /**
+     * The Lease annotation holding the leader's HTTPS port (the visibility API, {@code kube-queue.serving.port}), when
+     * it serves one: a follower forwards visibility calls to the leader's host at this port.
+     */
+    public static final String SERVING_PORT = "kube-queue/serving-port";
     /** How long a follower reuses what it read from the Lease. */
     static final long REMEMBER_MILLIS = 500;
     /** Longest advertised URL accepted (an annotation anyone with Lease rights may write, so bounded). */
@@ -58,6 +63,8 @@ public class ReadApiLeaderAddress {
     private final KubernetesClient client;
     private final Leadership leadership;
     private final Optional<URI> advertised;
+    /** This replica's HTTPS port, published beside its address; 0: none. */
+    private final int servingPort;
     private final Clock clock;
     private final Object reading = new Object();
     private volatile Remembered remembered;
@@ -69,15 +76,24 @@ public class ReadApiLeaderAddress {
      */
     @Inject
     public ReadApiLeaderAddress(KubernetesClient client, Leadership leadership, ReadApiForwardingConfig settings,
-                                @ConfigProperty(name = "quarkus.http.port", defaultValue = "8080") int httpPort) {
+                                @ConfigProperty(name = "quarkus.http.port", defaultValue = "8080") int httpPort,
+                                @ConfigProperty(name = "kube-queue.serving.enabled", defaultValue = "false")
+                                boolean serving,
+                                @ConfigProperty(name = "kube-queue.serving.port", defaultValue = "8443") int servingPort) {
         this(client, leadership, ownAddress(settings.advertisedUrl(), Optional.ofNullable(System.getenv("POD_IP")),
-                httpPort), Clock.systemUTC());
+                httpPort), serving && servingPort > 0 && servingPort <= 65_535 ? servingPort : 0, Clock.systemUTC());
     }
 
     ReadApiLeaderAddress(KubernetesClient client, Leadership leadership, Optional<URI> advertised, Clock clock) {
+        this(client, leadership, advertised, 0, clock);
+    }
+
+    ReadApiLeaderAddress(KubernetesClient client, Leadership leadership, Optional<URI> advertised, int servingPort,
+                         Clock clock) {
         this.client = client;
         this.leadership = leadership;
         this.advertised = advertised;
+        this.servingPort = servingPort;
         this.clock = clock;
     }
 
@@ -142,10 +158,14 @@ public class ReadApiLeaderAddress {
     /**
      * A leader's read API.
      *
-     * @param identity its name in the Lease
-     * @param url      its read API base URL (scheme, host and port)
+     * @param identity    its name in the Lease
+     * @param url         its read API base URL (scheme, host and port)
+     * @param servingPort its HTTPS port (the visibility API), or 0 when it published none
      */
-    public record Leader(String identity, URI url) {
+    public record Leader(String identity, URI url, int servingPort) {
+        public Leader(String identity, URI url) {
+            this(identity, url, 0);
+        }
     }
 
     /**
@@ -194,9 +214,19 @@ public class ReadApiLeaderAddress {
             return Lookup.unknown(holder + " holds Lease " + leaseName + " but has not published its read API"
                     + " address there yet");
         }
-        return parse(annotations.get(URL)).map(url -> new Lookup(Optional.of(new Leader(holder, url)), null))
+        int port = port(annotations.get(SERVING_PORT));
+        return parse(annotations.get(URL)).map(url -> new Lookup(Optional.of(new Leader(holder, url, port)), null))
                 .orElseGet(() -> Lookup.unknown("Lease " + leaseName + " holds no valid read API address for "
                         + holder + " (annotation " + URL + ")"));
+    }
+
+    /** A port annotation's value, 1 to 65535; 0 for anything else (absent, not a number, out of range, overlong). */
+    static int port(String text) {
+        if (text == null || text.isEmpty() || text.length() > 5 || !text.chars().allMatch(Character::isDigit)) {
+            return 0;
+        }
+        int port = Integer.parseInt(text);
+        return port <= 65_535 ? port : 0;
     }
 
     /**
@@ -227,13 +257,17 @@ public class ReadApiLeaderAddress {
                     return;
                 }
                 Map<String, String> annotations = lease.getMetadata().getAnnotations();
+                String port = servingPort > 0 ? Integer.toString(servingPort) : null;
                 if (annotations != null && leadership.identity().equals(annotations.get(HOLDER))
-                        && url.equals(annotations.get(URL))) {
+                        && url.equals(annotations.get(URL)) && java.util.Objects.equals(port, annotations.get(SERVING_PORT))) {
                     return;
                 }
                 Map<String, String> ours = new LinkedHashMap<>();
                 ours.put(HOLDER, leadership.identity());
                 ours.put(URL, url);
+                if (port != null || annotations != null && annotations.containsKey(SERVING_PORT)) {
+                    ours.put(SERVING_PORT, port); // null: the merge patch removes an earlier term's port
+                }
                 Map<String, Object> metadata = new LinkedHashMap<>();
                 metadata.put("resourceVersion", lease.getMetadata().getResourceVersion());
                 metadata.put("annotations", ours);

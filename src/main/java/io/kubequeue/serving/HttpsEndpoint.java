@@ -445,7 +445,8 @@ public class HttpsEndpoint {
             }
             String host = leader.get().url().getHost();
             RequestOptions options = new RequestOptions().setMethod(rc.request().method())
-                    .setHost(host).setPort(settings.port()).setURI(rc.request().uri())
+                    .setHost(host).setPort(leader.get().servingPort() > 0 ? leader.get().servingPort() : settings.port())
+                    .setURI(rc.request().uri())
                     .setIdleTimeout(10_000).putHeader(FORWARDED_BY, leadership.identity());
             FrontProxy.forwardHeaders(caller).forEach((name, values) -> options.putHeader(name,
                     List.<CharSequence>copyOf(values)));

@@ -74,6 +74,20 @@ class ReadApiLeaderAddressTest {
                 ReadApiLeaderAddress.URL, "http://10.0.0.1:8080/steal")), name), "holds no valid read API address");
     }
 
+    /** The leader's HTTPS port (the visibility API's forward) comes with its address, if it is a port at all. */
+    @Test
+    void theLeaseGivesTheLeadersHttpsPortWhenItPublishedOne() {
+        String name = "kube-queue/kube-queue-leader";
+        assertEquals(Optional.of(new ReadApiLeaderAddress.Leader("a", URI.create("http://10.0.0.1:8080"), 8443)),
+                ReadApiLeaderAddress.lookup(lease("a", Map.of(ReadApiLeaderAddress.HOLDER, "a", ReadApiLeaderAddress.URL,
+                        "http://10.0.0.1:8080", ReadApiLeaderAddress.SERVING_PORT, "8443")), name).leader());
+        for (String bad : new String[]{"0", "65536", "-1", "84 43", "999999999999", "0x20fb", ""}) {
+            assertEquals(0, ReadApiLeaderAddress.port(bad), bad);
+        }
+        assertEquals(1, ReadApiLeaderAddress.port("1"));
+        assertEquals(65_535, ReadApiLeaderAddress.port("65535"));
+    }
+
     private static void assertUnknown(ReadApiLeaderAddress.Lookup lookup, String why) {
         assertEquals(Optional.empty(), lookup.leader());
         assertTrue(lookup.why().contains(why), lookup.why());

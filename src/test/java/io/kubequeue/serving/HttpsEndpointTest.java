@@ -74,12 +74,22 @@ class HttpsEndpointTest extends SeedTreeFixture {
             Instant.now());
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** The HTTPS port switched on, on a free port, suspending at creation in team-a. */
+    /**
+     * The HTTPS port switched on, on a free port (a fixed one: the leader publishes it on its Lease for followers),
+     * suspending at creation in team-a; the leader's address on the loopback.
+     */
     public static class Serving implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("kube-queue.serving.enabled", "true", "kube-queue.serving.port", "0",
-                    "kube-queue.serving.suspend-at-creation-in", "team-a");
+            int free;
+            try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+                free = socket.getLocalPort();
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException(e);
+            }
+            return Map.of("kube-queue.serving.enabled", "true", "kube-queue.serving.port", Integer.toString(free),
+                    "kube-queue.serving.suspend-at-creation-in", "team-a",
+                    "kube-queue.read-api.advertised-url", "http://127.0.0.1:8080");
         }
     }
 
@@ -155,7 +165,11 @@ class HttpsEndpointTest extends SeedTreeFixture {
     /** One call over TLS, trusting kube-queue's CA, presenting a client certificate if one is given. */
     private Answer call(ServingCertificate client, HttpMethod method, String path, Map<String, List<String>> headers,
                         String body) throws Exception {
-        port();
+        return call(port(), client, method, path, headers, body);
+    }
+
+    private Answer call(int port, ServingCertificate client, HttpMethod method, String path,
+                        Map<String, List<String>> headers, String body) throws Exception {
         HttpClientOptions options = new HttpClientOptions().setSsl(true).setVerifyHost(false)
                 .setTrustOptions(new PemTrustOptions().addCertValue(Buffer.buffer(served().caPem())));
         if (client != null) {
@@ -164,12 +178,12 @@ class HttpsEndpointTest extends SeedTreeFixture {
         }
         HttpClient http = vertx.createHttpClient(options);
         try {
-            RequestOptions request = new RequestOptions().setMethod(method).setHost("localhost").setPort(port())
+            RequestOptions request = new RequestOptions().setMethod(method).setHost("localhost").setPort(port)
                     .setURI(path);
             headers.forEach((k, v) -> request.putHeader(k, List.<CharSequence>copyOf(v)));
             return http.request(request).compose(r -> body == null ? r.send() : r.send(body))
                     .compose(r -> r.body().map(b -> new Answer(r.statusCode(), b.toString(StandardCharsets.UTF_8),
-                            serverChain(r.request().connection()))))
+                            serverChain(r.request().connection()), r.getHeader(HttpsEndpoint.ANSWERED_BY))))
                     .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
         } finally {
             http.close();
@@ -184,7 +198,8 @@ class HttpsEndpointTest extends SeedTreeFixture {
         }
     }
 
-    private record Answer(int status, String body, List<java.security.cert.Certificate> serverChain) {
+    private record Answer(int status, String body, List<java.security.cert.Certificate> serverChain,
+                          String answeredBy) {
         JsonNode json() throws Exception {
             return JSON.readTree(body);
         }
@@ -381,5 +396,57 @@ class HttpsEndpointTest extends SeedTreeFixture {
                 Map.of("X-Remote-User", List.of("bob")), manifest).status());
         assertEquals(400, call(FRONT_PROXY, HttpMethod.POST, API + "/namespaces/default/dryruns", alice,
                 "{not a manifest").status());
+    }
+
+    @Inject
+    io.kubequeue.config.ReadApiForwardingConfig forwarding;
+
+    @Inject
+    io.kubequeue.job.DryRuns dryRuns;
+
+    @Inject
+    io.kubequeue.job.JobFeed feed;
+
+    /**
+     * A second replica in this JVM, a follower (it never competes for the Lease): it authenticates the caller, then
+     * forwards to the leader's HTTPS port named on the Lease, presenting the serving certificate, and the leader's
+     * answer comes back with the leader's name on it; a call already forwarded is not forwarded again.
+     */
+    @Test
+    void aFollowerForwardsToTheLeaderWhichAnswersForIt() throws Exception {
+        String waiting = waitingJob();
+        int leaderPort = port();
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            io.fabric8.kubernetes.api.model.coordination.v1.Lease lease = client.leases()
+                    .inNamespace(leadership.namespace()).withName(leadership.leaseName()).get();
+            return lease != null && lease.getMetadata().getAnnotations() != null && Integer.toString(leaderPort)
+                    .equals(lease.getMetadata().getAnnotations().get(io.kubequeue.leader.ReadApiLeaderAddress.SERVING_PORT));
+        });
+        io.kubequeue.config.KubeQueueConfig followerConfig = io.kubequeue.testing.TestConfig.kubeQueue(Map.of(
+                "kube-queue.serving.enabled", "true", "kube-queue.serving.port", "0",
+                "kube-queue.leader-election.identity", "follower-1"));
+        Leadership follower = new Leadership(client, followerConfig, null);
+        assertFalse(follower.isLeader());
+        HttpsEndpoint second = new HttpsEndpoint(vertx, followerConfig, client, scheduler, dryRuns, feed, follower,
+                new io.kubequeue.leader.ReadApiLeaderAddress(client, follower, forwarding, 8080, true, 0),
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+        second.start();
+        try {
+            int followerPort = await().atMost(Duration.ofSeconds(20)).until(() -> second.port().orElse(-1), p -> p > 0);
+            Answer forwarded = call(followerPort, FRONT_PROXY, HttpMethod.GET, API + "/namespaces/default/pendingjobs",
+                    Map.of("X-Remote-User", List.of("alice")), null);
+            assertEquals(200, forwarded.status(), forwarded.body());
+            assertEquals(leadership.identity(), forwarded.answeredBy(), "the leader's scheduler answered");
+            assertEquals(waiting, forwarded.json().path("items").get(0).path("metadata").path("name").asText());
+            assertEquals(403, call(followerPort, FRONT_PROXY, HttpMethod.GET, API + "/namespaces/default/pendingjobs",
+                    Map.of("X-Remote-User", List.of("bob")), null).status(), "the leader authorises the caller named");
+            Answer again = call(followerPort, served(), HttpMethod.GET, API + "/namespaces/default/pendingjobs",
+                    Map.of("X-Remote-User", List.of("alice"), HttpsEndpoint.FORWARDED_BY, List.of("someone")), null);
+            assertEquals(503, again.status(), "a follower never forwards a forwarded call");
+            assertEquals(200, call(followerPort, FRONT_PROXY, HttpMethod.GET, API, Map.of("X-Remote-User",
+                    List.of("alice")), null).status(), "discovery is answered where it is asked");
+        } finally {
+            second.stop();
+        }
     }
 }
