@@ -6,7 +6,6 @@ import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -115,7 +114,8 @@ public class HttpsEndpoint {
     private final AtomicReference<FrontProxy> frontProxy = new AtomicReference<>(FrontProxy.none());
     /** The certificate served now, and the one before it (a peer may still hold it during a renewal). */
     private volatile ServingCertificate serving;
-    private volatile ServingCertificate previous;
+    /** The public keys of the certificate served now and of the one before it: a peer replica holds one of them. */
+    private volatile List<java.security.PublicKey> peerKeys = List.of();
     private volatile HttpServer server;
     private volatile HttpClient peers;
     private volatile long timer = -1;
@@ -126,6 +126,10 @@ public class HttpsEndpoint {
                          MeterRegistry registry) {
         this.vertx = vertx;
         this.settings = config.serving();
+        if (settings.port() < 0 || settings.port() > 65_535) {
+            throw new IllegalArgumentException("kube-queue.serving.port (KUBE_QUEUE_SERVING_PORT): must be a TCP port,"
+                    + " 1 to 65535 (0: any free port, for tests); got " + settings.port());
+        }
         this.leadership = leadership;
         this.leaderAddress = leaderAddress;
         this.registry = registry;
@@ -206,9 +210,10 @@ public class HttpsEndpoint {
             ServingCertificate now = certificates.current();
             ServingCertificate before = serving;
             if (before == null || !before.certificatePem().equals(now.certificatePem())) {
-                previous = before;
                 serving = now;
                 swapIn(now);
+                peerKeys = before == null ? List.of(now.leaf().getPublicKey())
+                        : List.of(now.leaf().getPublicKey(), before.leaf().getPublicKey());
             }
             problem("certificate", null);
             if (certificates.selfSigned()) {
@@ -417,15 +422,7 @@ public class HttpsEndpoint {
 
     /** Whether the client's certificate is the serving certificate (now or before a renewal): another replica. */
     private boolean isPeerReplica(List<Certificate> peer) {
-        if (peer.isEmpty()) {
-            return false;
-        }
-        for (ServingCertificate c : Arrays.asList(serving, previous)) {
-            if (c != null && c.leaf().getPublicKey().equals(peer.get(0).getPublicKey())) {
-                return true;
-            }
-        }
-        return false;
+        return !peer.isEmpty() && peerKeys.contains(peer.get(0).getPublicKey());
     }
 
     private void forward(RoutingContext rc, Caller caller, long deadline) {
