@@ -11,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
@@ -142,10 +141,10 @@ public class HttpsEndpoint {
         this.caBundles = new CaBundles(client, settings.apiService(), settings.webhookConfiguration());
         this.api = new VisibilityApi(scheduler, new VisibilityAccess(reviewClient, config.readApi().cacheFor(),
                 Clock.systemUTC()), dryRuns);
-        Set<String> suspendIn = settings.suspendAtCreationInNames();
+        java.util.function.Predicate<String> selected = SuspendAtCreation.selected(settings.suspendAtCreationInNames(),
+                namespace -> scheduler.tree().lists(namespace));
         this.webhook = new SuspendAtCreation((kind, namespace) -> feed.enabled(kind) && feed.watches(namespace)
-                && (suspendIn.contains(namespace) || suspendIn.contains(KubeQueueConfig.EVERY_QUOTA_GROUP)
-                && scheduler.tree().lists(namespace)));
+                && selected.test(namespace));
         for (String outcome : List.of("suspended", "allowed", "refused")) {
             webhookCounter(outcome); // at 0 from the start
         }

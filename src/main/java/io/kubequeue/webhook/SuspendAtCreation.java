@@ -66,6 +66,19 @@ public final class SuspendAtCreation {
     }
 
     /**
+     * The namespaces {@code kube-queue.serving.suspend-at-creation-in} selects.
+     *
+     * @param names          the setting's names; {@code *} stands for every namespace a quota group lists
+     * @param listedByGroup  whether a quota group in force lists a namespace (asked only for {@code *})
+     * @return whether the webhook suspends in a namespace (empty setting: nowhere)
+     */
+    public static java.util.function.Predicate<String> selected(java.util.Set<String> names,
+                                                                 java.util.function.Predicate<String> listedByGroup) {
+        boolean everyListed = names.contains(io.kubequeue.config.KubeQueueConfig.EVERY_QUOTA_GROUP);
+        return namespace -> names.contains(namespace) || everyListed && listedByGroup.test(namespace);
+    }
+
+    /**
      * The answer to one review.
      *
      * @param review an {@code AdmissionReview} with a {@code request}

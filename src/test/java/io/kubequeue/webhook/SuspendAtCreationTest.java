@@ -156,4 +156,18 @@ class SuspendAtCreationTest {
         request.set("object", object);
         return review;
     }
+
+    /** kube-queue.serving.suspend-at-creation-in: names, or * for every namespace a quota group lists; unset: none. */
+    @Test
+    void theSettingSelectsNamedNamespacesOrEveryOneAQuotaGroupLists() {
+        java.util.function.Predicate<String> listed = java.util.Set.of("team-a", "team-b")::contains;
+        java.util.function.Predicate<String> named = SuspendAtCreation.selected(java.util.Set.of("team-a", "lab"), listed);
+        assertTrue(named.test("team-a"));
+        assertTrue(named.test("lab"), "named, though no group lists it");
+        assertFalse(named.test("team-b"), "listed by a group, but not named");
+        java.util.function.Predicate<String> every = SuspendAtCreation.selected(java.util.Set.of("*"), listed);
+        assertTrue(every.test("team-b"));
+        assertFalse(every.test("lab"), "no quota group lists it: nothing would queue it");
+        assertFalse(SuspendAtCreation.selected(java.util.Set.of(), listed).test("team-a"), "unset: nowhere");
+    }
 }
