@@ -151,6 +151,7 @@ public interface KubeQueueConfig {
     interface Serving {
         /** Whether the HTTPS endpoint is served (env {@code KUBE_QUEUE_SERVING_ENABLED}; the shipped manifests say true). */
         @WithDefault("false")
+        @WithConverter(StrictBooleanConverter.class)
         boolean enabled();
 
         /** Its port (the Service's port 443 targets it). */

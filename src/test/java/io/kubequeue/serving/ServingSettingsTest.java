@@ -48,4 +48,12 @@ class ServingSettingsTest {
         assertEquals(java.util.Set.of("a", "*"), TestConfig.fromEnv(Map.of("KUBE_QUEUE_SERVING_SUSPEND_AT_CREATION_IN",
                 " a, *,")).serving().suspendAtCreationInNames());
     }
+
+    @Test
+    void aSwitchThatIsNeitherTrueNorFalseStopsStartUp() {
+        RuntimeException e = assertThrows(RuntimeException.class,
+                () -> TestConfig.fromEnv(Map.of("KUBE_QUEUE_SERVING_ENABLED", "yes")).serving().enabled());
+        assertTrue(String.valueOf(e.getMessage()).contains("true") || String.valueOf(e.getCause()).contains("true"),
+                "names the valid values: " + e);
+    }
 }
