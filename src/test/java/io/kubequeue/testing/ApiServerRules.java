@@ -35,7 +35,9 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
  * {@code pkg/util/validation/validation.go}, apiextensions-apiserver
  * {@code pkg/apis/apiextensions/validation/validation.go}, {@code pkg/apiserver/schema/validation.go} (structural
  * schemas, see https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#specifying-a-structural-schema)
- * and {@code pkg/apihelpers/helpers.go}.
+ * and {@code pkg/apihelpers/helpers.go}; kube-aggregator {@code pkg/apis/apiregistration/validation/validation.go}
+ * (APIService); kubernetes {@code pkg/apis/admissionregistration/validation/validation.go} (webhook configurations)
+ * and apimachinery {@code pkg/apis/meta/v1/validation/validation.go} (their label selectors).
  *
  * <p>Not covered: the kind-specific validation of built-in kinds (Pod, Deployment, ...), validation of custom
  * resources against their CRD's schema, CEL rules, defaults, regular expression syntax, and updates.
@@ -50,6 +52,9 @@ public final class ApiServerRules {
     private static final String CRD_NAMES = "CRD names";
     private static final String CRD_VERSIONS = "CRD versions";
     private static final String PRINTER_COLUMN = "printer column";
+    private static final String API_SERVICE = "APIService";
+    private static final String WEBHOOK = "admission webhook";
+    private static final String LABEL_SELECTOR = "label selector";
 
     private static final String LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
     private static final String API_APPROVED_ANNOTATION = "api-approved.kubernetes.io";
@@ -147,6 +152,15 @@ public final class ApiServerRules {
                 && "CustomResourceDefinition".equals(object.path("kind").asText())) {
             checkCrd(object, report);
         }
+        if ("apiregistration.k8s.io/v1".equals(object.path("apiVersion").asText())
+                && "APIService".equals(object.path("kind").asText())) {
+            checkApiService(object, report);
+        }
+        if ("admissionregistration.k8s.io/v1".equals(object.path("apiVersion").asText())
+                && ("MutatingWebhookConfiguration".equals(object.path("kind").asText())
+                || "ValidatingWebhookConfiguration".equals(object.path("kind").asText()))) {
+            checkWebhookConfiguration(object, report);
+        }
         return List.copyOf(report.lines);
     }
 
@@ -227,6 +241,9 @@ public final class ApiServerRules {
         if (apiVersion.startsWith("rbac.authorization.k8s.io/")) {
             return PATH_SEGMENT; // rbac ValidateRBACName, so that names like system:controller:x are valid
         }
+        if (apiVersion.startsWith("apiregistration.k8s.io/")) {
+            return PATH_SEGMENT; // ValidateAPIService: a path segment, and then version.group (checkApiService)
+        }
         return DNS1123_SUBDOMAIN; // NameIsDNSSubdomain: most built-in kinds and every custom resource
     }
 
@@ -245,6 +262,216 @@ public final class ApiServerRules {
         String name = parts[parts.length - 1];
         String nameProblem = name.isEmpty() ? "must not be empty" : QUALIFIED_NAME_PART.problem(name);
         return nameProblem == null ? null : "key name " + nameProblem;
+    }
+
+    // kube-aggregator validation.go ValidateAPIService, and ValidateWebhookService for its service
+    private static void checkApiService(JsonNode apiService, Report report) {
+        JsonNode spec = apiService.path("spec");
+        String group = spec.path("group").asText();
+        String version = spec.path("version").asText();
+        String name = apiService.path("metadata").path("name").asText();
+        if (!name.isEmpty() && !name.equals(version + "." + group)) {
+            report.add("metadata.name", "\"" + name + "\" must be spec.version+\".\"+spec.group: \"" + version + "."
+                    + group + "\"", API_SERVICE);
+        }
+        if (group.isEmpty()) {
+            if (!version.equals("v1")) {
+                report.add("spec.group", "only v1 may have an empty group", API_SERVICE);
+            }
+        } else {
+            report.check("spec.group", group, DNS1123_SUBDOMAIN);
+        }
+        report.check("spec.version", version, DNS1035_LABEL);
+        long groupPriority = spec.path("groupPriorityMinimum").asLong(0);
+        if (groupPriority <= 0 || groupPriority > 20000) {
+            report.add("spec.groupPriorityMinimum", groupPriority + " must be positive and at most 20000", API_SERVICE);
+        }
+        long versionPriority = spec.path("versionPriority").asLong(0);
+        if (versionPriority <= 0 || versionPriority > 1000) {
+            report.add("spec.versionPriority", versionPriority + " must be positive and at most 1000", API_SERVICE);
+        }
+        boolean caBundle = !spec.path("caBundle").asText().isEmpty();
+        boolean insecure = spec.path("insecureSkipTLSVerify").asBoolean(false);
+        if (!spec.hasNonNull("service")) {
+            if (caBundle) {
+                report.add("spec.caBundle", "may not be present with a nil service", API_SERVICE);
+            }
+            if (insecure) {
+                report.add("spec.insecureSkipTLSVerify", "may not be true with a nil service", API_SERVICE);
+            }
+            return;
+        }
+        checkServiceReference(spec.path("service"), "spec.service", 443, report, API_SERVICE);
+        if (insecure && caBundle) {
+            report.add("spec.insecureSkipTLSVerify", "may not be true if caBundle is present", API_SERVICE);
+        }
+    }
+
+    /** A Service a webhook or an APIService calls: name and namespace, path, port (ValidateWebhookService). */
+    private static void checkServiceReference(JsonNode service, String path, int defaultPort, Report report,
+                                              String rule) {
+        for (String field : List.of("name", "namespace")) {
+            if (service.path(field).asText().isEmpty()) {
+                report.add(path + "." + field, "must be set", rule);
+            }
+        }
+        if (service.has("path")) {
+            String servicePath = service.path("path").asText();
+            if (!servicePath.startsWith("/")) {
+                report.add(path + ".path", "\"" + servicePath + "\" must start with '/'", rule);
+            } else if (servicePath.contains("//") || servicePath.length() > 1 && servicePath.endsWith("/")) {
+                report.add(path + ".path", "\"" + servicePath + "\" has an empty segment", rule);
+            }
+        }
+        long port = service.path("port").asLong(defaultPort);
+        if (port < 1 || port > 65535) {
+            report.add(path + ".port", port + " must be between 1 and 65535", rule);
+        }
+    }
+
+    // admissionregistration validation.go validateMutatingWebhook / validateValidatingWebhook (admissionregistration/v1)
+    private static void checkWebhookConfiguration(JsonNode configuration, Report report) {
+        boolean mutating = "MutatingWebhookConfiguration".equals(configuration.path("kind").asText());
+        Set<String> names = new HashSet<>();
+        JsonNode webhooks = configuration.path("webhooks");
+        for (int i = 0; i < webhooks.size(); i++) {
+            JsonNode hook = webhooks.get(i);
+            String path = "webhooks[" + i + "]";
+            String name = hook.path("name").asText();
+            if (name.isEmpty()) {
+                report.add(path + ".name", "must be set", WEBHOOK);
+            } else if (report.check(path + ".name", name, DNS1123_SUBDOMAIN) && name.split("\\.").length < 3) {
+                report.add(path + ".name", "\"" + name + "\" should be a domain with at least three segments separated"
+                        + " by dots", WEBHOOK);
+            }
+            if (!name.isEmpty() && !names.add(name)) {
+                report.add(path + ".name", "\"" + name + "\" is the name of an earlier webhook too", WEBHOOK);
+            }
+            List<String> versions = texts(hook.path("admissionReviewVersions"));
+            if (versions.isEmpty()) {
+                report.add(path + ".admissionReviewVersions", "must be set", WEBHOOK);
+            } else if (!versions.contains("v1") && !versions.contains("v1beta1")) {
+                report.add(path + ".admissionReviewVersions", versions + " must include one of [v1, v1beta1]", WEBHOOK);
+            }
+            if (new HashSet<>(versions).size() < versions.size()) {
+                report.add(path + ".admissionReviewVersions", versions + " names a version twice", WEBHOOK);
+            }
+            checkOneOf(hook, path, "sideEffects", List.of("None", "NoneOnDryRun"), true, report);
+            checkOneOf(hook, path, "failurePolicy", List.of("Ignore", "Fail"), false, report);
+            checkOneOf(hook, path, "matchPolicy", List.of("Exact", "Equivalent"), false, report);
+            if (mutating) {
+                checkOneOf(hook, path, "reinvocationPolicy", List.of("Never", "IfNeeded"), false, report);
+            }
+            if (hook.has("timeoutSeconds")) {
+                long timeout = hook.path("timeoutSeconds").asLong(0);
+                if (timeout < 1 || timeout > 30) {
+                    report.add(path + ".timeoutSeconds", timeout + ": the timeout value must be between 1 and 30"
+                            + " seconds", WEBHOOK);
+                }
+            }
+            JsonNode clientConfig = hook.path("clientConfig");
+            boolean url = clientConfig.hasNonNull("url");
+            boolean service = clientConfig.hasNonNull("service");
+            if (url == service) {
+                report.add(path + ".clientConfig", "exactly one of url or service is required", WEBHOOK);
+            } else if (service) {
+                checkServiceReference(clientConfig.path("service"), path + ".clientConfig.service", 443, report,
+                        WEBHOOK);
+            }
+            JsonNode rules = hook.path("rules");
+            for (int r = 0; r < rules.size(); r++) {
+                checkWebhookRule(rules.get(r), path + ".rules[" + r + "]", report);
+            }
+            for (String selector : List.of("namespaceSelector", "objectSelector")) {
+                if (hook.has(selector)) {
+                    checkLabelSelector(hook.path(selector), path + "." + selector, report);
+                }
+            }
+        }
+    }
+
+    private static void checkOneOf(JsonNode hook, String path, String field, List<String> values, boolean required,
+                                   Report report) {
+        if (!hook.has(field)) {
+            if (required) {
+                report.add(path + "." + field, "must be set, one of " + values, WEBHOOK);
+            }
+        } else if (!values.contains(hook.path(field).asText())) {
+            report.add(path + "." + field, "\"" + hook.path(field).asText() + "\" must be one of " + values, WEBHOOK);
+        }
+    }
+
+    // validateRuleWithOperations and validateRule
+    private static void checkWebhookRule(JsonNode rule, String path, Report report) {
+        List<String> operations = texts(rule.path("operations"));
+        if (operations.isEmpty()) {
+            report.add(path + ".operations", "must be set", WEBHOOK);
+        } else if (operations.contains("*") && operations.size() > 1) {
+            report.add(path + ".operations", "if '*' is present, must not name other operations", WEBHOOK);
+        }
+        for (String operation : operations) {
+            if (!List.of("*", "CREATE", "UPDATE", "DELETE", "CONNECT").contains(operation)) {
+                report.add(path + ".operations", "\"" + operation + "\" must be one of [*, CREATE, UPDATE, DELETE,"
+                        + " CONNECT]", WEBHOOK);
+            }
+        }
+        for (String field : List.of("apiGroups", "apiVersions", "resources")) {
+            List<String> values = texts(rule.path(field));
+            if (values.isEmpty()) {
+                report.add(path + "." + field, "must be set", WEBHOOK);
+            } else if (values.contains("*") && values.size() > 1) {
+                report.add(path + "." + field, "if '*' is present, must have length 1", WEBHOOK);
+            }
+        }
+        if (rule.has("scope") && !List.of("*", "Cluster", "Namespaced").contains(rule.path("scope").asText())) {
+            report.add(path + ".scope", "\"" + rule.path("scope").asText() + "\" must be one of [*, Cluster,"
+                    + " Namespaced]", WEBHOOK);
+        }
+    }
+
+    // apimachinery meta/v1 validation.go ValidateLabelSelector
+    private static void checkLabelSelector(JsonNode selector, String path, Report report) {
+        for (Map.Entry<String, JsonNode> label : selector.path("matchLabels").properties()) {
+            String labelPath = path + ".matchLabels[" + label.getKey() + "]";
+            report.addIfProblem(labelPath, qualifiedNameProblem(label.getKey()), QUALIFIED_NAME_PART.rule());
+            if (!label.getValue().asText().isEmpty()) {
+                report.check(labelPath, label.getValue().asText(), LABEL_VALUE);
+            }
+        }
+        JsonNode expressions = selector.path("matchExpressions");
+        for (int i = 0; i < expressions.size(); i++) {
+            JsonNode expression = expressions.get(i);
+            String expressionPath = path + ".matchExpressions[" + i + "]";
+            report.addIfProblem(expressionPath + ".key", qualifiedNameProblem(expression.path("key").asText()),
+                    QUALIFIED_NAME_PART.rule());
+            String operator = expression.path("operator").asText();
+            List<String> values = texts(expression.path("values"));
+            switch (operator) {
+                case "In", "NotIn" -> {
+                    if (values.isEmpty()) {
+                        report.add(expressionPath + ".values", "must be specified when operator is " + operator,
+                                LABEL_SELECTOR);
+                    }
+                }
+                case "Exists", "DoesNotExist" -> {
+                    if (!values.isEmpty()) {
+                        report.add(expressionPath + ".values", "may not be specified when operator is " + operator,
+                                LABEL_SELECTOR);
+                    }
+                }
+                default -> report.add(expressionPath + ".operator", "\"" + operator + "\" is not a valid selector"
+                        + " operator", LABEL_SELECTOR);
+            }
+            for (String value : values) {
+                report.check(expressionPath + ".values", value, LABEL_VALUE);
+            }
+        }
+    }
+
+    private static List<String> texts(JsonNode array) {
+        List<String> texts = new ArrayList<>();
+        array.forEach(value -> texts.add(value.asText()));
+        return texts;
     }
 
     // apiextensions-apiserver validation.go ValidateCustomResourceDefinition and validateAPIApproval

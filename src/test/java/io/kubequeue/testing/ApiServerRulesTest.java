@@ -117,7 +117,7 @@ class ApiServerRulesTest {
 
     static Stream<Arguments> cases() {
         return Stream.of(metadataCases(), sizeAndStatusCases(), crdCases(), schemaCases(), junctorCases(),
-                printerColumnCases()).flatMap(s -> s);
+                printerColumnCases(), apiServiceCases(), webhookCases()).flatMap(s -> s);
     }
 
     static Stream<Arguments> metadataCases() {
@@ -473,6 +473,96 @@ class ApiServerRulesTest {
     }
 
     // ---- helpers ----
+
+    static Stream<Arguments> apiServiceCases() {
+        String spec = "{group: visibility.example.com, version: v1alpha1, groupPriorityMinimum: 1000, versionPriority: 15,"
+                + " service: {name: api, namespace: team-a, port: 8443}}";
+        String ok = apiService("v1alpha1.visibility.example.com", spec);
+        return Stream.of(
+                rule("APIService name is version.group", apiService("v1.visibility.example.com", spec), "metadata.name",
+                        "APIService", ok),
+                rule("APIService version is a DNS-1035 label",
+                        apiService("V1alpha1.visibility.example.com", spec.replace("version: v1alpha1", "version: V1alpha1")),
+                        "spec.version", "DNS-1035 label", ok),
+                rule("APIService group priority at most 20000", ok.replace("groupPriorityMinimum: 1000",
+                        "groupPriorityMinimum: 20001"), "spec.groupPriorityMinimum", "APIService",
+                        ok.replace("groupPriorityMinimum: 1000", "groupPriorityMinimum: 20000")),
+                rule("APIService version priority positive", ok.replace("versionPriority: 15", "versionPriority: 0"),
+                        "spec.versionPriority", "APIService", ok.replace("versionPriority: 15", "versionPriority: 1")),
+                rule("APIService service port", ok.replace("port: 8443", "port: 0"), "spec.service.port", "APIService",
+                        ok.replace(", port: 8443", "")),
+                rule("APIService caBundle or insecureSkipTLSVerify", ok.replace("versionPriority: 15,",
+                        "versionPriority: 15, caBundle: Zm9v, insecureSkipTLSVerify: true,"), "spec.insecureSkipTLSVerify",
+                        "APIService", ok.replace("versionPriority: 15,", "versionPriority: 15, caBundle: Zm9v,"
+                                + " insecureSkipTLSVerify: false,")));
+    }
+
+    static Stream<Arguments> webhookCases() {
+        String hook = "{name: jobs.example.io, clientConfig: {service: {name: s, namespace: n, path: /hook, port: 8443}},"
+                + " rules: [{apiGroups: [batch], apiVersions: [v1], resources: [jobs], operations: [CREATE],"
+                + " scope: Namespaced}], admissionReviewVersions: [v1], sideEffects: None, timeoutSeconds: 5,"
+                + " failurePolicy: Ignore, matchPolicy: Equivalent, reinvocationPolicy: Never,"
+                + " namespaceSelector: {matchLabels: {example.io/on: 'true'}, matchExpressions:"
+                + " [{key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system]}]}}";
+        String ok = webhooks(hook);
+        return Stream.of(
+                rule("webhook name has three segments", webhooks(hook.replace("jobs.example.io", "jobs.example")),
+                        "webhooks[0].name", "admission webhook", ok),
+                rule("webhook name is a DNS-1123 subdomain", webhooks(hook.replace("jobs.example.io", "Jobs.example.io")),
+                        "webhooks[0].name", "DNS-1123 subdomain", ok),
+                rule("webhook names are unique", webhooks(hook, hook), "webhooks[1].name", "admission webhook",
+                        webhooks(hook, hook.replace("jobs.example.io", "more-jobs.example.io"))),
+                rule("admissionReviewVersions include v1 or v1beta1", webhooks(hook.replace("[v1], sideEffects",
+                        "[v2], sideEffects")), "webhooks[0].admissionReviewVersions", "admission webhook",
+                        webhooks(hook.replace("[v1], sideEffects", "[v2, v1], sideEffects"))),
+                rule("sideEffects required", webhooks(hook.replace(" sideEffects: None,", "")), "webhooks[0].sideEffects",
+                        "admission webhook", ok),
+                rule("sideEffects None or NoneOnDryRun", webhooks(hook.replace("sideEffects: None", "sideEffects: Some")),
+                        "webhooks[0].sideEffects", "admission webhook",
+                        webhooks(hook.replace("sideEffects: None", "sideEffects: NoneOnDryRun"))),
+                rule("timeout at most 30 seconds", webhooks(hook.replace("timeoutSeconds: 5", "timeoutSeconds: 31")),
+                        "webhooks[0].timeoutSeconds", "admission webhook",
+                        webhooks(hook.replace("timeoutSeconds: 5", "timeoutSeconds: 30"))),
+                rule("failurePolicy Ignore or Fail", webhooks(hook.replace("failurePolicy: Ignore", "failurePolicy: Skip")),
+                        "webhooks[0].failurePolicy", "admission webhook",
+                        webhooks(hook.replace("failurePolicy: Ignore", "failurePolicy: Fail"))),
+                rule("reinvocationPolicy Never or IfNeeded", webhooks(hook.replace("reinvocationPolicy: Never",
+                        "reinvocationPolicy: Once")), "webhooks[0].reinvocationPolicy", "admission webhook",
+                        webhooks(hook.replace("reinvocationPolicy: Never", "reinvocationPolicy: IfNeeded"))),
+                rule("url or service, not both", webhooks(hook.replace("clientConfig: {service:",
+                        "clientConfig: {url: 'https://example.io/hook', service:")), "webhooks[0].clientConfig",
+                        "admission webhook", ok),
+                rule("service path starts with a slash", webhooks(hook.replace("path: /hook", "path: hook")),
+                        "webhooks[0].clientConfig.service.path", "admission webhook", ok),
+                rule("rule operations", webhooks(hook.replace("operations: [CREATE]", "operations: [CREATE, PATCH]")),
+                        "webhooks[0].rules[0].operations", "admission webhook",
+                        webhooks(hook.replace("operations: [CREATE]", "operations: [CREATE, UPDATE]"))),
+                rule("rule resources required", webhooks(hook.replace("resources: [jobs]", "resources: []")),
+                        "webhooks[0].rules[0].resources", "admission webhook", ok),
+                rule("NotIn needs values", webhooks(hook.replace("values: [kube-system]", "values: []")),
+                        "webhooks[0].namespaceSelector.matchExpressions[0].values", "label selector", ok),
+                rule("Exists takes no values", webhooks(hook.replace("operator: NotIn", "operator: Exists")),
+                        "webhooks[0].namespaceSelector.matchExpressions[0].values", "label selector",
+                        webhooks(hook.replace("operator: NotIn, values: [kube-system]", "operator: Exists"))),
+                rule("selector label key", webhooks(hook.replace("example.io/on", "example.io/-on")),
+                        "webhooks[0].namespaceSelector.matchLabels[example.io/-on]", "qualified name", ok));
+    }
+
+    /** An APIService with the given name and spec, a YAML flow mapping. */
+    private static String apiService(String name, String spec) {
+        return "apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {name: " + name + "}\nspec: " + spec
+                + "\n";
+    }
+
+    /** A MutatingWebhookConfiguration with these webhooks, each a YAML flow mapping. */
+    private static String webhooks(String... hooks) {
+        StringBuilder yaml = new StringBuilder("apiVersion: admissionregistration.k8s.io/v1\n"
+                + "kind: MutatingWebhookConfiguration\nmetadata: {name: suspend}\nwebhooks:\n");
+        for (String hook : hooks) {
+            yaml.append("  - ").append(hook).append('\n');
+        }
+        return yaml.toString();
+    }
 
     private static Arguments rule(String name, String broken, String path, String rule, String fixed) {
         return Arguments.of(name, new Case(broken, path, rule, fixed));
