@@ -366,11 +366,25 @@ class K3sSeedScenarioIT {
                 access("events.k8s.io", "events", null, "default", "create"),
                 access("scheduling.k8s.io", "priorityclasses", null, null, "watch"),
                 access("", "limitranges", null, null, "watch"),
-                access("node.k8s.io", "runtimeclasses", null, null, "watch"));
+                access("node.k8s.io", "runtimeclasses", null, null, "watch"),
+                // the HTTPS port (the Deployment switches it on): its certificate's Secret, its CA into the APIService
+                // and the webhook configuration, the front proxy's CA
+                named(access("", "secrets", null, OPERATOR_NAMESPACE, "get"), "kube-queue-tls"),
+                named(access("", "secrets", null, OPERATOR_NAMESPACE, "update"), "kube-queue-tls"),
+                named(access("apiregistration.k8s.io", "apiservices", null, null, "patch"),
+                        "v1alpha1.visibility.kube-queue.io"),
+                named(access("admissionregistration.k8s.io", "mutatingwebhookconfigurations", null, null, "patch"),
+                        "kube-queue-suspend-at-creation"),
+                named(access("", "configmaps", null, "kube-system", "get"), "extension-apiserver-authentication"));
         await("the generated RBAC in force").atMost(RBAC_IN_FORCE).pollInterval(Duration.ofMillis(500))
                 .until(() -> needed.stream().allMatch(K3sSeedScenarioIT::allowed));
         assertFalse(allowed(access("", "secrets", null, OPERATOR_NAMESPACE, "list")),
                 "least privilege: kube-queue reads no Secrets");
+    }
+
+    private static ResourceAttributes named(ResourceAttributes attributes, String name) {
+        attributes.setName(name);
+        return attributes;
     }
 
     private static ResourceAttributes access(String group, String resource, String subresource, String namespace,

@@ -1,6 +1,7 @@
 package io.kubequeue.packaged;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -66,13 +67,18 @@ class ManifestsIT {
         assertTrue(c.getResources().getRequests().containsKey("cpu") && c.getResources().getLimits().containsKey("memory"));
         assertTrue(c.getVolumeMounts().stream().anyMatch(m -> m.getMountPath().equals("/tmp")),
                 "a writable /tmp under a read-only root");
-        assertEquals("http", manifests.get(Service.class, "kube-queue-controller").getSpec().getPorts().get(0).getName());
         assertTrue(manifests.ofKind("ServiceMonitor").isEmpty(), "the ServiceMonitor only when asked for");
-        // health and metrics on the management interface, apart from the read API (port 8080 only)
+        // health and metrics on the management interface, apart from the read API (port 8080) and the HTTPS port
         assertEquals(List.of(9000, 9000), List.of(c.getReadinessProbe().getHttpGet().getPort().getIntVal(),
                 c.getLivenessProbe().getHttpGet().getPort().getIntVal()));
-        assertEquals(List.of(80), manifests.get(Service.class, "kube-queue-controller").getSpec().getPorts().stream()
-                .map(p -> p.getPort()).toList(), "the read API's Service carries no health or metrics port");
+        // kubectl queue proxies to services/kube-queue-controller:http; the API server dials port https for the
+        // visibility API and the webhook; neither carries health or metrics
+        Map<String, String> servicePorts = new TreeMap<>();
+        manifests.get(Service.class, "kube-queue-controller").getSpec().getPorts().forEach(p -> servicePorts.put(
+                p.getName(), p.getPort() + "->" + p.getTargetPort().getIntVal()));
+        assertEquals(Map.of("http", "80->8080", "https", "8443->8443"), servicePorts);
+        assertTrue(c.getPorts().stream().anyMatch(p -> "https".equals(p.getName()) && p.getContainerPort() == 8443),
+                "the container declares the HTTPS port: " + c.getPorts());
         var management = manifests.get(Service.class, "kube-queue-controller-management").getSpec();
         assertEquals("management", management.getPorts().get(0).getName());
         assertEquals(9000, management.getPorts().get(0).getTargetPort().getIntVal());
@@ -136,7 +142,9 @@ class ManifestsIT {
                 Map.entry("node.k8s.io/runtimeclasses", List.of("list", "watch")),
                 Map.entry("events.k8s.io/events", List.of("create")),
                 Map.entry("authentication.k8s.io/tokenreviews", List.of("create")),
-                Map.entry("authorization.k8s.io/subjectaccessreviews", List.of("create")))),
+                Map.entry("authorization.k8s.io/subjectaccessreviews", List.of("create")),
+                Map.entry("apiregistration.k8s.io/apiservices", List.of("get", "patch")),
+                Map.entry("admissionregistration.k8s.io/mutatingwebhookconfigurations", List.of("get", "patch")))),
                 grants(manifests.get(ClusterRole.class, "kube-queue-controller").getRules()));
         Role lease = manifests.get(Role.class, "kube-queue-controller-leader-election");
         assertEquals("kube-queue", lease.getMetadata().getNamespace());
@@ -161,14 +169,160 @@ class ManifestsIT {
         assertEquals(Map.of("core/services/proxy", List.of("get", "create")), grants(reader.getRules()));
         assertEquals(List.of("kube-queue-controller", "kube-queue-controller:http"),
                 reader.getRules().get(0).getResourceNames());
-        // nothing else grants anything: one ClusterRole, three Roles bound to the controller's account only
-        assertEquals(List.of("kube-queue-controller"), names("ClusterRole"));
-        assertEquals(4, manifests.ofKind("ClusterRoleBinding").size() + manifests.ofKind("RoleBinding").size());
-        assertTrue(manifests.ofKind("RoleBinding").stream().noneMatch(b -> b.getMetadata().getName()
-                .equals("kube-queue-reader")));
+        // nothing else grants anything: the controller's ClusterRole and four Roles, bound to its account only (and
+        // Kubernetes' extension-apiserver-authentication-reader); the users' ClusterRoles, bound to no one
+        assertEquals(List.of("kube-queue-controller", "kube-queue-visibility-edit", "kube-queue-visibility-quotagroups",
+                "kube-queue-visibility-view"), names("ClusterRole").stream().sorted().toList());
+        assertEquals(List.of("kube-queue-controller", "kube-queue-controller-auth-reader",
+                "kube-queue-controller-leader-election", "kube-queue-controller-quota-tree",
+                "kube-queue-controller-record-key", "kube-queue-controller-serving"),
+                java.util.stream.Stream.concat(names("ClusterRoleBinding").stream(), names("RoleBinding").stream())
+                        .sorted().toList());
+        for (HasMetadata binding : manifests.objects()) {
+            List<io.fabric8.kubernetes.api.model.rbac.Subject> subjects = binding instanceof
+                    io.fabric8.kubernetes.api.model.rbac.RoleBinding b ? b.getSubjects()
+                    : binding instanceof io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding b ? b.getSubjects() : null;
+            if (subjects != null) {
+                assertEquals(List.of(new io.fabric8.kubernetes.api.model.rbac.Subject(null, "ServiceAccount",
+                        "kube-queue-controller", "kube-queue")), subjects, binding.getMetadata().getName());
+            }
+        }
         // the namespace enforces the Pod Security Standard the pod meets
         assertEquals("restricted", manifests.get(io.fabric8.kubernetes.api.model.Namespace.class, "kube-queue")
                 .getMetadata().getLabels().get("pod-security.kubernetes.io/enforce"));
+    }
+
+    /**
+     * The HTTPS port's rights are exactly what {@code io.kubequeue.serving} calls, each limited by name to the objects
+     * kube-queue's settings name by default: get and patch of the APIService and of the webhook configuration (their
+     * caBundle), get and update of the self-signed certificate's Secret (create: the record key's Role), get of the
+     * front proxy's ConfigMap through Kubernetes' own Role; no wildcard in any shipped role.
+     */
+    @Test
+    void theHttpsPortsRightsAreExactlyTheObjectsItWritesByName() {
+        var serving = io.kubequeue.testing.TestConfig.kubeQueue(Map.of()).serving();
+        List<PolicyRule> servingRules = manifests.get(ClusterRole.class, "kube-queue-controller").getRules().stream()
+                .filter(r -> r.getApiGroups().contains("apiregistration.k8s.io")
+                        || r.getApiGroups().contains("admissionregistration.k8s.io")).toList();
+        assertEquals(List.of(
+                new io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder().withApiGroups("apiregistration.k8s.io")
+                        .withResources("apiservices").withResourceNames(serving.apiService()).withVerbs("get", "patch")
+                        .build(),
+                new io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder()
+                        .withApiGroups("admissionregistration.k8s.io").withResources("mutatingwebhookconfigurations")
+                        .withResourceNames(serving.webhookConfiguration()).withVerbs("get", "patch").build()),
+                servingRules);
+        Role secret = manifests.get(Role.class, "kube-queue-controller-serving");
+        assertEquals("kube-queue", secret.getMetadata().getNamespace(), "kube-queue's namespace (POD_NAMESPACE)");
+        assertEquals(List.of(new io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder().withApiGroups("")
+                .withResources("secrets").withResourceNames(serving.secret()).withVerbs("get", "update").build()),
+                secret.getRules());
+        assertTrue(manifests.get(Role.class, "kube-queue-controller-record-key").getRules().stream()
+                .anyMatch(r -> r.getResources().equals(List.of("secrets")) && r.getVerbs().equals(List.of("create"))
+                        && (r.getResourceNames() == null || r.getResourceNames().isEmpty())),
+                "the Secret's create comes from the record key's Role, in the same namespace");
+        var reader = manifests.get(io.fabric8.kubernetes.api.model.rbac.RoleBinding.class,
+                "kube-queue-controller-auth-reader");
+        assertEquals("kube-system", reader.getMetadata().getNamespace());
+        assertEquals(new io.fabric8.kubernetes.api.model.rbac.RoleRef("rbac.authorization.k8s.io", "Role",
+                "extension-apiserver-authentication-reader"), reader.getRoleRef());
+        for (HasMetadata o : manifests.objects()) {
+            List<PolicyRule> rules = o instanceof ClusterRole r ? r.getRules() : o instanceof Role r ? r.getRules() : null;
+            if (rules != null) {
+                assertTrue(rules.stream().noneMatch(r -> r.getVerbs().contains("*") || r.getResources().contains("*")
+                        || r.getApiGroups().contains("*")), "a wildcard in " + o.getKind() + " " + o.getMetadata().getName());
+            }
+        }
+        Map<String, String> env = Rendered.literalEnv(manifests.controller());
+        assertEquals("true", env.get("KUBE_QUEUE_SERVING_ENABLED"), "the HTTPS port is off in code, on as shipped");
+        assertEquals(serving.port(), manifests.controller().getPorts().stream().filter(p -> "https".equals(p.getName()))
+                .findFirst().orElseThrow().getContainerPort(), "the container's https port is where kube-queue listens");
+    }
+
+    /**
+     * The APIService names kube-queue's Service and its HTTPS port, and leaves the caBundle to kube-queue; the users'
+     * ClusterRoles grant what docs/visibility.md says, aggregated as it says.
+     */
+    @Test
+    void theVisibilityApiIsRegisteredOnTheHttpsPortAndReadersGetItThroughViewEditAdmin() {
+        var serving = io.kubequeue.testing.TestConfig.kubeQueue(Map.of()).serving();
+        com.fasterxml.jackson.databind.JsonNode apiService = object("APIService", serving.apiService());
+        var spec = apiService.path("spec");
+        assertEquals("visibility.kube-queue.io", spec.path("group").asText());
+        assertEquals("v1alpha1", spec.path("version").asText());
+        assertEquals(serving.service(), spec.path("service").path("name").asText());
+        assertEquals("kube-queue", spec.path("service").path("namespace").asText());
+        assertEquals(httpsServicePort(), spec.path("service").path("port").asInt());
+        assertFalse(spec.has("caBundle"), "kube-queue writes it");
+        assertFalse(spec.path("insecureSkipTLSVerify").asBoolean(true));
+        assertEquals(1000, spec.path("groupPriorityMinimum").asInt());
+        assertEquals(15, spec.path("versionPriority").asInt());
+
+        String group = "visibility.kube-queue.io";
+        Map<String, String> aggregated = Map.of("rbac.authorization.k8s.io/aggregate-to-view", "true",
+                "rbac.authorization.k8s.io/aggregate-to-edit", "true", "rbac.authorization.k8s.io/aggregate-to-admin", "true");
+        ClusterRole view = manifests.get(ClusterRole.class, "kube-queue-visibility-view");
+        assertEquals(aggregated, view.getMetadata().getLabels());
+        assertEquals(Map.of(group + "/pendingjobs", List.of("get", "list")), grants(view.getRules()));
+        ClusterRole edit = manifests.get(ClusterRole.class, "kube-queue-visibility-edit");
+        assertEquals(Map.of("rbac.authorization.k8s.io/aggregate-to-edit", "true",
+                "rbac.authorization.k8s.io/aggregate-to-admin", "true"), edit.getMetadata().getLabels());
+        assertEquals(Map.of(group + "/dryruns", List.of("create")), grants(edit.getRules()));
+        ClusterRole quotaGroups = manifests.get(ClusterRole.class, "kube-queue-visibility-quotagroups");
+        assertTrue(quotaGroups.getMetadata().getLabels() == null || quotaGroups.getMetadata().getLabels().keySet()
+                .stream().noneMatch(k -> k.startsWith("rbac.authorization.k8s.io/aggregate-to-")), "not aggregated");
+        assertEquals(Map.of(group + "/quotagroups", List.of("get", "list"), group + "/quotagroups/pendingjobs",
+                List.of("get")), grants(quotaGroups.getRules()));
+    }
+
+    /**
+     * The webhook configuration: kube-queue's Service and HTTPS port, labelled namespaces only and never the cluster's
+     * own or kube-queue's, every job of which kube-queue suspends when a quota group lists it; Ignore on failure.
+     */
+    @Test
+    void theWebhookIsCalledForLabelledNamespacesOnlyAndIgnoredWhenKubeQueueIsDown() {
+        var serving = io.kubequeue.testing.TestConfig.kubeQueue(Map.of()).serving();
+        var configuration = manifests.get(
+                io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration.class,
+                serving.webhookConfiguration());
+        assertEquals(List.of("jobs.suspend-at-creation.kube-queue.io", "kubeflow.suspend-at-creation.kube-queue.io"),
+                configuration.getWebhooks().stream().map(w -> w.getName()).toList());
+        for (var hook : configuration.getWebhooks()) {
+            var service = hook.getClientConfig().getService();
+            assertEquals(List.of(serving.service(), "kube-queue", "/webhooks/suspend-at-creation", httpsServicePort()),
+                    List.of(service.getName(), service.getNamespace(), service.getPath(), service.getPort()));
+            assertEquals(null, hook.getClientConfig().getCaBundle(), "kube-queue writes it");
+            assertEquals(List.of("v1"), hook.getAdmissionReviewVersions());
+            assertEquals(List.of("None", 5, "Ignore", "Equivalent", "Never"), List.of(hook.getSideEffects(),
+                    hook.getTimeoutSeconds(), hook.getFailurePolicy(), hook.getMatchPolicy(), hook.getReinvocationPolicy()));
+            assertEquals(Map.of("kube-queue.io/suspend-at-creation", "true"), hook.getNamespaceSelector().getMatchLabels());
+            var excluded = hook.getNamespaceSelector().getMatchExpressions();
+            assertEquals(1, excluded.size());
+            assertEquals(List.of("kubernetes.io/metadata.name", "NotIn"), List.of(excluded.get(0).getKey(),
+                    excluded.get(0).getOperator()));
+            assertTrue(excluded.get(0).getValues().containsAll(List.of("kube-system", "kube-queue")),
+                    excluded.get(0).getValues().toString());
+        }
+        assertEquals("*", Rendered.literalEnv(manifests.controller()).get("KUBE_QUEUE_SERVING_SUSPEND_AT_CREATION_IN"),
+                "a labelled namespace's jobs are suspended when a quota group lists it");
+    }
+
+    /** The port of Service kube-queue-controller named https, which must target the container's https port. */
+    private int httpsServicePort() {
+        var port = manifests.get(Service.class, "kube-queue-controller").getSpec().getPorts().stream()
+                .filter(p -> "https".equals(p.getName())).findFirst().orElseThrow();
+        int container = manifests.controller().getPorts().stream().filter(p -> "https".equals(p.getName()))
+                .findFirst().orElseThrow().getContainerPort();
+        assertEquals(container, port.getTargetPort().getIntVal());
+        return port.getPort();
+    }
+
+    /** The generated object of this kind and name as a JSON tree (for kinds fabric8 has no model of). */
+    private static com.fasterxml.jackson.databind.JsonNode object(String kind, String name) {
+        return io.kubequeue.testing.ApiServerRules.readAll(java.nio.file.Path.of("target", "kubernetes", "kubernetes.yml"))
+                .stream().filter(o -> kind.equals(o.path("kind").asText())
+                        && name.equals(o.path("metadata").path("name").asText())).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + kind + " " + name + " in the generated manifests"));
     }
 
     private List<String> names(String kind) {

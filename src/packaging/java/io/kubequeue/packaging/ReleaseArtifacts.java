@@ -37,7 +37,9 @@ import io.fabric8.openshift.api.model.operatorhub.v1alpha1.InstallModeBuilder;
  * ElasticQuotaTree CRD, the seed's ElasticQuotaTree as {@code alm-examples}, the icon
  * {@value #ICON}, the operator image as related image), the CRD, both Services, a ServiceMonitor (the bundle's one
  * scrape path: the pods carry no scrape annotations here), the chart's PrometheusRule, the disruption budget and
- * the priority class of the plain manifests;
+ * the priority class of the plain manifests. Not the HTTPS port's objects (the visibility API's APIService and user
+ * ClusterRoles, the suspend-at-creation webhook): OLM does not install an APIService or a webhook configuration
+ * shipped as a plain manifest, so the bundle's kube-queue serves no HTTPS port ({@link #withoutServing});
  * {@code metadata/annotations.yaml} the package and channel; {@code bundle.Dockerfile} builds the bundle image,
  * with the same annotations as labels.</li>
  * <li>{@code target/helm/kube-queue-<version>.tgz}: the chart in {@code helm/kube-queue}, packaged.</li>
@@ -62,6 +64,18 @@ public final class ReleaseArtifacts {
     static final String MIN_KUBE_VERSION = "1.22.0";
     static final String METADATA = "metadata";
     private static final String BUNDLE_ANNOTATION = "operators.operatorframework.io.bundle.";
+    /** The env var that switches the HTTPS port on (the plain manifests set it true; the bundle false). */
+    static final String SERVING_ENABLED = "KUBE_QUEUE_SERVING_ENABLED";
+    /** The HTTPS port's other env vars in the generated Deployment, left out of the bundle's. */
+    static final java.util.Set<String> SERVING_ENV = java.util.Set.of("KUBE_QUEUE_SERVING_SUSPEND_AT_CREATION_IN");
+    /** The container port, and the Service port, of the HTTPS endpoint. */
+    static final String SERVING_PORT = "https";
+    /**
+     * The API groups of the rules that serve the HTTPS port only (kube-queue writing its CA into the APIService and
+     * the webhook configuration): not in the bundle's cluster permissions.
+     */
+    static final java.util.Set<String> SERVING_GROUPS = java.util.Set.of("apiregistration.k8s.io",
+            "admissionregistration.k8s.io");
 
     private ReleaseArtifacts() {
     }
@@ -216,6 +230,7 @@ public final class ReleaseArtifacts {
             deployment.getSpec().getTemplate().getSpec().getContainers()
                     .forEach(c -> c.setImage(byDigest(c.getImage(), digest)));
         }
+        withoutServing(deployment);
         // the bundle's one scrape path is its ServiceMonitor (below): no scrape annotations on the pods
         Map<String, String> podAnnotations = deployment.getSpec().getTemplate().getMetadata().getAnnotations();
         if (podAnnotations != null) {
@@ -223,8 +238,11 @@ public final class ReleaseArtifacts {
         }
         String account = deployment.getSpec().getTemplate().getSpec().getServiceAccountName();
         String image = deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getImage();
+        // without the HTTPS port kube-queue writes no caBundle: the rules on the APIService and the webhook
+        // configuration stay out, as does the Role of its certificate's Secret (kube-queue-controller-serving)
         List<PolicyRule> clusterRules = new ArrayList<>(
-                one(manifests, ClusterRole.class, "kube-queue-controller").getRules());
+                one(manifests, ClusterRole.class, "kube-queue-controller").getRules().stream()
+                        .filter(r -> r.getApiGroups().stream().noneMatch(SERVING_GROUPS::contains)).toList());
         // OLM grants namespaced permissions in the operator's namespace only: the quota tree's Role (kube-system)
         // becomes a cluster permission here (get/list/watch on elasticquotatrees, patch on their status)
         clusterRules.addAll(one(manifests, Role.class, "kube-queue-controller-quota-tree").getRules());
@@ -282,6 +300,7 @@ public final class ReleaseArtifacts {
         for (String name : List.of("kube-queue-controller", "kube-queue-controller-management")) {
             Service service = one(manifests, Service.class, name);
             service.getMetadata().setNamespace(null); // OLM creates it in the operator's namespace
+            service.getSpec().getPorts().removeIf(p -> SERVING_PORT.equals(p.getName())); // nothing listens there
             write(parser, dir.resolve(name + ".service.yaml"), service);
         }
         // metrics for the Prometheus Operator: the management Service's port, and the chart's alerts
@@ -308,6 +327,22 @@ public final class ReleaseArtifacts {
         Path metadata = Files.createDirectories(bundle.resolve(METADATA));
         write(parser, metadata.resolve("annotations.yaml"), Map.of("annotations", annotations));
         Files.writeString(bundle.resolve("bundle.Dockerfile"), bundleDockerfile(annotations));
+    }
+
+    /**
+     * The bundle's Deployment serves no HTTPS port: {@value #SERVING_ENABLED} false, the port and the webhook's
+     * namespaces gone. OLM does not install an {@code APIService} or a {@code MutatingWebhookConfiguration} shipped
+     * as a plain manifest in a bundle; it makes its own from the CSV's {@code apiservicedefinitions} and
+     * {@code webhookdefinitions}, with a Service and certificates of its own, which no test here can check without
+     * OLM (docs/install.md, "OLM"). So under OLM there is no visibility API and no suspend-at-creation webhook.
+     */
+    static void withoutServing(Deployment deployment) {
+        for (io.fabric8.kubernetes.api.model.Container c : deployment.getSpec().getTemplate().getSpec()
+                .getContainers()) {
+            c.getEnv().removeIf(e -> SERVING_ENV.contains(e.getName()));
+            c.getEnv().stream().filter(e -> SERVING_ENABLED.equals(e.getName())).forEach(e -> e.setValue("false"));
+            c.getPorts().removeIf(p -> SERVING_PORT.equals(p.getName()));
+        }
     }
 
     /**

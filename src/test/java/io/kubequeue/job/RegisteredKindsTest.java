@@ -54,11 +54,13 @@ class RegisteredKindsTest {
     /**
      * What kube-queue's ClusterRole grants besides job kinds, as {@code group/resource}: the pods (ResourceQuota plugin,
      * admission timeout), ResourceQuotas (ResourceQuota plugin), PriorityClasses, LimitRanges and RuntimeClasses
-     * (pricing), Events, and the read API's two reviews (docs/security.md).
+     * (pricing), Events, the read API's two reviews (docs/security.md; the visibility API's access reviews too), and
+     * the HTTPS port's APIService and webhook configuration, whose caBundle kube-queue writes (docs/visibility.md).
      */
     private static final Set<String> OTHER_NEEDS = Set.of("/pods", "/resourcequotas",
             "scheduling.k8s.io/priorityclasses", "/limitranges", "node.k8s.io/runtimeclasses", "events.k8s.io/events", "authentication.k8s.io/tokenreviews",
-            "authorization.k8s.io/subjectaccessreviews");
+            "authorization.k8s.io/subjectaccessreviews", "apiregistration.k8s.io/apiservices",
+            "admissionregistration.k8s.io/mutatingwebhookconfigurations");
 
     // ---- serialization ----------------------------------------------------------------------------------------
 
