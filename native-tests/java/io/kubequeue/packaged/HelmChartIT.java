@@ -20,6 +20,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
@@ -80,8 +81,7 @@ class HelmChartIT {
                 c.getReadinessProbe().getHttpGet().getPort());
         assertEquals(generated.get(Service.class, "kube-queue-controller-management").getSpec().getPorts(),
                 rendered.get(Service.class, "kube-queue-controller-management").getSpec().getPorts());
-        assertEquals(List.of(80), rendered.get(Service.class, "kube-queue-controller").getSpec().getPorts().stream()
-                .map(p -> p.getPort()).toList());
+        assertEquals(servicePorts(generated), servicePorts(rendered), "the read API's port and the HTTPS port");
         assertTrue(rendered.ofKind("ServiceMonitor").isEmpty(), "the ServiceMonitor only when asked for");
     }
 
@@ -263,34 +263,44 @@ class HelmChartIT {
                 && r.getResources().contains("pods");
         java.util.function.Predicate<PolicyRule> resourceQuotas = r -> r.getApiGroups().equals(List.of(""))
                 && r.getResources().contains("resourcequotas");
-        java.util.function.Predicate<PolicyRule> reviews = r -> r.getApiGroups().contains("authentication.k8s.io")
-                || r.getApiGroups().contains("authorization.k8s.io");
+        java.util.function.Predicate<PolicyRule> tokenReviews = r -> r.getApiGroups().contains("authentication.k8s.io");
+        java.util.function.Predicate<PolicyRule> accessReviews = r -> r.getApiGroups().contains("authorization.k8s.io");
+        java.util.function.Predicate<PolicyRule> webhook = r -> r.getApiGroups().contains("admissionregistration.k8s.io");
+        java.util.function.Predicate<PolicyRule> apiService = r -> r.getApiGroups().contains("apiregistration.k8s.io");
+        // the webhook is off by default in the chart (in the manifests a namespace label switches it on)
+        java.util.function.Predicate<PolicyRule> byDefault = resourceQuotas.negate().and(webhook.negate());
 
         Rendered elastic = template(Map.of());
-        assertEquals(all.stream().filter(resourceQuotas.negate()).toList(),
+        assertEquals(all.stream().filter(byDefault).toList(),
                 elastic.get(ClusterRole.class, "kube-queue-controller").getRules(),
                 "pods by default: a quota group's annotation may set an admission timeout at any time");
-        assertEquals(all.stream().filter(resourceQuotas.negate().and(pods.negate())).toList(),
+        assertEquals(all.stream().filter(byDefault.and(pods.negate())).toList(),
                 template(Map.of("admissionTimeout.perGroup", "false")).get(ClusterRole.class, "kube-queue-controller")
                         .getRules(), "no admission timeout can apply: no pods");
-        assertEquals(all.stream().filter(resourceQuotas.negate()).toList(),
+        assertEquals(all.stream().filter(byDefault).toList(),
                 template(Map.of("admissionTimeout.perGroup", "false", "admissionTimeout.global", "15m"))
                         .get(ClusterRole.class, "kube-queue-controller").getRules(), "the global timeout needs pods");
-        assertEquals(all.stream().filter(resourceQuotas.negate()).toList(),
+        assertEquals(all.stream().filter(byDefault).toList(),
                 template(Map.of("admissionTimeout.perGroup", "false", "reclaim.enabled", "true"))
                         .get(ClusterRole.class, "kube-queue-controller").getRules(),
                 "reclaim needs pods: a victim keeps its room until they are gone");
-        Rendered quotas = template(Map.of("queueGroupPlugin", "resourcequota", "admissionTimeout.perGroup", "false"));
+        Rendered quotas = template(Map.of("queueGroupPlugin", "resourcequota", "admissionTimeout.perGroup", "false",
+                "suspendAtCreation.enabled", "true", "suspendAtCreation.namespaces[0]", "team-a"));
         assertEquals(all, quotas.get(ClusterRole.class, "kube-queue-controller").getRules());
         assertTrue(quotas.objects().stream().noneMatch(o -> o.getMetadata().getName()
                 .equals("kube-queue-controller-quota-tree")), "no ElasticQuotaTree rights under resourcequota");
-        assertEquals(all.stream().filter(resourceQuotas.negate().and(reviews.negate())).toList(),
+        assertEquals(all.stream().filter(byDefault.and(tokenReviews.negate())).toList(),
                 template(Map.of("readApi.authentication", "none")).get(ClusterRole.class, "kube-queue-controller")
-                        .getRules());
-        assertEquals(2, all.stream().filter(reviews).count(), "tokenreviews and subjectaccessreviews, create");
+                        .getRules(), "the visibility API still reviews its callers' access");
+        assertEquals(all.stream().filter(byDefault.and(tokenReviews.negate()).and(accessReviews.negate())
+                        .and(apiService.negate())).toList(),
+                template(Map.of("readApi.authentication", "none", "visibility.enabled", "false"))
+                        .get(ClusterRole.class, "kube-queue-controller").getRules(), "no API reviews anyone");
+        assertEquals(2, all.stream().filter(tokenReviews.or(accessReviews)).count(),
+                "tokenreviews and subjectaccessreviews, create");
 
         for (String role : List.of("kube-queue-controller-leader-election", "kube-queue-controller-quota-tree",
-                "kube-queue-controller-record-key", "kube-queue-reader")) {
+                "kube-queue-controller-record-key", "kube-queue-reader", "kube-queue-controller-serving")) {
             assertEquals(generated.get(Role.class, role).getRules(), elastic.get(Role.class, role).getRules(), role);
             assertEquals(generated.get(Role.class, role).getMetadata().getNamespace(),
                     elastic.get(Role.class, role).getMetadata().getNamespace(), role);
@@ -331,7 +341,9 @@ class HelmChartIT {
         java.util.function.Function<Rendered, List<String>> clusterWide = r -> r.objects().stream()
                 .filter(o -> o.getMetadata().getNamespace() == null)
                 .map(o -> o.getKind() + "/" + o.getMetadata().getName()).sorted().toList();
-        assertEquals(List.of("ClusterRole/kube-queue-controller", "ClusterRoleBinding/kube-queue-controller"),
+        assertEquals(List.of("APIService/v1alpha1.visibility.kube-queue.io", "ClusterRole/kube-queue-controller",
+                "ClusterRole/kube-queue-visibility-edit", "ClusterRole/kube-queue-visibility-quotagroups",
+                "ClusterRole/kube-queue-visibility-view", "ClusterRoleBinding/kube-queue-controller"),
                 clusterWide.apply(first));
         assertEquals(clusterWide.apply(first), clusterWide.apply(second));
     }
@@ -339,14 +351,15 @@ class HelmChartIT {
     @Test
     void theNetworkPolicyLetsInOnlyTheListedPeersTheApiServerAndTheOtherReplicas() {
         assertEquals(List.of(), template(Map.of()).ofKind("NetworkPolicy"), "off by default");
-        NetworkPolicy alone = template(Map.of("networkPolicy.enabled", "true", "leaderElection.enabled", "false"))
-                .get(NetworkPolicy.class, "kube-queue-controller");
+        // the HTTPS port's rule, open to every source, is theNetworkPolicyOpensTheHttpsPortToEverySource's
+        NetworkPolicy alone = template(Map.of("networkPolicy.enabled", "true", "leaderElection.enabled", "false",
+                "serving.enabled", "false")).get(NetworkPolicy.class, "kube-queue-controller");
         // an empty `from` would let every source in: no peers listed means no rule, i.e. closed to every pod
         assertEquals(List.of(), alone.getSpec().getIngress(), "nothing listed, one replica: no ingress rule");
         assertEquals(List.of("Ingress"), alone.getSpec().getPolicyTypes());
         // with leader election on, a follower forwards read API calls to the leader: kube-queue's own pods only
-        NetworkPolicy closed = template(Map.of("networkPolicy.enabled", "true")).get(NetworkPolicy.class,
-                "kube-queue-controller");
+        NetworkPolicy closed = template(Map.of("networkPolicy.enabled", "true", "serving.enabled", "false"))
+                .get(NetworkPolicy.class, "kube-queue-controller");
         assertEquals(1, closed.getSpec().getIngress().size(), "nothing listed: the replicas reach each other's read API");
         var replicas = closed.getSpec().getIngress().get(0);
         assertEquals(8080, replicas.getPorts().get(0).getPort().getIntVal());
@@ -354,7 +367,7 @@ class HelmChartIT {
         assertEquals(closed.getSpec().getPodSelector().getMatchLabels(),
                 replicas.getFrom().get(0).getPodSelector().getMatchLabels(), "exactly the controller's pods");
         assertEquals(null, replicas.getFrom().get(0).getNamespaceSelector(), "in the release's namespace only");
-        NetworkPolicy policy = template(Map.of("networkPolicy.enabled", "true",
+        NetworkPolicy policy = template(Map.of("networkPolicy.enabled", "true", "serving.enabled", "false",
                 "networkPolicy.from[0].namespaceSelector.matchLabels.team", "monitoring",
                 "networkPolicy.apiServerCIDRs[0]", "10.0.0.1/32")).get(NetworkPolicy.class, "kube-queue-controller");
         assertEquals(1, policy.getSpec().getIngress().size(), "no metricsFrom: the management port stays closed");
@@ -365,7 +378,7 @@ class HelmChartIT {
         assertEquals(replicas.getFrom().get(0), rule.getFrom().get(2));
         assertEquals("kube-queue-controller", policy.getSpec().getPodSelector().getMatchLabels()
                 .get("app.kubernetes.io/name"), "selects the controller's pods");
-        NetworkPolicy prometheus = template(Map.of("networkPolicy.enabled", "true",
+        NetworkPolicy prometheus = template(Map.of("networkPolicy.enabled", "true", "serving.enabled", "false",
                 "networkPolicy.metricsFrom[0].namespaceSelector.matchLabels.team", "monitoring"))
                 .get(NetworkPolicy.class, "kube-queue-controller");
         assertEquals(2, prometheus.getSpec().getIngress().size(), prometheus.getSpec().getIngress().toString());
@@ -378,6 +391,366 @@ class HelmChartIT {
             p.getSpec().getIngress().forEach(r -> assertFalse(r.getFrom() == null || r.getFrom().isEmpty(),
                     "a rule without peers would open its port to every source"));
         }
+    }
+
+    // ---- the HTTPS port: the visibility API, the suspend-at-creation webhook, their certificate ----------------
+
+    /** Port name → "port->targetPort" of Service kube-queue-controller. */
+    private static Map<String, String> servicePorts(Rendered rendered) {
+        Map<String, String> ports = new java.util.TreeMap<>();
+        rendered.get(Service.class, "kube-queue-controller").getSpec().getPorts()
+                .forEach(p -> ports.put(p.getName(), p.getPort() + "->" + p.getTargetPort().getIntVal()));
+        return ports;
+    }
+
+    /** The one object of this kind and name as a JSON tree (APIService, cert-manager's kinds: no fabric8 model). */
+    private static com.fasterxml.jackson.databind.JsonNode object(List<com.fasterxml.jackson.databind.JsonNode> objects,
+                                                                   String kind, String name) {
+        return objects.stream().filter(o -> kind.equals(o.path("kind").asText())
+                        && name.equals(o.path("metadata").path("name").asText())).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + kind + " " + name));
+    }
+
+    private static List<com.fasterxml.jackson.databind.JsonNode> templateTrees(Map<String, Object> values) {
+        TemplateCommand command = new Helm(CHART).template().withName("kq").withNamespace("kube-queue")
+                .withKubeVersion("1.31.0");
+        values.forEach(command::set);
+        return io.kubequeue.testing.ApiServerRules.readAll(command.call());
+    }
+
+    private static List<String> kindsAndNames(List<com.fasterxml.jackson.databind.JsonNode> objects) {
+        return objects.stream().map(o -> o.path("kind").asText() + "/" + o.path("metadata").path("name").asText())
+                .toList();
+    }
+
+    private static java.util.Optional<MutatingWebhookConfiguration> webhooks(Rendered rendered) {
+        return rendered.objects().stream().filter(MutatingWebhookConfiguration.class::isInstance)
+                .map(MutatingWebhookConfiguration.class::cast).findFirst();
+    }
+
+    /** The rules of the controller's ClusterRole on the HTTPS port's objects (their caBundle). */
+    private static List<PolicyRule> caBundleRules(Rendered rendered) {
+        return rendered.get(ClusterRole.class, "kube-queue-controller").getRules().stream()
+                .filter(r -> r.getApiGroups().contains("apiregistration.k8s.io")
+                        || r.getApiGroups().contains("admissionregistration.k8s.io")).toList();
+    }
+
+    /**
+     * By default the chart serves the HTTPS port as the manifests do (same env, container port, Service port, the same
+     * APIService) with kube-queue's self-signed certificate, and no webhook: its configuration is left out, and so are
+     * the right to it and its name in kube-queue's settings (a blank name: kube-queue writes no caBundle there).
+     */
+    @Test
+    void theHttpsPortAndTheVisibilityApiAreTheManifestsAndTheWebhookIsOffByDefault() {
+        Rendered rendered = template(Map.of());
+        Rendered generated = Rendered.generatedManifests();
+        Map<String, String> env = Rendered.literalEnv(rendered.controller());
+        assertEquals("true", env.get("KUBE_QUEUE_SERVING_ENABLED"));
+        assertEquals("8443", env.get("KUBE_QUEUE_SERVING_PORT"));
+        assertEquals(" ", env.get("KUBE_QUEUE_SERVING_WEBHOOK_CONFIGURATION"), "no webhook configuration to write");
+        assertFalse(env.containsKey("KUBE_QUEUE_SERVING_API_SERVICE"), "the default name, which the chart installs");
+        assertFalse(env.containsKey("KUBE_QUEUE_SERVING_SUSPEND_AT_CREATION_IN"));
+        assertFalse(env.containsKey("KUBE_QUEUE_SERVING_CERT_FILE"), "self-signed by default");
+        assertEquals(generated.controller().getPorts().stream().filter(p -> p.getName().equals("https")).toList(),
+                rendered.controller().getPorts().stream().filter(p -> p.getName().equals("https")).toList());
+        assertEquals(webhooks(rendered), java.util.Optional.empty());
+
+        var manifests = io.kubequeue.testing.ApiServerRules.readAll(Path.of("target", "kubernetes",
+                "kubernetes.yml"));
+        var chart = templateTrees(Map.of());
+        assertEquals(object(manifests, "APIService", "v1alpha1.visibility.kube-queue.io").path("spec"),
+                object(chart, "APIService", "v1alpha1.visibility.kube-queue.io").path("spec"));
+        for (String role : List.of("kube-queue-visibility-view", "kube-queue-visibility-edit",
+                "kube-queue-visibility-quotagroups")) {
+            ClusterRole shipped = generated.get(ClusterRole.class, role);
+            ClusterRole charted = rendered.get(ClusterRole.class, role);
+            assertEquals(shipped.getRules(), charted.getRules(), role);
+            Map<String, String> aggregation = new java.util.TreeMap<>(charted.getMetadata().getLabels());
+            aggregation.keySet().removeIf(k -> !k.startsWith("rbac.authorization.k8s.io/"));
+            assertEquals(shipped.getMetadata().getLabels() == null ? Map.of() : shipped.getMetadata().getLabels(),
+                    aggregation, role + ": aggregated as in the manifests");
+        }
+        var reader = rendered.get(RoleBinding.class, "kube-queue-controller-auth-reader");
+        assertEquals("kube-system", reader.getMetadata().getNamespace());
+        assertEquals(generated.get(RoleBinding.class, "kube-queue-controller-auth-reader").getRoleRef(),
+                reader.getRoleRef());
+    }
+
+    /**
+     * The HTTPS port's rights in the chart are exactly those of the objects kube-queue writes, by the names its
+     * settings give them (io.kubequeue.config.KubeQueueConfig.Serving's defaults), for what the values switch on, and
+     * no role of the chart holds a wildcard.
+     */
+    @Test
+    void theHttpsPortsRightsAreExactlyWhatTheValuesSwitchOn() {
+        var serving = io.kubequeue.testing.TestConfig.kubeQueue(Map.of()).serving();
+        PolicyRule apiService = new io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder()
+                .withApiGroups("apiregistration.k8s.io").withResources("apiservices")
+                .withResourceNames(serving.apiService()).withVerbs("get", "patch").build();
+        PolicyRule webhook = new io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder()
+                .withApiGroups("admissionregistration.k8s.io").withResources("mutatingwebhookconfigurations")
+                .withResourceNames(serving.webhookConfiguration()).withVerbs("get", "patch").build();
+        PolicyRule secret = new io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder().withApiGroups("")
+                .withResources("secrets").withResourceNames(serving.secret()).withVerbs("get", "update").build();
+        Map<String, Object> webhookOn = Map.of("suspendAtCreation.enabled", "true",
+                "suspendAtCreation.namespaces[0]", "team-a");
+
+        Rendered defaults = template(Map.of());
+        assertEquals(List.of(apiService), caBundleRules(defaults));
+        assertEquals(List.of(secret), defaults.get(Role.class, "kube-queue-controller-serving").getRules());
+        assertEquals("kube-queue", defaults.get(Role.class, "kube-queue-controller-serving").getMetadata().getNamespace());
+        assertEquals(List.of(apiService, webhook), caBundleRules(template(webhookOn)));
+        Map<String, Object> webhookOnly = new java.util.HashMap<>(webhookOn);
+        webhookOnly.put("visibility.enabled", "false");
+        assertEquals(List.of(webhook), caBundleRules(template(webhookOnly)));
+
+        for (Map<String, Object> values : List.of(Map.<String, Object>of("serving.enabled", "false"),
+                Map.<String, Object>of("serving.certManager.enabled", "true"))) {
+            Rendered none = template(values);
+            assertEquals(List.of(), caBundleRules(none), values + ": kube-queue writes no caBundle");
+            assertTrue(none.ofKind("Role").stream().noneMatch(r -> r.getMetadata().getName()
+                    .equals("kube-queue-controller-serving")), values + ": no Secret kube-queue-tls to read or update");
+        }
+        assertTrue(template(Map.of("serving.enabled", "false")).ofKind("RoleBinding").stream().noneMatch(b -> b
+                .getMetadata().getName().equals("kube-queue-controller-auth-reader")), "nothing reads the front proxy's CA");
+        for (Rendered r : List.of(defaults, template(webhookOn), template(Map.of("serving.certManager.enabled", "true")))) {
+            for (HasMetadata o : r.objects()) {
+                List<PolicyRule> rules = o instanceof ClusterRole c ? c.getRules() : o instanceof Role x ? x.getRules() : null;
+                if (rules != null) {
+                    assertTrue(rules.stream().noneMatch(rule -> rule.getVerbs().contains("*")
+                            || rule.getResources().contains("*") || rule.getApiGroups().contains("*")),
+                            "a wildcard in " + o.getKind() + " " + o.getMetadata().getName());
+                }
+            }
+        }
+    }
+
+    /**
+     * suspendAtCreation.namespaces: names become the webhook's namespaceSelector (In) and kube-queue's env var; "*" a
+     * selector of every namespace but the cluster's own and the release's, and "*" for kube-queue (the namespaces a
+     * quota group lists). The policy and the timeout reach both webhooks; a kind switched off in jobKinds is not sent.
+     */
+    @Test
+    void suspendAtCreationNamespacesBecomeTheSelectorAndTheEnvVar() {
+        Rendered named = template(Map.of("suspendAtCreation.enabled", "true", "suspendAtCreation.namespaces[0]", "team-a",
+                "suspendAtCreation.namespaces[1]", "team-b"));
+        Map<String, String> env = Rendered.literalEnv(named.controller());
+        assertEquals("team-a,team-b", env.get("KUBE_QUEUE_SERVING_SUSPEND_AT_CREATION_IN"));
+        assertFalse(env.containsKey("KUBE_QUEUE_SERVING_WEBHOOK_CONFIGURATION"), "the default name, installed");
+        MutatingWebhookConfiguration configuration = webhooks(named).orElseThrow();
+        assertEquals("kube-queue-suspend-at-creation", configuration.getMetadata().getName());
+        assertEquals(2, configuration.getWebhooks().size());
+        MutatingWebhookConfiguration manifests = Rendered.generatedManifests().get(MutatingWebhookConfiguration.class,
+                "kube-queue-suspend-at-creation");
+        for (int i = 0; i < 2; i++) {
+            var hook = configuration.getWebhooks().get(i);
+            var shipped = manifests.getWebhooks().get(i);
+            assertEquals(shipped.getName(), hook.getName());
+            assertEquals(shipped.getRules(), hook.getRules());
+            assertEquals(shipped.getClientConfig(), hook.getClientConfig(), "the same Service, path and port");
+            assertEquals(List.of(shipped.getAdmissionReviewVersions(), shipped.getSideEffects(), shipped.getTimeoutSeconds(),
+                    shipped.getFailurePolicy(), shipped.getMatchPolicy(), shipped.getReinvocationPolicy()),
+                    List.of(hook.getAdmissionReviewVersions(), hook.getSideEffects(), hook.getTimeoutSeconds(),
+                    hook.getFailurePolicy(), hook.getMatchPolicy(), hook.getReinvocationPolicy()));
+            var selector = hook.getNamespaceSelector();
+            assertTrue(selector.getMatchLabels() == null || selector.getMatchLabels().isEmpty(), hook.getName());
+            assertEquals(1, selector.getMatchExpressions().size());
+            var names = selector.getMatchExpressions().get(0);
+            assertEquals(List.of("kubernetes.io/metadata.name", "In", List.of("team-a", "team-b")),
+                    List.of(names.getKey(), names.getOperator(), names.getValues()));
+        }
+
+        Rendered every = template(Map.of("suspendAtCreation.enabled", "true", "suspendAtCreation.namespaces[0]", "*",
+                "suspendAtCreation.failurePolicy", "Fail", "suspendAtCreation.timeoutSeconds", "10"));
+        assertEquals("*", Rendered.literalEnv(every.controller()).get("KUBE_QUEUE_SERVING_SUSPEND_AT_CREATION_IN"));
+        for (var hook : webhooks(every).orElseThrow().getWebhooks()) {
+            var excluded = hook.getNamespaceSelector().getMatchExpressions().get(0);
+            assertEquals(List.of("kubernetes.io/metadata.name", "NotIn",
+                    List.of("kube-system", "kube-public", "kube-node-lease", "kube-queue")),
+                    List.of(excluded.getKey(), excluded.getOperator(), excluded.getValues()), hook.getName());
+            assertEquals("Fail", hook.getFailurePolicy());
+            assertEquals(10, hook.getTimeoutSeconds());
+        }
+        Rendered elsewhere = Rendered.of(new Helm(CHART).template().withName("kq").withNamespace("queueing")
+                .withKubeVersion("1.31.0").set("suspendAtCreation.enabled", "true")
+                .set("suspendAtCreation.namespaces[0]", "*").call());
+        assertTrue(webhooks(elsewhere).orElseThrow().getWebhooks().get(0).getNamespaceSelector().getMatchExpressions()
+                .get(0).getValues().contains("queueing"), "never the release's own namespace");
+
+        Rendered noTfJobs = template(Map.of("suspendAtCreation.enabled", "true", "suspendAtCreation.namespaces[0]", "a",
+                "jobKinds.TFJob", "false", "jobKinds.Job", "false"));
+        var hooks = webhooks(noTfJobs).orElseThrow().getWebhooks();
+        assertEquals(List.of("kubeflow.suspend-at-creation.kube-queue.io"), hooks.stream().map(h -> h.getName()).toList(),
+                "no batch Job sent when kube-queue leaves them alone");
+        assertEquals(List.of("pytorchjobs", "mpijobs"), hooks.get(0).getRules().get(0).getResources());
+    }
+
+    /** visibility.enabled=false: no APIService, no users' ClusterRoles, no right to the APIService nor its name. */
+    @Test
+    void withoutTheVisibilityApiNothingOfItIsInstalled() {
+        var objects = templateTrees(Map.of("visibility.enabled", "false"));
+        assertTrue(kindsAndNames(objects).stream().noneMatch(o -> o.startsWith("APIService/")
+                || o.startsWith("ClusterRole/kube-queue-visibility-")), kindsAndNames(objects).toString());
+        Rendered rendered = template(Map.of("visibility.enabled", "false"));
+        assertEquals(List.of(), caBundleRules(rendered));
+        assertEquals(" ", Rendered.literalEnv(rendered.controller()).get("KUBE_QUEUE_SERVING_API_SERVICE"));
+        assertFalse(notes(Map.of("visibility.enabled", "false")).contains("kubectl get pendingjobs -n"),
+                "NOTES do not send anyone to it");
+        String notes = notes(Map.of());
+        assertTrue(notes.contains("kubectl get pendingjobs -n NAMESPACE")
+                && notes.contains("kubectl get apiservice v1alpha1.visibility.kube-queue.io"), notes);
+    }
+
+    /** What helm install prints after the install (helm template leaves NOTES.txt out). */
+    private static String notes(Map<String, Object> values) {
+        var install = new Helm(CHART).install().withName("kq").withNamespace("kube-queue").withKubeVersion("1.31.0")
+                .clientOnly().dryRun();
+        values.forEach(install::set);
+        String output = install.call().getOutput();
+        assertTrue(output.contains("NOTES:"), output);
+        return output.substring(output.indexOf("NOTES:"));
+    }
+
+    /**
+     * serving.certManager.enabled: a self-signed Issuer and a Certificate for the Service's DNS names, its Secret
+     * mounted read-only where kube-queue's env vars point, the CA injected into the APIService and the webhook
+     * configuration by cert-manager; an issuerRef of one's own replaces the Issuer.
+     */
+    @Test
+    void certManagerIssuesTheCertificateMountsItAndInjectsItsCa() {
+        Map<String, Object> values = Map.of("serving.certManager.enabled", "true", "suspendAtCreation.enabled", "true",
+                "suspendAtCreation.namespaces[0]", "team-a");
+        var objects = templateTrees(values);
+        var issuer = object(objects, "Issuer", "kube-queue-selfsigned");
+        assertEquals("cert-manager.io/v1", issuer.path("apiVersion").asText());
+        assertTrue(issuer.path("spec").path("selfSigned").isObject());
+        var certificate = object(objects, "Certificate", "kube-queue-serving");
+        var spec = certificate.path("spec");
+        assertEquals("kube-queue", certificate.path("metadata").path("namespace").asText());
+        List<String> dnsNames = new java.util.ArrayList<>();
+        spec.path("dnsNames").forEach(n -> dnsNames.add(n.asText()));
+        assertTrue(dnsNames.containsAll(List.of("kube-queue-controller.kube-queue.svc",
+                "kube-queue-controller.kube-queue.svc.cluster.local")), dnsNames.toString());
+        assertEquals(io.kubequeue.serving.ServingCertificate.serviceNames("kube-queue-controller", "kube-queue"), dnsNames,
+                "the names of kube-queue's own certificate");
+        assertTrue(spec.path("usages").toString().contains("client auth"), "a follower presents it to the leader");
+        assertEquals("kube-queue-selfsigned", spec.path("issuerRef").path("name").asText());
+        String secret = spec.path("secretName").asText();
+        for (String kind : List.of("APIService", "MutatingWebhookConfiguration")) {
+            var annotated = objects.stream().filter(o -> kind.equals(o.path("kind").asText())).findFirst().orElseThrow();
+            assertEquals("kube-queue/kube-queue-serving", annotated.path("metadata").path("annotations")
+                    .path("cert-manager.io/inject-ca-from").asText(), kind);
+            assertFalse(annotated.toString().contains("caBundle"), kind);
+        }
+
+        Rendered rendered = template(values);
+        var pod = rendered.get(Deployment.class, "kube-queue-controller").getSpec().getTemplate().getSpec();
+        var volume = pod.getVolumes().stream().filter(v -> v.getSecret() != null
+                && secret.equals(v.getSecret().getSecretName())).findFirst().orElseThrow();
+        var mount = rendered.controller().getVolumeMounts().stream().filter(m -> m.getName().equals(volume.getName()))
+                .findFirst().orElseThrow();
+        assertEquals(Boolean.TRUE, mount.getReadOnly());
+        Map<String, String> env = Rendered.literalEnv(rendered.controller());
+        assertEquals(mount.getMountPath() + "/tls.crt", env.get("KUBE_QUEUE_SERVING_CERT_FILE"));
+        assertEquals(mount.getMountPath() + "/tls.key", env.get("KUBE_QUEUE_SERVING_KEY_FILE"));
+        assertFalse(env.containsKey("KUBE_QUEUE_SERVING_API_SERVICE"), "kube-queue writes no caBundle: no need to blank it");
+
+        var own = templateTrees(Map.of("serving.certManager.enabled", "true", "serving.certManager.issuerRef.name",
+                "company-ca", "serving.certManager.issuerRef.kind", "ClusterIssuer"));
+        assertTrue(kindsAndNames(own).stream().noneMatch(o -> o.startsWith("Issuer/")), kindsAndNames(own).toString());
+        var ref = object(own, "Certificate", "kube-queue-serving").path("spec").path("issuerRef");
+        assertEquals(List.of("company-ca", "ClusterIssuer", "cert-manager.io"), List.of(ref.path("name").asText(),
+                ref.path("kind").asText(), ref.path("group").asText()));
+        assertTrue(kindsAndNames(templateTrees(Map.of())).stream().noneMatch(o -> o.startsWith("Certificate/")
+                || o.startsWith("Issuer/")), "no cert-manager objects by default");
+    }
+
+    /** serving.enabled=false: no port, no APIService, no webhook, and kube-queue told so. */
+    @Test
+    void withoutTheHttpsPortNothingOfItIsInstalled() {
+        Rendered off = template(Map.of("serving.enabled", "false"));
+        assertEquals("false", Rendered.literalEnv(off.controller()).get("KUBE_QUEUE_SERVING_ENABLED"));
+        assertTrue(off.controller().getPorts().stream().noneMatch(p -> p.getName().equals("https")));
+        assertEquals(Map.of("http", "80->8080"), servicePorts(off));
+        assertTrue(kindsAndNames(templateTrees(Map.of("serving.enabled", "false"))).stream().noneMatch(o -> o
+                .startsWith("APIService/") || o.startsWith("MutatingWebhookConfiguration/")
+                || o.startsWith("ClusterRole/kube-queue-visibility-")));
+        Rendered moved = template(Map.of("serving.port", "9443"));
+        assertEquals("9443->9443", servicePorts(moved).get("https"));
+        assertEquals("9443", Rendered.literalEnv(moved.controller()).get("KUBE_QUEUE_SERVING_PORT"));
+        assertEquals(9443, object(templateTrees(Map.of("serving.port", "9443")), "APIService",
+                "v1alpha1.visibility.kube-queue.io").path("spec").path("service").path("port").asInt());
+    }
+
+    /**
+     * The chart's serving env vars are what kube-queue's settings read, as SmallRye reads the environment: they start
+     * (an empty name would stop start-up; a blank one is read as none) and say what the values meant.
+     */
+    @Test
+    void theServingEnvVarsAreReadByKubeQueuesSettings() {
+        java.util.function.Function<Map<String, Object>, io.kubequeue.config.KubeQueueConfig.Serving> settings = values -> {
+            Map<String, String> env = new java.util.HashMap<>(Rendered.literalEnv(template(values).controller()));
+            env.keySet().removeIf(k -> !k.startsWith("KUBE_QUEUE_SERVING_"));
+            return io.kubequeue.testing.TestConfig.fromEnv(env).serving();
+        };
+        var defaults = settings.apply(Map.of());
+        assertTrue(defaults.enabled());
+        assertEquals("v1alpha1.visibility.kube-queue.io", defaults.apiService());
+        assertTrue(defaults.webhookConfiguration().isBlank(), "no webhook configuration: none written");
+        assertEquals(java.util.Set.of(), defaults.suspendAtCreationInNames());
+        var neither = settings.apply(Map.of("visibility.enabled", "false"));
+        assertTrue(neither.apiService().isBlank() && neither.webhookConfiguration().isBlank());
+        var every = settings.apply(Map.of("suspendAtCreation.enabled", "true", "suspendAtCreation.namespaces[0]", "*"));
+        assertEquals(java.util.Set.of("*"), every.suspendAtCreationInNames());
+        assertEquals("kube-queue-suspend-at-creation", every.webhookConfiguration());
+        var mounted = settings.apply(Map.of("serving.certManager.enabled", "true"));
+        assertEquals(java.util.Optional.of("/etc/kube-queue/serving-cert/tls.crt"), mounted.certFile());
+        assertEquals(java.util.Optional.of("/etc/kube-queue/serving-cert/tls.key"), mounted.keyFile());
+        assertFalse(settings.apply(Map.of("serving.enabled", "false")).enabled());
+    }
+
+    /** Bad serving values fail before anything is rendered (the schema) or with a message naming the value. */
+    @Test
+    void badServingValuesAreRefused() {
+        for (Map.Entry<String, String> bad : List.of(Map.entry("suspendAtCreation.failurePolicy", "Never"),
+                Map.entry("suspendAtCreation.timeoutSeconds", "0"), Map.entry("suspendAtCreation.timeoutSeconds", "31"),
+                Map.entry("serving.port", "9000"), Map.entry("serving.port", "80"),
+                Map.entry("suspendAtCreation.namespaces[0]", "Team A"))) {
+            Exception e = assertThrows(Exception.class, () -> template(Map.of(bad.getKey(), bad.getValue())), bad.toString());
+            String field = bad.getKey().replaceAll("\\[0\\]$", "");
+            assertTrue(e.getMessage().contains(field.substring(field.lastIndexOf('.') + 1)), e.getMessage());
+        }
+        Exception none = assertThrows(Exception.class, () -> template(Map.of("suspendAtCreation.enabled", "true")));
+        assertTrue(none.getMessage().contains("suspendAtCreation.namespaces"), none.getMessage());
+        Exception system = assertThrows(Exception.class, () -> template(Map.of("suspendAtCreation.enabled", "true",
+                "suspendAtCreation.namespaces[0]", "kube-system")));
+        assertTrue(system.getMessage().contains("kube-system"), system.getMessage());
+        Exception own = assertThrows(Exception.class, () -> template(Map.of("suspendAtCreation.enabled", "true",
+                "suspendAtCreation.namespaces[0]", "kube-queue")));
+        assertTrue(own.getMessage().contains("kube-queue"), own.getMessage());
+        Exception unserved = assertThrows(Exception.class, () -> template(Map.of("suspendAtCreation.enabled", "true",
+                "suspendAtCreation.namespaces[0]", "team-a", "serving.enabled", "false")));
+        assertTrue(unserved.getMessage().contains("serving.enabled"), unserved.getMessage());
+        assertThrows(Exception.class, () -> template(Map.of("serving.certManager.issuerRef.kind", "")));
+    }
+
+    /**
+     * The API server calls the HTTPS port from addresses no pod selector names: the NetworkPolicy opens that port to
+     * every source, and that port alone (the read API's and the management port's rules keep their peers).
+     */
+    @Test
+    void theNetworkPolicyOpensTheHttpsPortToEverySource() {
+        NetworkPolicy policy = template(Map.of("networkPolicy.enabled", "true", "serving.port", "9443",
+                "networkPolicy.metricsFrom[0].namespaceSelector.matchLabels.team", "monitoring"))
+                .get(NetworkPolicy.class, "kube-queue-controller");
+        var open = policy.getSpec().getIngress().stream().filter(r -> r.getFrom() == null || r.getFrom().isEmpty())
+                .toList();
+        assertEquals(1, open.size(), policy.getSpec().getIngress().toString());
+        assertEquals(List.of(9443), open.get(0).getPorts().stream().map(p -> p.getPort().getIntVal()).toList());
+        assertEquals(3, policy.getSpec().getIngress().size(), "the read API's, the management port's and the HTTPS port's");
+        assertTrue(template(Map.of("networkPolicy.enabled", "true", "serving.enabled", "false"))
+                .get(NetworkPolicy.class, "kube-queue-controller").getSpec().getIngress().stream()
+                .allMatch(r -> r.getFrom() != null && !r.getFrom().isEmpty()), "without the HTTPS port no rule is open");
     }
 
     @Test

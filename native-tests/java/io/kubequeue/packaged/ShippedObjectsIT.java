@@ -65,6 +65,9 @@ class ShippedObjectsIT {
             files.filter(f -> f.toString().endsWith(".yml")).forEach(f -> sources.put(f.toString(), ApiServerRules.readAll(f)));
         }
         assertTrue(sources.containsKey(Rendered.generatedCrd().toString()), "the CRD is generated: " + sources.keySet());
+        assertTrue(sources.values().stream().flatMap(List::stream).anyMatch(o -> "APIService".equals(o.path("kind")
+                .asText())) && sources.values().stream().flatMap(List::stream).anyMatch(o ->
+                "MutatingWebhookConfiguration".equals(o.path("kind").asText())), "the HTTPS port's objects are checked");
         assertEquals(Map.of(), check(sources, ApiServerRules::violationsWhenApplied));
     }
 
@@ -77,7 +80,18 @@ class ShippedObjectsIT {
                 "queueGroupPlugin", "resourcequota", "watchNamespaces[0]", "team-a", "jobKinds.Workflow", "false",
                 "config", "kube-queue.backoff.max=30s", "podAnnotations.team", "platform")));
         sources.put("helm template (no leader election)", template(Map.of("leaderElection.enabled", "false")));
+        // the HTTPS port's objects: the webhook for named namespaces and for "*", cert-manager's certificate
+        sources.put("helm template (webhook, names)", template(Map.of("suspendAtCreation.enabled", "true",
+                "suspendAtCreation.namespaces[0]", "team-a", "suspendAtCreation.namespaces[1]", "team-b",
+                "suspendAtCreation.failurePolicy", "Fail", "suspendAtCreation.timeoutSeconds", "30")));
+        sources.put("helm template (webhook, every group's namespace, cert-manager)", template(Map.of(
+                "suspendAtCreation.enabled", "true", "suspendAtCreation.namespaces[0]", "*",
+                "serving.certManager.enabled", "true", "networkPolicy.enabled", "true")));
         assertEquals(1, sources.get("helm show crds").size());
+        for (String kind : List.of("APIService", "MutatingWebhookConfiguration", "Certificate")) {
+            assertTrue(sources.values().stream().flatMap(List::stream).anyMatch(o -> kind.equals(o.path("kind").asText())),
+                    kind + " is among the objects checked");
+        }
         assertEquals(Map.of(), check(sources, ApiServerRules::violations));
     }
 
