@@ -154,7 +154,7 @@ public interface KubeQueueConfig {
         @WithConverter(StrictBooleanConverter.class)
         boolean enabled();
 
-        /** Its port (the Service's port 443 targets it). */
+        /** Its port (the Service's port https, 8443, targets it; the APIService and the webhook name that Service port). */
         @WithDefault("8443")
         int port();
 
