@@ -137,13 +137,37 @@ public class JobFeed {
     }
 
     /**
-     * Whether a controller other than a CronJob owns the job: an MPIJob's launcher Job, a JobSet's Jobs. Their owner
-     * is charged (or not) for them; charging them too would count their pods twice.
+     * Whether the job's controller holds it itself: a JobSet's Jobs, an MPIJob's launcher Job. Their owner is charged
+     * (or not) for them; charging them too would count their pods twice. See {@link #heldByController}.
      */
     static boolean ownedByAnotherController(HasMetadata job) {
         List<io.fabric8.kubernetes.api.model.OwnerReference> owners = job.getMetadata().getOwnerReferences();
         return owners != null && owners.stream().anyMatch(o -> Boolean.TRUE.equals(o.getController())
-                && !("CronJob".equals(o.getKind()) && o.getApiVersion() != null && o.getApiVersion().startsWith("batch/")));
+                && heldByController(job.getMetadata().getName(), o.getApiVersion(), o.getKind(), o.getName()));
+    }
+
+    /**
+     * Whether a job's controller (its owner reference with {@code controller: true}) is one that holds and releases
+     * the job itself, so that kube-queue leaves the job to it: a JobSet ({@code jobset.x-k8s.io}) for its Jobs, and an
+     * MPIJob ({@code kubeflow.org}) for its launcher, the Job mpi-operator names {@code <mpijob>-launcher} and
+     * suspends with the MPIJob. A tenant writes the owner references of the jobs they create, so any other controller
+     * (their ConfigMap, a CronJob, their MPIJob for a job that is not its launcher) holds nothing, and the job is
+     * kube-queue's as if it had no owner.
+     *
+     * @param jobName    the job's name
+     * @param apiVersion the controller's {@code apiVersion} ({@code group/version}); null if absent
+     * @param kind       the controller's kind; null if absent
+     * @param name       the controller's name; null if absent
+     */
+    public static boolean heldByController(String jobName, String apiVersion, String kind, String name) {
+        if (apiVersion == null || kind == null) {
+            return false;
+        }
+        if ("JobSet".equals(kind) && apiVersion.startsWith("jobset.x-k8s.io/")) {
+            return true;
+        }
+        return "MPIJob".equals(kind) && apiVersion.startsWith("kubeflow.org/") && name != null && !name.isEmpty()
+                && (name + "-launcher").equals(jobName);
     }
 
     /**

@@ -338,9 +338,9 @@ public final class Pruning {
     }
 
     /**
-     * Of a job's owner references, only the kind of its controller (apiVersion, kind, {@code controller: true}), if
-     * it has one: whether another controller owns the job ({@link JobFeed#ownedByAnotherController}). Null for
-     * the many jobs with no owner.
+     * Of a job's owner references, only its controller (apiVersion, kind, name, {@code controller: true}), if it has
+     * one: whether that controller holds the job ({@link JobFeed#ownedByAnotherController}; an MPIJob holds its
+     * launcher, named after it). Null for the many jobs with no owner.
      */
     private static List<OwnerReference> controllerKind(List<OwnerReference> owners) {
         if (owners == null) {
@@ -351,6 +351,7 @@ public final class Pruning {
                 OwnerReference kept = new OwnerReference();
                 kept.setApiVersion(intern(owner.getApiVersion()));
                 kept.setKind(intern(owner.getKind()));
+                kept.setName(owner.getName());
                 kept.setController(Boolean.TRUE);
                 kept.setAdditionalProperties(null);
                 return List.of(kept);

@@ -28,9 +28,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  *       already held and left as it is).</li>
  * </ul>
  * Not suspended: an Argo Workflow (kube-queue queues only those with {@code kube-queue/min-resources}: a
- * Workflow suspended without it would never run), a job already held, and a job another controller owns (a
- * {@code controller: true} owner reference, e.g. a JobSet's Jobs: its controller holds and releases them), except
- * a CronJob's Jobs, which are its users' jobs.
+ * Workflow suspended without it would never run), a job already held, and a job whose controller holds and releases
+ * it (a JobSet's Jobs, an MPIJob's launcher). Any other {@code controller: true} owner reference (a CronJob's, or one
+ * a tenant writes naming an object of theirs) exempts nothing.
  */
 public final class SuspendAtCreation {
 
@@ -147,11 +147,17 @@ public final class SuspendAtCreation {
         return Optional.of(patch);
     }
 
-    /** Whether a controller other than a CronJob owns the object (it holds and releases it itself). */
+    /**
+     * Whether the object's controller holds and releases it itself (a JobSet, an MPIJob its launcher:
+     * {@link io.kubequeue.job.JobFeed#heldByController}); any other owner reference, which its creator writes, holds
+     * nothing.
+     */
     private static boolean ownedByAnotherController(JsonNode object) {
+        String name = object.path("metadata").path("name").asText(null);
         for (JsonNode owner : object.path("metadata").path("ownerReferences")) {
-            if (owner.path("controller").asBoolean(false) && !("CronJob".equals(owner.path("kind").asText())
-                    && owner.path("apiVersion").asText().startsWith("batch/"))) {
+            if (owner.path("controller").asBoolean(false) && io.kubequeue.job.JobFeed.heldByController(name,
+                    owner.path("apiVersion").asText(null), owner.path("kind").asText(null),
+                    owner.path("name").asText(null))) {
                 return true;
             }
         }

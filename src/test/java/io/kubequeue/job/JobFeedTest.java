@@ -63,7 +63,11 @@ class JobFeedTest {
         scheduler = new Scheduler(SchedulerSettings.defaults(), Clock.systemUTC());
         scheduler.replaceTree(new QuotaTree(List.of(
                 new QuotaNode("g", null, List.of("feed"), null, Resources.of("cpu", 4000L)))));
-        feed = new JobFeed(scheduler, directory, events, TestConfig.defaults(), TrustedRecords.signatures(),
+        feed = feed(TestConfig.defaults());
+    }
+
+    private JobFeed feed(io.kubequeue.config.KubeQueueConfig config) {
+        JobFeed feed = new JobFeed(scheduler, directory, events, config, TrustedRecords.signatures(),
                 new FeedEffects() {
                     @Override
                     public void unconfirmedCopy(Admission admission) {
@@ -86,6 +90,7 @@ class JobFeedTest {
                     }
                 });
         feed.onObservation(observed::add);
+        return feed;
     }
 
     private static final AdmissionRecord RECORD = new AdmissionRecord("g", "2026-01-01T00:00:00.000Z");
@@ -123,6 +128,34 @@ class JobFeedTest {
     private static Job withRecord(Job job, AdmissionRecord record) {
         job.getMetadata().setAnnotations(TrustedRecords.signed(job.getMetadata().getUid(),
                 Map.of(Annotations.QUOTA_GROUP, record.group(), Annotations.ADMITTED_AT, record.admittedAt())));
+        return job;
+    }
+
+    /**
+     * Where every job is charged, a job created unsuspended is charged though it names a controller, unless that
+     * controller holds it (a JobSet, an MPIJob its launcher): a tenant writes the owner references of their own jobs,
+     * and one naming their ConfigMap, or their MPIJob for a job that is not its launcher, holds nothing. Read from the
+     * cached copy, as the informers hand it.
+     */
+    @Test
+    void aControllerReferenceATenantWritesDoesNotKeepTheirJobFromBeingCharged() {
+        JobFeed charging = feed(TestConfig.kubeQueue(Map.of("kube-queue.charge-unsuspended-in", "feed")));
+        charging.observe(kind, kind.pruned(ownedBy(job("1", false, "1").build(), "v1", "ConfigMap", "mine")));
+        assertEquals(1, startedOutside.size(), "a ConfigMap holds no job: charged");
+        charging.observe(kind, kind.pruned(ownedBy(job("1", false, "1").withNewMetadata().withName("side")
+                .withNamespace("feed").withUid("u2").withResourceVersion("1").endMetadata().build(),
+                "kubeflow.org/v2beta1", "MPIJob", "pi")));
+        assertEquals(2, startedOutside.size(), "not the MPIJob's launcher: charged");
+        charging.observe(kind, kind.pruned(ownedBy(job("1", false, "1").withNewMetadata().withName("pi-launcher")
+                .withNamespace("feed").withUid("u3").withResourceVersion("1").endMetadata().build(),
+                "kubeflow.org/v2beta1", "MPIJob", "pi")));
+        assertEquals(2, startedOutside.size(), "the MPIJob's launcher: the MPIJob is what is charged");
+    }
+
+    private static Job ownedBy(Job job, String apiVersion, String kind, String name) {
+        job.getMetadata().setOwnerReferences(List.of(new io.fabric8.kubernetes.api.model.OwnerReferenceBuilder()
+                .withApiVersion(apiVersion).withKind(kind).withName(name).withUid("owner").withController(true)
+                .build()));
         return job;
     }
 

@@ -762,7 +762,10 @@ class PruningTest {
                 .getRequests().get("cpu").toString());
     }
 
-    /** Issue 29, item 2: the cache keeps whether another controller owns a job (its kind only), and nothing else of it. */
+    /**
+     * Issue 29, item 2: the cache keeps a job's controller (its kind and name: an MPIJob holds only the launcher named
+     * after it), and nothing else of its owners.
+     */
     @Test
     void aJobsControllerKindIsKeptAndNothingElseOfItsOwners() {
         io.fabric8.kubernetes.api.model.ObjectMeta meta = new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
@@ -775,7 +778,8 @@ class PruningTest {
         assertEquals("MPIJob", kept.get(0).getKind());
         assertEquals("kubeflow.org/v2beta1", kept.get(0).getApiVersion());
         assertEquals(Boolean.TRUE, kept.get(0).getController());
-        assertNull(kept.get(0).getName(), "names and uids are not kept");
+        assertEquals("pi", kept.get(0).getName());
+        assertNull(kept.get(0).getUid(), "uids are not kept");
         assertNull(Pruning.jobMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName("alone")
                 .build()).getOwnerReferences(), "no owner, no list");
     }

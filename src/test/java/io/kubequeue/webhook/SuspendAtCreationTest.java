@@ -107,6 +107,33 @@ class SuspendAtCreationTest {
                 workflow))), "a Workflow is queued only with kube-queue/min-resources: never suspended here");
     }
 
+    /**
+     * A tenant writes the owner references of the jobs they create: naming one of their own objects as the job's
+     * controller (a ConfigMap, a side job under their MPIJob) must not let the job skip the queue. Only the owners
+     * that hold their jobs themselves exempt it: a JobSet, and an MPIJob for its launcher ({@code <name>-launcher},
+     * which mpi-operator suspends with the MPIJob).
+     */
+    @Test
+    void aControllerReferenceATenantWritesDoesNotExemptTheirJob() {
+        ObjectNode job = sample("/upstream/kueue_sample-job.yaml");
+        assertTrue(patched(webhook.answer(review("CREATE", "batch", "v1", "Job", "team-a",
+                ownedBy(job, "v1", "ConfigMap", "mine")))), "a ConfigMap holds no job");
+        assertTrue(patched(webhook.answer(review("CREATE", "batch", "v1", "Job", "team-a",
+                ownedBy(job, "kubeflow.org/v2beta1", "MPIJob", "pi")))),
+                "a job under the tenant's MPIJob that is not its launcher: nobody holds it");
+        ObjectNode launcher = ownedBy(job, "kubeflow.org/v2beta1", "MPIJob", "pi");
+        ((ObjectNode) launcher.get("metadata")).put("name", "pi-launcher");
+        assertFalse(patched(webhook.answer(review("CREATE", "batch", "v1", "Job", "team-a", launcher))),
+                "an MPIJob's launcher: mpi-operator holds it with the MPIJob");
+    }
+
+    private static ObjectNode ownedBy(ObjectNode job, String apiVersion, String kind, String name) {
+        ObjectNode owned = job.deepCopy();
+        ((ObjectNode) owned.get("metadata")).putArray("ownerReferences").addObject().put("apiVersion", apiVersion)
+                .put("kind", kind).put("name", name).put("uid", "u").put("controller", true);
+        return owned;
+    }
+
     @Test
     void aReviewWithoutARequestIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> webhook.answer(JSON.createObjectNode()));
