@@ -249,14 +249,23 @@ public final class VisibilityApi {
         } else if (allows(caller, "list", "pendingjobs", "", "", "")) {
             jobs = scheduler.pendingIn(null);
         } else {
-            // every namespace: those of the pending jobs where the caller may list pendingjobs
+            // every namespace: those where the caller may list pendingjobs, among the namespaces a quota group lists
+            // and those of the pending jobs; none is a 403 whatever is pending, so that what other teams queue
+            // decides nothing in the answer
             List<PendingView> all = scheduler.pendingIn(null);
-            Map<String, Boolean> mayList = new HashMap<>();
-            jobs = all.stream().filter(v -> mayList.computeIfAbsent(v.status().key().namespace(),
-                    ns -> allows(caller, "list", "pendingjobs", "", ns, ""))).toList();
-            if (jobs.isEmpty() && !all.isEmpty()) {
+            Set<String> namespaces = new java.util.TreeSet<>();
+            scheduler.groups().forEach(g -> namespaces.addAll(g.namespaces()));
+            all.forEach(v -> namespaces.add(v.status().key().namespace()));
+            Set<String> mayList = new java.util.HashSet<>();
+            for (String ns : namespaces) {
+                if (allows(caller, "list", "pendingjobs", "", ns, "")) {
+                    mayList.add(ns);
+                }
+            }
+            if (mayList.isEmpty()) {
                 throw forbidden(caller, "list", "pendingjobs", "", "", "");
             }
+            jobs = all.stream().filter(v -> mayList.contains(v.status().key().namespace())).toList();
         }
         List<PendingView> selected = labels != null && !labels.isBlank() ? List.of()
                 : jobs.stream().filter(v -> matches(v, selector)).toList();

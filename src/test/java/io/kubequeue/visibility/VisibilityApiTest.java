@@ -55,6 +55,8 @@ class VisibilityApiTest {
                     && Set.of("get", "list").contains(q.verb());
             case "ops" -> q.resource().equals("quotagroups") && q.subresource().equals("pendingjobs")
                     && q.verb().equals("get");
+            case "dave" -> q.resource().equals("pendingjobs") && q.namespace().equals("team-d")
+                    && Set.of("get", "list").contains(q.verb());
             default -> false;
         };
     }
@@ -151,6 +153,34 @@ class VisibilityApiTest {
                 "by group, then position");
         assertEquals(List.of("team-a/small"), names(get(ALICE, all).body()));
         assertEquals(403, get(BOB, all).status());
+    }
+
+    /**
+     * Every namespace, for a caller without the cluster-wide right: what they may list among the namespaces a quota
+     * group lists, whether or not another team has a job pending. Else what is pending elsewhere decides between an
+     * empty list and a 403, and the answer tells a caller with no right at all whether any team queues anything.
+     */
+    @Test
+    void everyNamespaceAnswersTheSameWhateverOtherTeamsHavePending() {
+        String all = "/apis/visibility.kube-queue.io/v1alpha1/pendingjobs";
+        Caller dave = new Caller("dave", List.of(), Map.of());
+        QuotaTree withTeamD = new QuotaTree(List.of(
+                new QuotaNode("root", null, List.of(), null, Resources.of("cpu", 8000L)),
+                new QuotaNode("root.shared", "root", List.of("team-a", "team-b"), Resources.of("cpu", 1000L),
+                        Resources.of("cpu", 4000L, "memory", 8L << 30)),
+                new QuotaNode("root.c", "root", List.of("team-c"), null, Resources.of("cpu", 2000L)),
+                new QuotaNode("root.d", "root", List.of("team-d"), null, Resources.of("cpu", 2000L))));
+        scheduler.replaceTree(withTeamD);
+        VisibilityApi.Reply othersPending = get(dave, all);
+        assertEquals(200, othersPending.status(), othersPending.body().toString());
+        assertEquals(List.of(), names(othersPending.body()), "team-d has nothing pending; team-b's job is not hers");
+
+        Scheduler idle = new Scheduler(SchedulerSettings.defaults(), java.time.Clock.fixed(T0, java.time.ZoneOffset.UTC));
+        idle.replaceTree(withTeamD);
+        VisibilityApi quiet = new VisibilityApi(idle, this::rbac, null);
+        assertEquals(200, quiet.answer(dave, new VisibilityApi.Request("GET", all, Map.of(), null, null)).status());
+        assertEquals(403, quiet.answer(BOB, new VisibilityApi.Request("GET", all, Map.of(), null, null)).status(),
+                "no right anywhere: 403 when nothing is pending either");
     }
 
     @Test
