@@ -208,11 +208,14 @@ public class HttpsEndpoint {
         try {
             ServingCertificate now = certificates.current();
             ServingCertificate before = serving;
-            if (before == null || !before.certificatePem().equals(now.certificatePem())) {
-                serving = now;
+            boolean changed = before == null || !before.certificatePem().equals(now.certificatePem());
+            if (changed || server == null) { // not listening: a listen that failed (port taken) is tried again
                 swapIn(now);
-                peerKeys = before == null ? List.of(now.leaf().getPublicKey())
-                        : List.of(now.leaf().getPublicKey(), before.leaf().getPublicKey());
+                if (changed) { // only once it is served: a pass that failed to serve it swaps it in again
+                    serving = now;
+                    peerKeys = before == null ? List.of(now.leaf().getPublicKey())
+                            : List.of(now.leaf().getPublicKey(), before.leaf().getPublicKey());
+                }
             }
             problem("certificate", null);
             if (certificates.selfSigned()) {

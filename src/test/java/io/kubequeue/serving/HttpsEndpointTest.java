@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import jakarta.inject.Inject;
@@ -355,6 +356,36 @@ class HttpsEndpointTest extends SeedTreeFixture {
                 ((Map<?, ?>) apiService.getAdditionalProperties().get("spec")).get("caBundle"),
                 "and the API server is told its new CA");
         assertNotNull(after.caKeyPem());
+    }
+
+    /**
+     * A port that cannot be bound at one pass (held by another process a moment) is bound at a later pass: the
+     * certificate was had, only the listen failed. Else the port never listens until a restart, the APIService stays
+     * unavailable and the webhook, with {@code failurePolicy: Ignore}, lets every job through unsuspended.
+     */
+    @Test
+    void aPortThatCouldNotBeBoundIsBoundAtTheNextPass() throws Exception {
+        port();
+        try (java.net.ServerSocket busy = new java.net.ServerSocket(0)) {
+            io.kubequeue.config.KubeQueueConfig config = io.kubequeue.testing.TestConfig.kubeQueue(Map.of(
+                    "kube-queue.serving.enabled", "true", "kube-queue.serving.port",
+                    Integer.toString(busy.getLocalPort()), "kube-queue.leader-election.identity", "replica-2"));
+            HttpsEndpoint second = new HttpsEndpoint(vertx, config, client, scheduler, dryRuns, feed,
+                    new Leadership(client, config, null), new io.kubequeue.leader.ReadApiLeaderAddress(client,
+                    new Leadership(client, config, null), forwarding, 8080, true, 0),
+                    new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+            try {
+                second.refresh();
+                assertTrue(second.port().isEmpty(), "the port is taken");
+                busy.close();
+                second.refresh();
+                assertEquals(Optional.of(config.serving().port()), second.port(), "bound once it is free");
+                assertEquals(200, call(config.serving().port(), null, HttpMethod.GET, "/healthz", Map.of(), null)
+                        .status());
+            } finally {
+                second.stop();
+            }
+        }
     }
 
     /** As {@code kubectl create --raw …/dryruns -f job.yaml} sends it: YAML, no content type. */
