@@ -95,6 +95,12 @@ public class HttpsEndpoint {
     static final String FORWARDED_BY = "X-Kube-Queue-Forwarded-By";
     /** The largest body read: an AdmissionReview carries a job (at most 1.5 MiB in etcd) and, on update, its old copy. */
     static final int LONGEST_BODY = 4 * 1024 * 1024;
+    /**
+     * The most header bytes read per request: the API server names each of the caller's groups and extra values in a
+     * header of its own, and FrontProxy reads up to 256 of each ({@code FrontProxy.MAX_VALUES}), so room for 512
+     * headers of 512 bytes. Vert.x's default, 8 KiB, answered 431 to a user in some 150 groups.
+     */
+    static final int LONGEST_HEADERS = 256 * 1024;
     private static final long FORWARD_WAIT_MILLIS = 5_000;
     private static final long RETRY_MILLIS = 250;
 
@@ -280,7 +286,8 @@ public class HttpsEndpoint {
             return;
         }
         HttpServerOptions options = new HttpServerOptions().setSsl(true).setPort(settings.port())
-                .setKeyCertOptions(keyCert).setClientAuth(ClientAuth.REQUEST).setTrustOptions(trustOptions());
+                .setKeyCertOptions(keyCert).setClientAuth(ClientAuth.REQUEST).setTrustOptions(trustOptions())
+                .setMaxHeaderSize(LONGEST_HEADERS);
         HttpServer created = vertx.createHttpServer(options).requestHandler(router());
         created.listen().toCompletionStage().toCompletableFuture().join();
         server = created;

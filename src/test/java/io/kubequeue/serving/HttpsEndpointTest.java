@@ -300,6 +300,23 @@ class HttpsEndpointTest extends SeedTreeFixture {
         assertEquals(200, call(FRONT_PROXY, HttpMethod.GET, API, alice, null).status());
     }
 
+    /**
+     * The API server names every group of the caller, one {@code X-Remote-Group} header each: a user of a directory
+     * with a couple of hundred groups (FrontProxy reads up to 256) sends more than Vert.x's default 8 KiB of headers,
+     * and must be answered, not refused before kube-queue reads them.
+     */
+    @Test
+    void aCallerInManyGroupsIsAnswered() throws Exception {
+        waitingJob();
+        List<String> groups = new java.util.ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            groups.add("oidc:/example.com/engineering/platform/team-" + i + "-developers");
+        }
+        Answer answer = call(FRONT_PROXY, HttpMethod.GET, API + "/namespaces/default/pendingjobs",
+                Map.of("X-Remote-User", List.of("alice"), "X-Remote-Group", groups), null);
+        assertEquals(200, answer.status(), answer.body());
+    }
+
     @Test
     void aPeerReplicaIsBelievedOnlyWithTheServingCertificateItself() throws Exception {
         waitingJob();
