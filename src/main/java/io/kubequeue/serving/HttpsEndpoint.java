@@ -375,7 +375,7 @@ public class HttpsEndpoint {
     // ---- the visibility API ----
 
     private void visibility(RoutingContext rc) {
-        if (rc.request().getHeader(FORWARDED_BY) == null && rc.get("counted") == null) {
+        if (!forwardedByPeer(rc, isPeerReplica(peerCertificates(rc))) && rc.get("counted") == null) {
             rc.put("counted", Boolean.TRUE); // once, though a follower that starts leading answers it itself
             String route = VisibilityApi.route(rc.request().path());
             rc.addHeadersEndHandler(v -> answerCounter(route, rc.response().getStatusCode()).increment());
@@ -383,13 +383,25 @@ public class HttpsEndpoint {
         answer(rc);
     }
 
-    private void answer(RoutingContext rc) {
-        List<Certificate> peer;
+    /** The client's certificate chain, leaf first; empty if it sent none. */
+    private static List<Certificate> peerCertificates(RoutingContext rc) {
         try {
-            peer = rc.request().connection().peerCertificates();
+            return rc.request().connection().peerCertificates();
         } catch (SSLPeerUnverifiedException | RuntimeException e) {
-            peer = List.of();
+            return List.of();
         }
+    }
+
+    /**
+     * Whether a follower forwarded the call ({@link #FORWARDED_BY} from a peer replica). The API server passes a
+     * caller's own headers on, so the header from anyone else is theirs and means nothing.
+     */
+    private static boolean forwardedByPeer(RoutingContext rc, boolean fromPeer) {
+        return fromPeer && rc.request().getHeader(FORWARDED_BY) != null;
+    }
+
+    private void answer(RoutingContext rc) {
+        List<Certificate> peer = peerCertificates(rc);
         Function<String, List<String>> headers = name -> rc.request().headers().getAll(name);
         FrontProxy.Authenticated who;
         boolean fromPeer = isPeerReplica(peer);
@@ -403,7 +415,7 @@ public class HttpsEndpoint {
             return;
         }
         Caller caller = who.caller().get();
-        boolean forwarded = rc.request().getHeader(FORWARDED_BY) != null;
+        boolean forwarded = forwardedByPeer(rc, fromPeer);
         if (!leadership.isLeader() && !discovery(rc.request().path())) {
             if (forwarded) {
                 unavailable(rc, "replica " + leadership.identity() + " was forwarded this call but does not lead (any"

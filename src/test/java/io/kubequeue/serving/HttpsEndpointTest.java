@@ -270,6 +270,22 @@ class HttpsEndpointTest extends SeedTreeFixture {
         assertEquals(403, asUser("bob", API + "/quotagroups").status());
     }
 
+    /**
+     * The API server passes a caller's own headers on: a caller who adds {@code X-Kube-Queue-Forwarded-By} is still
+     * counted (only a peer replica's forward is counted where it came in), and a follower still forwards their call.
+     */
+    @Test
+    void aCallerWhoSaysTheCallWasForwardedIsCountedAsAnyOther() throws Exception {
+        waitingJob();
+        double before = registry.counter("kube_queue_visibility_answers", "route", "pendingjobs", "code", "200")
+                .count();
+        Answer answer = call(FRONT_PROXY, HttpMethod.GET, API + "/namespaces/default/pendingjobs",
+                Map.of("X-Remote-User", List.of("alice"), HttpsEndpoint.FORWARDED_BY, List.of("nobody")), null);
+        assertEquals(200, answer.status(), answer.body());
+        assertEquals(before + 1, registry.counter("kube_queue_visibility_answers", "route", "pendingjobs", "code",
+                "200").count(), "counted: the header is the caller's, not a replica's");
+    }
+
     @Test
     void kubectlGetsItsTableOverTls() throws Exception {
         String waiting = waitingJob();
@@ -488,6 +504,9 @@ class HttpsEndpointTest extends SeedTreeFixture {
             assertEquals(waiting, forwarded.json().path("items").get(0).path("metadata").path("name").asText());
             assertEquals(403, call(followerPort, FRONT_PROXY, HttpMethod.GET, API + "/namespaces/default/pendingjobs",
                     Map.of("X-Remote-User", List.of("bob")), null).status(), "the leader authorises the caller named");
+            assertEquals(200, call(followerPort, FRONT_PROXY, HttpMethod.GET, API + "/namespaces/default/pendingjobs",
+                    Map.of("X-Remote-User", List.of("alice"), HttpsEndpoint.FORWARDED_BY, List.of("someone")), null)
+                    .status(), "the header from a caller, not a replica, stops no forward");
             Answer again = call(followerPort, served(), HttpMethod.GET, API + "/namespaces/default/pendingjobs",
                     Map.of("X-Remote-User", List.of("alice"), HttpsEndpoint.FORWARDED_BY, List.of("someone")), null);
             assertEquals(503, again.status(), "a follower never forwards a forwarded call");
