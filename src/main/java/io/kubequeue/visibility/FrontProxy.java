@@ -99,15 +99,30 @@ public final class FrontProxy {
                 .identify(headers, names);
     }
 
-    /** The headers that name a caller to a peer replica ({@link #forwarded}), extra keys URL-escaped. */
+    /** The headers that name a caller to a peer replica ({@link #forwarded}), extra keys %-escaped. */
     public static Map<String, List<String>> forwardHeaders(Caller caller) {
         Map<String, List<String>> out = new LinkedHashMap<>();
         out.put(PEER_USER, List.of(caller.user()));
         if (!caller.groups().isEmpty()) {
             out.put(PEER_GROUP, caller.groups());
         }
-        caller.extra().forEach((k, v) -> out.put(PEER_EXTRA + java.net.URLEncoder.encode(k, StandardCharsets.UTF_8), v));
+        // a space as %20, not +: unescapeExtraKey reads + as itself, as the API server's escaping sends it
+        caller.extra().forEach((k, v) -> out.put(PEER_EXTRA + java.net.URLEncoder.encode(k, StandardCharsets.UTF_8)
+                .replace("+", "%20"), v));
         return out;
+    }
+
+    /**
+     * An extra key as k8s.io/apiserver reads it from its header name: %-escapes decoded as Go's url.PathUnescape
+     * does ({@code +} stays {@code +}: the API server escapes keys with url.PathEscape, which leaves it), and a key
+     * that does not unescape kept as sent.
+     */
+    static String unescapeExtraKey(String escaped) {
+        try {
+            return java.net.URLDecoder.decode(escaped.replace("+", "%2B"), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return escaped;
+        }
     }
 
     /** Whether a request-header CA is known (else no caller is believed). */
@@ -170,8 +185,7 @@ public final class FrontProxy {
         for (String name : names) {
             for (String prefix : extraPrefixes) {
                 if (name.regionMatches(true, 0, prefix, 0, prefix.length()) && name.length() > prefix.length()) {
-                    String key = java.net.URLDecoder.decode(name.substring(prefix.length()), StandardCharsets.UTF_8)
-                            .toLowerCase(Locale.ROOT);
+                    String key = unescapeExtraKey(name.substring(prefix.length())).toLowerCase(Locale.ROOT);
                     extra.computeIfAbsent(key, k -> new ArrayList<>()).addAll(headers.apply(name));
                 }
             }

@@ -60,6 +60,25 @@ class FrontProxyTest {
                 "extra keys unescaped and lower-cased, as k8s.io/apiserver reads them");
     }
 
+    /**
+     * Extra keys are path-escaped by the API server (Go's url.PathEscape: {@code +} is sent as it is) and read back
+     * as k8s.io/apiserver reads them (url.PathUnescape: {@code +} stays {@code +}; a key that does not unescape is
+     * kept as sent), so the SubjectAccessReview names the extra the API server holds. A peer's round trip keeps
+     * spaces and pluses apart.
+     */
+    @Test
+    void extraKeysAreUnescapedAsThePathEscapeTheApiServerSends() {
+        Caller who = call(published("[]"), chain(PROXY), Map.of("X-Remote-User", List.of("alice"),
+                "X-Remote-Extra-a+b", List.of("1"), "X-Remote-Extra-50%zz", List.of("2"),
+                "X-Remote-Extra-c%20d", List.of("3"))).caller().orElseThrow();
+        assertEquals(Map.of("a+b", List.of("1"), "50%zz", List.of("2"), "c d", List.of("3")), who.extra());
+        Caller caller = new Caller("bob", List.of(), Map.of("a b+c", List.of("p1")));
+        TreeMap<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        headers.putAll(FrontProxy.forwardHeaders(caller));
+        assertEquals(caller, FrontProxy.forwarded(name -> headers.getOrDefault(name, List.of()), headers.keySet())
+                .caller().orElseThrow());
+    }
+
     @Test
     void anyoneElseIsNotBelievedAndHearsWhy() {
         Map<String, List<String>> alice = Map.of("X-Remote-User", List.of("alice"));
