@@ -17,7 +17,8 @@ import io.kubequeue.collections.BoundedMaps;
  * {@code quotagroups} and their {@code pendingjobs} subresource), as any aggregated API server authorises (k8s.io/apiserver's
  * delegated authorisation). RBAC grants them as any resource: the shipped ClusterRoles aggregate
  * {@code get}/{@code list pendingjobs} into {@code view}. An answer is remembered for the read API's
- * {@code cache-for} (default 30 s), at most 16,384 of them.
+ * {@code cache-for} (default 30 s), at most 16,384 of them; a question asked while it is being asked waits for that
+ * review, so calls sent at once cost one review per question, not one per call.
  */
 public final class VisibilityAccess implements Authorizer {
 
@@ -25,6 +26,9 @@ public final class VisibilityAccess implements Authorizer {
     private final Duration cacheFor;
     private final Clock clock;
     private final Map<Question, Answer> answers = BoundedMaps.keepingRecentlyUsed(16_384);
+    /** The questions being asked now, each with the answer its callers wait for. */
+    private final Map<Question, java.util.concurrent.CompletableFuture<Boolean>> asking =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * @param client   a client that does not retry (a failing API server is a quick 503)
@@ -70,11 +74,28 @@ public final class VisibilityAccess implements Authorizer {
                 return hit.allowed();
             }
         }
-        boolean allowed = review(q); // outside the lock: a slow API server must not hold other callers
-        synchronized (answers) {
-            answers.put(q, new Answer(allowed, now.plus(cacheFor)));
+        java.util.concurrent.CompletableFuture<Boolean> mine = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.CompletableFuture<Boolean> theirs = asking.putIfAbsent(q, mine);
+        if (theirs != null) { // being asked by another call: its answer, or its failure, is this one's
+            try {
+                return theirs.join();
+            } catch (java.util.concurrent.CompletionException e) {
+                throw e.getCause() instanceof RuntimeException r ? r : e;
+            }
         }
-        return allowed;
+        try {
+            boolean allowed = review(q); // outside the lock: a slow API server must not hold other callers
+            synchronized (answers) {
+                answers.put(q, new Answer(allowed, now.plus(cacheFor)));
+            }
+            mine.complete(allowed);
+            return allowed;
+        } catch (RuntimeException e) {
+            mine.completeExceptionally(e); // not remembered: the next call asks again
+            throw e;
+        } finally {
+            asking.remove(q, mine);
+        }
     }
 
     private boolean review(Question q) {

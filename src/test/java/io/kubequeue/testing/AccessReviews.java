@@ -27,6 +27,7 @@ public final class AccessReviews {
     private final ObjectMapper json;
     private final Set<Grant> grants = ConcurrentHashMap.newKeySet();
     private final AtomicInteger reviews = new AtomicInteger();
+    private volatile java.time.Duration delay = java.time.Duration.ZERO;
 
     AccessReviews(ObjectMapper json) {
         this.json = json;
@@ -46,6 +47,12 @@ public final class AccessReviews {
     public AccessReviews grant(String subject, String verb, String group, String resource, String namespace,
                                String name) {
         grants.add(new Grant(subject, verb, group, resource, namespace, name));
+        return this;
+    }
+
+    /** Answers each review only after this long (a busy API server); zero: at once. */
+    public AccessReviews answerAfter(java.time.Duration delay) {
+        this.delay = delay;
         return this;
     }
 
@@ -76,7 +83,8 @@ public final class AccessReviews {
                 && (g.namespace().isEmpty() || g.namespace().equals(asked.path("namespace").asText("")))
                 && (g.name().isEmpty() || g.name().equals(asked.path("name").asText(""))));
         review.putObject("status").put("allowed", allowed);
-        return new MockResponse().setResponseCode(201).setHeader("Content-Type", "application/json")
+        MockResponse response = new MockResponse().setResponseCode(201).setHeader("Content-Type", "application/json")
                 .setBody(review.toString());
+        return delay.isZero() ? response : response.setBodyDelay(delay);
     }
 }
