@@ -105,6 +105,7 @@ public class HttpsEndpoint {
     private static final long RETRY_MILLIS = 250;
 
     private final Vertx vertx;
+    private final Clock clock;
     private final KubeQueueConfig.Serving settings;
     private final KubernetesClient reviewClient;
     private final Leadership leadership;
@@ -121,14 +122,31 @@ public class HttpsEndpoint {
     private volatile ServingCertificate serving;
     /** The public keys of the certificate served now and of the one before it: a peer replica holds one of them. */
     private volatile List<java.security.PublicKey> peerKeys = List.of();
+    /**
+     * How long the key served before a renewal is still a peer's: every replica reads the certificate again within
+     * {@link #REFRESH}, and a pass may run late. After that it is nobody's, so a renewal (deleting the Secret) retires
+     * a leaked key.
+     */
+    static final Duration PREVIOUS_KEY_KEPT = REFRESH.multipliedBy(2);
+    /** Until when the second of {@link #peerKeys} is a peer's. */
+    private volatile java.time.Instant previousKeyUntil = java.time.Instant.MIN;
     private volatile HttpServer server;
     private volatile HttpClient peers;
     private volatile long timer = -1;
     private final Map<String, String> logged = new HashMap<>();
 
+    @jakarta.inject.Inject
     public HttpsEndpoint(Vertx vertx, KubeQueueConfig config, KubernetesClient client, ReadViews scheduler,
                          DryRuns dryRuns, JobFeed feed, Leadership leadership, ReadApiLeaderAddress leaderAddress,
                          MeterRegistry registry) {
+        this(vertx, config, client, scheduler, dryRuns, feed, leadership, leaderAddress, registry, Clock.systemUTC());
+    }
+
+    /** @param clock when the key served before a renewal stops being a peer's ({@link #PREVIOUS_KEY_KEPT}) */
+    HttpsEndpoint(Vertx vertx, KubeQueueConfig config, KubernetesClient client, ReadViews scheduler,
+                  DryRuns dryRuns, JobFeed feed, Leadership leadership, ReadApiLeaderAddress leaderAddress,
+                  MeterRegistry registry, Clock clock) {
+        this.clock = clock;
         this.vertx = vertx;
         this.settings = config.serving();
         if (settings.port() < 0 || settings.port() > 65_535) {
@@ -219,6 +237,7 @@ public class HttpsEndpoint {
                 swapIn(now);
                 if (changed) { // only once it is served: a pass that failed to serve it swaps it in again
                     serving = now;
+                    previousKeyUntil = clock.instant().plus(PREVIOUS_KEY_KEPT);
                     peerKeys = before == null ? List.of(now.leaf().getPublicKey())
                             : List.of(now.leaf().getPublicKey(), before.leaf().getPublicKey());
                 }
@@ -441,9 +460,18 @@ public class HttpsEndpoint {
                 || path.equals(VisibilityApi.PREFIX) || path.equals(VisibilityApi.PREFIX + "/");
     }
 
-    /** Whether the client's certificate is the serving certificate (now or before a renewal): another replica. */
+    /**
+     * Whether the client's certificate is the serving certificate (now, or before a renewal for
+     * {@link #PREVIOUS_KEY_KEPT}): another replica.
+     */
     private boolean isPeerReplica(List<Certificate> peer) {
-        return !peer.isEmpty() && peerKeys.contains(peer.get(0).getPublicKey());
+        List<java.security.PublicKey> keys = peerKeys;
+        if (peer.isEmpty() || keys.isEmpty()) {
+            return false;
+        }
+        java.security.PublicKey key = peer.get(0).getPublicKey();
+        return keys.get(0).equals(key)
+                || keys.size() > 1 && keys.get(1).equals(key) && clock.instant().isBefore(previousKeyUntil);
     }
 
     private void forward(RoutingContext rc, Caller caller, long deadline) {

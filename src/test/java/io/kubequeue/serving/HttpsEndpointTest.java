@@ -191,6 +191,77 @@ class HttpsEndpointTest extends SeedTreeFixture {
         }
     }
 
+    /**
+     * A GET over TLS presenting the client certificate whatever issuers the server names (a JDK client sends none
+     * whose issuer is not named; openssl, curl and a hand-written client send it anyway).
+     */
+    private Answer presenting(int port, ServingCertificate client, String path, Map<String, List<String>> headers)
+            throws Exception {
+        javax.net.ssl.X509KeyManager keys = (javax.net.ssl.X509KeyManager) new PemKeyCertOptions()
+                .setCertValue(Buffer.buffer(client.certificatePem())).setKeyValue(Buffer.buffer(client.keyPem()))
+                .getKeyManagerFactory(vertx).getKeyManagers()[0];
+        javax.net.ssl.X509ExtendedKeyManager anyway = new javax.net.ssl.X509ExtendedKeyManager() {
+            private String alias(String[] keyTypes) {
+                for (String type : keyTypes) {
+                    String[] aliases = keys.getClientAliases(type, null);
+                    if (aliases != null && aliases.length > 0) {
+                        return aliases[0];
+                    }
+                }
+                return null;
+            }
+
+            @Override
+            public String chooseEngineClientAlias(String[] keyType, java.security.Principal[] issuers,
+                                                  javax.net.ssl.SSLEngine engine) {
+                return alias(keyType);
+            }
+
+            @Override
+            public String chooseClientAlias(String[] keyType, java.security.Principal[] issuers, java.net.Socket s) {
+                return alias(keyType);
+            }
+
+            @Override
+            public String[] getClientAliases(String keyType, java.security.Principal[] issuers) {
+                return keys.getClientAliases(keyType, null);
+            }
+
+            @Override
+            public String[] getServerAliases(String keyType, java.security.Principal[] issuers) {
+                return keys.getServerAliases(keyType, issuers);
+            }
+
+            @Override
+            public String chooseServerAlias(String keyType, java.security.Principal[] issuers, java.net.Socket s) {
+                return keys.chooseServerAlias(keyType, issuers, s);
+            }
+
+            @Override
+            public java.security.cert.X509Certificate[] getCertificateChain(String alias) {
+                return keys.getCertificateChain(alias);
+            }
+
+            @Override
+            public java.security.PrivateKey getPrivateKey(String alias) {
+                return keys.getPrivateKey(alias);
+            }
+        };
+        HttpClient http = vertx.createHttpClient(new HttpClientOptions().setSsl(true).setVerifyHost(false)
+                .setTrustAll(true).setKeyCertOptions(io.vertx.core.net.KeyCertOptions.wrap(anyway)));
+        try {
+            RequestOptions request = new RequestOptions().setMethod(HttpMethod.GET).setHost("localhost").setPort(port)
+                    .setURI(path);
+            headers.forEach((k, v) -> request.putHeader(k, List.<CharSequence>copyOf(v)));
+            return http.request(request).compose(r -> r.send())
+                    .compose(r -> r.body().map(b -> new Answer(r.statusCode(), b.toString(StandardCharsets.UTF_8),
+                            List.of(), r.getHeader(HttpsEndpoint.ANSWERED_BY))))
+                    .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        } finally {
+            http.close();
+        }
+    }
+
     private static List<java.security.cert.Certificate> serverChain(io.vertx.core.http.HttpConnection connection) {
         try {
             return connection.peerCertificates();
@@ -344,6 +415,43 @@ class HttpsEndpointTest extends SeedTreeFixture {
                 ServingCertificate.serviceNames("kube-queue-controller", leadership.namespace()), null, Instant.now());
         assertEquals(401, call(sameNamesOtherKey, HttpMethod.GET, path, admin, null).status(),
                 "a certificate for the same names but another key is nobody");
+    }
+
+    /**
+     * The key served before a renewal is a peer's only while the replicas swap the new certificate in (each within a
+     * minute): a renewal is also how a leaked key is retired (delete the Secret), and whoever holds that key could
+     * otherwise name any user to the visibility API until the next renewal, a year later.
+     */
+    @Test
+    void theKeyBeforeARenewalIsAPeersOnlyWhileTheReplicasSwap() throws Exception {
+        ServingCertificate leaked = served();
+        io.kubequeue.scheduler.MutableClock clock = new io.kubequeue.scheduler.MutableClock(Instant.now());
+        io.kubequeue.config.KubeQueueConfig config = io.kubequeue.testing.TestConfig.kubeQueue(Map.of(
+                "kube-queue.serving.enabled", "true", "kube-queue.serving.port", "0",
+                "kube-queue.leader-election.identity", "replica-3"));
+        Leadership follower = new Leadership(client, config, null);
+        HttpsEndpoint replica = new HttpsEndpoint(vertx, config, client, scheduler, dryRuns, feed, follower,
+                new io.kubequeue.leader.ReadApiLeaderAddress(client, follower, forwarding, 8080, true, 0),
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), clock);
+        try {
+            replica.refresh();
+            int port = replica.port().orElseThrow();
+            Map<String, List<String>> admin = Map.of("X-Remote-User", List.of("admin"));
+            assertEquals(200, presenting(port, leaked, API, admin).status(), "the key served now");
+            client.secrets().inNamespace(leadership.namespace()).withName("kube-queue-tls").delete();
+            await().atMost(Duration.ofSeconds(10)).until(() -> client.secrets().inNamespace(leadership.namespace())
+                    .withName("kube-queue-tls").get() == null);
+            replica.refresh();
+            assertNotEquals(leaked.leaf(), served().leaf(), "renewed");
+            assertEquals(200, presenting(port, leaked, API, admin).status(), "a peer that has not swapped yet");
+            clock.advance(Duration.ofMinutes(3));
+            assertEquals(401, presenting(port, leaked, API, admin).status(),
+                    "every replica has swapped: the key before is nobody's");
+            assertEquals(200, presenting(port, served(), API, admin).status());
+        } finally {
+            replica.stop();
+            https.refresh(); // the leader serves the new certificate too
+        }
     }
 
     @Test
