@@ -120,6 +120,8 @@ public class HttpsEndpoint {
     private final AtomicReference<FrontProxy> frontProxy = new AtomicReference<>(FrontProxy.none());
     /** The certificate served now, and the one before it (a peer may still hold it during a renewal). */
     private volatile ServingCertificate serving;
+    /** The certificate served before {@link #serving}; null if none. */
+    private volatile ServingCertificate previous;
     /** The public keys of the certificate served now and of the one before it: a peer replica holds one of them. */
     private volatile List<java.security.PublicKey> peerKeys = List.of();
     /**
@@ -236,6 +238,7 @@ public class HttpsEndpoint {
             if (changed || server == null) { // not listening: a listen that failed (port taken) is tried again
                 swapIn(now);
                 if (changed) { // only once it is served: a pass that failed to serve it swaps it in again
+                    previous = before;
                     serving = now;
                     previousKeyUntil = clock.instant().plus(PREVIOUS_KEY_KEPT);
                     peerKeys = before == null ? List.of(now.leaf().getPublicKey())
@@ -244,7 +247,7 @@ public class HttpsEndpoint {
             }
             problem("certificate", null);
             if (certificates.selfSigned()) {
-                CaBundles.Outcome o = caBundles.write(now.caPem());
+                CaBundles.Outcome o = caBundles.write(trustedCas(now));
                 o.written().forEach(w -> LOG.infof("serving: wrote kube-queue's CA into %s", w));
                 problem("bundle-missing", o.missing().isEmpty() ? null : "serving: " + String.join(", ", o.missing())
                         + " not found: the API server does not call kube-queue there until it is installed"
@@ -269,6 +272,20 @@ public class HttpsEndpoint {
                     + FrontProxy.CONFIG_MAP_NAME + " (" + e.getMessage() + "): bind kube-queue to Role"
                     + " extension-apiserver-authentication-reader in kube-system (docs/install.md, RBAC)");
         }
+    }
+
+    /**
+     * The CAs the API server is told to trust (PEM): the one that signs the certificate served now and, for
+     * {@link #PREVIOUS_KEY_KEPT} after a renewal that made a new CA, the one before, which signs what the other
+     * replicas serve until they swap.
+     */
+    private String trustedCas(ServingCertificate now) {
+        ServingCertificate before = previous;
+        if (before == null || before.caPem() == null || before.caPem().equals(now.caPem())
+                || !clock.instant().isBefore(previousKeyUntil)) {
+            return now.caPem();
+        }
+        return now.caPem() + (now.caPem().endsWith("\n") ? "" : "\n") + before.caPem();
     }
 
     /** Logs a problem once until it changes, and its end once. */

@@ -301,14 +301,15 @@ class HttpsEndpointTest extends SeedTreeFixture {
         ServingCertificate c = served();
         assertTrue(c.unfitFor(ServingCertificate.serviceNames("kube-queue-controller", leadership.namespace()),
                 Instant.now()).isEmpty(), "made for the Service's names, signed by its CA");
-        String bundle = Base64.getEncoder().encodeToString(c.caPem().getBytes(StandardCharsets.US_ASCII));
+        // the Secret's CA first (another test may have made a new one within two minutes: the one before follows)
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            GenericKubernetesResource apiService = client.genericKubernetesResources(CaBundles.API_SERVICES)
-                    .withName("v1alpha1.visibility.kube-queue.io").get();
-            assertEquals(bundle, ((Map<?, ?>) apiService.getAdditionalProperties().get("spec")).get("caBundle"));
+            assertEquals(c.caCertificates().get(0), bundled().get(0));
             MutatingWebhookConfiguration hooks = client.admissionRegistration().v1().mutatingWebhookConfigurations()
                     .withName("kube-queue-suspend-at-creation").get();
-            assertEquals(List.of(bundle, bundle), hooks.getWebhooks().stream()
+            String apiServiceBundle = (String) ((Map<?, ?>) client.genericKubernetesResources(CaBundles.API_SERVICES)
+                    .withName("v1alpha1.visibility.kube-queue.io").get().getAdditionalProperties().get("spec"))
+                    .get("caBundle");
+            assertEquals(List.of(apiServiceBundle, apiServiceBundle), hooks.getWebhooks().stream()
                     .map(MutatingWebhook::getClientConfig).map(cc -> cc.getCaBundle()).toList());
         });
         String version = secret.getMetadata().getResourceVersion();
@@ -454,6 +455,50 @@ class HttpsEndpointTest extends SeedTreeFixture {
         }
     }
 
+    /**
+     * A new CA (the Secret deleted, or the CA near its end) is told to the API server beside the one before, while the
+     * other replicas still serve a certificate the one before signs (each swaps within a minute): with the new CA
+     * alone the API server refuses those replicas' TLS, and the webhook, {@code failurePolicy: Ignore}, lets the jobs
+     * it sends them through unsuspended. Once every replica has swapped, the new CA alone.
+     */
+    @Test
+    void aNewCaIsToldBesideTheOneBeforeWhileTheReplicasSwap() throws Exception {
+        ServingCertificate before = served();
+        io.kubequeue.scheduler.MutableClock clock = new io.kubequeue.scheduler.MutableClock(Instant.now());
+        io.kubequeue.config.KubeQueueConfig config = io.kubequeue.testing.TestConfig.kubeQueue(Map.of(
+                "kube-queue.serving.enabled", "true", "kube-queue.serving.port", "0",
+                "kube-queue.leader-election.identity", "replica-4"));
+        Leadership follower = new Leadership(client, config, null);
+        HttpsEndpoint replica = new HttpsEndpoint(vertx, config, client, scheduler, dryRuns, feed, follower,
+                new io.kubequeue.leader.ReadApiLeaderAddress(client, follower, forwarding, 8080, true, 0),
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), clock);
+        try {
+            replica.refresh();
+            client.secrets().inNamespace(leadership.namespace()).withName("kube-queue-tls").delete();
+            await().atMost(Duration.ofSeconds(10)).until(() -> client.secrets().inNamespace(leadership.namespace())
+                    .withName("kube-queue-tls").get() == null);
+            replica.refresh();
+            ServingCertificate after = served();
+            assertNotEquals(before.caPem(), after.caPem(), "a new CA");
+            assertEquals(java.util.Set.of(after.caCertificates().get(0), before.caCertificates().get(0)),
+                    new java.util.HashSet<>(bundled()), "the new CA and the one before");
+            clock.advance(Duration.ofMinutes(3));
+            replica.refresh();
+            assertEquals(List.of(after.caCertificates().get(0)), bundled(), "every replica has swapped");
+        } finally {
+            replica.stop();
+            https.refresh();
+        }
+    }
+
+    /** The CA certificates the APIService's caBundle holds. */
+    private List<java.security.cert.X509Certificate> bundled() {
+        GenericKubernetesResource apiService = client.genericKubernetesResources(CaBundles.API_SERVICES)
+                .withName("v1alpha1.visibility.kube-queue.io").get();
+        String pem = unb64((String) ((Map<?, ?>) apiService.getAdditionalProperties().get("spec")).get("caBundle"));
+        return new ServingCertificate(pem, null, pem, null).caCertificates();
+    }
+
     @Test
     void theWebhookSuspendsAJobCreatedUnsuspendedInASelectedNamespaceOnly() throws Exception {
         Answer teamA = call(null, HttpMethod.POST, HttpsEndpoint.WEBHOOK_PATH,
@@ -491,11 +536,8 @@ class HttpsEndpointTest extends SeedTreeFixture {
         assertNotEquals(before.leaf(), after.leaf());
         assertEquals(after.leaf(), call(null, HttpMethod.GET, "/healthz", Map.of(), null).serverChain().get(0),
                 "the new certificate is served by the running server");
-        GenericKubernetesResource apiService = client.genericKubernetesResources(CaBundles.API_SERVICES)
-                .withName("v1alpha1.visibility.kube-queue.io").get();
-        assertEquals(Base64.getEncoder().encodeToString(after.caPem().getBytes(StandardCharsets.US_ASCII)),
-                ((Map<?, ?>) apiService.getAdditionalProperties().get("spec")).get("caBundle"),
-                "and the API server is told its new CA");
+        assertEquals(List.of(after.caCertificates().get(0), before.caCertificates().get(0)), bundled(),
+                "and the API server is told its new CA (beside the one before, while the replicas swap)");
         assertNotNull(after.caKeyPem());
     }
 
