@@ -89,6 +89,9 @@ public class HttpsEndpoint {
     static final Duration REFRESH = Duration.ofMinutes(1);
     /** The webhook's path. */
     public static final String WEBHOOK_PATH = "/webhooks/suspend-at-creation";
+    /** Where {@link #authenticate} leaves the caller and whether a peer replica named them, on the call. */
+    private static final String CALLER = "kube-queue.caller";
+    private static final String FROM_PEER = "kube-queue.from-peer";
     /** Response header: the identity of the replica whose scheduler gave the answer. */
     static final String ANSWERED_BY = "X-Kube-Queue-Answered-By";
     /** Request header of a call a follower forwarded: its identity. */
@@ -135,6 +138,11 @@ public class HttpsEndpoint {
     private volatile HttpServer server;
     private volatile HttpClient peers;
     private volatile long timer = -1;
+    /**
+     * The webhook's own threads: its answers never wait behind visibility calls, whose reviews can be slow, on the
+     * shared worker pool (the API server gives a webhook 5 s, then, with failurePolicy Ignore, creates the job as sent).
+     */
+    private final io.vertx.core.WorkerExecutor webhookWorkers;
     private final Map<String, String> logged = new HashMap<>();
 
     @jakarta.inject.Inject
@@ -158,6 +166,7 @@ public class HttpsEndpoint {
         this.leadership = leadership;
         this.leaderAddress = leaderAddress;
         this.registry = registry;
+        this.webhookWorkers = vertx.createSharedWorkerExecutor("kube-queue-webhook", 2);
         // reviews and reads are not retried: a failing API server is a quick 503, not a 20 s wait
         this.reviewClient = client.newClient(new RequestConfigBuilder(client.getConfiguration().getRequestConfig())
                 .withRequestRetryBackoffLimit(0).build()).adapt(KubernetesClient.class);
@@ -218,6 +227,7 @@ public class HttpsEndpoint {
         if (p != null) {
             p.close();
         }
+        webhookWorkers.close();
     }
 
     /** The port it listens on, once it does (the setting's, or the one bound when the setting is 0). */
@@ -310,7 +320,9 @@ public class HttpsEndpoint {
                 .setKeyCertOptions(keyCert).setConnectTimeout(2_000).setIdleTimeout(60);
         String trusted = c.caPem() != null ? c.caPem() : c.certificatePem();
         peerOptions.setTrustOptions(new PemTrustOptions().addCertValue(Buffer.buffer(trusted)));
-        peers = vertx.createHttpClient(peerOptions);
+        // bounded as the read API's forward: past 64 calls waiting for a connection to the leader, the next is a 503
+        peers = vertx.createHttpClient(peerOptions, new io.vertx.core.http.PoolOptions().setHttp1MaxSize(16)
+                .setMaxWaitQueueSize(64));
         if (oldPeers != null) {
             oldPeers.close();
         }
@@ -361,13 +373,14 @@ public class HttpsEndpoint {
 
     private Router router() {
         Router router = Router.router(vertx);
-        router.route().handler(BodyHandler.create(false).setBodyLimit(LONGEST_BODY));
         router.get("/healthz").handler(rc -> rc.response().end("ok"));
         router.get("/livez").handler(rc -> rc.response().end("ok"));
         router.get("/readyz").handler(rc -> rc.response().end("ok"));
-        router.post(WEBHOOK_PATH).handler(this::webhook);
-        router.route("/apis").handler(this::visibility);
-        router.route("/apis/*").handler(this::visibility);
+        router.post(WEBHOOK_PATH).handler(BodyHandler.create(false).setBodyLimit(LONGEST_BODY)).handler(this::webhook);
+        // who calls is known before any body is read: an unknown caller costs no buffered body. Two routes, since
+        // Vert.x takes a body handler only first on its route; /apis* is one pattern, so each runs once per call
+        router.route("/apis*").handler(this::count).handler(this::authenticate);
+        router.route("/apis*").handler(BodyHandler.create(false).setBodyLimit(LONGEST_BODY)).handler(this::answer);
         router.route().last().handler(rc -> reply(rc, VisibilityApi.status(404, "NotFound",
                 "the server could not find the requested resource")));
         return router;
@@ -377,7 +390,7 @@ public class HttpsEndpoint {
 
     private void webhook(RoutingContext rc) {
         Buffer body = rc.body().buffer();
-        vertx.executeBlocking(() -> {
+        webhookWorkers.executeBlocking(() -> {
             JsonNode review = json.readTree(body == null ? new byte[0] : body.getBytes());
             return webhook.answer(review);
         }, false).onComplete(done -> {
@@ -410,13 +423,32 @@ public class HttpsEndpoint {
 
     // ---- the visibility API ----
 
-    private void visibility(RoutingContext rc) {
-        if (!forwardedByPeer(rc, isPeerReplica(peerCertificates(rc))) && rc.get("counted") == null) {
-            rc.put("counted", Boolean.TRUE); // once, though a follower that starts leading answers it itself
+    /** Counts the answer by route and code, unless a follower forwarded the call (it counts it itself). */
+    private void count(RoutingContext rc) {
+        if (!forwardedByPeer(rc, isPeerReplica(peerCertificates(rc)))) {
             String route = VisibilityApi.route(rc.request().path());
             rc.addHeadersEndHandler(v -> answerCounter(route, rc.response().getStatusCode()).increment());
         }
-        answer(rc);
+        rc.next();
+    }
+
+    /**
+     * Who calls: from a peer replica, the caller it names; else the front proxy's (see the class comment). Stored
+     * on the call ({@link #CALLER}, {@link #FROM_PEER}); anyone else gets 401 here, before any body is read.
+     */
+    private void authenticate(RoutingContext rc) {
+        List<Certificate> peer = peerCertificates(rc);
+        Function<String, List<String>> headers = name -> rc.request().headers().getAll(name);
+        boolean fromPeer = isPeerReplica(peer);
+        FrontProxy.Authenticated who = fromPeer ? FrontProxy.forwarded(headers, rc.request().headers().names())
+                : frontProxy.get().authenticate(peer, headers, rc.request().headers().names());
+        if (who.caller().isEmpty()) {
+            reply(rc, VisibilityApi.unauthorized(who.why()));
+            return;
+        }
+        rc.put(CALLER, who.caller().get());
+        rc.put(FROM_PEER, fromPeer);
+        rc.next();
     }
 
     /** The client's certificate chain, leaf first; empty if it sent none. */
@@ -436,22 +468,10 @@ public class HttpsEndpoint {
         return fromPeer && rc.request().getHeader(FORWARDED_BY) != null;
     }
 
+    /** Answers an authenticated call here, if this replica leads (or it is discovery); else forwards it. */
     private void answer(RoutingContext rc) {
-        List<Certificate> peer = peerCertificates(rc);
-        Function<String, List<String>> headers = name -> rc.request().headers().getAll(name);
-        FrontProxy.Authenticated who;
-        boolean fromPeer = isPeerReplica(peer);
-        if (fromPeer) {
-            who = FrontProxy.forwarded(headers, rc.request().headers().names());
-        } else {
-            who = frontProxy.get().authenticate(peer, headers, rc.request().headers().names());
-        }
-        if (who.caller().isEmpty()) {
-            reply(rc, VisibilityApi.unauthorized(who.why()));
-            return;
-        }
-        Caller caller = who.caller().get();
-        boolean forwarded = forwardedByPeer(rc, fromPeer);
+        Caller caller = rc.get(CALLER);
+        boolean forwarded = forwardedByPeer(rc, Boolean.TRUE.equals(rc.get(FROM_PEER)));
         if (!leadership.isLeader() && !discovery(rc.request().path())) {
             if (forwarded) {
                 unavailable(rc, "replica " + leadership.identity() + " was forwarded this call but does not lead (any"

@@ -144,7 +144,8 @@ public final class FrontProxy {
         try {
             trust.checkClientTrusted(chain, chain[0].getPublicKey().getAlgorithm());
         } catch (CertificateException | RuntimeException e) {
-            return Optional.of("the client certificate is not signed by the request-header CA");
+            return Optional.of("the client certificate is not the front proxy's: not signed by the request-header CA,"
+                    + " out of its validity, or not for client authentication");
         }
         String cn = commonName(chain[0]);
         if (!allowedNames.isEmpty() && !allowedNames.contains(cn)) {

@@ -282,7 +282,7 @@ public final class VisibilityApi {
         if (pending.isEmpty()) {
             String why = found.isEmpty() ? "kube-queue holds no job " + namespace + "/" + name
                     + (kind == null ? "" : " of kind " + kind) + " (never queued, or finished)"
-                    : "job " + namespace + "/" + name + " is not pending: " + found.get(0).reason().render(k -> true);
+                    : "job " + namespace + "/" + name + " is not pending: " + found.get(0).reason().render(mayName(caller));
             throw new Failure(404, "NotFound", "pendingjobs.visibility.kube-queue.io \"" + name + "\" not found: "
                     + why);
         }

@@ -385,6 +385,9 @@ class HttpsEndpointTest extends SeedTreeFixture {
         assertEquals(401, noUser.status());
         assertTrue(noUser.body().contains("no user in the request headers"), noUser.body());
         assertEquals(401, call(null, HttpMethod.GET, API, Map.of(), null).status(), "discovery needs a caller too");
+        assertEquals(401, call(null, HttpMethod.POST, API + "/namespaces/default/dryruns", alice,
+                "x".repeat(HttpsEndpoint.LONGEST_BODY + 1)).status(),
+                "an unknown caller is turned away before its body is read (else: 413, body too large)");
         assertEquals(200, call(FRONT_PROXY, HttpMethod.GET, API, alice, null).status());
     }
 

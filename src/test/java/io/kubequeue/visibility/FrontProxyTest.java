@@ -84,7 +84,8 @@ class FrontProxyTest {
         Map<String, List<String>> alice = Map.of("X-Remote-User", List.of("alice"));
         FrontProxy proxy = published("[\"front-proxy-client\"]");
         assertTrue(call(proxy, List.of(), alice).why().startsWith("no client certificate"));
-        assertEquals("the client certificate is not signed by the request-header CA",
+        assertEquals("the client certificate is not the front proxy's: not signed by the request-header CA, out of its"
+                + " validity, or not for client authentication",
                 call(proxy, chain(OTHER_CA), alice).why());
         assertTrue(call(published("[\"front-proxy-client\"]"), chain(PROXY), Map.of()).why()
                 .startsWith("no user in the request headers"));
