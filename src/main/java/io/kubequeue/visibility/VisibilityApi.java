@@ -242,6 +242,7 @@ public final class VisibilityApi {
     private Reply listPendingJobs(Caller caller, String namespace, Request request, String table, String include) {
         Map<String, String> selector = fieldSelector(request.param("fieldSelector"));
         String labels = request.param("labelSelector");
+        Predicate<String> mayList = mayListIn(caller);
         List<PendingView> jobs;
         if (namespace != null) {
             require(caller, "list", "pendingjobs", "", namespace, "");
@@ -256,20 +257,14 @@ public final class VisibilityApi {
             Set<String> namespaces = new java.util.TreeSet<>();
             scheduler.groups().forEach(g -> namespaces.addAll(g.namespaces()));
             all.forEach(v -> namespaces.add(v.status().key().namespace()));
-            Set<String> mayList = new java.util.HashSet<>();
-            for (String ns : namespaces) {
-                if (allows(caller, "list", "pendingjobs", "", ns, "")) {
-                    mayList.add(ns);
-                }
-            }
-            if (mayList.isEmpty()) {
+            if (namespaces.stream().noneMatch(mayList)) { // the answers are remembered for the filter below
                 throw forbidden(caller, "list", "pendingjobs", "", "", "");
             }
-            jobs = all.stream().filter(v -> mayList.contains(v.status().key().namespace())).toList();
+            jobs = all.stream().filter(v -> mayList.test(v.status().key().namespace())).toList();
         }
         List<PendingView> selected = labels != null && !labels.isBlank() ? List.of()
                 : jobs.stream().filter(v -> matches(v, selector)).toList();
-        return pendingJobs(caller, selected, table, include);
+        return pendingJobs(mayList, selected, table, include);
     }
 
     private Reply getPendingJob(Caller caller, String namespace, String name, String kind, String table,
@@ -282,11 +277,12 @@ public final class VisibilityApi {
         if (pending.isEmpty()) {
             String why = found.isEmpty() ? "kube-queue holds no job " + namespace + "/" + name
                     + (kind == null ? "" : " of kind " + kind) + " (never queued, or finished)"
-                    : "job " + namespace + "/" + name + " is not pending: " + found.get(0).reason().render(mayName(caller));
+                    : "job " + namespace + "/" + name + " is not pending: " + found.get(0).reason()
+                    .render(mayName(mayListIn(caller)));
             throw new Failure(404, "NotFound", "pendingjobs.visibility.kube-queue.io \"" + name + "\" not found: "
                     + why);
         }
-        Predicate<JobKey> mayName = mayName(caller);
+        Predicate<JobKey> mayName = mayName(mayListIn(caller));
         if (table != null) {
             return new Reply(200, Tables.pendingJobs(table, List.of(pending.get()), mayName, include));
         }
@@ -295,24 +291,22 @@ public final class VisibilityApi {
 
     private Reply groupPendingJobs(Caller caller, String group, String table, String include) {
         List<PendingView> jobs;
+        Predicate<String> mayList = mayListIn(caller);
         if (allows(caller, "get", "quotagroups", "pendingjobs", "", group)) {
             requireGroup(group);
             jobs = scheduler.pending(group);
         } else {
-            Map<String, Boolean> mayList = new HashMap<>();
-            Predicate<String> mayListNamespace = ns -> mayList.computeIfAbsent(ns,
-                    n -> allows(caller, "list", "pendingjobs", "", n, ""));
-            if (!GroupView.visibleThrough(scheduler.groups(), mayListNamespace).contains(group)) {
+            if (!GroupView.visibleThrough(scheduler.groups(), mayList).contains(group)) {
                 throw forbidden(caller, "get", "quotagroups", "pendingjobs", "", group);
             }
-            jobs = scheduler.pending(group).stream()
-                    .filter(v -> mayListNamespace.test(v.status().key().namespace())).toList();
+            jobs = scheduler.pending(group).stream().filter(v -> mayList.test(v.status().key().namespace())).toList();
         }
-        return pendingJobs(caller, jobs, table, include);
+        return pendingJobs(mayList, jobs, table, include);
     }
 
-    private Reply pendingJobs(Caller caller, List<PendingView> jobs, String table, String include) {
-        Predicate<JobKey> mayName = mayName(caller);
+    /** @param mayList whether the caller may list pendingjobs in a namespace (reasons name only those jobs) */
+    private Reply pendingJobs(Predicate<String> mayList, List<PendingView> jobs, String table, String include) {
+        Predicate<JobKey> mayName = mayName(mayList);
         if (table != null) {
             return new Reply(200, Tables.pendingJobs(table, jobs, mayName, include));
         }
@@ -321,10 +315,18 @@ public final class VisibilityApi {
         return new Reply(200, Shapes.list("PendingJobList", items));
     }
 
+    /**
+     * Whether the caller may list pendingjobs in a namespace, each namespace asked once per call: the one question
+     * behind a tenant's view (their namespaces' jobs, the groups that hold them, the jobs a reason may name).
+     */
+    private Predicate<String> mayListIn(Caller caller) {
+        Map<String, Boolean> answers = new HashMap<>();
+        return namespace -> answers.computeIfAbsent(namespace, ns -> allows(caller, "list", "pendingjobs", "", ns, ""));
+    }
+
     /** Whether a reason may name another job: the caller may list pendingjobs in its namespace. */
-    private Predicate<JobKey> mayName(Caller caller) {
-        Map<String, Boolean> mayList = new HashMap<>();
-        return key -> mayList.computeIfAbsent(key.namespace(), ns -> allows(caller, "list", "pendingjobs", "", ns, ""));
+    private static Predicate<JobKey> mayName(Predicate<String> mayList) {
+        return key -> mayList.test(key.namespace());
     }
 
     /**
@@ -421,9 +423,7 @@ public final class VisibilityApi {
     }
 
     private Set<String> visibleGroups(Caller caller, List<GroupView> groups) {
-        Map<String, Boolean> mayList = new HashMap<>();
-        return GroupView.visibleThrough(groups, ns -> mayList.computeIfAbsent(ns,
-                n -> allows(caller, "list", "pendingjobs", "", n, "")));
+        return GroupView.visibleThrough(groups, mayListIn(caller));
     }
 
     private void requireGroup(String name) {
@@ -446,9 +446,10 @@ public final class VisibilityApi {
                 throw new Failure(400, "BadRequest", "the manifest's namespace " + parsed.namespace()
                         + " is not the URL's (" + namespace + ")");
             }
-            DryRuns.Verdict verdict = dryRuns.verdict(parsed, mayName(caller));
+            Predicate<String> mayList = mayListIn(caller);
+            DryRuns.Verdict verdict = dryRuns.verdict(parsed, mayName(mayList));
             if (verdict.group() != null && !allows(caller, "get", "quotagroups", "", "", verdict.group())
-                    && !visibleGroups(caller, scheduler.groups()).contains(verdict.group())) {
+                    && !GroupView.visibleThrough(scheduler.groups(), mayList).contains(verdict.group())) {
                 // a label can route a job to another team's group: the answer would show that group's numbers
                 throw new Failure(403, "Forbidden", "dryruns.visibility.kube-queue.io is forbidden: User \""
                         + caller.user() + "\" may see no namespace of quota group " + verdict.group()
