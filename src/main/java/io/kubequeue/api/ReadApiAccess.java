@@ -98,14 +98,22 @@ public class ReadApiAccess {
     ReadApiAccess(KubernetesClient client, Instance<JobKind<?>> kinds, KubeQueueConfig.ReadApi.Authentication mode,
                   Duration cacheFor, Clock clock) {
         SettingRanges.READ_API_CACHE_FOR.check(cacheFor);
-        // the client's own request settings (timeouts), without its retries
-        this.reviewClient = client == null ? null : client.newClient(new RequestConfigBuilder(client.getConfiguration()
-                .getRequestConfig()).withRequestRetryBackoffLimit(0).build()).adapt(KubernetesClient.class);
+        this.reviewClient = client == null ? null : withoutRetries(client);
         this.failures = new FailureLog(FAILURE_LOG_INTERVAL, clock, LOG::warn);
         this.kinds = kinds;
         this.open = mode == KubeQueueConfig.ReadApi.Authentication.NONE;
         this.cacheFor = cacheFor;
         this.clock = clock;
+    }
+
+    /**
+     * A client for the questions a caller waits on (TokenReviews, SubjectAccessReviews, reads of a caller's
+     * settings): the client's own request settings (timeouts), without its retries, so that a failing API server is
+     * a quick 503, not a 20 s wait. Shared by the read API and the visibility API.
+     */
+    public static KubernetesClient withoutRetries(KubernetesClient client) {
+        return client.newClient(new RequestConfigBuilder(client.getConfiguration().getRequestConfig())
+                .withRequestRetryBackoffLimit(0).build()).adapt(KubernetesClient.class);
     }
 
     /**

@@ -27,7 +27,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.RequestConfigBuilder;
+import io.kubequeue.api.ReadApiAccess;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.input.JsonBounds;
 import io.kubequeue.job.DryRuns;
@@ -121,20 +121,38 @@ public class HttpsEndpoint {
     private final ObjectMapper json = JsonBounds.apply(new ObjectMapper());
 
     private final AtomicReference<FrontProxy> frontProxy = new AtomicReference<>(FrontProxy.none());
-    /** The certificate served now, and the one before it (a peer may still hold it during a renewal). */
-    private volatile ServingCertificate serving;
-    /** The certificate served before {@link #serving}; null if none. */
-    private volatile ServingCertificate previous;
-    /** The public keys of the certificate served now and of the one before it: a peer replica holds one of them. */
-    private volatile List<java.security.PublicKey> peerKeys = List.of();
     /**
      * How long the key served before a renewal is still a peer's: every replica reads the certificate again within
      * {@link #REFRESH}, and a pass may run late. After that it is nobody's, so a renewal (deleting the Secret) retires
      * a leaked key.
      */
     static final Duration PREVIOUS_KEY_KEPT = REFRESH.multipliedBy(2);
-    /** Until when the second of {@link #peerKeys} is a peer's. */
-    private volatile java.time.Instant previousKeyUntil = java.time.Instant.MIN;
+
+    /**
+     * The certificate served now, the one before it and until when that one still counts (a peer may hold it while
+     * the replicas swap), with their public keys read once: one value, swapped whole, so a call never sees half of a
+     * renewal.
+     *
+     * @param now          served now
+     * @param nowKey       its public key
+     * @param before       served before it; null if none
+     * @param beforeKey    its public key; null if none
+     * @param beforeUntil  until when {@code before} is a peer's and its CA told to the API server
+     */
+    private record Served(ServingCertificate now, java.security.PublicKey nowKey, ServingCertificate before,
+                          java.security.PublicKey beforeKey, java.time.Instant beforeUntil) {
+
+        static Served first(ServingCertificate now) {
+            return new Served(now, now.leaf().getPublicKey(), null, null, java.time.Instant.MIN);
+        }
+
+        Served renewedTo(ServingCertificate next, java.time.Instant beforeUntil) {
+            return new Served(next, next.leaf().getPublicKey(), now, nowKey, beforeUntil);
+        }
+    }
+
+    /** Null until a certificate is served. */
+    private volatile Served served;
     private volatile HttpServer server;
     private volatile HttpClient peers;
     private volatile long timer = -1;
@@ -167,15 +185,12 @@ public class HttpsEndpoint {
         this.leaderAddress = leaderAddress;
         this.registry = registry;
         this.webhookWorkers = vertx.createSharedWorkerExecutor("kube-queue-webhook", 2);
-        // reviews and reads are not retried: a failing API server is a quick 503, not a 20 s wait
-        this.reviewClient = client.newClient(new RequestConfigBuilder(client.getConfiguration().getRequestConfig())
-                .withRequestRetryBackoffLimit(0).build()).adapt(KubernetesClient.class);
+        this.reviewClient = ReadApiAccess.withoutRetries(client);
         this.certificates = new CertificateSource(client, settings.certFile().map(Path::of),
-                settings.keyFile().map(Path::of), leadership.namespace(), settings.secret(), settings.service(),
-                Clock.systemUTC());
+                settings.keyFile().map(Path::of), leadership.namespace(), settings.secret(), settings.service(), clock);
         this.caBundles = new CaBundles(client, settings.apiService(), settings.webhookConfiguration());
-        this.api = new VisibilityApi(scheduler, new VisibilityAccess(reviewClient, config.readApi().cacheFor(),
-                Clock.systemUTC()), dryRuns);
+        this.api = new VisibilityApi(scheduler, new VisibilityAccess(reviewClient, config.readApi().cacheFor(), clock),
+                dryRuns);
         java.util.function.Predicate<String> selected = SuspendAtCreation.selected(settings.suspendAtCreationInNames(),
                 namespace -> scheduler.tree().lists(namespace));
         this.webhook = new SuspendAtCreation((kind, namespace) -> feed.enabled(kind) && feed.watches(namespace)
@@ -188,11 +203,6 @@ public class HttpsEndpoint {
                 answerCounter(route, code);
             }
         }
-    }
-
-    /** Whether the endpoint is switched on ({@code kube-queue.serving.enabled}). */
-    public boolean enabled() {
-        return settings.enabled();
     }
 
     /** Starts trying: reads the certificate and listens once it has one; never blocks start-up on it. */
@@ -243,16 +253,13 @@ public class HttpsEndpoint {
     public synchronized void refresh() {
         try {
             ServingCertificate now = certificates.current();
-            ServingCertificate before = serving;
-            boolean changed = before == null || !before.certificatePem().equals(now.certificatePem());
+            Served before = served;
+            boolean changed = before == null || !before.now().certificatePem().equals(now.certificatePem());
             if (changed || server == null) { // not listening: a listen that failed (port taken) is tried again
                 swapIn(now);
                 if (changed) { // only once it is served: a pass that failed to serve it swaps it in again
-                    previous = before;
-                    serving = now;
-                    previousKeyUntil = clock.instant().plus(PREVIOUS_KEY_KEPT);
-                    peerKeys = before == null ? List.of(now.leaf().getPublicKey())
-                            : List.of(now.leaf().getPublicKey(), before.leaf().getPublicKey());
+                    served = before == null ? Served.first(now)
+                            : before.renewedTo(now, clock.instant().plus(PREVIOUS_KEY_KEPT));
                 }
             }
             problem("certificate", null);
@@ -290,9 +297,10 @@ public class HttpsEndpoint {
      * replicas serve until they swap.
      */
     private String trustedCas(ServingCertificate now) {
-        ServingCertificate before = previous;
+        Served s = served;
+        ServingCertificate before = s == null ? null : s.before();
         if (before == null || before.caPem() == null || before.caPem().equals(now.caPem())
-                || !clock.instant().isBefore(previousKeyUntil)) {
+                || !clock.instant().isBefore(s.beforeUntil())) {
             return now.caPem();
         }
         return now.caPem() + (now.caPem().endsWith("\n") ? "" : "\n") + before.caPem();
@@ -362,7 +370,8 @@ public class HttpsEndpoint {
             @Override
             public X509Certificate[] getAcceptedIssuers() {
                 List<X509Certificate> issuers = new ArrayList<>(frontProxy.get().issuers());
-                ServingCertificate c = serving;
+                Served s = served;
+                ServingCertificate c = s == null ? null : s.now();
                 if (c != null) {
                     issuers.addAll(c.caPem() != null ? c.caCertificates() : List.of(c.leaf()));
                 }
@@ -502,13 +511,13 @@ public class HttpsEndpoint {
      * {@link #PREVIOUS_KEY_KEPT}): another replica.
      */
     private boolean isPeerReplica(List<Certificate> peer) {
-        List<java.security.PublicKey> keys = peerKeys;
-        if (peer.isEmpty() || keys.isEmpty()) {
+        Served s = served;
+        if (peer.isEmpty() || s == null) {
             return false;
         }
         java.security.PublicKey key = peer.get(0).getPublicKey();
-        return keys.get(0).equals(key)
-                || keys.size() > 1 && keys.get(1).equals(key) && clock.instant().isBefore(previousKeyUntil);
+        return s.nowKey().equals(key)
+                || key.equals(s.beforeKey()) && clock.instant().isBefore(s.beforeUntil());
     }
 
     private void forward(RoutingContext rc, Caller caller, long deadline) {
