@@ -430,13 +430,7 @@ class HttpsEndpointTest extends SeedTreeFixture {
     void theKeyBeforeARenewalIsAPeersOnlyWhileTheReplicasSwap() throws Exception {
         ServingCertificate leaked = served();
         io.kubequeue.scheduler.MutableClock clock = new io.kubequeue.scheduler.MutableClock(Instant.now());
-        io.kubequeue.config.KubeQueueConfig config = io.kubequeue.testing.TestConfig.kubeQueue(Map.of(
-                "kube-queue.serving.enabled", "true", "kube-queue.serving.port", "0",
-                "kube-queue.leader-election.identity", "replica-3"));
-        Leadership follower = new Leadership(client, config, null);
-        HttpsEndpoint replica = new HttpsEndpoint(vertx, config, client, scheduler, dryRuns, feed, follower,
-                new io.kubequeue.leader.ReadApiLeaderAddress(client, follower, forwarding, 8080, true, 0),
-                new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), clock);
+        HttpsEndpoint replica = replica("replica-3", 0, clock);
         try {
             replica.refresh();
             int port = replica.port().orElseThrow();
@@ -468,13 +462,7 @@ class HttpsEndpointTest extends SeedTreeFixture {
     void aNewCaIsToldBesideTheOneBeforeWhileTheReplicasSwap() throws Exception {
         ServingCertificate before = served();
         io.kubequeue.scheduler.MutableClock clock = new io.kubequeue.scheduler.MutableClock(Instant.now());
-        io.kubequeue.config.KubeQueueConfig config = io.kubequeue.testing.TestConfig.kubeQueue(Map.of(
-                "kube-queue.serving.enabled", "true", "kube-queue.serving.port", "0",
-                "kube-queue.leader-election.identity", "replica-4"));
-        Leadership follower = new Leadership(client, config, null);
-        HttpsEndpoint replica = new HttpsEndpoint(vertx, config, client, scheduler, dryRuns, feed, follower,
-                new io.kubequeue.leader.ReadApiLeaderAddress(client, follower, forwarding, 8080, true, 0),
-                new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), clock);
+        HttpsEndpoint replica = replica("replica-4", 0, clock);
         try {
             replica.refresh();
             client.secrets().inNamespace(leadership.namespace()).withName("kube-queue-tls").delete();
@@ -553,21 +541,15 @@ class HttpsEndpointTest extends SeedTreeFixture {
     void aPortThatCouldNotBeBoundIsBoundAtTheNextPass() throws Exception {
         port();
         try (java.net.ServerSocket busy = new java.net.ServerSocket(0)) {
-            io.kubequeue.config.KubeQueueConfig config = io.kubequeue.testing.TestConfig.kubeQueue(Map.of(
-                    "kube-queue.serving.enabled", "true", "kube-queue.serving.port",
-                    Integer.toString(busy.getLocalPort()), "kube-queue.leader-election.identity", "replica-2"));
-            HttpsEndpoint second = new HttpsEndpoint(vertx, config, client, scheduler, dryRuns, feed,
-                    new Leadership(client, config, null), new io.kubequeue.leader.ReadApiLeaderAddress(client,
-                    new Leadership(client, config, null), forwarding, 8080, true, 0),
-                    new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+            int taken = busy.getLocalPort();
+            HttpsEndpoint second = replica("replica-2", taken, java.time.Clock.systemUTC());
             try {
                 second.refresh();
                 assertTrue(second.port().isEmpty(), "the port is taken");
                 busy.close();
                 second.refresh();
-                assertEquals(Optional.of(config.serving().port()), second.port(), "bound once it is free");
-                assertEquals(200, call(config.serving().port(), null, HttpMethod.GET, "/healthz", Map.of(), null)
-                        .status());
+                assertEquals(Optional.of(taken), second.port(), "bound once it is free");
+                assertEquals(200, call(taken, null, HttpMethod.GET, "/healthz", Map.of(), null).status());
             } finally {
                 second.stop();
             }
@@ -639,14 +621,7 @@ class HttpsEndpointTest extends SeedTreeFixture {
             return lease != null && lease.getMetadata().getAnnotations() != null && Integer.toString(leaderPort)
                     .equals(lease.getMetadata().getAnnotations().get(io.kubequeue.leader.ReadApiLeaderAddress.SERVING_PORT));
         });
-        io.kubequeue.config.KubeQueueConfig followerConfig = io.kubequeue.testing.TestConfig.kubeQueue(Map.of(
-                "kube-queue.serving.enabled", "true", "kube-queue.serving.port", "0",
-                "kube-queue.leader-election.identity", "follower-1"));
-        Leadership follower = new Leadership(client, followerConfig, null);
-        assertFalse(follower.isLeader());
-        HttpsEndpoint second = new HttpsEndpoint(vertx, followerConfig, client, scheduler, dryRuns, feed, follower,
-                new io.kubequeue.leader.ReadApiLeaderAddress(client, follower, forwarding, 8080, true, 0),
-                new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+        HttpsEndpoint second = replica("follower-1", 0, java.time.Clock.systemUTC());
         second.start();
         try {
             int followerPort = await().atMost(Duration.ofSeconds(20)).until(() -> second.port().orElse(-1), p -> p > 0);
@@ -668,5 +643,20 @@ class HttpsEndpointTest extends SeedTreeFixture {
         } finally {
             second.stop();
         }
+    }
+
+    /**
+     * Another replica in this JVM, a follower that never competes for the Lease, serving the same Secret's certificate
+     * on its own port (0: any free one), not started.
+     */
+    private HttpsEndpoint replica(String identity, int port, java.time.Clock clock) {
+        io.kubequeue.config.KubeQueueConfig config = io.kubequeue.testing.TestConfig.kubeQueue(Map.of(
+                "kube-queue.serving.enabled", "true", "kube-queue.serving.port", Integer.toString(port),
+                "kube-queue.leader-election.identity", identity));
+        Leadership follower = new Leadership(client, config, null);
+        assertFalse(follower.isLeader());
+        return new HttpsEndpoint(vertx, config, client, scheduler, dryRuns, feed, follower,
+                new io.kubequeue.leader.ReadApiLeaderAddress(client, follower, forwarding, 8080, true, 0),
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), clock);
     }
 }
