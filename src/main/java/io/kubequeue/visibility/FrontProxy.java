@@ -119,7 +119,7 @@ public final class FrontProxy {
      */
     static String unescapeExtraKey(String escaped) {
         try {
-            return java.net.URLDecoder.decode(escaped.replace("+", "%2B"), StandardCharsets.UTF_8);
+            return PathEscapes.unescape(escaped);
         } catch (IllegalArgumentException e) {
             return escaped;
         }

@@ -59,7 +59,7 @@ final class Tables {
                     }
                 }
             }
-            String type = params[0].trim();
+            String type = params.length == 0 ? "" : params[0].trim(); // ";;" splits into nothing
             if ("Table".equals(as) && "meta.k8s.io".equals(group) && ("v1".equals(version) || "v1beta1".equals(version))
                     && (type.equals("application/json") || type.equals("*/*"))) {
                 return version;

@@ -1,6 +1,5 @@
 package io.kubequeue.visibility;
 
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -184,7 +183,11 @@ public final class VisibilityApi {
         }
         String[] parts = path.substring(PREFIX.length() + 1).split("/", -1);
         for (int i = 0; i < parts.length; i++) {
-            parts[i] = URLDecoder.decode(parts[i], StandardCharsets.UTF_8);
+            try {
+                parts[i] = PathEscapes.unescape(parts[i]);
+            } catch (IllegalArgumentException e) { // a % not followed by two hex digits: the path is not one
+                throw new Failure(400, "BadRequest", "the path holds a malformed %-escape");
+            }
             if (parts[i].isEmpty()) {
                 throw new Failure(404, "NotFound", "the server could not find the requested resource");
             }
