@@ -135,4 +135,45 @@ class HostileVisibilityCallsPropertiesTest {
                 Arbitraries.strings().withChars(';', ',', '=', 'a', 'T', '/').ofMaxLength(80),
                 Arbitraries.strings().ofMinLength(4000).ofMaxLength(9000)).injectNull(0.1);
     }
+
+    private static final io.kubequeue.serving.ServingCertificate PROXY = io.kubequeue.serving.ServingCertificate
+            .selfSigned(List.of("front-proxy-client"), null, Instant.now());
+    private static final FrontProxy FRONT_PROXY = FrontProxy.of(Map.of(
+            "requestheader-client-ca-file", PROXY.caPem(), "requestheader-allowed-names", "[\"front-proxy-client\"]",
+            "requestheader-username-headers", "[\"X-Remote-User\"]",
+            "requestheader-group-headers", "[\"X-Remote-Group\"]",
+            "requestheader-extra-headers-prefix", "[\"X-Remote-Extra-\"]"));
+
+    /**
+     * Whatever headers come with the front proxy's certificate (escapes good and bad, empty values, floods of
+     * groups and extras), the caller is read or refused with a reason, never an exception, and is who the first user
+     * header names.
+     */
+    @Property(tries = 500)
+    void anyHeadersNameTheCallerOrAreRefused(@ForAll("headers") Map<String, List<String>> sent) {
+        java.util.TreeMap<String, List<String>> headers = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        sent.forEach((k, v) -> headers.merge(k, v, (a, b) -> java.util.stream.Stream.concat(a.stream(), b.stream())
+                .toList()));
+        FrontProxy.Authenticated who = FRONT_PROXY.authenticate(new java.util.ArrayList<>(PROXY.chain()),
+                name -> headers.getOrDefault(name, List.of()), headers.keySet());
+        List<String> users = headers.getOrDefault("X-Remote-User", List.of());
+        if (who.caller().isPresent()) {
+            assertTrue(who.caller().get().user().equals(users.get(0)), who.caller().toString());
+            assertTrue(who.caller().get().groups().size() <= FrontProxy.MAX_VALUES);
+        } else {
+            assertTrue(who.why() != null && !who.why().isEmpty());
+        }
+    }
+
+    @Provide
+    Arbitrary<Map<String, List<String>>> headers() {
+        Arbitrary<String> name = Arbitraries.oneOf(Arbitraries.of("X-Remote-User", "x-remote-user", "X-Remote-Group",
+                        "x-remote-group"),
+                Arbitraries.strings().withChars('a', 'B', '%', '+', '2', 'F', '-', '.').ofMaxLength(12)
+                        .map(k -> "X-Remote-Extra-" + k),
+                Arbitraries.strings().alpha().ofMaxLength(8));
+        Arbitrary<String> value = Arbitraries.oneOf(Arbitraries.of("alice", "", " ", "system:masters"),
+                Arbitraries.strings().ofMaxLength(40));
+        return Arbitraries.maps(name, value.list().ofMinSize(1).ofMaxSize(300)).ofMaxSize(12);
+    }
 }
