@@ -80,7 +80,8 @@ class ArchitectureTest {
      * the intake and the facade are): each uses the parts below it and never one above, so the ledger can be read
      * without the queue, and the queue without the eviction part. A new package of the core must be ranked here.
      */
-    static final Map<String, Integer> CORE_RANKS = Map.of("model", 0, "ledger", 1, "queue", 2, "eviction", 3, "", 4);
+    static final Map<String, Integer> CORE_RANKS = Map.of("model", 0, "ledger", 1, "queue", 2, "eviction", 3,
+            "forecast", 4, "", 5);
 
     /** {@code queue} for {@code io.kubequeue.scheduler.queue.QueueManager}, {@code ""} for the core's own package. */
     static Optional<String> corePart(JavaClass type) {

@@ -32,4 +32,11 @@ public interface JobIntake {
 
     /** The quota groups in force: see {@link Scheduler#tree}. */
     io.kubequeue.scheduler.model.QuotaTree tree();
+
+    /**
+     * Learns one finished run for the start-time estimates' history of run times (issue 30): the job feed hands over
+     * every finished job that carries an admission record and a completion time, so after a restart the history is
+     * rebuilt from the jobs still in the cluster. The same run twice counts once. Never changes a decision.
+     */
+    void learn(io.kubequeue.scheduler.model.FinishedRun run);
 }

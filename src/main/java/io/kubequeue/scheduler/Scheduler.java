@@ -11,6 +11,9 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 import io.kubequeue.scheduler.eviction.Evictions;
+import io.kubequeue.scheduler.forecast.RunTimeHistory;
+import io.kubequeue.scheduler.forecast.SimulatedClock;
+import io.kubequeue.scheduler.forecast.Simulation;
 import io.kubequeue.scheduler.eviction.Reclaims;
 import io.kubequeue.scheduler.ledger.QuotaLedger;
 import io.kubequeue.scheduler.model.Admission;
@@ -18,7 +21,10 @@ import io.kubequeue.scheduler.model.AdmissionOutcome;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.CycleResult;
 import io.kubequeue.scheduler.model.DryRun;
+import io.kubequeue.scheduler.model.Eviction;
 import io.kubequeue.scheduler.model.EvictionMarks;
+import io.kubequeue.scheduler.model.FinishedRun;
+import io.kubequeue.scheduler.model.RunTimeHints;
 import io.kubequeue.scheduler.model.EvictionOutcome;
 import io.kubequeue.scheduler.model.GroupView;
 import io.kubequeue.scheduler.model.JobKey;
@@ -78,6 +84,8 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
     private final Clock clock;
     private Consumer<Admission> podRanMarks = mark -> {
     };
+    /** Run times learnt from finished jobs; has its own lock, and a copy of the core shares it (it only reads it). */
+    private RunTimeHistory history = RunTimeHistory.standard();
 
     /**
      * @param settings policy and backoff bounds
@@ -127,7 +135,17 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
      *
      * @param clock the copy's time source (a simulation's own)
      */
-    public synchronized Scheduler copy(Clock clock) {
+    public Scheduler copy(Clock clock) {
+        return copy(clock, settings);
+    }
+
+    /**
+     * As {@link #copy(Clock)}, deciding by other settings from there on (a what-if of the policy switches): the
+     * policy's memory is copied only when the policy is the same.
+     *
+     * @param settings the copy's policy and bounds
+     */
+    public synchronized Scheduler copy(Clock clock, SchedulerSettings settings) {
         Scheduler copy = new Scheduler(settings, clock);
         Map<JobEntry, JobEntry> entries = copy.queues.copyEntriesFrom(queues);
         copy.ledger.copyFrom(ledger, entries);
@@ -137,7 +155,10 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
         copy.observations.copyFrom(observations, entries);
         copy.queues.placeCopies(queues, entries); // last: whether a job may wait in a wave reads the fields above
         copy.admissionClock.copyFrom(admissionClock);
-        copy.policy.copyFrom(policy);
+        copy.history = history;
+        if (settings.policy() == this.settings.policy()) {
+            copy.policy.copyFrom(policy);
+        }
         return copy;
     }
 
@@ -159,6 +180,109 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
     @Override
     public synchronized Observed observe(JobObservation observation) {
         return observations.observe(observation);
+    }
+
+    /** Learns a finished run into the history of run times (see {@link JobIntake#learn}); not under the lock. */
+    @Override
+    public void learn(FinishedRun run) {
+        history.record(Objects.requireNonNull(run, "run"));
+    }
+
+    /** The history of run times the estimates go by. */
+    public RunTimeHistory history() {
+        return history;
+    }
+
+    /**
+     * A copy of this core as a {@link Simulation} that a {@link io.kubequeue.scheduler.forecast.Replay} drives, on a
+     * simulated clock from now: writes apply at once, admitted jobs' pods run at once, evicted jobs' pods are gone at
+     * once. O(jobs), under the lock; the replay itself runs on the copy, outside it.
+     *
+     * @param settings the settings the copy decides by (this scheduler's, or a what-if's)
+     */
+    public Simulation simulation(SchedulerSettings settings) {
+        SimulatedClock simulated = new SimulatedClock(clock.instant());
+        return new Simulated(copy(simulated, settings), simulated);
+    }
+
+    /**
+     * The {@link Simulation} port on a copy of the core: applies a cycle's admissions and evictions as the cluster
+     * would at once (as {@code EvictionScenario} does in the tests). Nested in the facade, the only class of the core
+     * that may drive it.
+     */
+    private static final class Simulated implements Simulation {
+        /** Above any version etcd writes, so every simulated copy is newer than the real one it follows. */
+        private long version = 1L << 60;
+        private final Scheduler core;
+        private final SimulatedClock clock;
+
+        Simulated(Scheduler core, SimulatedClock clock) {
+            this.core = core;
+            this.clock = clock;
+            core.watchPods(key -> false);
+        }
+
+        @Override
+        public Instant now() {
+            return clock.instant();
+        }
+
+        @Override
+        public void advanceTo(Instant time) {
+            clock.advanceTo(time);
+        }
+
+        @Override
+        public List<JobStatus> jobs() {
+            return core.jobs();
+        }
+
+        @Override
+        public RunTimeHints runTime(JobKey key) {
+            JobObservation held = core.heldObservation(key);
+            return held == null ? RunTimeHints.NONE : held.runTime();
+        }
+
+        @Override
+        public CycleResult cycle() {
+            CycleResult result = core.schedule();
+            for (Admission a : result.admissions()) {
+                JobObservation held = core.heldObservation(a.key());
+                String v = Long.toString(version++);
+                core.settle(a.key(), a.record(), new AdmissionOutcome.Applied(v));
+                if (held != null) {
+                    core.observe(new JobObservation(held.key(), held.uid(), JobObservation.Phase.ADMITTED,
+                            held.request(), held.priority(), held.createdAt(), held.quotaName(), held.preemptible(),
+                            a.record(), v, held.stoppable(), held.evictions(), JobObservation.Pods.NONE,
+                            a.request(), held.runTime()));
+                }
+                core.podRan(a.key());
+            }
+            for (Eviction e : result.evictions()) {
+                JobObservation held = core.heldObservation(e.key());
+                String v = Long.toString(version++);
+                Eviction written = e.writtenAt(clock.instant());
+                core.settleEviction(e.key(), e.record(), new EvictionOutcome.Applied(v, clock.instant()));
+                if (held != null) {
+                    core.observe(new JobObservation(held.key(), held.uid(), JobObservation.Phase.QUEUED,
+                            held.request(), held.priority(), held.createdAt(), held.quotaName(), held.preemptible(),
+                            held.record(), v, held.stoppable(), written.history(), JobObservation.Pods.NONE,
+                            held.admittedRequest(), held.runTime()));
+                }
+            }
+            return result;
+        }
+
+        @Override
+        public void end(JobKey key) {
+            JobObservation held = core.heldObservation(key);
+            core.observe(JobObservation.finished(key, held == null ? null : held.uid()));
+        }
+
+        @Override
+        public Optional<Instant> nextRetry() {
+            return core.nextRetry();
+        }
     }
 
     /**

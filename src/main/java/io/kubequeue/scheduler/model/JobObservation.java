@@ -28,10 +28,21 @@ import java.util.Objects;
  *                       what its pods were made from; null if the record says none (or there is no record). A running
  *                       job is charged at least this (docs/behaviour.md, "A running job's charge"), so a restart
  *                       reads back a charge its pods may still hold after its request was lowered
+ * @param runTime        what the job says of how long it runs ({@link RunTimeHints#NONE} if nothing): read by the
+ *                       start-time estimates only, never by a decision
  */
 public record JobObservation(JobKey key, String uid, Phase phase, Resources request, JobPriority priority, Instant createdAt,
                              String quotaName, boolean preemptible, AdmissionRecord record, String resourceVersion,
-                             boolean stoppable, EvictionMarks evictions, Pods pods, Resources admittedRequest) {
+                             boolean stoppable, EvictionMarks evictions, Pods pods, Resources admittedRequest,
+                             RunTimeHints runTime) {
+
+    /** An observation that says nothing of how long the job runs. */
+    public JobObservation(JobKey key, String uid, Phase phase, Resources request, JobPriority priority, Instant createdAt,
+                          String quotaName, boolean preemptible, AdmissionRecord record, String resourceVersion,
+                          boolean stoppable, EvictionMarks evictions, Pods pods, Resources admittedRequest) {
+        this(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record, resourceVersion, stoppable,
+                evictions, pods, admittedRequest, RunTimeHints.NONE);
+    }
 
     /**
      * What a job itself says of its pods (issue 26, items 5 and 6).
@@ -87,7 +98,7 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
     /** The same observation in another phase. */
     public JobObservation inPhase(Phase other) {
         return new JobObservation(key, uid, other, request, priority, createdAt, quotaName, preemptible, record,
-                resourceVersion, stoppable, evictions, pods, admittedRequest);
+                resourceVersion, stoppable, evictions, pods, admittedRequest, runTime);
     }
 
     /**
@@ -96,7 +107,7 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
      */
     public JobObservation withKey(JobKey same) {
         return same == key ? this : new JobObservation(same, uid, phase, request, priority, createdAt, quotaName,
-                preemptible, record, resourceVersion, stoppable, evictions, pods, admittedRequest);
+                preemptible, record, resourceVersion, stoppable, evictions, pods, admittedRequest, runTime);
     }
 
     /** The same observation at another resourceVersion. */
@@ -108,19 +119,25 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
     /** The same observation, of a job that suspending stops ({@code stoppable}) and with these eviction marks. */
     public JobObservation withEvictions(boolean stoppable, EvictionMarks marks) {
         return new JobObservation(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record,
-                resourceVersion, stoppable, marks, pods, admittedRequest);
+                resourceVersion, stoppable, marks, pods, admittedRequest, runTime);
     }
 
     /** The same observation, with what the job says of its pods. */
     public JobObservation withPods(Pods said) {
         return new JobObservation(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record,
-                resourceVersion, stoppable, evictions, said, admittedRequest);
+                resourceVersion, stoppable, evictions, said, admittedRequest, runTime);
     }
 
     /** The same observation, whose record says it was admitted at {@code admitted} (null: it says nothing). */
     public JobObservation withAdmittedRequest(Resources admitted) {
         return new JobObservation(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record,
-                resourceVersion, stoppable, evictions, pods, admitted);
+                resourceVersion, stoppable, evictions, pods, admitted, runTime);
+    }
+
+    /** The same observation, with what the job says of how long it runs. */
+    public JobObservation withRunTime(RunTimeHints hints) {
+        return new JobObservation(key, uid, phase, request, priority, createdAt, quotaName, preemptible, record,
+                resourceVersion, stoppable, evictions, pods, admittedRequest, hints);
     }
 
     /** Where a job stands, as read from the cluster. */
@@ -149,6 +166,7 @@ public record JobObservation(JobKey key, String uid, Phase phase, Resources requ
         priority = JobPriority.shared(priority); // one instance per distinct priority (issue 27)
         evictions = evictions == null || evictions.equals(EvictionMarks.NONE) ? EvictionMarks.NONE : evictions;
         pods = pods == null ? Pods.NONE : pods;
+        runTime = runTime == null || runTime.equals(RunTimeHints.NONE) ? RunTimeHints.NONE : runTime;
     }
 
     /** Slots of {@link #sharedCreation}'s cache: a power of two. */

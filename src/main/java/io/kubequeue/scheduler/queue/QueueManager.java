@@ -815,7 +815,7 @@ public final class QueueManager {
         }
         return new JobObservation(next.key(), next.uid(), next.phase(), next.request(), next.priority(), old.createdAt(),
                 next.quotaName(), next.preemptible(), next.record(), next.resourceVersion(), next.stoppable(),
-                next.evictions(), next.pods(), next.admittedRequest());
+                next.evictions(), next.pods(), next.admittedRequest(), next.runTime());
     }
 
     /** See {@code Scheduler.replacePriorityClasses}. */

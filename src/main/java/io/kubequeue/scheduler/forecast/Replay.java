@@ -1,0 +1,204 @@
+package io.kubequeue.scheduler.forecast;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.PriorityQueue;
+import java.util.Set;
+
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.AdmissionRecord;
+import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.Eviction;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobState;
+import io.kubequeue.scheduler.model.JobStatus;
+
+/**
+ * The queue played forward (issue 30): a {@link Simulation} (a copy of the core, the same policy, order, tree,
+ * backoff and reclaim rules) is driven as the admission loop drives the core — a cycle at every event, an event being
+ * a job's predicted end or the next retry — with every job's run time taken from the {@link RunTimeHistory}. A job
+ * whose run time is unknown never ends in the replay, so whatever waits behind it is never started and is told
+ * "unknown", not guessed.
+ *
+ * <p>Bounded: at most {@link Limits#cycles()} cycles and {@link Limits#horizon()} of simulated time. Assumes what
+ * the answer says it assumes: no job arrives, is edited or deleted, no quota changes, writes apply at once and an
+ * evicted job's pods are gone at once.
+ */
+public final class Replay {
+
+    /** Which run time each job is given. */
+    public enum Quantile {
+        /** The median (p50): the estimate. */
+        TYPICAL,
+        /** The 90th percentile: the late end of the band. */
+        LATE
+    }
+
+    /** Why a replay stopped. */
+    public enum Stop {
+        /** Nothing more would happen: every job that can start started, or waits on a job that never ends here. */
+        SETTLED,
+        /** The next event lies past the horizon. */
+        HORIZON,
+        /** The cycle budget ran out. */
+        CYCLES
+    }
+
+    /**
+     * Bounds on one replay's cost.
+     *
+     * @param horizon simulated time looked ahead
+     * @param cycles  cycles run at most
+     */
+    public record Limits(Duration horizon, int cycles) {
+        /** Thirty days ahead, 200,000 cycles. */
+        public static final Limits STANDARD = new Limits(Duration.ofDays(30), 200_000);
+    }
+
+    /**
+     * What the replay found.
+     *
+     * @param from        when it started (the simulation's time then)
+     * @param starts      each job admitted in the replay (and still admitted at its end, or ended) with the simulated
+     *                    time of its admission
+     * @param freedBy     for each job started, the job whose end came last before its admission, if one did (what it
+     *                    waited for, as far as a replay can tell)
+     * @param ends        each job's predicted end, for jobs whose run time is known
+     * @param runTimes    the prediction each job was given when the replay admitted it, or at its start for jobs that
+     *                    ran already
+     * @param unknownRuns jobs whose run time is unknown that still held quota when the replay stopped
+     * @param stop        why it stopped
+     * @param reached     the simulated time it reached
+     * @param cycles      how many cycles it ran
+     */
+    public record Result(Instant from, Map<JobKey, Instant> starts, Map<JobKey, JobKey> freedBy,
+                         Map<JobKey, Instant> ends, Map<JobKey, RunTimeHistory.Prediction> runTimes,
+                         Set<JobKey> unknownRuns, Stop stop, Instant reached, int cycles) {
+        public Result {
+            starts = Collections.unmodifiableMap(starts);
+            freedBy = Collections.unmodifiableMap(freedBy);
+            ends = Collections.unmodifiableMap(ends);
+            runTimes = Collections.unmodifiableMap(runTimes);
+            unknownRuns = Collections.unmodifiableSet(unknownRuns);
+        }
+    }
+
+    private record Ending(Instant at, JobKey key) {
+    }
+
+    private Replay() {
+    }
+
+    /**
+     * Plays the simulation forward; the simulation is used up.
+     *
+     * @param sim      a copy of the core, at the time to start from
+     * @param history  the run times to go by
+     * @param quantile which run time each job gets
+     * @param limits   bounds on the cost
+     */
+    public static Result run(Simulation sim, RunTimeHistory.Snapshot history, Quantile quantile, Limits limits) {
+        Instant from = sim.now();
+        Instant horizon = from.plus(limits.horizon());
+        Map<JobKey, Instant> starts = new HashMap<>();
+        Map<JobKey, JobKey> freedBy = new HashMap<>();
+        Map<JobKey, Instant> ends = new HashMap<>();
+        Map<JobKey, RunTimeHistory.Prediction> runTimes = new HashMap<>();
+        Set<JobKey> unknown = new HashSet<>();
+        PriorityQueue<Ending> endings = new PriorityQueue<>(Comparator.comparing(Ending::at).thenComparing(Ending::key));
+        for (JobStatus job : sim.jobs()) {
+            if (job.state() == JobState.ADMITTED) {
+                Duration elapsed = elapsed(job.record(), from);
+                RunTimeHistory.Prediction p = history.remaining(job.group(), job.key().kind(), job.request(),
+                        sim.runTime(job.key()), elapsed);
+                runTimes.put(job.key(), p);
+                plan(job.key(), p, quantile, from, ends, endings, unknown);
+            }
+        }
+        JobKey lastEnded = null;
+        int cycles = 0;
+        Stop stop;
+        while (true) {
+            CycleResult result = sim.cycle();
+            cycles++;
+            for (Eviction eviction : result.evictions()) {
+                JobKey victim = eviction.key();
+                unknown.remove(victim);
+                starts.remove(victim);
+                if (ends.remove(victim) != null) {
+                    endings.removeIf(e -> e.key().equals(victim));
+                }
+            }
+            for (Admission admission : result.admissions()) {
+                JobKey key = admission.key();
+                starts.put(key, sim.now());
+                if (lastEnded != null) {
+                    freedBy.put(key, lastEnded);
+                }
+                String group = admission.record().group();
+                RunTimeHistory.Prediction p = history.remaining(group, key.kind(), admission.request(),
+                        sim.runTime(key), Duration.ZERO);
+                runTimes.put(key, p);
+                plan(key, p, quantile, sim.now(), ends, endings, unknown);
+            }
+            Optional<Instant> retry = sim.nextRetry();
+            Instant next = endings.isEmpty() ? null : endings.peek().at();
+            if (retry.isPresent() && (next == null || retry.get().isBefore(next))) {
+                next = retry.get();
+            }
+            if (next == null) {
+                stop = Stop.SETTLED;
+                break;
+            }
+            if (next.isAfter(horizon)) {
+                stop = Stop.HORIZON;
+                break;
+            }
+            if (cycles >= limits.cycles()) {
+                stop = Stop.CYCLES;
+                break;
+            }
+            if (!next.isAfter(sim.now())) {
+                next = sim.now().plusMillis(1); // a retry already due was tried by this cycle: never loop in place
+            }
+            sim.advanceTo(next);
+            while (!endings.isEmpty() && !endings.peek().at().isAfter(next)) {
+                JobKey ended = endings.poll().key();
+                sim.end(ended);
+                lastEnded = ended;
+            }
+        }
+        return new Result(from, starts, freedBy, ends, runTimes, unknown, stop, sim.now(), cycles);
+    }
+
+    private static void plan(JobKey key, RunTimeHistory.Prediction p, Quantile quantile, Instant now,
+                             Map<JobKey, Instant> ends, PriorityQueue<Ending> endings, Set<JobKey> unknown) {
+        if (!p.known()) {
+            unknown.add(key);
+            return;
+        }
+        Instant end = now.plus(quantile == Quantile.TYPICAL ? p.typical() : p.late());
+        ends.put(key, end);
+        endings.add(new Ending(end, key));
+    }
+
+    /** How long an admitted job has run, from its record's admission time; zero if the record tells none. */
+    static Duration elapsed(AdmissionRecord record, Instant now) {
+        if (record == null || record.startedOutside() || record.admittedAt() == null) {
+            return Duration.ZERO;
+        }
+        try {
+            Duration d = Duration.between(Instant.parse(record.admittedAt()), now);
+            return d.isNegative() ? Duration.ZERO : d;
+        } catch (DateTimeParseException e) {
+            return Duration.ZERO;
+        }
+    }
+}

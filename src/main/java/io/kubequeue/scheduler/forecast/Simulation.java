@@ -1,0 +1,41 @@
+package io.kubequeue.scheduler.forecast;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobStatus;
+import io.kubequeue.scheduler.model.RunTimeHints;
+
+/**
+ * A copy of the core that a {@link Replay} drives forward on a clock of its own, as the cluster would if every write
+ * applied at once: the port the facade implements on {@code Scheduler.copy}. Nothing it does reaches the cluster.
+ */
+public interface Simulation {
+
+    /** The simulated time now. */
+    Instant now();
+
+    /** Moves the simulated time forward to {@code time} (never back). */
+    void advanceTo(Instant time);
+
+    /** Every job the copy holds, in no particular order. */
+    List<JobStatus> jobs();
+
+    /** What the job says of how long it runs ({@link RunTimeHints#NONE} if it is not held or says nothing). */
+    RunTimeHints runTime(JobKey key);
+
+    /**
+     * Runs one scheduling cycle and applies what it decided as the cluster would at once: every admission is written
+     * and its pods run, every eviction is written and the victim's pods are gone (it queues again).
+     */
+    CycleResult cycle();
+
+    /** The job ends (finished or failed): its charge is released. */
+    void end(JobKey key);
+
+    /** When the next backoff expires or admission times out, if any (see {@code Cycles.nextRetry}). */
+    Optional<Instant> nextRetry();
+}
