@@ -1,6 +1,7 @@
 package io.kubequeue.scheduler;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,6 +12,8 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 import io.kubequeue.scheduler.eviction.Evictions;
+import io.kubequeue.scheduler.forecast.Forecaster;
+import io.kubequeue.scheduler.forecast.Replay;
 import io.kubequeue.scheduler.forecast.RunTimeHistory;
 import io.kubequeue.scheduler.forecast.SimulatedClock;
 import io.kubequeue.scheduler.forecast.Simulation;
@@ -23,6 +26,10 @@ import io.kubequeue.scheduler.model.CycleResult;
 import io.kubequeue.scheduler.model.DryRun;
 import io.kubequeue.scheduler.model.Eviction;
 import io.kubequeue.scheduler.model.EvictionMarks;
+import io.kubequeue.scheduler.model.Estimate;
+import io.kubequeue.scheduler.model.EstimateAccuracy;
+import io.kubequeue.scheduler.model.Explanation;
+import io.kubequeue.scheduler.model.WhatIf;
 import io.kubequeue.scheduler.model.FinishedRun;
 import io.kubequeue.scheduler.model.RunTimeHints;
 import io.kubequeue.scheduler.model.EvictionOutcome;
@@ -67,7 +74,7 @@ import io.kubequeue.scheduler.queue.QueueManager;
  * Each part is the only writer of its own state (docs/architecture.md, "Who owns what"; held by
  * {@code ArchitectureTest}); the values the parts and the rest of kube-queue exchange live in {@code scheduler.model}.
  */
-public final class Scheduler implements JobIntake, Cycles, EvictionSettling, ClusterIntake {
+public final class Scheduler implements JobIntake, Cycles, EvictionSettling, ClusterIntake, Forecasting {
 
     private final SchedulerSettings settings;
     private final QuotaLedger ledger;
@@ -86,6 +93,10 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
     };
     /** Run times learnt from finished jobs; has its own lock, and a copy of the core shares it (it only reads it). */
     private RunTimeHistory history = RunTimeHistory.standard();
+    /** Counts what changes the core (observations, trees, cycles that decided, settlements): estimates follow it. */
+    private volatile long changes;
+    /** Made on first use, over {@link #history} (a copy gets the original's history before any use). */
+    private Forecaster forecaster;
 
     /**
      * @param settings policy and backoff bounds
@@ -179,6 +190,7 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
      */
     @Override
     public synchronized Observed observe(JobObservation observation) {
+        changes++;
         return observations.observe(observation);
     }
 
@@ -186,6 +198,93 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
     @Override
     public void learn(FinishedRun run) {
         history.record(Objects.requireNonNull(run, "run"));
+    }
+
+    /** The start-time estimates over this core, made on first use. */
+    private synchronized Forecaster forecaster() {
+        if (forecaster == null) {
+            forecaster = new Forecaster(s -> simulation(s == null ? settings : s), history, clock,
+                    Duration.ofSeconds(5), Replay.Limits.STANDARD);
+        }
+        return forecaster;
+    }
+
+    /**
+     * Sets how often the estimates are recomputed at most, and each replay's bounds (settings
+     * {@code kube-queue.estimates.*}).
+     *
+     * @throws IllegalArgumentException for a negative interval, a horizon that is not positive or no cycle
+     */
+    public void tuneEstimates(Duration minInterval, Duration horizon, int cycles) {
+        forecaster().tune(minInterval, new Replay.Limits(horizon, cycles));
+    }
+
+    /**
+     * The last estimate of a pending job's start (see {@link Estimate}), from the last replay, which may be up to the
+     * refresh interval old (its {@code computedAt} says); empty if the job was not pending then, or no replay ran
+     * yet. Never waits for a replay.
+     */
+    @Override
+    public Optional<Estimate> estimate(JobKey key) {
+        return forecaster().estimate(key);
+    }
+
+    /**
+     * Replays the core if it changed since the last replay and that one is at least the refresh interval old: two
+     * copies (O(jobs) each, under the lock) and two replays (outside it). Called on a timer by the wiring.
+     *
+     * @return whether it replayed
+     */
+    @Override
+    public boolean refreshEstimatesIfDue() {
+        return forecaster().refreshIfDue(changes);
+    }
+
+    /** Replays now, whatever changed (tests, and the first answer after start-up). */
+    public void refreshEstimates() {
+        forecaster().refresh();
+    }
+
+    /**
+     * When a job would start if it were submitted now (the dry run): it is added to copies of the core, which are
+     * replayed; this core is not changed. Four copies' and two replays' cost: for an API call.
+     *
+     * @param job the job as it would be observed, queued
+     */
+    @Override
+    public Estimate estimateIfSubmitted(JobObservation job) {
+        return forecaster().ifSubmitted(job);
+    }
+
+    /**
+     * What a change would do to every pending job (see {@link WhatIf}); nothing is written.
+     *
+     * @param tree     the quota groups under the change; null: as now
+     * @param settings the policy switches under the change; null: as now
+     */
+    @Override
+    public WhatIf whatIf(QuotaTree tree, SchedulerSettings settings) {
+        return forecaster().whatIf(tree, settings);
+    }
+
+    /**
+     * The least that would let a pending job be admitted now, in the tree's own terms, one line each: a limit raised
+     * ("raise max cpu of quota group root.team-a by 2"), a job ending (from the last replay), room that other groups
+     * use above their min given back. Other jobs are references, rendered per reader. Empty if the job is not pending
+     * or fits now.
+     */
+    @Override
+    public List<Explanation> unblock(JobKey key) {
+        Forecaster.Forecast forecast = forecaster().current();
+        synchronized (this) {
+            return views.unblock(key, forecast.typical());
+        }
+    }
+
+    /** How wrong the estimates were, over the last admissions (see {@link EstimateAccuracy}). */
+    @Override
+    public EstimateAccuracy estimateAccuracy() {
+        return forecaster().accuracy();
     }
 
     /** The history of run times the estimates go by. */
@@ -283,6 +382,26 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
         public Optional<Instant> nextRetry() {
             return core.nextRetry();
         }
+
+        @Override
+        public QuotaTree tree() {
+            return core.tree();
+        }
+
+        @Override
+        public List<PendingView> pending() {
+            return core.pendingIn(null);
+        }
+
+        @Override
+        public void submit(JobObservation job) {
+            core.observe(job);
+        }
+
+        @Override
+        public void replaceTree(QuotaTree tree) {
+            core.replaceTree(tree);
+        }
     }
 
     /**
@@ -297,6 +416,7 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
      */
     @Override
     public synchronized Unreadable observeUnreadable(JobObservation observation) {
+        changes++;
         return observations.observeUnreadable(observation);
     }
 
@@ -309,6 +429,7 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
      */
     @Override
     public synchronized void replaceTree(QuotaTree newTree) {
+        changes++;
         ledger.replaceTree(newTree, queues.admitted());
         queues.requeueAllPending();
         reclaims.abandonAll();
@@ -379,7 +500,11 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
      */
     @Override
     public synchronized CycleResult schedule() {
-        return cycle.run();
+        CycleResult result = cycle.run();
+        if (!result.isEmpty()) {
+            changes++;
+        }
+        return result;
     }
 
     /**
@@ -435,6 +560,7 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
      */
     @Override
     public synchronized Optional<AdmissionRecord> settle(JobKey key, AdmissionRecord record, AdmissionOutcome outcome) {
+        changes++;
         return settlements.settle(key, record, Objects.requireNonNull(outcome, "outcome"));
     }
 
@@ -482,6 +608,7 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
      */
     @Override
     public synchronized void settleEviction(JobKey key, AdmissionRecord record, EvictionOutcome outcome) {
+        changes++;
         evictions.settle(key, record, Objects.requireNonNull(outcome, "outcome"));
     }
 

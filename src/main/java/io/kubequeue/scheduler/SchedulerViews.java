@@ -258,4 +258,31 @@ final class SchedulerViews {
         Explanation blocker = ledger.blocker(e.group(), e);
         return (blocker == null ? Explanation.of("fits now; ") : blocker.then("; ")).then(when);
     }
+
+    /**
+     * See {@code Scheduler.unblock}: the tree changes that would let the job fit now, then the job whose end the
+     * last replay admits it after.
+     *
+     * @param replay the last replay at median run times; null if none ran
+     */
+    List<Explanation> unblock(io.kubequeue.scheduler.model.JobKey key,
+                              io.kubequeue.scheduler.forecast.Replay.Result replay) {
+        JobEntry entry = queues.get(key);
+        if (entry == null || entry.state() == JobState.ADMITTED || entry.group() == null) {
+            return List.of();
+        }
+        List<Explanation> out = new ArrayList<>(ledger.roomFor(entry.group(), entry.effectiveRequest(),
+                entry.job().preemptible()));
+        if (out.isEmpty()) {
+            return List.of();
+        }
+        io.kubequeue.scheduler.model.JobKey freedBy = replay == null ? null : replay.freedBy().get(key);
+        JobEntry freeing = freedBy == null ? null : queues.get(freedBy);
+        if (freeing != null) {
+            Instant end = replay.ends().get(freedBy);
+            out.add(Explanation.job(freedBy, freeing.group()).then(" ending"
+                    + (end == null ? "" : " (expected " + end.truncatedTo(ChronoUnit.SECONDS) + ")")));
+        }
+        return out;
+    }
 }

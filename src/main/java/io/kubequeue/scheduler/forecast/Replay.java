@@ -23,7 +23,8 @@ import io.kubequeue.scheduler.model.JobStatus;
 /**
  * The queue played forward (issue 30): a {@link Simulation} (a copy of the core, the same policy, order, tree,
  * backoff and reclaim rules) is driven as the admission loop drives the core — a cycle at every event, an event being
- * a job's predicted end or the next retry — with every job's run time taken from the {@link RunTimeHistory}. A job
+ * a job's predicted end or the next retry, and at once again after a cycle that decided something (its writes are
+ * seen and trigger the next) — with every job's run time taken from the {@link RunTimeHistory}. A job
  * whose run time is unknown never ends in the replay, so whatever waits behind it is never started and is told
  * "unknown", not guessed.
  *
@@ -119,7 +120,8 @@ public final class Replay {
                 RunTimeHistory.Prediction p = history.remaining(job.group(), job.key().kind(), job.request(),
                         sim.runTime(job.key()), elapsed);
                 runTimes.put(job.key(), p);
-                plan(job.key(), p, quantile, from, ends, endings, unknown);
+                // a record a millisecond ahead (admissions within a cycle are recorded a millisecond apart) runs from it
+                plan(job.key(), p, quantile, recordedAt(job.record(), from), ends, endings, unknown);
             }
         }
         JobKey lastEnded = null;
@@ -128,6 +130,7 @@ public final class Replay {
         while (true) {
             CycleResult result = sim.cycle();
             cycles++;
+            boolean again = !result.isEmpty() && cycles < limits.cycles();
             for (Eviction eviction : result.evictions()) {
                 JobKey victim = eviction.key();
                 unknown.remove(victim);
@@ -138,7 +141,9 @@ public final class Replay {
             }
             for (Admission admission : result.admissions()) {
                 JobKey key = admission.key();
-                starts.put(key, sim.now());
+                // the record's time, as the job will show it: a millisecond apart within a cycle, never before now
+                Instant start = recordedAt(admission.record(), sim.now());
+                starts.put(key, start);
                 if (lastEnded != null) {
                     freedBy.put(key, lastEnded);
                 }
@@ -146,7 +151,10 @@ public final class Replay {
                 RunTimeHistory.Prediction p = history.remaining(group, key.kind(), admission.request(),
                         sim.runTime(key), Duration.ZERO);
                 runTimes.put(key, p);
-                plan(key, p, quantile, sim.now(), ends, endings, unknown);
+                plan(key, p, quantile, start, ends, endings, unknown);
+            }
+            if (again) {
+                continue; // what a cycle wrote is seen at once and triggers the next, as in the admission loop
             }
             Optional<Instant> retry = sim.nextRetry();
             Instant next = endings.isEmpty() ? null : endings.peek().at();
@@ -187,6 +195,19 @@ public final class Replay {
         Instant end = now.plus(quantile == Quantile.TYPICAL ? p.typical() : p.late());
         ends.put(key, end);
         endings.add(new Ending(end, key));
+    }
+
+    /** The admission time a record names; {@code otherwise} if it names none. */
+    static Instant recordedAt(AdmissionRecord record, Instant otherwise) {
+        if (record == null || record.startedOutside() || record.admittedAt() == null) {
+            return otherwise;
+        }
+        try {
+            Instant at = Instant.parse(record.admittedAt());
+            return at.isBefore(otherwise) ? otherwise : at;
+        } catch (DateTimeParseException e) {
+            return otherwise;
+        }
     }
 
     /** How long an admitted job has run, from its record's admission time; zero if the record tells none. */

@@ -6,6 +6,9 @@ import java.util.Optional;
 
 import io.kubequeue.scheduler.model.CycleResult;
 import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.PendingView;
+import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.RunTimeHints;
 
@@ -35,6 +38,18 @@ public interface Simulation {
 
     /** The job ends (finished or failed): its charge is released. */
     void end(JobKey key);
+
+    /** The quota groups in force in the copy. */
+    QuotaTree tree();
+
+    /** Every pending job with its position and reason, as {@code ReadViews.pendingIn(null)} gives them. */
+    List<PendingView> pending();
+
+    /** The job is submitted (or edited) now, as the informer would show it. */
+    void submit(JobObservation job);
+
+    /** The quota groups are replaced (a what-if's tree). */
+    void replaceTree(QuotaTree tree);
 
     /** When the next backoff expires or admission times out, if any (see {@code Cycles.nextRetry}). */
     Optional<Instant> nextRetry();

@@ -7,6 +7,8 @@ import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.QuotaNode;
 import io.kubequeue.scheduler.model.QuotaTree;
 import io.kubequeue.scheduler.model.Resources;
+import java.util.List;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -505,6 +507,68 @@ public final class QuotaLedger {
                 + (s.ofMin() ? " of min " : " of max ") + Resources.format(k, s.limit()) + " in quota group "
                 + s.node());
         return s.counted().isEmpty() ? numbers : numbers.then(" (").then(s.counted()).then(")");
+    }
+
+    /**
+     * The least change of the tree that would let this request fit now, in the tree's own terms (issue 30, "the
+     * smallest change that unblocks"): for every node on the path where it does not fit, each resource it is short
+     * of and by how much — the max to raise, or, for a non-preemptible request, the min — and the room that other
+     * groups under that node use above their min in that resource (what a reclaim could give back). A node that
+     * admits nothing now is told as such. Empty if it fits. O(path × resources × children): for an API call.
+     *
+     * @param group       the job's quota group
+     * @param request     its request (millicores, bytes, counts)
+     * @param preemptible whether it may borrow beyond min
+     */
+    public List<Explanation> roomFor(String group, Resources request, boolean preemptible) {
+        List<Explanation> out = new ArrayList<>();
+        String below = null;
+        for (QuotaNode node : tree.pathToRoot(group)) {
+            if (node.heldBecause() != null) {
+                out.add(Explanation.of("quota group " + node.name() + " admits nothing now: " + node.heldBecause()));
+                return out;
+            }
+            Resources used = usedOrReserved(node.name());
+            Resources outside = external.get(node.name());
+            if (outside != null && node.name().equals(group)) {
+                used = used.plus(outside);
+            }
+            Resources guaranteed = countedGuaranteed(node.name());
+            for (Map.Entry<String, Long> r : request.asMap().entrySet()) {
+                String k = r.getKey();
+                long missing = node.max().has(k) ? r.getValue() - (node.max().get(k) - used.get(k)) : 0;
+                if (missing > 0) {
+                    out.add(Explanation.of("raise max " + k + " of quota group " + node.name() + " by "
+                            + Resources.format(k, missing)));
+                    borrowedBelow(node, below, k, missing, out);
+                }
+                long missingMin = !preemptible && !k.equals(Resources.MAX_JOBS) && node.min().has(k)
+                        ? r.getValue() - (node.min().get(k) - guaranteed.get(k)) : 0;
+                if (missingMin > 0) {
+                    out.add(Explanation.of("raise min " + k + " of quota group " + node.name() + " by "
+                            + Resources.format(k, missingMin)));
+                }
+            }
+            below = node.name();
+        }
+        return out;
+    }
+
+    /** The room the children of {@code node} other than {@code onPath} use above their min in {@code k}. */
+    private void borrowedBelow(QuotaNode node, String onPath, String k, long missing, List<Explanation> out) {
+        if (onPath == null) {
+            return;
+        }
+        for (QuotaNode child : tree.nodes()) {
+            if (!node.name().equals(child.parentName()) || child.name().equals(onPath) || !child.min().has(k)) {
+                continue;
+            }
+            long above = usage(child.name()).get(k) - child.min().get(k);
+            if (above > 0) {
+                out.add(Explanation.of(Resources.format(k, Math.min(above, missing)) + " " + k + " that quota group "
+                        + child.name() + " uses above its min given back (a reclaim)"));
+            }
+        }
     }
 
     /**
