@@ -389,6 +389,11 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
         }
 
         @Override
+        public Duration maxBackoff() {
+            return core.settings().maxBackoff();
+        }
+
+        @Override
         public List<PendingView> pending() {
             return core.pendingIn(null);
         }

@@ -125,12 +125,17 @@ public final class Replay {
             }
         }
         JobKey lastEnded = null;
+        Instant lastChange = from;
+        Duration quiet = sim.maxBackoff().multipliedBy(2);
         int cycles = 0;
         Stop stop;
         while (true) {
             CycleResult result = sim.cycle();
             cycles++;
             boolean again = !result.isEmpty() && cycles < limits.cycles();
+            if (!result.admissions().isEmpty() || !result.evictions().isEmpty()) {
+                lastChange = sim.now();
+            }
             for (Eviction eviction : result.evictions()) {
                 JobKey victim = eviction.key();
                 unknown.remove(victim);
@@ -161,7 +166,8 @@ public final class Replay {
             if (retry.isPresent() && (next == null || retry.get().isBefore(next))) {
                 next = retry.get();
             }
-            if (next == null) {
+            if (next == null || endings.isEmpty() && next.isAfter(lastChange.plus(quiet))) {
+                // nothing ends any more, and every backed-off job was tried since the last change: nothing will
                 stop = Stop.SETTLED;
                 break;
             }
@@ -181,6 +187,7 @@ public final class Replay {
                 JobKey ended = endings.poll().key();
                 sim.end(ended);
                 lastEnded = ended;
+                lastChange = next;
             }
         }
         return new Result(from, starts, freedBy, ends, runTimes, unknown, stop, sim.now(), cycles);

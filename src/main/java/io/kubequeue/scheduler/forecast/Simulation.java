@@ -51,6 +51,9 @@ public interface Simulation {
     /** The quota groups are replaced (a what-if's tree). */
     void replaceTree(QuotaTree tree);
 
+    /** The longest a job backs off ({@code kube-queue.backoff.max}): by then every backed-off job was tried again. */
+    java.time.Duration maxBackoff();
+
     /** When the next backoff expires or admission times out, if any (see {@code Cycles.nextRetry}). */
     Optional<Instant> nextRetry();
 }

@@ -1,0 +1,278 @@
+package io.kubequeue.scheduler.forecast;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.Test;
+
+import io.kubequeue.scheduler.MutableClock;
+import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.AdmissionOutcome;
+import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.Estimate;
+import io.kubequeue.scheduler.model.EvictionMarks;
+import io.kubequeue.scheduler.model.Explanation;
+import io.kubequeue.scheduler.model.FinishedRun;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.QuotaNode;
+import io.kubequeue.scheduler.model.QuotaTree;
+import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.RunTimeHints;
+import io.kubequeue.scheduler.model.SchedulerSettings;
+import io.kubequeue.scheduler.model.SchedulingPolicy;
+import io.kubequeue.scheduler.model.WhatIf;
+
+/**
+ * Estimates, what-if and unblock hints through the facade, on a fake clock (issue 30, "Tests"): the band from
+ * history, never-fits, no quota group, unknown history, a held group, beyond the horizon, the rate limit, the
+ * estimates' own error, what-if on tree edits, and the hint for each kind of blocker, rendered per reader.
+ */
+class EstimatesTest {
+
+    static final Instant T0 = Instant.parse("2026-12-05T08:00:00Z");
+
+    final MutableClock clock = new MutableClock(T0);
+    Scheduler scheduler;
+    long version = 1;
+    int created;
+
+    /** root 4 cpu; team-a (namespace a) and team-b (namespace b), each min 2 and max 4 unless given. */
+    static QuotaTree tree(long maxA, String heldB) {
+        return new QuotaTree(List.of(
+                new QuotaNode("root", null, List.of(), Resources.of("cpu", 4000L), Resources.of("cpu", 4000L)),
+                new QuotaNode("team-a", "root", List.of("a"), Resources.of("cpu", 2000L), Resources.of("cpu", maxA)),
+                new QuotaNode("team-b", "root", List.of("b"), Resources.of("cpu", 2000L), Resources.of("cpu", 4000L),
+                        heldB)));
+    }
+
+    void start(SchedulingPolicy policy, QuotaTree tree) {
+        scheduler = new Scheduler(new SchedulerSettings(policy, Duration.ofSeconds(1), Duration.ofSeconds(20)), clock);
+        scheduler.watchPods(key -> false);
+        scheduler.replaceTree(tree);
+        scheduler.tuneEstimates(Duration.ZERO, Duration.ofDays(30), 200_000);
+    }
+
+    JobObservation submit(String ns, String name, long millicores, RunTimeHints hints, boolean preemptible) {
+        JobObservation o = new JobObservation(new JobKey("Job", ns, name), "uid-" + name, JobObservation.Phase.QUEUED,
+                Resources.of("cpu", millicores), JobPriority.of(0), T0.plusSeconds(created++), null, preemptible,
+                null, Long.toString(version++), true, EvictionMarks.NONE).withRunTime(hints);
+        scheduler.observe(o);
+        return o;
+    }
+
+    JobObservation submit(String ns, String name, long millicores, RunTimeHints hints) {
+        return submit(ns, name, millicores, hints, true);
+    }
+
+    /** Runs a cycle and applies its admissions as the cluster would. */
+    List<JobKey> cycle() {
+        CycleResult result = scheduler.schedule();
+        for (Admission a : result.admissions()) {
+            String v = Long.toString(version++);
+            scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied(v));
+            scheduler.podRan(a.key());
+        }
+        return result.admissions().stream().map(Admission::key).toList();
+    }
+
+    Estimate estimate(String ns, String name) {
+        return scheduler.estimate(new JobKey("Job", ns, name)).orElseThrow();
+    }
+
+    static RunTimeHints runs(int seconds) {
+        return new RunTimeHints(Duration.ofSeconds(seconds), null);
+    }
+
+    @Test
+    void aJobBehindARunningOneStartsWhenItEndsWithItsBandFromHistory() {
+        start(SchedulingPolicy.RETRY_ON_RELEASE, tree(4000, null));
+        for (int i = 1; i <= 10; i++) { // runs of 10, 20, … 100 s of 4-cpu Jobs in team-a
+            scheduler.learn(new FinishedRun(new JobKey("Job", "a", "old-" + i), "team-a", Resources.of("cpu", 4000L),
+                    T0.minusSeconds(100 + i * 10L), T0.minusSeconds(100)));
+        }
+        submit("a", "running", 4000, RunTimeHints.NONE);
+        assertEquals(1, cycle().size());
+        submit("a", "next", 4000, runs(30));
+        cycle();
+        clock.advance(Duration.ofSeconds(5));
+        scheduler.refreshEstimates();
+        Estimate e = estimate("a", "next");
+        assertEquals(Estimate.State.ESTIMATED, e.state());
+        assertEquals(T0.plusSeconds(50), e.eta(), "the running job's median of 50 s (it ran 5: runs over 5 s count)");
+        assertEquals(T0.plusSeconds(90), e.etaLate(), "its 90th percentile");
+        assertEquals(Duration.ofSeconds(30), e.runsFor());
+        assertEquals(T0.plusSeconds(5), e.computedAt());
+        String said = e.assumptions().stream().map(Object::toString).collect(Collectors.joining("\n"));
+        assertTrue(said.contains("starts once Job a/running ends"), said);
+        assertTrue(said.contains("as its kube-queue/expected-duration says"), said);
+    }
+
+    @Test
+    void neverFitsAndNoQuotaGroupSaySoInsteadOfATime() {
+        start(SchedulingPolicy.DEFAULT, tree(4000, null));
+        submit("a", "huge", 5000, runs(10));
+        submit("z", "nowhere", 1000, runs(10));
+        cycle();
+        scheduler.refreshEstimates();
+        assertEquals(Estimate.State.NEVER_FITS, estimate("a", "huge").state());
+        assertNull(estimate("a", "huge").eta());
+        assertEquals(Estimate.State.NO_QUOTA_GROUP, estimate("z", "nowhere").state());
+    }
+
+    @Test
+    void aJobWaitingOnARunOfUnknownLengthIsUnknownAndTheRunIsNamedOnlyToWhoMaySeeIt() {
+        start(SchedulingPolicy.DEFAULT, tree(4000, null));
+        submit("b", "mystery", 4000, RunTimeHints.NONE);
+        cycle();
+        submit("a", "waiting", 2000, runs(10));
+        cycle();
+        scheduler.refreshEstimates();
+        Estimate e = estimate("a", "waiting");
+        assertEquals(Estimate.State.UNKNOWN, e.state());
+        Explanation waits = e.assumptions().get(e.assumptions().size() - 1);
+        assertTrue(waits.render(key -> true).contains("Job b/mystery"), waits.toString());
+        String toTeamA = waits.render(key -> key.namespace().equals("a"));
+        assertFalse(toTeamA.contains("mystery"), toTeamA);
+        assertTrue(toTeamA.contains("a job in quota group team-b"), toTeamA);
+    }
+
+    @Test
+    void aGroupThatAdmitsNothingIsBlockedNotNeverFits() {
+        start(SchedulingPolicy.DEFAULT, tree(4000, "its ResourceQuota cannot be read"));
+        submit("b", "stuck", 1000, runs(10));
+        cycle();
+        scheduler.refreshEstimates();
+        assertEquals(Estimate.State.BLOCKED, estimate("b", "stuck").state());
+        List<Explanation> hint = scheduler.unblock(new JobKey("Job", "b", "stuck"));
+        assertEquals(List.of(Explanation.of("quota group team-b admits nothing now: its ResourceQuota cannot be read")),
+                hint);
+    }
+
+    @Test
+    void pastTheHorizonIsSaidAsSuch() {
+        start(SchedulingPolicy.RETRY_ON_RELEASE, tree(4000, null));
+        scheduler.tuneEstimates(Duration.ZERO, Duration.ofSeconds(30), 1000);
+        submit("a", "long", 4000, runs(600));
+        cycle();
+        submit("a", "after", 4000, runs(10));
+        cycle();
+        scheduler.refreshEstimates();
+        assertEquals(Estimate.State.BEYOND_HORIZON, estimate("a", "after").state());
+        scheduler.tuneEstimates(Duration.ZERO, Duration.ofDays(1), 1000);
+        scheduler.refreshEstimates();
+        assertEquals(T0.plusSeconds(600), estimate("a", "after").eta());
+    }
+
+    @Test
+    void refreshesOnlyWhenTheCoreChangedAndTheIntervalPassed() {
+        start(SchedulingPolicy.RETRY_ON_RELEASE, tree(4000, null));
+        scheduler.tuneEstimates(Duration.ofSeconds(10), Duration.ofDays(1), 1000);
+        submit("a", "one", 4000, runs(60));
+        cycle();
+        submit("a", "two", 4000, runs(60));
+        clock.advance(Duration.ofSeconds(11));
+        assertTrue(scheduler.refreshEstimatesIfDue());
+        Instant first = estimate("a", "two").computedAt();
+        clock.advance(Duration.ofSeconds(11));
+        assertFalse(scheduler.refreshEstimatesIfDue(), "nothing changed");
+        submit("a", "three", 1000, runs(60));
+        assertTrue(scheduler.refreshEstimatesIfDue(), "changed, and the last is 11 s old");
+        Instant second = estimate("a", "two").computedAt();
+        assertEquals(first.plusSeconds(11), second);
+        submit("a", "four", 1000, runs(60));
+        clock.advance(Duration.ofSeconds(2));
+        assertFalse(scheduler.refreshEstimatesIfDue(), "changed, but the last is only 2 s old");
+        assertEquals(second, estimate("a", "two").computedAt(), "the answer says how old it is");
+        clock.advance(Duration.ofSeconds(8));
+        assertTrue(scheduler.refreshEstimatesIfDue());
+        assertTrue(scheduler.estimate(new JobKey("Job", "a", "four")).isPresent());
+    }
+
+    @Test
+    void theEstimatesMeasureTheirOwnError() {
+        start(SchedulingPolicy.RETRY_ON_RELEASE, tree(4000, null));
+        submit("a", "one", 4000, runs(60));
+        cycle();
+        submit("a", "two", 4000, runs(60));
+        cycle();
+        scheduler.refreshEstimates();
+        assertEquals(T0.plusSeconds(60), estimate("a", "two").eta());
+        clock.advance(Duration.ofSeconds(90)); // "one" runs 90 s, not 60: "two" starts 30 s late after a 90 s wait
+        scheduler.observe(JobObservation.finished(new JobKey("Job", "a", "one"), "uid-one"));
+        cycle();
+        scheduler.refreshEstimates();
+        assertEquals(1, scheduler.estimateAccuracy().samples());
+        assertEquals(30.0 / 90, scheduler.estimateAccuracy().median(), 1e-3);
+    }
+
+    @Test
+    void whatIfARaisedMaxAndARemovedGroup() {
+        start(SchedulingPolicy.RETRY_ON_RELEASE, tree(2000, null));
+        submit("a", "big", 3000, runs(10));
+        submit("b", "small", 1000, runs(10));
+        cycle();
+        WhatIf raised = scheduler.whatIf(tree(4000, null), null);
+        Map<String, WhatIf.Job> byName = raised.jobs().stream().collect(Collectors.toMap(j -> j.key().name(),
+                j -> j));
+        assertEquals(Estimate.State.NEVER_FITS, byName.get("big").estimate().state());
+        assertEquals(Estimate.State.ESTIMATED, byName.get("big").estimateAfter().state());
+        assertEquals(T0.plusMillis(1), byName.get("big").estimateAfter().eta(), "a millisecond after b's record");
+        assertEquals(List.of(new WhatIf.Group("team-a", 1, 0, 0)), raised.groups());
+        QuotaTree withoutB = new QuotaTree(List.of(
+                new QuotaNode("root", null, List.of(), Resources.of("cpu", 4000L), Resources.of("cpu", 4000L)),
+                new QuotaNode("team-a", "root", List.of("a"), Resources.of("cpu", 2000L), Resources.of("cpu", 2000L))));
+        submit("b", "queued", 4000, runs(10)); // b is full: waits
+        cycle();
+        WhatIf removed = scheduler.whatIf(withoutB, null);
+        WhatIf.Job queued = removed.jobs().stream().filter(j -> j.key().name().equals("queued")).findFirst()
+                .orElseThrow();
+        assertEquals(Estimate.State.ESTIMATED, queued.estimate().state());
+        assertEquals(Estimate.State.NO_QUOTA_GROUP, queued.estimateAfter().state());
+        assertTrue(removed.groups().contains(new WhatIf.Group("team-b", 0, 1, 0)), removed.groups().toString());
+        assertEquals(Estimate.State.NEVER_FITS, scheduler.estimate(new JobKey("Job", "a", "big")).map(
+                Estimate::state).orElse(Estimate.State.NEVER_FITS), "the real core is untouched");
+        assertEquals(2000, scheduler.tree().node("team-a").orElseThrow().max().get("cpu"));
+    }
+
+    @Test
+    void theSmallestChangeNamesTheLimitTheBorrowerAndTheJobWhoseEndAdmitsIt() {
+        start(SchedulingPolicy.RETRY_ON_RELEASE, tree(4000, null));
+        submit("b", "borrower", 3000, runs(40));
+        submit("a", "small", 1000, runs(100));
+        cycle();
+        submit("a", "waiting", 2000, runs(10));
+        cycle();
+        scheduler.refreshEstimates();
+        List<String> hint = scheduler.unblock(new JobKey("Job", "a", "waiting")).stream().map(Object::toString)
+                .toList();
+        assertEquals(List.of("raise max cpu of quota group root by 2",
+                "1 cpu that quota group team-b uses above its min given back (a reclaim)",
+                "Job b/borrower ending (expected 2026-12-05T08:00:40Z)"), hint);
+        List<String> toTeamA = scheduler.unblock(new JobKey("Job", "a", "waiting")).stream()
+                .map(x -> x.render(key -> key.namespace().equals("a"))).toList();
+        assertEquals("a job in quota group team-b ending (expected 2026-12-05T08:00:40Z)", toTeamA.get(2));
+        assertEquals(List.of(), scheduler.unblock(new JobKey("Job", "a", "small")), "admitted: nothing to unblock");
+    }
+
+    @Test
+    void aNonPreemptibleJobIsToldTheMinToRaise() {
+        start(SchedulingPolicy.DEFAULT, tree(4000, null));
+        submit("a", "guaranteed", 2000, runs(100), false);
+        cycle();
+        submit("a", "more", 1000, runs(10), false);
+        cycle();
+        assertEquals(List.of("raise min cpu of quota group team-a by 1"), scheduler.unblock(
+                new JobKey("Job", "a", "more")).stream().map(Object::toString).toList());
+    }
+}
