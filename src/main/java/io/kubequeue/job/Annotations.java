@@ -39,6 +39,14 @@ public final class Annotations {
      * admission, when the job's group has an admission timeout, so that a restart does not time out a job that ran.
      */
     public static final String POD_RAN = "kube-queue/pod-ran";
+    /**
+     * Written by the job's owner: how long the job is expected to run once admitted, a Go-style duration such as
+     * {@code 90m}, {@code 1h30m} or {@code 45s}, positive and at most 366 days ({@link RunTimeFields#expectedDuration}).
+     * The start-time estimates take it instead of the history of alike jobs (issue 30; docs/observability.md,
+     * "Start-time estimates"); no decision reads it. A value that does not read gets one Warning event
+     * ({@code InvalidExpectedDuration}) and is read as absent; the job queues as usual.
+     */
+    public static final String EXPECTED_DURATION = "kube-queue/expected-duration";
     /** Label naming the job's ElasticQuotaTree node, overriding the namespace. */
     public static final String QUOTA_NAME_LABEL = "quota.scheduling.alibabacloud.com/name";
     /** Label that makes a job non-preemptible when {@code "false"}. */

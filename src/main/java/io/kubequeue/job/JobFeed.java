@@ -26,6 +26,7 @@ import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.AdmissionRecord;
 import io.kubequeue.scheduler.model.EvictionMarks;
+import io.kubequeue.scheduler.model.FinishedRun;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation.Phase;
 import io.kubequeue.scheduler.model.JobObservation;
@@ -33,6 +34,7 @@ import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.Observed;
 import io.kubequeue.scheduler.model.Resources;
+import io.kubequeue.scheduler.model.RunTimeHints;
 import io.kubequeue.scheduler.model.Unreadable;
 
 /**
@@ -51,6 +53,11 @@ import io.kubequeue.scheduler.model.Unreadable;
  * written ({@link FeedEffects#startedOutside}). Before the record key is loaded, running and queued jobs are not read
  * at all
  * (start-up recovery reads them once it is).
+ *
+ * <p>For the start-time estimates (issue 30) each observation of a queued or admitted job carries what the job says
+ * of its run time ({@link #runTime}: the annotation {@link Annotations#EXPECTED_DURATION} and its kind's
+ * {@code activeDeadlineSeconds}), and each finished job that kube-queue admitted is learnt as a run ({@link #learn}).
+ * Neither changes a decision; a bad expected duration gets one Warning event ({@code InvalidExpectedDuration}).
  */
 @Singleton
 public class JobFeed {
@@ -74,6 +81,8 @@ public class JobFeed {
     };
     /** Eviction annotation values already reported as unreadable ("key annotation value"): one event each. */
     private final Map<String, Boolean> reportedMarks = BoundedMaps.keepingNewest(10_000);
+    /** Expected durations already reported as unreadable ("key uid value"): one event each. */
+    private final Map<String, Boolean> reportedDurations = BoundedMaps.keepingNewest(10_000);
     /** Untrusted signed sets already reported (key, uid, digest of values and signature): one event each. */
     private final Map<String, Boolean> reportedUntrusted = BoundedMaps.keepingNewest(10_000);
 
@@ -255,6 +264,7 @@ public class JobFeed {
         if (kind.finished(job)) {
             LOG.debugf("observed %s: finished", key);
             finish(key, job);
+            learn(kind, job, key);
             return;
         }
         if (!signatures.hasKey()) {
@@ -287,6 +297,7 @@ public class JobFeed {
         }
         JobDirectory.Entry entry = JobDirectory.Entry.of(key, kind, job, marks, signed.trusted().history());
         EvictionMarks evictions = evictionMarks(key, job, phase, signed.trusted());
+        RunTimeHints runTime = runTime(kind, job, key);
         Resources request;
         try {
             // one instance per distinct request: the scheduler keeps it for as long as the job is pending
@@ -298,7 +309,7 @@ public class JobFeed {
                 LOG.debugf("%s skipped the queue and its request cannot be read (%s): not charged", key, e.getMessage());
                 return;
             }
-            unreadable(kind, job, key, phase, record, entry, evictions, e);
+            unreadable(kind, job, key, phase, record, entry, evictions, runTime, e);
             if (signed.untrusted()) {
                 untrusted(job, key, signed);
             }
@@ -308,7 +319,7 @@ public class JobFeed {
                 return;
             }
             // any other failure of the kind's reading is the job's too, never the watch's (docs/security.md)
-            unreadable(kind, job, key, phase, record, entry, evictions,
+            unreadable(kind, job, key, phase, record, entry, evictions, runTime,
                     new InvalidJobException("spec", "...", "cannot be read (" + brief(e) + ")"));
             return;
         }
@@ -316,7 +327,8 @@ public class JobFeed {
         directory.put(key, entry);
         JobObservation observation = observation(kind, job, key, phase, request, record)
                 .withEvictions(entry.stopMark() != null, evictions).withPods(pods(kind, job, record))
-                .withAdmittedRequest(record == null ? null : AdmittedRequests.read(signed.trusted().admittedRequest()));
+                .withAdmittedRequest(record == null ? null : AdmittedRequests.read(signed.trusted().admittedRequest()))
+                .withRunTime(runTime);
         onObservation.accept(observation);
         Observed observed = scheduler.observe(observation);
         LOG.debugf("observed %s: %s, request %s: %s", key, phase, request, observed.change());
@@ -460,9 +472,11 @@ public class JobFeed {
      */
     private <R extends HasMetadata> void unreadable(JobKind<R> kind, R job, JobKey key, Phase phase,
                                                     AdmissionRecord record, JobDirectory.Entry entry,
-                                                    EvictionMarks evictions, InvalidJobException e) {
+                                                    EvictionMarks evictions, RunTimeHints runTime,
+                                                    InvalidJobException e) {
         JobObservation o = observation(kind, job, key, phase, Resources.NONE, record)
-                .withEvictions(entry.stopMark() != null, evictions).withPods(pods(kind, job, record));
+                .withEvictions(entry.stopMark() != null, evictions).withPods(pods(kind, job, record))
+                .withRunTime(runTime);
         Unreadable outcome = scheduler.observeUnreadable(o);
         if (phase == Phase.QUEUED) {
             scheduler.unconfirmedAdmission(key).ifPresent(effects::unconfirmedCopy);
@@ -507,6 +521,91 @@ public class JobFeed {
             effects.released();
         } else {
             effects.changed();
+        }
+    }
+
+    /**
+     * What the job says of its run time: its {@link Annotations#EXPECTED_DURATION} ({@link RunTimeFields#expectedDuration})
+     * and, if its kind tells it ({@link TellsRunTime}), its {@code activeDeadlineSeconds}. Never throws: what does not
+     * read is absent. An expected duration that does not read gets one Warning event on the job
+     * ({@code InvalidExpectedDuration}, naming the value unless it is longer than
+     * {@value RunTimeFields#EXPECTED_DURATION_MAX_LENGTH} characters; its log line is the Warning's) the first time
+     * it is seen on the job.
+     *
+     * @return the hints; {@link RunTimeHints#NONE} if the job says nothing
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    <R extends HasMetadata> RunTimeHints runTime(JobKind<R> kind, R job, JobKey key) {
+        java.time.Duration deadline = null;
+        if (kind instanceof TellsRunTime tells) {
+            try {
+                deadline = ((Optional<java.time.Duration>) tells.activeDeadline(job)).orElse(null);
+            } catch (RuntimeException e) {
+                LOG.debugf(e, "%s: activeDeadlineSeconds cannot be read; read as absent", key);
+            }
+        }
+        Map<String, String> annotations = job.getMetadata().getAnnotations();
+        String value = annotations == null ? null : annotations.get(Annotations.EXPECTED_DURATION);
+        RunTimeFields.ExpectedDuration expected = RunTimeFields.expectedDuration(value);
+        if (expected.problem() != null) {
+            reportExpectedDuration(key, job, value, expected.problem());
+        }
+        return expected.duration() == null && deadline == null ? RunTimeHints.NONE
+                : new RunTimeHints(expected.duration(), deadline);
+    }
+
+    /** One Warning event ({@code InvalidExpectedDuration}) the first time a job's expected duration is seen unreadable. */
+    private void reportExpectedDuration(JobKey key, HasMetadata job, String value, String problem) {
+        boolean tooLong = value.length() > RunTimeFields.EXPECTED_DURATION_MAX_LENGTH;
+        boolean first;
+        synchronized (reportedDurations) {
+            first = reportedDurations.put(key + " " + job.getMetadata().getUid() + " " + (tooLong ? "" : "\"" + value),
+                    Boolean.TRUE) == null;
+        }
+        if (first) {
+            events.warning(job, "InvalidExpectedDuration", "annotation " + Annotations.EXPECTED_DURATION
+                    + (tooLong ? "" : " has \"" + InvalidJobException.shown(value) + "\", which") + " " + problem
+                    + "; kube-queue reads it as absent: the job queues as usual, and its start-time estimate goes by"
+                    + " the run times of alike jobs (write e.g. 90m, 1h30m or 45s, at most 366 days)");
+        }
+    }
+
+    /**
+     * Learns a finished job's run for the start-time estimates ({@link JobIntake#learn}): one that carries
+     * kube-queue's admission record (trusted, {@link RecordSignatures}; not a started-outside charge) whose
+     * {@code admittedAt} reads, and whose kind gives its completion time ({@link TellsRunTime#completionTime}). Its
+     * request is read as the feed reads it ({@link Resources#NONE} if it cannot be). Every finished job seen is asked,
+     * start-up recovery's included, so the history is rebuilt after a restart; the scheduler counts a run once. A run
+     * that would last more than {@link RunTimeFields#LONGEST} says nothing worth learning and is left out. Before the
+     * record key is read nothing is learnt (start-up recovery lists the job again once it is). Never throws.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private <R extends HasMetadata> void learn(JobKind<R> kind, R job, JobKey key) {
+        if (!(kind instanceof TellsRunTime tells) || !signatures.hasKey()) {
+            return;
+        }
+        try {
+            AdmissionRecord record = signatures.read(job.getMetadata().getUid(), job.getMetadata().getAnnotations())
+                    .record();
+            if (record == null || record.startedOutside() || record.group() == null || record.admittedAt() == null) {
+                return;
+            }
+            Optional<Instant> admittedAt = RunTimeFields.time(record.admittedAt());
+            Optional<Instant> finishedAt = admittedAt.isEmpty() ? Optional.empty()
+                    : (Optional<Instant>) tells.completionTime(job);
+            if (finishedAt.isEmpty()
+                    || java.time.Duration.between(admittedAt.get(), finishedAt.get()).compareTo(RunTimeFields.LONGEST) > 0) {
+                return;
+            }
+            Resources request;
+            try {
+                request = kind.request(job, pricing.forNamespace(job.getMetadata().getNamespace()));
+            } catch (RuntimeException e) {
+                request = Resources.NONE;
+            }
+            scheduler.learn(new FinishedRun(key, record.group(), request, admittedAt.get(), finishedAt.get()));
+        } catch (RuntimeException e) {
+            LOG.debugf(e, "%s: its run cannot be learnt", key);
         }
     }
 

@@ -69,13 +69,13 @@ public final class Pruning {
 
     /**
      * The annotations whose values kube-queue reads on a job of any kind: the suspend mark, the admission record and
-     * the eviction marks, the signature over both, and the pod-ran mark ({@link JobFeed} reads them,
+     * the eviction marks, the signature over both, the pod-ran mark, and the expected duration ({@link JobFeed} reads them,
      * {@link JobDirectory.Entry} whether a job carries them).
      */
     public static final Set<String> JOB_ANNOTATIONS = Set.of(SuspendMark.ANNOTATION_KEY, Annotations.QUOTA_GROUP,
             Annotations.ADMITTED_AT, Annotations.EVICTED, Annotations.EVICTED_FOR, Annotations.RECLAIMED_AT,
             Annotations.TIMED_OUT_AT, Annotations.ADMITTED_REQUEST, Annotations.RECORD_SIGNATURE,
-            Annotations.POD_RAN);
+            Annotations.POD_RAN, Annotations.EXPECTED_DURATION);
     /** Of {@link #JOB_ANNOTATIONS}, those whose values differ from job to job: kept as they are, not interned. */
     private static final Set<String> UNSHARED_VALUES = Set.of(Annotations.ADMITTED_AT, Annotations.EVICTED_FOR,
             Annotations.RECLAIMED_AT, Annotations.TIMED_OUT_AT, Annotations.RECORD_SIGNATURE,
@@ -119,7 +119,8 @@ public final class Pruning {
         if (annotations != null && !annotations.isEmpty()) {
             Map<String, String> kept = new HashMap<>(annotations.size() * 4 / 3 + 1);
             annotations.forEach((key, value) -> kept.put(key, !read.contains(key) ? ""
-                    : UNSHARED_VALUES.contains(key) ? value : intern(value)));
+                    : UNSHARED_VALUES.contains(key) ? value
+                    : Annotations.EXPECTED_DURATION.equals(key) ? expectedDuration(value) : intern(value)));
             copy.setAnnotations(compact(kept));
         }
         return copy;
@@ -460,6 +461,16 @@ public final class Pruning {
     }
 
     /** The one instance of a string that repeats from job to job (JVM string pool); null stays null. */
+    /**
+     * A {@link Annotations#EXPECTED_DURATION} as cached: past {@value RunTimeFields#EXPECTED_DURATION_MAX_LENGTH}
+     * characters only one character more is kept, which reads as the whole does (too long); the cache holds no
+     * tenant's 10,000-character value, nor the string table.
+     */
+    private static String expectedDuration(String value) {
+        return value != null && value.length() > RunTimeFields.EXPECTED_DURATION_MAX_LENGTH
+                ? value.substring(0, RunTimeFields.EXPECTED_DURATION_MAX_LENGTH + 1) : intern(value);
+    }
+
     private static String intern(String text) {
         return text == null ? null : text.intern();
     }

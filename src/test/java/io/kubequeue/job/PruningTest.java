@@ -253,6 +253,25 @@ class PruningTest {
             }
             o.set("status", status(job.getKind(), "running"));
         }));
+        states.put("with run-time fields", edit(stored, o -> {
+            // issue 30: what the start-time estimates read, and a finished run's end
+            o.withObjectProperty("metadata").withObjectProperty("annotations").put(Annotations.EXPECTED_DURATION, "1h30m");
+            deadline(job, o, com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.numberNode(3600));
+            o.set("status", status(job.getKind(), "failed"));
+        }));
+        states.put("with run-time fields that do not read", edit(stored, o -> {
+            o.withObjectProperty("metadata").withObjectProperty("annotations")
+                    .put(Annotations.EXPECTED_DURATION, "9".repeat(10_000) + "h");
+            deadline(job, o, com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.textNode("3600"));
+            o.set("status", status(job.getKind(), "succeeded"));
+            if (o.get("status") instanceof ObjectNode status) {
+                status.put("completionTime", "x".repeat(10_000)).put("finishedAt", "yesterday");
+            }
+        }));
+        states.put("with a bad expected duration and a huge deadline", edit(stored, o -> {
+            o.withObjectProperty("metadata").withObjectProperty("annotations").put(Annotations.EXPECTED_DURATION, "-1h");
+            deadline(job, o, com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.numberNode(new java.math.BigInteger("9".repeat(40))));
+        }));
         states.put("queued, started before", edit(stored, o -> o.set("status", status(job.getKind(), "running"))));
         states.put("queued, status written", edit(stored, o -> o.set("status", status(job.getKind(), "queued"))));
         states.put("succeeded", edit(stored, o -> o.set("status", status(job.getKind(), "succeeded"))));
@@ -262,6 +281,19 @@ class PruningTest {
         states.put("non-preemptible in a named group", edit(stored, o -> o.withObjectProperty("metadata").withObjectProperty("labels")
                 .put(Annotations.PREEMPTIBLE_LABEL, "false").put(Annotations.QUOTA_NAME_LABEL, "team-b")));
         return states;
+    }
+
+    /** Sets the kind's activeDeadlineSeconds: a Kubeflow job's in {@code spec.runPolicy}, else in {@code spec}. */
+    private static void deadline(HasMetadata job, ObjectNode o, JsonNode value) {
+        if (job instanceof Job && !value.isNumber()) {
+            return; // a batch Job's is typed: the API server takes an integer only
+        }
+        if (o.get("spec") instanceof ObjectNode spec) {
+            (job instanceof CustomResource<?, ?> && !"Workflow".equals(job.getKind())
+                    ? spec.withObjectProperty("runPolicy") : spec).set("activeDeadlineSeconds",
+                    job instanceof Job && !value.canConvertToLong() ? com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.numberNode(-5)
+                            : value);
+        }
     }
 
     private static HasMetadata edit(HasMetadata job, java.util.function.Consumer<ObjectNode> change) {
@@ -327,7 +359,8 @@ class PruningTest {
                         failed: 4
                         conditions:
                           - {type: FailureTarget, status: "True", reason: BackoffLimitExceeded}
-                          - {type: Failed, status: "True", reason: BackoffLimitExceeded, message: too many failures}
+                          - {type: Failed, status: "True", reason: BackoffLimitExceeded, message: too many failures,
+                             lastTransitionTime: "2024-06-14T09:40:00Z"}
                         """;
             };
             case "Workflow" -> switch (state) {
@@ -353,6 +386,7 @@ class PruningTest {
                 default -> """
                         phase: Error
                         message: pod deleted
+                        finishedAt: "2024-06-14T09:40:00Z"
                         nodes: [{phase: Error}]
                         """;
             };
@@ -381,7 +415,8 @@ class PruningTest {
                 default -> """
                         startTime: "2024-06-14T09:13:01Z"
                         conditions:
-                          - {type: Failed, status: "True", reason: JobFailed, message: worker 1 failed}
+                          - {type: Failed, status: "True", reason: JobFailed, message: worker 1 failed,
+                             lastTransitionTime: "2024-06-14T09:40:00Z"}
                         """;
             };
         };
@@ -434,6 +469,13 @@ class PruningTest {
             r.put("podsActive", answer(() -> counts.podsActive(job)));
         }
         r.put("pod-ran mark", String.valueOf(annotations.get(Annotations.POD_RAN)));
+        r.put("expected duration", RunTimeFields.expectedDuration(annotations.get(Annotations.EXPECTED_DURATION)));
+        if (kind instanceof TellsRunTime<?>) {
+            @SuppressWarnings("unchecked")
+            TellsRunTime<HasMetadata> tells = (TellsRunTime<HasMetadata>) kind;
+            r.put("activeDeadline", answer(() -> tells.activeDeadline(job)));
+            r.put("completionTime", answer(() -> tells.completionTime(job)));
+        }
         r.put("JOSDK: marked for deletion", job.isMarkedForDeletion());
         r.put("JOSDK: finalizers", job.getFinalizers());
         r.put("JOSDK: generation", String.valueOf(meta.getGeneration()));

@@ -1,9 +1,12 @@
 package io.kubequeue.job.argo;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -19,6 +22,8 @@ import io.kubequeue.input.BoundedYaml;
 import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.Pruning;
+import io.kubequeue.job.RunTimeFields;
+import io.kubequeue.job.TellsRunTime;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.resources.Quantities;
 import io.kubequeue.scheduler.model.JobPriority;
@@ -30,10 +35,11 @@ import io.kubequeue.scheduler.model.Resources;
  * {@code kube-queue/min-resources} (a workflow suspended without either is someone else's, and left alone). Only
  * {@code spec.suspend} holds it: admission sets it false and removes the annotation. Its
  * request is that annotation: a YAML or JSON map of quantities, e.g. {@code cpu: 5} / {@code memory: 5G}.
- * Finished when {@code status.phase} is Succeeded, Failed or Error (docs/behaviour.md §1, §2).
+ * Finished when {@code status.phase} is Succeeded, Failed or Error (docs/behaviour.md §1, §2). It says how long it
+ * may run and when it ended ({@link TellsRunTime}: {@code spec.activeDeadlineSeconds}, {@code status.finishedAt}).
  */
 @Singleton
-public class WorkflowKind implements JobKind<Workflow> {
+public class WorkflowKind implements JobKind<Workflow>, TellsRunTime<Workflow> {
 
     /** The annotation that holds a workflow's request. */
     public static final String MIN_RESOURCES = "kube-queue/min-resources";
@@ -46,6 +52,8 @@ public class WorkflowKind implements JobKind<Workflow> {
     /** The most resources {@value #MIN_RESOURCES} may name. */
     public static final int MIN_RESOURCES_MAX_ENTRIES = 64;
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+    private static final String ACTIVE_DEADLINE = "activeDeadlineSeconds";
+    private static final String FINISHED_AT = "finishedAt";
 
     @Override
     public String kind() {
@@ -89,6 +97,27 @@ public class WorkflowKind implements JobKind<Workflow> {
     public boolean finished(Workflow workflow) {
         String phase = workflow.getStatus() == null ? "" : workflow.getStatus().path("phase").asText("");
         return phase.equals("Succeeded") || phase.equals("Failed") || phase.equals("Error");
+    }
+
+    /**
+     * {@code spec.activeDeadlineSeconds} (Argo's {@code WorkflowSpec}, int64): the controller fails the workflow that
+     * long after it started. The CRD keeps any JSON in {@code spec}, so a tenant may write anything here; read by
+     * {@link RunTimeFields#seconds(JsonNode)}: a JSON integer from 1 to {@link RunTimeFields#LONGEST}, else absent.
+     */
+    @Override
+    public Optional<Duration> activeDeadline(Workflow workflow) {
+        JsonNode spec = workflow.getSpec();
+        return spec == null ? Optional.empty() : RunTimeFields.seconds(spec.get(ACTIVE_DEADLINE));
+    }
+
+    /**
+     * {@code status.finishedAt} (Argo's {@code WorkflowStatus}: set when the workflow completes, whatever its phase).
+     * The CRD has no status subresource, so a tenant may write it too; read by {@link RunTimeFields#time(JsonNode)}.
+     */
+    @Override
+    public Optional<Instant> completionTime(Workflow workflow) {
+        JsonNode status = workflow.getStatus();
+        return status == null ? Optional.empty() : RunTimeFields.time(status.get(FINISHED_AT));
     }
 
     /**
@@ -156,7 +185,8 @@ public class WorkflowKind implements JobKind<Workflow> {
     /**
      * Keeps {@code spec.suspend}, {@code spec.podPriorityClassName}, {@code spec.podPriority} when they are scalars
      * (not the templates; a collection there reads as the field's absence, and is not kept),
-     * {@code status.phase}, and of {@code status.nodes} only whether it has an entry: one entry, emptied, stands for
+     * {@code spec.activeDeadlineSeconds} when it is a number, {@code status.phase}, {@code status.finishedAt} when it
+     * is a string of at most {@value RunTimeFields#TIME_MAX_LENGTH} characters (else it reads as absent), and of {@code status.nodes} only whether it has an entry: one entry, emptied, stands for
      * all of them ({@link #started} reads nothing else). The annotation {@value #MIN_RESOURCES} keeps its value.
      */
     @Override
@@ -173,6 +203,10 @@ public class WorkflowKind implements JobKind<Workflow> {
                     kept.set(field, spec.get(field));
                 }
             }
+            JsonNode deadline = spec.get(ACTIVE_DEADLINE);
+            if (deadline != null && deadline.isNumber()) {
+                kept.set(ACTIVE_DEADLINE, deadline); // anything else reads as absent
+            }
             spec = kept;
         }
         copy.setSpec(spec);
@@ -181,6 +215,11 @@ public class WorkflowKind implements JobKind<Workflow> {
             ObjectNode kept = JSON.objectNode();
             if (status.get("phase") != null && status.get("phase").isValueNode()) {
                 kept.set("phase", status.get("phase"));
+            }
+            JsonNode finishedAt = status.get(FINISHED_AT);
+            if (finishedAt != null && finishedAt.isTextual()
+                    && finishedAt.textValue().length() <= RunTimeFields.TIME_MAX_LENGTH) {
+                kept.set(FINISHED_AT, finishedAt); // anything else reads as absent
             }
             JsonNode nodes = status.path("nodes");
             if (nodes.isObject() && nodes.size() > 0) {

@@ -1,5 +1,7 @@
 package io.kubequeue.job.batch;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -18,6 +20,8 @@ import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.resources.PodRequests;
 import io.kubequeue.job.Pruning;
+import io.kubequeue.job.RunTimeFields;
+import io.kubequeue.job.TellsRunTime;
 import io.kubequeue.job.StopsWhenSuspended;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.scheduler.model.JobPriority;
@@ -30,10 +34,12 @@ import io.kubequeue.scheduler.model.Resources;
  * request = pod × min(parallelism, completions), parallelism defaulting to 1 and completions to parallelism
  * (docs/behaviour.md §1, §2). Finished when condition {@code Complete} or {@code Failed} is True. Stopped by
  * {@code spec.suspend: true} once running, so it may be evicted ({@link StopsWhenSuspended}); its status counts the
- * pods still active or terminating ({@link CountsActivePods}).
+ * pods still active or terminating ({@link CountsActivePods}); it says how long it may run and when it ended
+ * ({@link TellsRunTime}: {@code spec.activeDeadlineSeconds}, {@code status.completionTime}).
  */
 @Singleton
-public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job>, CountsActivePods<Job> {
+public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job>, CountsActivePods<Job>,
+        TellsRunTime<Job> {
 
     /** The kept conditions of every copy, shared: types and statuses of two conditions make few distinct lists. */
     private static final BoundedInterner<List<JobCondition>> CONDITIONS = new BoundedInterner<>(256);
@@ -52,6 +58,40 @@ public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job>, Coun
     public boolean podsActive(Job job) {
         JobStatus status = job.getStatus();
         return status != null && (positive(status.getActive()) || positive(status.getTerminating()));
+    }
+
+    /**
+     * {@code spec.activeDeadlineSeconds}: the Job controller fails the Job that many seconds after its
+     * {@code status.startTime} (batch/v1 JobSpec; it restarts the count when a suspended Job resumes). Read by
+     * {@link RunTimeFields#seconds(Long)}: from 1 second to {@link RunTimeFields#LONGEST}, else absent.
+     */
+    @Override
+    public Optional<Duration> activeDeadline(Job job) {
+        return job.getSpec() == null ? Optional.empty() : RunTimeFields.seconds(job.getSpec().getActiveDeadlineSeconds());
+    }
+
+    /**
+     * {@code status.completionTime}, which the Job controller sets when the Job completes; a failed Job has none
+     * (batch/v1 JobStatus: "only set when the job finishes successfully"), so its condition {@code Failed=True}'s
+     * {@code lastTransitionTime} tells instead. Either read by {@link RunTimeFields#time(String)}: absent if it does
+     * not parse.
+     */
+    @Override
+    public Optional<Instant> completionTime(Job job) {
+        JobStatus status = job.getStatus();
+        if (status == null) {
+            return Optional.empty();
+        }
+        Optional<Instant> completed = RunTimeFields.time(status.getCompletionTime());
+        if (completed.isPresent() || status.getConditions() == null) {
+            return completed;
+        }
+        for (JobCondition c : status.getConditions()) {
+            if (c != null && "Failed".equals(c.getType()) && "True".equals(c.getStatus())) {
+                return RunTimeFields.time(c.getLastTransitionTime());
+            }
+        }
+        return Optional.empty();
     }
 
     private static boolean positive(Integer count) {
@@ -182,10 +222,12 @@ public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job>, Coun
     }
 
     /**
-     * Keeps {@code spec.suspend}, {@code parallelism}, {@code completions}, the pod template's requests and priority
-     * ({@link Pruning#podSpec}), {@code status.startTime}, {@code status.active} and {@code status.terminating}, and
-     * the type and status of conditions {@code Complete} and {@code Failed}: one shared list of them per distinct
-     * list (a finished job's copy stays cached as long as the job exists: issue 27, some 100 bytes per finished job).
+     * Keeps {@code spec.suspend}, {@code parallelism}, {@code completions}, {@code activeDeadlineSeconds}, the pod
+     * template's requests and priority ({@link Pruning#podSpec}), {@code status.startTime}, {@code status.active},
+     * {@code status.terminating} and {@code status.completionTime}, and the type and status of conditions
+     * {@code Complete} and {@code Failed} (and a {@code Failed=True}'s {@code lastTransitionTime}, a failed Job's end):
+     * one shared list of them per distinct list (a finished job's copy stays cached as long as the job exists: issue
+     * 27, some 100 bytes per finished job).
      */
     @Override
     public Job pruned(Job job) {
@@ -201,6 +243,7 @@ public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job>, Coun
             kept.setSuspend(spec.getSuspend());
             kept.setParallelism(spec.getParallelism());
             kept.setCompletions(spec.getCompletions());
+            kept.setActiveDeadlineSeconds(spec.getActiveDeadlineSeconds());
             kept.setTemplate(Pruning.podTemplate(spec.getTemplate())); // shared by jobs of the same template
             // and so is the spec, the template shared (else its hash may throw on a bad quantity)
             copy.setSpec(kept.getTemplate() == null || Pruning.isShared(kept.getTemplate()) ? SPECS.intern(kept)
@@ -216,22 +259,36 @@ public class BatchJobKind implements JobKind<Job>, StopsWhenSuspended<Job>, Coun
                         keptCondition.setAdditionalProperties(null);
                         keptCondition.setType(c.getType().intern());
                         keptCondition.setStatus(c.getStatus() == null ? null : c.getStatus().intern());
+                        if ("Failed".equals(c.getType()) && "True".equals(c.getStatus())) {
+                            // a failed Job's end (completionTime), bounded: a longer one reads as absent anyway
+                            keptCondition.setLastTransitionTime(bounded(c.getLastTransitionTime()));
+                        }
                         conditions.add(keptCondition);
                     }
                 }
             }
             if (status.getStartTime() != null || !conditions.isEmpty() || status.getActive() != null
-                    || status.getTerminating() != null) {
+                    || status.getTerminating() != null || status.getCompletionTime() != null) {
                 JobStatus kept = new JobStatus();
                 kept.setAdditionalProperties(null);
                 // jobs started in the same second share it (interned as the creation time is: Pruning)
                 kept.setStartTime(status.getStartTime() == null ? null : status.getStartTime().intern());
+                kept.setCompletionTime(bounded(status.getCompletionTime()));
                 kept.setActive(status.getActive());
                 kept.setTerminating(status.getTerminating());
-                kept.setConditions(conditions.isEmpty() ? null : CONDITIONS.intern(List.copyOf(conditions)));
+                // a failed Job's list holds its own end time: not shared (the interner keeps what it shares)
+                kept.setConditions(conditions.isEmpty() ? null
+                        : conditions.stream().anyMatch(c -> c.getLastTransitionTime() != null)
+                                ? List.copyOf(conditions) : CONDITIONS.intern(List.copyOf(conditions)));
                 copy.setStatus(kept);
             }
         }
         return copy;
+    }
+
+    /** A time as cached: interned as the start time is; past {@link RunTimeFields#TIME_MAX_LENGTH} it reads as absent. */
+    private static String bounded(String time) {
+        return time == null ? null : time.length() > RunTimeFields.TIME_MAX_LENGTH
+                ? time.substring(0, RunTimeFields.TIME_MAX_LENGTH + 1) : time.intern();
     }
 }

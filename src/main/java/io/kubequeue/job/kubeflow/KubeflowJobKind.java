@@ -1,5 +1,6 @@
 package io.kubequeue.job.kubeflow;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -22,6 +23,8 @@ import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.resources.PodRequests;
 import io.kubequeue.job.Pruning;
+import io.kubequeue.job.RunTimeFields;
+import io.kubequeue.job.TellsRunTime;
 import io.kubequeue.job.StopsWhenSuspended;
 import io.kubequeue.job.SuspendMark;
 import io.kubequeue.resources.PodDefaults;
@@ -32,16 +35,18 @@ import io.kubequeue.scheduler.model.Resources;
  * What the Kubeflow job kinds share (docs/behaviour.md §1, §2): suspended by the annotation (ack-arena operators)
  * or {@code spec.runPolicy.suspend} (training-operator ≥ 1.7); request = Σ over replica specs of pod ×
  * {@code replicas} (default 1); finished when condition {@code Succeeded} or {@code Failed} is True. A job whose
- * spec has {@code runPolicy.suspend} may be evicted ({@link #stopMark}).
+ * spec has {@code runPolicy.suspend} may be evicted ({@link #stopMark}). It says how long it may run and when it
+ * ended ({@link TellsRunTime}: {@code spec.runPolicy.activeDeadlineSeconds}, {@code status.completionTime}).
  *
  * @param <R> the kind's class, spec and status read as JSON
  */
 public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNode>> implements JobKind<R>,
-        StopsWhenSuspended<R> {
+        StopsWhenSuspended<R>, TellsRunTime<R> {
 
     /** The conditions kube-queue reads: {@link #finished} and {@link #queuingCondition}. */
     private static final Set<String> CONDITIONS_READ = Set.of("Succeeded", "Failed", "Queuing");
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+    private static final String ACTIVE_DEADLINE = "activeDeadlineSeconds";
 
     private final KubernetesSerialization serialization;
     private final String kind;
@@ -165,6 +170,42 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
         return false;
     }
 
+    /**
+     * {@code spec.runPolicy.activeDeadlineSeconds} (training-operator v1 {@code RunPolicy}, int64; mpi-operator
+     * v2beta1 the same): the operator fails the job that long after its {@code status.startTime}. Read by
+     * {@link RunTimeFields#seconds(JsonNode)}: a JSON integer from 1 to {@link RunTimeFields#LONGEST}, else absent.
+     */
+    @Override
+    public Optional<Duration> activeDeadline(R job) {
+        JsonNode spec = job.getSpec();
+        return spec == null ? Optional.empty() : RunTimeFields.seconds(spec.path("runPolicy").get(ACTIVE_DEADLINE));
+    }
+
+    /**
+     * {@code status.completionTime} (training-operator v1 {@code JobStatus}: set when the job succeeds or fails);
+     * where it is missing or does not read, the {@code lastTransitionTime} of the last condition {@code Succeeded} or
+     * {@code Failed} whose status is True. Each read by {@link RunTimeFields#time(JsonNode)}.
+     */
+    @Override
+    public Optional<Instant> completionTime(R job) {
+        JsonNode status = job.getStatus();
+        if (status == null) {
+            return Optional.empty();
+        }
+        Optional<Instant> completed = RunTimeFields.time(status.get("completionTime"));
+        if (completed.isPresent()) {
+            return completed;
+        }
+        JsonNode ended = null;
+        for (JsonNode c : status.path("conditions")) {
+            String type = c.path("type").asText();
+            if (("Succeeded".equals(type) || "Failed".equals(type)) && "True".equals(c.path("status").asText())) {
+                ended = c;
+            }
+        }
+        return ended == null ? Optional.empty() : RunTimeFields.time(ended.get("lastTransitionTime"));
+    }
+
     @Override
     public Resources request(R job) {
         return request(job, PodDefaults.NONE);
@@ -229,9 +270,11 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
     }
 
     /**
-     * Keeps {@code spec.runPolicy.suspend}; of each replica spec, in order, {@code replicas} and the pod template's
-     * requests and priority ({@link Pruning#podTemplate}); {@code status.startTime}, and the type and status of
-     * conditions {@code Succeeded}, {@code Failed} and {@code Queuing}. A part that is not the JSON object it should
+     * Keeps {@code spec.runPolicy.suspend} and {@code spec.runPolicy.activeDeadlineSeconds} (a number only); of each
+     * replica spec, in order, {@code replicas} and the pod template's requests and priority
+     * ({@link Pruning#podTemplate}); {@code status.startTime} and {@code status.completionTime} (a string that may read only), and
+     * the type and status of conditions {@code Succeeded}, {@code Failed} and {@code Queuing}, with the
+     * {@code lastTransitionTime} (likewise) of the first two ({@link #completionTime}). A part that is not the JSON object it should
      * be is kept as written, so that reading it fails the same way.
      */
     @Override
@@ -251,6 +294,12 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
         JsonNode suspend = spec.path("runPolicy").path("suspend");
         if (!suspend.isMissingNode()) {
             copy.putObject("runPolicy").set("suspend", suspend);
+        }
+        JsonNode deadline = spec.path("runPolicy").path(ACTIVE_DEADLINE);
+        if (deadline.isNumber()) {
+            // a number only: anything else reads as absent, and the cache keeps no tenant's deep JSON or long string
+            (copy.get("runPolicy") instanceof ObjectNode runPolicy ? runPolicy : copy.putObject("runPolicy"))
+                    .set(ACTIVE_DEADLINE, deadline);
         }
         JsonNode replicaSpecs = spec.get(replicaSpecsField);
         if (replicaSpecs == null || !replicaSpecs.isObject()) {
@@ -288,6 +337,10 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
         if (startTime != null) {
             copy.set("startTime", startTime);
         }
+        JsonNode completionTime = status.get("completionTime");
+        if (keptTime(completionTime)) {
+            copy.set("completionTime", completionTime);
+        }
         JsonNode conditions = status.get("conditions");
         if (conditions != null && !conditions.isArray()) {
             copy.set("conditions", conditions);
@@ -300,6 +353,10 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
                     if (c.get("status") != null) {
                         condition.set("status", c.get("status"));
                     }
+                    JsonNode transition = c.get("lastTransitionTime");
+                    if (keptTime(transition) && !"Queuing".equals(c.path("type").asText())) {
+                        condition.set("lastTransitionTime", transition); // the job's end: completionTime
+                    }
                 }
             }
             if (!kept.isEmpty()) {
@@ -307,6 +364,11 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
             }
         }
         return copy.isEmpty() ? null : copy;
+    }
+
+    /** A time the copy keeps: a string that may read ({@link RunTimeFields#time(JsonNode)} reads no other). */
+    private static boolean keptTime(JsonNode time) {
+        return time != null && time.isTextual() && time.textValue().length() <= RunTimeFields.TIME_MAX_LENGTH;
     }
 
     private Resources pod(JsonNode template, String field, PodDefaults defaults) {

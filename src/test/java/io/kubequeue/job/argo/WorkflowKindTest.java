@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 
@@ -94,5 +97,37 @@ class WorkflowKindTest {
     void namesItsPodsByWorkflowName() {
         Workflow w = workflow("a: b", "entrypoint: main");
         assertEquals(Map.of("workflows.argoproj.io/workflow", "w"), new WorkflowKind().podLabels(w));
+    }
+
+    /**
+     * Issue 30: spec.activeDeadlineSeconds (Argo WorkflowSpec, int64) and status.finishedAt. The Workflow CRD keeps
+     * any JSON in spec and has no status subresource, so a tenant may write anything in either: a field of another
+     * type, negative, absurd or unparsable reads as absent.
+     */
+    @Test
+    void runTimeIsActiveDeadlineSecondsAndFinishedAt() throws Exception {
+        WorkflowKind kind = new WorkflowKind();
+        var json = new com.fasterxml.jackson.databind.ObjectMapper();
+        Workflow w = new Workflow();
+        w.setSpec(json.readTree("{\"activeDeadlineSeconds\": 5400}"));
+        assertEquals(Optional.of(Duration.ofMinutes(90)), kind.activeDeadline(w));
+        for (String bad : List.of("\"5400\"", "5400.0", "1e999999999", "-1", "0", "{}", "[1]", "false", "null",
+                "18446744073709551616", "\"" + "5".repeat(10_000) + "\"")) {
+            w.setSpec(json.readTree("{\"activeDeadlineSeconds\": " + bad + "}"));
+            assertEquals(Optional.empty(), kind.activeDeadline(w), bad.substring(0, Math.min(20, bad.length())));
+        }
+        w.setSpec(json.readTree("[]"));
+        assertEquals(Optional.empty(), kind.activeDeadline(w), "spec not an object");
+        w.setSpec(null);
+        assertEquals(Optional.empty(), kind.activeDeadline(w), "no spec");
+
+        w.setStatus(json.readTree("{\"phase\": \"Failed\", \"finishedAt\": \"2024-06-14T10:00:00Z\"}"));
+        assertEquals(Optional.of(Instant.parse("2024-06-14T10:00:00Z")), kind.completionTime(w));
+        for (String bad : List.of("\"\"", "\"10:00\"", "1718359200", "{}", "null", "\"" + "2".repeat(10_000) + "\"")) {
+            w.setStatus(json.readTree("{\"phase\": \"Failed\", \"finishedAt\": " + bad + "}"));
+            assertEquals(Optional.empty(), kind.completionTime(w), bad.substring(0, Math.min(20, bad.length())));
+        }
+        w.setStatus(json.readTree("\"Succeeded\""));
+        assertEquals(Optional.empty(), kind.completionTime(w), "status not an object");
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.job.ShowsQueuingCondition;
@@ -223,5 +225,59 @@ class KubeflowJobKindsTest {
         assertNull(kind.queuingStatus(fresh));
         kind.setQueuingCondition(fresh, "True", "JobEnqueued", "Job Enqueued", at);
         assertEquals("True", kind.queuingStatus(fresh), "a job without status gets one");
+    }
+
+    /**
+     * Issue 30: spec.runPolicy.activeDeadlineSeconds (training-operator RunPolicy, int64) and status.completionTime,
+     * else the last Succeeded/Failed=True condition's lastTransitionTime, for every Kubeflow kind. The operator's CRD
+     * types them, but the kind reads them as JSON: a field of another type, negative, absurd or unparsable reads as
+     * absent.
+     */
+    @Test
+    void runTimeIsRunPolicysActiveDeadlineSecondsAndCompletionTime() throws Exception {
+        for (KubeflowJobKind<?> kind : List.of(new TFJobKind(client), new PyTorchJobKind(client), new MPIJobKind(client),
+                new MPIJobV2beta1Kind(client))) {
+            assertEquals(Optional.of(Duration.ofSeconds(7200)), deadline(kind, "{\"activeDeadlineSeconds\": 7200}"),
+                    kind.kind());
+            assertEquals(Optional.empty(), deadline(kind, "{}"), kind.kind() + ": none");
+            assertEquals(Optional.empty(), deadline(kind, "7200"), kind.kind() + ": runPolicy not an object");
+            for (String bad : List.of("\"7200\"", "7200.5", "1e999999999", "-7200", "0", "true", "[7200]",
+                    "{\"s\": 7200}", "null", "99999999999999999999999999999", "31708800", "\"" + "9".repeat(10_000) + "\"")) {
+                assertEquals(Optional.empty(), deadline(kind, "{\"activeDeadlineSeconds\": " + bad + "}"),
+                        kind.kind() + ": " + bad.substring(0, Math.min(bad.length(), 20)));
+            }
+
+            assertEquals(Optional.of(Instant.parse("2024-06-14T10:13:01Z")), ended(kind, """
+                    {"completionTime": "2024-06-14T10:13:01Z",
+                     "conditions": [{"type": "Succeeded", "status": "True", "lastTransitionTime": "2024-06-14T10:13:05Z"}]}
+                    """), kind.kind());
+            assertEquals(Optional.of(Instant.parse("2024-06-14T09:40:00Z")), ended(kind, """
+                    {"completionTime": 12,
+                     "conditions": [{"type": "Running", "status": "True", "lastTransitionTime": "2024-06-14T09:13:00Z"},
+                                    {"type": "Failed", "status": "True", "lastTransitionTime": "2024-06-14T09:40:00Z"},
+                                    {"type": "Restarting", "status": "True", "lastTransitionTime": "2024-06-14T09:41:00Z"}]}
+                    """), kind.kind() + ": no completionTime that reads: the Failed condition's time");
+            for (String bad : List.of("{}", "{\"completionTime\": \"soon\"}", "{\"completionTime\": [1]}",
+                    "{\"completionTime\": \"" + "2".repeat(10_000) + "\"}",
+                    "{\"conditions\": {\"type\": \"Failed\"}}",
+                    "{\"conditions\": [{\"type\": \"Failed\", \"status\": \"True\", \"lastTransitionTime\": 1e999999999}]}",
+                    "{\"conditions\": [{\"type\": \"Succeeded\", \"status\": \"False\", \"lastTransitionTime\": \"2024-06-14T09:40:00Z\"}]}")) {
+                assertEquals(Optional.empty(), ended(kind, bad), kind.kind() + ": " + bad.substring(0, Math.min(bad.length(), 60)));
+            }
+        }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static Optional<Duration> deadline(KubeflowJobKind kind, String runPolicy) throws Exception {
+        var job = (CustomResource<JsonNode, JsonNode>) kind.type().getDeclaredConstructor().newInstance();
+        job.setSpec(new com.fasterxml.jackson.databind.ObjectMapper().readTree("{\"runPolicy\": " + runPolicy + "}"));
+        return kind.activeDeadline(job);
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static Optional<Instant> ended(KubeflowJobKind kind, String status) throws Exception {
+        var job = (CustomResource<JsonNode, JsonNode>) kind.type().getDeclaredConstructor().newInstance();
+        job.setStatus(new com.fasterxml.jackson.databind.ObjectMapper().readTree(status));
+        return kind.completionTime(job);
     }
 }
