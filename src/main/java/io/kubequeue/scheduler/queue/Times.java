@@ -16,6 +16,12 @@ public final class Times {
 
     /** {@code at + d}, or {@link Instant#MAX} / {@link Instant#MIN} where that lies past the end of time. */
     public static Instant plus(Instant at, Duration d) {
+        // the common case without Duration.between(at, Instant.MAX), whose nanoseconds overflow and are caught
+        // inside the JDK: an exception per backoff, the most of a replay's cycle under the default policy (issue 30)
+        if (!d.isNegative() && d.getSeconds() < Instant.MAX.getEpochSecond() - at.getEpochSecond() - 1
+                || d.isNegative() && d.getSeconds() > Instant.MIN.getEpochSecond() - at.getEpochSecond() + 1) {
+            return at.plus(d);
+        }
         if (!d.isNegative()) {
             return d.compareTo(Duration.between(at, Instant.MAX)) >= 0 ? Instant.MAX : at.plus(d);
         }
@@ -59,6 +65,6 @@ public final class Times {
 
     /** {@code d × 2}, at most the longest Duration. */
     static Duration doubled(Duration d) {
-        return d.getSeconds() >= Long.MAX_VALUE / 2 ? Duration.ofSeconds(Long.MAX_VALUE, 999_999_999) : d.multipliedBy(2);
+        return d.getSeconds() >= Long.MAX_VALUE / 2 ? Duration.ofSeconds(Long.MAX_VALUE, 999_999_999) : d.plus(d); // not multipliedBy: BigDecimal
     }
 }
