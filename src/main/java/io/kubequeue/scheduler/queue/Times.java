@@ -22,10 +22,15 @@ public final class Times {
                 || d.isNegative() && d.getSeconds() > Instant.MIN.getEpochSecond() - at.getEpochSecond() + 1) {
             return at.plus(d);
         }
-        if (!d.isNegative()) {
-            return d.compareTo(Duration.between(at, Instant.MAX)) >= 0 ? Instant.MAX : at.plus(d);
+        try {
+            if (!d.isNegative()) {
+                return d.compareTo(Duration.between(at, Instant.MAX)) >= 0 ? Instant.MAX : at.plus(d);
+            }
+            return d.compareTo(Duration.between(at, Instant.MIN)) <= 0 ? Instant.MIN : at.plus(d);
+        } catch (java.time.DateTimeException | ArithmeticException e) {
+            // Instant.plus adds the seconds before the nanoseconds: within a second of an end, a sum in range throws
+            return d.isNegative() ? Instant.MIN : Instant.MAX;
         }
-        return d.compareTo(Duration.between(at, Instant.MIN)) <= 0 ? Instant.MIN : at.plus(d);
     }
 
     /** What {@link #nanos} answers for "no time": no instant maps to it. */

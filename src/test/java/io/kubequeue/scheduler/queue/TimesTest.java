@@ -41,4 +41,27 @@ class TimesTest {
         assertEquals(Instant.parse("2026-12-02T10:00:00.123456789Z"),
                 Times.instant(Times.nanos(Instant.parse("2026-12-02T10:00:00.123456789Z"))));
     }
+
+    /**
+     * {@code plus} takes a fast path away from the ends of time (issue 30: the slow one threw inside the JDK on every
+     * backoff); on both paths it answers what saturating arithmetic answers, near the ends included.
+     */
+    @Property(tries = 3000)
+    void plusSaturatesExactlyAsTheDefinitionSays(
+            @ForAll @LongRange(min = -31557014167219200L, max = 31556889864403199L) long seconds,
+            @ForAll @LongRange(min = 0, max = 999_999_999) long nanos,
+            @ForAll long durationSeconds, @ForAll @LongRange(min = 0, max = 999_999_999) long durationNanos,
+            @ForAll boolean nearAnEnd) {
+        Instant at = Instant.ofEpochSecond(nearAnEnd ? (seconds > 0 ? Instant.MAX.getEpochSecond() - seconds % 5
+                : Instant.MIN.getEpochSecond() - seconds % 5) : seconds, nanos);
+        java.time.Duration d = java.time.Duration.ofSeconds(nearAnEnd ? durationSeconds % 7 : durationSeconds,
+                durationNanos);
+        Instant expected;
+        try {
+            expected = at.plus(d);
+        } catch (ArithmeticException | java.time.DateTimeException e) {
+            expected = d.isNegative() ? Instant.MIN : Instant.MAX;
+        }
+        assertEquals(expected, Times.plus(at, d), at + " + " + d);
+    }
 }
