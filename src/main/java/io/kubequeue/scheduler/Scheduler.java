@@ -264,7 +264,7 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
      */
     @Override
     public WhatIf whatIf(QuotaTree tree, SchedulerSettings settings) {
-        return forecaster().whatIf(tree, settings);
+        return forecaster().whatIf(tree, settings, changes);
     }
 
     /**

@@ -116,7 +116,7 @@ public final class Forecaster {
     public boolean refreshIfDue(long changes) {
         synchronized (refreshing) {
             if (changes == changesSeen
-                    || Duration.between(current.computedAt(), clock.instant()).compareTo(minInterval) < 0) {
+                    || Duration.between(current.computedAt(), clock.instant()).compareTo(spacing()) < 0) {
                 return false;
             }
             changesSeen = changes;
@@ -124,6 +124,19 @@ public final class Forecaster {
             return true;
         }
     }
+
+    /**
+     * How far apart refreshes are: the minimum interval, or {@value #SPACING_PER_COST} times what the last refresh
+     * cost if that is longer, so that replays take at most 1/{@value #SPACING_PER_COST} of one core however large the
+     * queue (issue 30: the estimates may cost at most a tenth of kube-queue's CPU).
+     */
+    Duration spacing() {
+        Duration byCost = current.cost().multipliedBy(SPACING_PER_COST);
+        return byCost.compareTo(minInterval) > 0 ? byCost : minInterval;
+    }
+
+    /** Refreshes are at least this many times their own cost apart. */
+    static final int SPACING_PER_COST = 20;
 
     /** Copies the core twice and replays both: the estimates of every pending job now. */
     public Forecast refresh() {
@@ -173,8 +186,22 @@ public final class Forecaster {
      * @param settings the policy switches under the change; null: as now
      */
     public WhatIf whatIf(QuotaTree tree, SchedulerSettings settings) {
+        return whatIf(tree, settings, Long.MIN_VALUE);
+    }
+
+    /**
+     * As {@link #whatIf(QuotaTree, SchedulerSettings)}; when the core has not changed since the last refresh
+     * ({@code changes} is the count that refresh saw), its estimates serve as "now" and only the two replays under
+     * the change are run.
+     */
+    public WhatIf whatIf(QuotaTree tree, SchedulerSettings settings, long changes) {
+        Forecast last = current;
+        boolean reuse;
+        synchronized (refreshing) {
+            reuse = changes == changesSeen && last != Forecast.NONE;
+        }
         Simulation nowTypical = simulations.apply(null);
-        Simulation nowLate = simulations.apply(null);
+        Simulation nowLate = reuse ? null : simulations.apply(null);
         Simulation thenTypical = simulations.apply(settings);
         Simulation thenLate = simulations.apply(settings);
         if (tree != null) {
@@ -189,7 +216,7 @@ public final class Forecaster {
         List<JobStatus> jobsThen = thenTypical.jobs();
         QuotaTree treeNow = nowTypical.tree();
         QuotaTree treeThen = thenTypical.tree();
-        Map<JobKey, Estimate> now = Estimates.of(jobsNow, treeNow,
+        Map<JobKey, Estimate> now = reuse ? last.estimates() : Estimates.of(jobsNow, treeNow,
                 Replay.run(nowTypical, snapshot, Replay.Quantile.TYPICAL, limits),
                 Replay.run(nowLate, snapshot, Replay.Quantile.LATE, limits));
         Map<JobKey, Estimate> then = Estimates.of(jobsThen, treeThen,
