@@ -62,8 +62,10 @@ final class CycleEvents {
 
     /**
      * The unblock hint of a {@code Pending} event, rendered as its reason is (other namespaces' jobs are "a job in
-     * quota group G"), e.g. "; to admit it now: raise max cpu of quota group root.a by 2 or a job in quota group
-     * root.b ending (expected 2026-03-01T10:15:00Z)"; empty when there is none. A failure to compute it costs the
+     * quota group G"), e.g. "; to admit it now: raise max cpu of quota group root.a by 2; raise max cpu of quota group
+     * root by 2; a job in quota group root.a ending (expected 2026-03-01T10:15:00Z)": the lines of
+     * {@code Forecasting.unblock} in its order, joined by "; " (a change on each node short of room is needed
+     * together; a job ending is another way). Empty when there is none. A failure to compute it costs the
      * hint, never the event.
      */
     String hint(JobKey key) {
@@ -77,7 +79,7 @@ final class CycleEvents {
             return "";
         }
         return "; to admit it now: " + lines.stream().map(l -> l.render(sameNamespace(key)))
-                .collect(Collectors.joining(" or "));
+                .collect(Collectors.joining("; "));
     }
 
     /**

@@ -77,7 +77,7 @@ class CycleEventsTest {
 
         assertEquals(List.of(new RecordingEvents.Event("train-1", "Normal", "Pending", "cpu: request 3, in use 3 of max"
                 + " 4 in quota group root.a; waits in quota group root.a; to admit it now: raise max cpu of quota"
-                + " group root.a by 2 or a job in quota group root.b ending (expected 2026-03-01T10:15:00Z) or Job"
+                + " group root.a by 2; a job in quota group root.b ending (expected 2026-03-01T10:15:00Z); Job"
                 + " team-a/mine ending")), events.withReason("Pending"));
     }
 
