@@ -242,7 +242,7 @@ class ArchitectureTest {
 
     /** The core's roles, and the facade that implements them. */
     private static final Set<String> ROLES = Set.of("JobIntake", "Cycles", "AdmissionSettling", "EvictionSettling",
-            "ClusterIntake", "ReadViews", "Scheduler");
+            "ClusterIntake", "ReadViews", "Forecasting", "Scheduler");
 
     private static final String FACADE = ROOT + "scheduler.Scheduler";
 

@@ -22,6 +22,7 @@ import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.scheduler.Cycles;
+import io.kubequeue.scheduler.Forecasting;
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.CycleResult;
 import io.kubequeue.scheduler.model.Eviction;
@@ -71,9 +72,21 @@ public class AdmissionLoop {
 
     public AdmissionLoop(Cycles scheduler, Admitter admitter, Evicter evicter, JobDirectory directory,
                          EventRecorder events, KubeQueueConfig config) {
+        this(scheduler, null, admitter, evicter, directory, events, config);
+    }
+
+    /**
+     * @param forecasts the start-time estimates, whose unblock hint ends each {@code Pending} event (computed on the
+     *                  cycle thread after the cycle's admissions are handed to the pipeline, as the event's reason
+     *                  is); null, or {@code kube-queue.estimates.enabled=false}: no hint
+     */
+    @jakarta.inject.Inject
+    public AdmissionLoop(Cycles scheduler, Forecasting forecasts, Admitter admitter, Evicter evicter,
+                         JobDirectory directory, EventRecorder events, KubeQueueConfig config) {
         this.scheduler = scheduler;
         this.admitter = admitter;
-        this.cycleEvents = new CycleEvents(directory, events);
+        this.cycleEvents = forecasts == null || !config.estimates().enabled() ? new CycleEvents(directory, events)
+                : new CycleEvents(directory, events, forecasts::unblock);
         this.queuedEvents = new QueuedEvents(directory, events, key -> scheduler.status(key)
                 .map(s -> s.state() != JobState.ADMITTED).orElse(false));
         SettingRanges.WORKERS.check(config.admission().workers());

@@ -1,10 +1,14 @@
 package io.kubequeue.admission;
 
+import java.util.List;
+import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.JobDirectory;
 import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.Explanation;
 import io.kubequeue.scheduler.model.Hold;
 import io.kubequeue.scheduler.model.JobKey;
 
@@ -22,10 +26,20 @@ final class CycleEvents {
 
     private final JobDirectory directory;
     private final EventRecorder events;
+    private final Function<JobKey, List<Explanation>> unblock;
 
     CycleEvents(JobDirectory directory, EventRecorder events) {
+        this(directory, events, key -> List.of());
+    }
+
+    /**
+     * @param unblock the least that would admit a pending job now ({@code Forecasting.unblock}), appended to its
+     *                {@code Pending} event; {@code key -> List.of()} for none (estimates off)
+     */
+    CycleEvents(JobDirectory directory, EventRecorder events, Function<JobKey, List<Explanation>> unblock) {
         this.directory = directory;
         this.events = events;
+        this.unblock = unblock;
     }
 
     /** Writes the events of one cycle's decisions. */
@@ -33,7 +47,7 @@ final class CycleEvents {
         for (CycleResult.Unschedulable u : result.unschedulable()) {
             directory.get(u.key()).ifPresent(entry -> events.normal(entry.ref(), "Pending",
                     (u.reason() == null ? "does not fit now" : u.reason().render(sameNamespace(u.key())))
-                            + "; waits in quota group " + u.group()));
+                            + "; waits in quota group " + u.group() + hint(u.key())));
         }
         for (Hold hold : result.holds()) {
             directory.get(hold.key()).ifPresent(entry -> events.warning(entry.ref(),
@@ -44,6 +58,28 @@ final class CycleEvents {
             directory.get(reclaim.preemptor()).ifPresent(entry -> events.normal(entry.ref(), "Reclaiming",
                     reclaiming(reclaim)));
         }
+    }
+
+    /**
+     * The unblock hint of a {@code Pending} event, rendered as its reason is (other namespaces' jobs are "a job in
+     * quota group G"), e.g. "; to admit it now: raise max cpu of quota group root.a by 2; raise max cpu of quota group
+     * root by 2; a job in quota group root.a ending (expected 2026-03-01T10:15:00Z)": the lines of
+     * {@code Forecasting.unblock} in its order, joined by "; " (a change on each node short of room is needed
+     * together; a job ending is another way). Empty when there is none. A failure to compute it costs the
+     * hint, never the event.
+     */
+    String hint(JobKey key) {
+        List<Explanation> lines;
+        try {
+            lines = unblock.apply(key);
+        } catch (RuntimeException e) {
+            return "";
+        }
+        if (lines == null || lines.isEmpty()) {
+            return "";
+        }
+        return "; to admit it now: " + lines.stream().map(l -> l.render(sameNamespace(key)))
+                .collect(Collectors.joining("; "));
     }
 
     /**

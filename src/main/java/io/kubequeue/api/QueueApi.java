@@ -1,5 +1,6 @@
 package io.kubequeue.api;
 
+import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -19,8 +20,12 @@ import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
+import io.kubequeue.config.KubeQueueConfig;
+import io.kubequeue.job.EstimateAnswer;
+import io.kubequeue.scheduler.Forecasting;
 import io.kubequeue.scheduler.ReadViews;
 import io.kubequeue.scheduler.model.GroupView;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.PendingView;
 import io.quarkus.runtime.annotations.RegisterForReflection;
@@ -40,9 +45,13 @@ public class QueueApi {
 
     private final ReadViews scheduler;
     private final ReadApiAccess access;
+    /** The estimates; null with {@code kube-queue.estimates.enabled=false}. */
+    private final Forecasting forecasts;
+    private final Clock clock = Clock.systemUTC();
 
-    public QueueApi(ReadViews scheduler, ReadApiAccess access) {
+    public QueueApi(ReadViews scheduler, Forecasting forecasts, KubeQueueConfig config, ReadApiAccess access) {
         this.scheduler = scheduler;
+        this.forecasts = config.estimates().enabled() ? forecasts : null;
         this.access = access;
     }
 
@@ -77,10 +86,17 @@ public class QueueApi {
      * @param request   the whole job's request
      * @param retryAt   when a backed-off job is tried again; null otherwise
      * @param reason    why it is not admitted, with the numbers; or where it was admitted
+     * @param estimate  when a pending job is expected to start, from the last replay (issue 30; at most
+     *                  {@code kube-queue.estimates.interval} old while the queue changes: {@code ageSeconds} says);
+     *                  null for an admitted job, before the first replay, or with estimates off
+     * @param unblock   the least that would admit a pending job now, one line each ("raise max cpu of quota group
+     *                  root.a by 2", "Job team-a/x ending (expected …)"); empty if it fits now; null for an admitted
+     *                  job or with estimates off
      */
     @RegisterForReflection // serialized by Jackson, also in the native image
     public record Job(String kind, String namespace, String name, String group, String state, int position,
-                      int priority, Map<String, String> request, Instant retryAt, String reason) {
+                      int priority, Map<String, String> request, Instant retryAt, String reason,
+                      EstimateAnswer estimate, List<String> unblock) {
     }
 
     /**
@@ -116,7 +132,7 @@ public class QueueApi {
         }
         return scheduler.pending(group).stream()
                 .filter(v -> viewer.mayList(v.status().key().kind(), v.status().key().namespace()))
-                .map(v -> job(v, viewer)).toList();
+                .map(v -> job(v, viewer, forecasts, clock.instant())).toList();
     }
 
     /**
@@ -140,7 +156,7 @@ public class QueueApi {
         return scheduler.find(namespace, name).stream()
                 .filter(v -> kind == null || v.status().key().kind().equalsIgnoreCase(kind))
                 .filter(v -> viewer.mayList(v.status().key().kind(), namespace))
-                .findFirst().map(v -> job(v, viewer))
+                .findFirst().map(v -> job(v, viewer, forecasts, clock.instant()))
                 .orElseThrow(() -> new NotFoundException("kube-queue holds no job " + namespace + "/" + name));
     }
 
@@ -149,10 +165,23 @@ public class QueueApi {
         return GroupView.visibleThrough(groups, viewer::mayListAnyKind);
     }
 
-    /** One job as this viewer reads it: other jobs its reason names appear only if the viewer may see them. */
-    private static Job job(PendingView v, ReadApiAccess.Viewer viewer) {
+    /**
+     * One job as this viewer reads it: other jobs its reason, its estimate's assumptions and its unblock lines name
+     * appear only if the viewer may see them.
+     *
+     * @param forecasts the estimates; null: none given (estimates off)
+     */
+    private static Job job(PendingView v, ReadApiAccess.Viewer viewer, Forecasting forecasts, Instant now) {
         JobStatus s = v.status();
+        boolean pending = s.state() != JobState.ADMITTED;
+        EstimateAnswer estimate = null;
+        List<String> unblock = null;
+        if (pending && forecasts != null) {
+            estimate = EstimateAnswer.of(forecasts.estimate(s.key()).orElse(null), viewer::mayName, now);
+            unblock = forecasts.unblock(s.key()).stream().map(e -> e.render(viewer::mayName)).toList();
+        }
         return new Job(s.key().kind(), s.key().namespace(), s.key().name(), s.group(), s.state().name(), v.position(),
-                s.priority(), s.request().asQuantities(), s.retryAt(), v.reason().render(viewer::mayName));
+                s.priority(), s.request().asQuantities(), s.retryAt(), v.reason().render(viewer::mayName), estimate,
+                unblock);
     }
 }

@@ -26,6 +26,7 @@ import io.kubequeue.leader.Leadership;
 import io.kubequeue.scheduler.ReadViews;
 import io.kubequeue.scheduler.model.Admission;
 import io.kubequeue.scheduler.model.CycleResult;
+import io.kubequeue.scheduler.model.EstimateAccuracy;
 import io.kubequeue.scheduler.model.Eviction;
 import io.kubequeue.scheduler.model.GroupView;
 import io.kubequeue.scheduler.model.Resources;
@@ -76,6 +77,9 @@ public class QueueMetrics {
     private final Timer cycleDuration;
     private final Leadership leadership;
     private final EvictionMetrics evictions;
+    private final Timer estimateRefresh;
+    /** The estimates' error as of the last replay ({@link #estimatesRefreshed}): a scrape never waits for a replay. */
+    private volatile EstimateAccuracy estimateAccuracy = EstimateAccuracy.NONE;
     /** The quota groups whose counters are registered; touched under this instance's lock (refresh). */
     private final java.util.Set<String> groupsWithCounters = new java.util.HashSet<>();
     /** The single-value gauges this instance registered, removed again when it stops (see {@link #stop}). */
@@ -111,6 +115,22 @@ public class QueueMetrics {
                 .description("1 while the quota group's first pending job fits now: it should be admitted within a"
                         + " cycle or its backoff; 1 for minutes means admissions are not happening").register(registry));
         cycleDuration = cycleTimer(registry);
+        estimateRefresh = Timer.builder("kube_queue_estimate_refresh")
+                .description("Time one refresh of the start-time estimates takes (two copies of the core and two"
+                        + " replays), per refresh the timer ran; its _sum over a run is the CPU the estimates cost")
+                .publishPercentiles(0.5, 0.99)
+                .register(registry);
+        for (double quantile : new double[] {0.5, 0.9}) {
+            own(Gauge.builder("kube_queue_estimate_error_ratio", this,
+                            m -> quantile == 0.5 ? m.estimateAccuracy.median() : m.estimateAccuracy.p90())
+                    .tag("quantile", String.valueOf(quantile))
+                    .description("Relative error of the start-time estimates, |eta - start| / wait, of each job's"
+                            + " first estimate against its admission, over the last 1000 admissions (NaN: none yet)")
+                    .register(registry));
+        }
+        own(Gauge.builder("kube_queue_estimate_error_samples", this, m -> m.estimateAccuracy.samples())
+                .description("Admissions kube_queue_estimate_error_ratio rests on (at most 1000)")
+                .register(registry));
         own(Gauge.builder("kube_queue_quota_groups", scheduler, s -> s.tree().nodes().size())
                 .description("Quota groups in force on this replica; 0 holds every job").register(registry));
         own(Gauge.builder("kube_queue_build_info", () -> 1)
@@ -161,6 +181,18 @@ public class QueueMetrics {
                 .publishPercentiles(0.5, 0.99)
                 .serviceLevelObjectives(CYCLE_BUCKETS)
                 .register(registry);
+    }
+
+    /**
+     * One refresh of the start-time estimates ran (the wiring's timer calls this after each replay it ran).
+     *
+     * @param durationNanos how long it took, nanoseconds: into {@code kube_queue_estimate_refresh_seconds}
+     * @param accuracy      the estimates' error after it: {@code kube_queue_estimate_error_ratio} and
+     *                      {@code kube_queue_estimate_error_samples}
+     */
+    public void estimatesRefreshed(long durationNanos, EstimateAccuracy accuracy) {
+        estimateRefresh.record(durationNanos, TimeUnit.NANOSECONDS);
+        estimateAccuracy = accuracy;
     }
 
     private void own(Meter gauge) {

@@ -136,6 +136,9 @@ public interface KubeQueueConfig {
     /** The events' write budget (docs/observability.md, "Events and their budget"). */
     Events events();
 
+    /** Start-time estimates (issue 30; docs/observability.md, "Start-time estimates"). */
+    Estimates estimates();
+
     /** Who may read the queues through the read API ({@code /api/v1}). */
     ReadApi readApi();
 
@@ -350,6 +353,45 @@ public interface KubeQueueConfig {
         @WithConverter(SettingRanges.EventsQueueSize.class)
         @WithDefault("1000")
         int queueSize();
+    }
+
+    /**
+     * Start-time estimates (issue 30): every pending job's expected start, from replays of copies of the core on the
+     * leader, refreshed by a timer (docs/observability.md, "Start-time estimates"). Each setting is bounded
+     * ({@link SettingRanges}).
+     */
+    interface Estimates {
+        /**
+         * Whether estimates are made (env {@code KUBE_QUEUE_ESTIMATES_ENABLED}); off, the read API's {@code estimate}
+         * and {@code unblock} are null, the what-if and the dry run's estimate are not offered, and no replay runs.
+         */
+        @WithDefault("true")
+        @WithConverter(StrictBooleanConverter.class)
+        boolean enabled();
+
+        /**
+         * The least time between two replays (env {@code KUBE_QUEUE_ESTIMATES_INTERVAL}): an estimate is at most about
+         * this old (plus the timer's second) while the queue changes. From 0s (every second the queue changed) to 1h.
+         */
+        @WithConverter(SettingRanges.EstimatesInterval.class)
+        @WithDefault("5s")
+        Duration interval();
+
+        /**
+         * How far ahead a replay looks (env {@code KUBE_QUEUE_ESTIMATES_HORIZON}); a job not started by then is
+         * {@code BEYOND_HORIZON}. From 1m to 365d.
+         */
+        @WithConverter(SettingRanges.EstimatesHorizon.class)
+        @WithDefault("30d")
+        Duration horizon();
+
+        /**
+         * The most scheduling cycles one replay runs (env {@code KUBE_QUEUE_ESTIMATES_MAX_CYCLES}): a bound on its
+         * cost; the jobs it has not started by then are {@code BEYOND_HORIZON}. From 1 to 10000000.
+         */
+        @WithConverter(SettingRanges.EstimatesMaxCycles.class)
+        @WithDefault("200000")
+        int maxCycles();
     }
 
     /** The admission writer. */

@@ -48,6 +48,9 @@ public final class SettingRanges {
             "0s", "1h");
     public static final Durations EVENTS_MAX_WAIT = new Durations("kube-queue.events.max-wait", "1s", "1h");
     public static final Numbers EVENTS_QUEUE_SIZE = new Numbers("kube-queue.events.queue-size", 1, 100_000);
+    public static final Durations ESTIMATES_INTERVAL = new Durations("kube-queue.estimates.interval", "0s", "1h");
+    public static final Durations ESTIMATES_HORIZON = new Durations("kube-queue.estimates.horizon", "1m", "365d");
+    public static final Numbers ESTIMATES_MAX_CYCLES = new Numbers("kube-queue.estimates.max-cycles", 1, 10_000_000);
 
     /**
      * A duration setting's range, both ends included.
@@ -286,6 +289,24 @@ public final class SettingRanges {
     public static final class EventsQueueSize extends BoundedNumber {
         public EventsQueueSize() {
             super(EVENTS_QUEUE_SIZE);
+        }
+    }
+
+    public static final class EstimatesInterval extends BoundedDuration {
+        public EstimatesInterval() {
+            super(ESTIMATES_INTERVAL);
+        }
+    }
+
+    public static final class EstimatesHorizon extends BoundedDuration {
+        public EstimatesHorizon() {
+            super(ESTIMATES_HORIZON);
+        }
+    }
+
+    public static final class EstimatesMaxCycles extends BoundedNumber {
+        public EstimatesMaxCycles() {
+            super(ESTIMATES_MAX_CYCLES);
         }
     }
 }

@@ -93,6 +93,10 @@ public final class SettingsCheck {
         c.events().aggregateInterval();
         c.events().maxWait();
         c.events().queueSize();
+        c.estimates().enabled();
+        c.estimates().interval();
+        c.estimates().horizon();
+        c.estimates().maxCycles();
         c.readApi().authentication();
         c.readApi().cacheFor();
     }

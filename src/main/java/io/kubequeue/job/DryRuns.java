@@ -15,6 +15,8 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.input.ManifestBounds;
+import io.kubequeue.config.KubeQueueConfig;
+import io.kubequeue.scheduler.Forecasting;
 import io.kubequeue.scheduler.ReadViews;
 import io.kubequeue.scheduler.model.DryRun;
 import io.kubequeue.scheduler.model.JobKey;
@@ -32,12 +34,16 @@ public class DryRuns {
 
     private final KubernetesClient client;
     private final ReadViews scheduler;
+    /** The start-time estimates; null with {@code kube-queue.estimates.enabled=false}. */
+    private final Forecasting forecasts;
     private final JobFeed feed;
     private final Instance<JobKind<?>> kinds;
 
-    public DryRuns(KubernetesClient client, ReadViews scheduler, JobFeed feed, Instance<JobKind<?>> kinds) {
+    public DryRuns(KubernetesClient client, ReadViews scheduler, Forecasting forecasts, KubeQueueConfig config,
+                   JobFeed feed, Instance<JobKind<?>> kinds) {
         this.client = client;
         this.scheduler = scheduler;
+        this.forecasts = config.estimates().enabled() ? forecasts : null;
         this.feed = feed;
         this.kinds = kinds;
         JobKinds.registerTypes(client); // a manifest's TFJob is read as a TFJob, not a generic resource
@@ -57,10 +63,14 @@ public class DryRuns {
      * @param position  where it would stand in its group's queue, from 1 (0: no group, or never fits)
      * @param reason    why it would wait (the resource, node, request, use and limit), or "fits now"; for a job
      *                  kube-queue would not manage, why
+     * @param estimate  when it would start if submitted now (issue 30): the queue replayed with it added, other jobs
+     *                  in its assumptions named only to a reader who may see them; null for a job kube-queue would
+     *                  not queue, or with {@code kube-queue.estimates.enabled=false}
      */
     @RegisterForReflection // serialized by Jackson, also in the native image
     public record Verdict(boolean managed, String kind, String namespace, String name, String group,
-                          Map<String, String> request, int priority, boolean fitsNow, int position, String reason) {
+                          Map<String, String> request, int priority, boolean fitsNow, int position, String reason,
+                          EstimateAnswer estimate) {
     }
 
     /**
@@ -151,11 +161,13 @@ public class DryRuns {
                     o.request().asQuantities(), d.priority(), d.fitsNow(), 0,
                     JobFeed.ignoredMarkReason(kind, kind.suspendMarks(job)) + " at once; kube-queue would charge it to"
                             + " quota group " + d.group() + " as started outside the queue (set spec.suspend: true to"
-                            + " queue it)");
+                            + " queue it)", null);
         }
+        EstimateAnswer estimate = notManaged != null || forecasts == null ? null
+                : EstimateAnswer.of(forecasts.estimateIfSubmitted(o), mayName, Clock.systemUTC().instant());
         return new Verdict(notManaged == null, kind.kind(), o.key().namespace(), o.key().name(), d.group(),
                 o.request().asQuantities(), d.priority(), d.fitsNow(), d.position(),
-                notManaged != null ? notManaged : d.reason().render(mayName));
+                notManaged != null ? notManaged : d.reason().render(mayName), estimate);
     }
 
     /** An exception in one bounded line (its message may quote the manifest). */

@@ -606,7 +606,20 @@ public final class VisibilityApi {
             new java.util.TreeMap<>(v.request()).forEach(request::put);
             o.put("priority", v.priority()).put("fitsNow", v.fitsNow()).put("position", v.position())
                     .put("reason", v.reason());
+            o.set("estimate", estimate(v.estimate()));
             return o;
+        }
+
+        /** The read API's {@code estimate} object ({@link io.kubequeue.job.EstimateAnswer}); null for none. */
+        static com.fasterxml.jackson.databind.JsonNode estimate(io.kubequeue.job.EstimateAnswer e) {
+            if (e == null) {
+                return JSON.nullNode();
+            }
+            ObjectNode o = JSON.objectNode().put("state", e.state()).put("eta", e.eta()).put("etaLate", e.etaLate())
+                    .put("runsForSeconds", e.runsForSeconds());
+            ArrayNode assumptions = o.putArray("assumptions");
+            e.assumptions().forEach(assumptions::add);
+            return o.put("computedAt", e.computedAt()).put("ageSeconds", e.ageSeconds());
         }
 
         static ObjectNode quantities(Resources r) {

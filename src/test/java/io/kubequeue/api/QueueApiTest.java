@@ -96,7 +96,9 @@ class QueueApiTest extends SeedTreeFixture {
         org.junit.jupiter.api.Assertions.assertEquals("queued in quota group " + GROUP,
                 events(waiting, "Queued").get(0).getNote());
         org.junit.jupiter.api.Assertions.assertEquals(
-                "cpu: request 2, in use 4 of max 4 in quota group " + GROUP + "; waits in quota group " + GROUP,
+                "cpu: request 2, in use 4 of max 4 in quota group " + GROUP + "; waits in quota group " + GROUP
+                        + "; to admit it now: raise max cpu of quota group " + GROUP + " by 2; raise max cpu of quota"
+                        + " group root by 2", // issue 30: the unblock hint; no job is named, none ran before
                 events(waiting, "Pending").get(0).getNote());
         // three more tries (after 1, 2 and 4 s of backoff) add no Pending event
         await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(6))

@@ -282,6 +282,47 @@ public class ResourceQuotaSource extends InformedQuotaSource<ResourceQuota> {
         });
     }
 
+    /**
+     * The quota groups if {@code quotas} replaced the ResourceQuotas of their namespaces (a what-if, issue 30): each
+     * namespace named by one of them gets the group {@link #build} would make of them (the smallest {@code spec.hard}
+     * of each resource; none held for an uncounted status, since they are not in the cluster), every other group of
+     * {@code current} stays as it is, admission timeouts included.
+     *
+     * @param current the groups in force ({@link QuotaTree#perNamespace})
+     * @param quotas  the ResourceQuotas, each with a namespace
+     * @throws IllegalArgumentException naming the quota and key, for a quota without a namespace or an unreadable
+     *                                  amount
+     */
+    public static QuotaTree replacing(QuotaTree current, List<ResourceQuota> quotas) {
+        Map<String, Resources> limits = new TreeMap<>();
+        for (ResourceQuota quota : quotas) {
+            String ns = quota.getMetadata() == null ? null : quota.getMetadata().getNamespace();
+            String name = quota.getMetadata() == null ? null : quota.getMetadata().getName();
+            if (ns == null || ns.isBlank()) {
+                throw new IllegalArgumentException("ResourceQuota " + name + " has no metadata.namespace");
+            }
+            Map<String, Quantity> hard = quota.getSpec() == null || quota.getSpec().getHard() == null
+                    ? Map.of() : quota.getSpec().getHard();
+            Resources max = byResource(hard, Quantities::toLimitUnits, Math::min, (key, e) -> {
+                throw new IllegalArgumentException("ResourceQuota " + ns + "/" + name + ": spec.hard." + key + ": "
+                        + e.getMessage());
+            });
+            limits.merge(ns, max, ResourceQuotaSource::smallest);
+        }
+        List<QuotaNode> nodes = new ArrayList<>();
+        for (QuotaNode node : current.nodes()) {
+            if (!limits.containsKey(node.name())) {
+                nodes.add(node);
+            }
+        }
+        limits.forEach((ns, max) -> {
+            Duration timeout = current.node(ns).filter(n -> current.nodes().contains(n))
+                    .map(QuotaNode::admissionTimeout).orElse(null);
+            nodes.add(new QuotaNode(ns, null, List.of(ns), null, max).withAdmissionTimeout(timeout));
+        });
+        return QuotaTree.perNamespace(nodes);
+    }
+
     /** {@code status.used} of one quota by the same keys, rounded up; an unreadable amount counts as none. */
     private static Resources usedAmounts(ResourceQuota quota) {
         Map<String, Quantity> used = quota.getStatus() == null || quota.getStatus().getUsed() == null
