@@ -32,8 +32,11 @@ final class EstimateReport {
                     e.warmUp() == 0 ? "" : String.format(" (the first phase's %,d left out: they warm up the history)",
                             e.warmUp()));
             double[] read = EstimateError.medianAndMax(poll.readMillis());
-            out.printf("reads of /api/v1/queues/{group}/jobs: %,d (%,d failed), answer p50 %.1f ms, max %.1f ms, %,.0f KiB;"
-                    + " %,d pending jobs read, %,d without an estimate%n", poll.reads(), poll.failures(), read[0], read[1],
+            double readSeconds = poll.readMillis().stream().mapToDouble(Double::doubleValue).sum() / 1000;
+            out.printf("reads of /api/v1/queues/{group}/jobs: %,d (%,d failed), answer p50 %.1f ms, max %.1f ms, %.2f s in"
+                    + " all (%s of kube-queue's CPU time at most), %,.0f KiB; %,d pending jobs read, %,d without an"
+                    + " estimate%n", poll.reads(), poll.failures(), read[0], read[1], readSeconds,
+                    EstimateReport.percent(e.cpuSeconds() <= 0 ? Double.NaN : readSeconds / e.cpuSeconds()),
                     poll.bytes() / 1024.0, poll.jobsRead(), poll.withoutEstimate());
             if (poll.firstFailure() != null) {
                 out.println("!! first failed read: " + poll.firstFailure());
