@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 /**
  * The benchmark's command line (docs/performance.md lists every option).
  *
- * @param loads        the loads to run, in order: {@code baseline}, {@code burst}, {@code large}, or the backlog
+ * @param loads        the loads to run, in order: {@code baseline}, {@code burst}, {@code large}, {@code varied}, or the backlog
  *                     load once per size, {@code backlog-0} (none) first ({@link Load#named})
  * @param policies     the queue policies to run kube-queue under, in order
  * @param inFlight     admission patches in flight: the reference's and the probe's concurrency, and kube-queue's
@@ -35,17 +35,21 @@ import java.util.regex.Pattern;
  *                     cpu → {@code -XX:ActiveProcessorCount}), as it would see them in its pod
  * @param jar          the kube-queue artifact to run
  * @param manifests    the generated manifests whose Deployment gives the JVM options, env and limits
+ * @param estimatePoll time between two reads of kube-queue's read API for the start-time estimates (one quota group
+ *                     a read, round-robin), or zero for none ({@code --estimate-poll off})
  */
 record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boolean inFlightGiven,
                     Duration writeLatency, Duration readLatency, int writeRate, String heap, double scale, Path kubeconfig,
-                    Set<String> runs, Duration timeout, String mock, boolean podLimits, Path jar, Path manifests) {
+                    Set<String> runs, Duration timeout, String mock, boolean podLimits, Path jar, Path manifests,
+                    Duration estimatePoll) {
 
     static final String USAGE = """
-            usage: BenchMain [--load baseline|burst|large|backlog|all] [--backlog N,N,...]
+            usage: BenchMain [--load baseline|burst|large|varied|backlog|all] [--backlog N,N,...]
                              [--policy strict|default|blocking|both|all] [--in-flight N]
                              [--latency DURATION] [--read-latency DURATION] [--write-rate N|off] [--heap SIZE] [--scale F]
                              [--kubeconfig PATH] [--runs kube-queue,reference,probe] [--timeout DURATION]
                              [--mock indexed|plain] [--pod-limits on|off] [--jar PATH] [--manifests PATH]
+                             [--estimate-poll DURATION|off]
               DURATION: 150ms, 2s, 20m, 0""";
 
     private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m)?");
@@ -56,6 +60,11 @@ record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boo
     static final int DEFAULT_WRITE_RATE = 500;
     private static final Set<String> RUNS = Set.of("kube-queue", "reference", "probe");
     /** The backlog load's sizes when {@code --backlog} is not given (a run with none is always added). */
+    /**
+     * The default time between two reads of the read API for the estimates: 30 baseline groups are each read every
+     * 7.5 s, 4 reads a second in all.
+     */
+    static final Duration DEFAULT_ESTIMATE_POLL = Duration.ofMillis(250);
     static final List<Integer> DEFAULT_BACKLOG = List.of(1_000, 10_000, 100_000);
     /** The most pending jobs {@code --backlog} takes per size. */
     static final int MAX_BACKLOG = 1_000_000;
@@ -79,6 +88,7 @@ record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boo
         Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
         Path manifests = Path.of("target", "kubernetes", "kubernetes.yml");
         List<Integer> backlog = null;
+        Duration estimatePoll = DEFAULT_ESTIMATE_POLL;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             if (option.isBlank()) {
@@ -90,10 +100,10 @@ record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boo
             String value = args[++i];
             switch (option) {
                 case "--load" -> loads = switch (value) {
-                    case "baseline", "burst", "large", Load.BACKLOG -> List.of(value);
+                    case "baseline", "burst", "large", "varied", Load.BACKLOG -> List.of(value);
                     case "all" -> List.of("baseline", "burst");
                     default -> throw new IllegalArgumentException(
-                            "--load takes baseline, burst, large, backlog or all (baseline and burst), got " + value);
+                            "--load takes baseline, burst, large, varied, backlog or all (baseline and burst), got " + value);
                 };
                 case "--backlog" -> backlog = backlogSizes(value);
                 case "--policy" -> policies = switch (value) {
@@ -154,6 +164,13 @@ record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boo
                     }
                     podLimits = value.equals("on");
                 }
+                case "--estimate-poll" -> {
+                    estimatePoll = value.trim().equalsIgnoreCase("off") ? Duration.ZERO : duration(option, value);
+                    if (!value.trim().equalsIgnoreCase("off") && estimatePoll.toMillis() < 10) {
+                        throw new IllegalArgumentException("--estimate-poll takes a duration of at least 10ms, or off,"
+                                + " got " + value);
+                    }
+                }
                 case "--jar" -> jar = Path.of(value);
                 case "--manifests" -> manifests = Path.of(value);
                 default -> throw new IllegalArgumentException("unknown option " + option);
@@ -161,7 +178,7 @@ record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boo
         }
         loads = expandBacklog(loads, backlog);
         return new BenchOptions(loads, policies, inFlight, inFlightGiven, writeLatency, readLatency, writeRate, heap, scale,
-                kubeconfig, runs, timeout, mock, podLimits, jar, manifests);
+                kubeconfig, runs, timeout, mock, podLimits, jar, manifests, estimatePoll);
     }
 
     /**
@@ -279,6 +296,7 @@ record BenchOptions(List<String> loads, List<Policy> policies, int inFlight, boo
         }
         parts.add("--runs " + String.join(",", runs));
         parts.add("--pod-limits " + (podLimits ? "on" : "off"));
+        parts.add("--estimate-poll " + (estimatePoll.isZero() ? "off" : millis(estimatePoll)));
         return String.join(" ", parts);
     }
 

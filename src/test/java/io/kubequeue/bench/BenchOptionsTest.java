@@ -28,6 +28,27 @@ class BenchOptionsTest {
     }
 
     @Test
+    void varied() {
+        BenchOptions o = BenchOptions.parse("--load", "varied", "--policy", "strict");
+        assertEquals(List.of("varied"), o.loads());
+        assertTrue(o.describe().startsWith("--load varied "), o.describe());
+        assertEquals(List.of(), o.backlogSizes());
+        assertMessage("--backlog applies to --load backlog only", "--load", "varied", "--backlog", "10");
+    }
+
+    @Test
+    void estimatePoll() {
+        assertEquals(java.time.Duration.ofMillis(250), BenchOptions.parse().estimatePoll());
+        assertTrue(BenchOptions.parse().describe().contains(" --estimate-poll 250ms"));
+        assertEquals(java.time.Duration.ofMillis(500), BenchOptions.parse("--estimate-poll", "500ms").estimatePoll());
+        assertEquals(java.time.Duration.ofSeconds(2), BenchOptions.parse("--estimate-poll", "2s").estimatePoll());
+        assertTrue(BenchOptions.parse("--estimate-poll", "off").estimatePoll().isZero());
+        assertTrue(BenchOptions.parse("--estimate-poll", "off").describe().contains(" --estimate-poll off"));
+        assertMessage("--estimate-poll takes a duration of at least 10ms, or off, got 0", "--estimate-poll", "0");
+        assertMessage("--estimate-poll takes a duration such as 150ms, 2s or 20m, got often", "--estimate-poll", "often");
+    }
+
+    @Test
     void backlogRunsOncePerSizeAndOnceWithNone() {
         BenchOptions o = BenchOptions.parse("--load", "backlog");
         assertEquals(List.of("backlog-0", "backlog-1000", "backlog-10000", "backlog-100000"), o.loads());
@@ -55,7 +76,7 @@ class BenchOptionsTest {
         assertMessage("--backlog takes pending-job counts from 0 to 1000000, comma-separated (e.g. 1000,10000,100000),"
                 + " got 1000001", "--load", "backlog", "--backlog", "1000001");
         assertMessage("--backlog needs at least one size above 0, got 0", "--load", "backlog", "--backlog", "0");
-        assertMessage("--load takes baseline, burst, large, backlog or all (baseline and burst), got huge", "--load", "huge");
+        assertMessage("--load takes baseline, burst, large, varied, backlog or all (baseline and burst), got huge", "--load", "huge");
     }
 
     private static void assertMessage(String message, String... args) {

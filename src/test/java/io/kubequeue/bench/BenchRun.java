@@ -118,12 +118,26 @@ final class BenchRun {
             long server0 = server.serverCpuNanos();
             WriteFigures writes0 = server.writes();
             ProcStats.Process kq0 = kubeQueue == null ? null : ProcStats.process(kubeQueue.pid());
+            double refresh0 = kubeQueue == null ? Double.NaN : refreshSeconds(kubeQueue);
 
             String failure = null;
             long start;
             double submitLag;
-            try (Submitter submitter = new Submitter(load, creates)) {
+            EstimatePoller poller = null;
+            try (Submitter submitter = new Submitter(load, creates, observer::awaitFinished)) {
+                if (kubeQueue != null && !options.estimatePoll().isZero()) {
+                    List<String> groups = new java.util.ArrayList<>();
+                    for (int leaf = 0; leaf < load.tree.leaves(); leaf++) {
+                        groups.add(load.leafName(leaf));
+                    }
+                    poller = new EstimatePoller(kubeQueue.apiBase(), groups, options.estimatePoll(),
+                            () -> submitter.done() && observer.snapshot().created() >= load.jobs.size(),
+                            new io.fabric8.kubernetes.client.utils.KubernetesSerialization().asJson(load.tree()));
+                }
                 start = submitter.start();
+                if (poller != null) {
+                    poller.start();
+                }
                 long deadline = start + options.timeout().toNanos();
                 long nextProgress = start + PROGRESS_NANOS;
                 while (!observer.awaitAllFinished(Math.min(PROGRESS_NANOS, Math.max(1, deadline - System.nanoTime())))) {
@@ -142,6 +156,10 @@ final class BenchRun {
                     }
                 }
                 submitLag = submitter.maxLag() / 1e6;
+            } finally {
+                if (poller != null) {
+                    poller.close();
+                }
             }
             long end = System.nanoTime();
             if (referenceAdmitter != null) {
@@ -157,8 +175,16 @@ final class BenchRun {
 
             RunResult.ProcessFigures process = null;
             QueueCost cost = null;
+            EstimateFigures estimates = null;
             if (kubeQueue != null && kubeQueue.alive()) {
                 ProcStats.Process kq1 = ProcStats.process(kubeQueue.pid());
+                if (poller != null) {
+                    double refresh1 = refreshSeconds(kubeQueue);
+                    // a timer not published at the start has counted nothing yet (Micrometer registers it on first use)
+                    estimates = EstimateFigures.of(load, poller.result(),
+                            refresh1 - (Double.isNaN(refresh0) ? 0 : refresh0),
+                            (kq1.cpuNanos() - kq0.cpuNanos()) / 1e9);
+                }
                 double admissionsMetric = kubeQueue.metric("kube_queue_admissions_total", "");
                 RunResult.VersionFigures versions = new RunResult.VersionFigures(
                         kubeQueue.metric("kube_queue_admission_version_refusals_total", ""),
@@ -186,7 +212,7 @@ final class BenchRun {
                     seen.excessEvents(), seen.excesses(), process, (double) (self1.cpuNanos() - self0.cpuNanos()) / window,
                     server0 < 0 ? Double.NaN : (double) (server1 - server0) / window, machine0.busyCoresUntil(machine1, window), creates.failures() + runner.failures(),
                     creates.firstFailure() != null ? creates.firstFailure() : runner.firstFailure(), submitLag,
-                    referenceAdmitter == null ? 0 : referenceAdmitter.refused(), cost, writes);
+                    referenceAdmitter == null ? 0 : referenceAdmitter.refused(), cost, writes, estimates);
         } finally {
             if (referenceAdmitter != null) {
                 referenceAdmitter.close();
@@ -195,6 +221,12 @@ final class BenchRun {
                 kubeQueue.close();
             }
         }
+    }
+
+    /** {@code kube_queue_estimate_refresh_seconds_sum} now, NaN when kube-queue does not publish it. */
+    private static double refreshSeconds(KubeQueueProcess kubeQueue) {
+        String sum = EstimateFigures.REFRESH_SERIES + "_sum";
+        return kubeQueue.publishes(sum) ? kubeQueue.metric(sum, "") : Double.NaN;
     }
 
     private void progress(long elapsed, Submitter submitter, Observer.Snapshot s, KubeQueueProcess kubeQueue) {
@@ -211,7 +243,7 @@ final class BenchRun {
     private static RunResult failed(Load load, String admitter, Policy policy, String why) {
         return new RunResult(load.name, admitter, policy, load.jobs.size(), 0, 0, why, 0, 0,
                 RunResult.timeToAdmission(load), load.limits, new long[load.tree.leaves()], new long[load.tree.parents()],
-                0, 0, List.of(), null, 0, Double.NaN, 0, 0, null, 0, 0, null, null);
+                0, 0, List.of(), null, 0, Double.NaN, 0, 0, null, 0, 0, null, null, null);
     }
 
     /**

@@ -12,7 +12,8 @@ import io.kubequeue.bench.Load.JobRecord;
  * {@code Suspended} True (a status-only write that moves its resourceVersion while kube-queue decides, as the real
  * controller's does); when it sees a Job admitted, the runner writes its start
  * ({@code status.startTime}, one active pod) at once and its completion (condition {@code Complete} True,
- * {@code succeeded} 1) after the class's run time (200 ms, 500 ms, 1 s), both through the status subresource with
+ * {@code succeeded} 1) after the job's run time (its class's: 200 ms, 500 ms, 1 s; or the {@code varied} load's
+ * draw), both through the status subresource with
  * non-blocking writes. Nothing of the runner waits on the API server.
  *
  * <p>The backlog load's holder ({@link Load.Role#HOLDER}) is left alone: it runs for the whole run, and a
@@ -49,7 +50,7 @@ final class JobRunner implements Observer.Listener, AutoCloseable {
             return;
         }
         writer.started(job.namespace, job.name);
-        timer.schedule(() -> writer.completed(job.namespace, job.name), job.jobClass.runTime().toNanos(),
+        timer.schedule(() -> writer.completed(job.namespace, job.name), job.runTime.toNanos(),
                 TimeUnit.NANOSECONDS);
     }
 

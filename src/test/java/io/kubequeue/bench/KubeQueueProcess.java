@@ -85,12 +85,14 @@ final class KubeQueueProcess implements AutoCloseable {
     private final String name;
     private final Process process;
     private final int port;
+    private final int apiPort;
     private final Path log;
     private final List<String> command;
     private final Map<String, String> benchEnv;
 
-    private KubeQueueProcess(String name, Process process, int port, Path log, List<String> command,
+    private KubeQueueProcess(String name, Process process, int port, int apiPort, Path log, List<String> command,
                              Map<String, String> benchEnv) {
+        this.apiPort = apiPort;
         this.name = name;
         this.process = process;
         this.port = port;
@@ -133,8 +135,11 @@ final class KubeQueueProcess implements AutoCloseable {
         bench.put("KUBERNETES_NAMESPACE", "kube-queue");
         bench.put("HOSTNAME", name);
         bench.put("POD_NAMESPACE", "kube-queue");
-        // the benchmark reads only health and metrics: port is the management port; the read API's is unused
-        bench.put("QUARKUS_HTTP_PORT", Integer.toString(freePort()));
+        // port is the management port (health, metrics); the read API's is where the harness reads the start-time
+        // estimates (issue 30), opened to it as the tests open it: no token review against the embedded server
+        int apiPort = freePort();
+        bench.put("QUARKUS_HTTP_PORT", Integer.toString(apiPort));
+        bench.put("KUBE_QUEUE_READ_API_AUTHENTICATION", "none");
         bench.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(port));
         bench.put("KUBE_QUEUE_LEADER_ELECTION_ENABLED", "false");
         bench.put("KUBE_QUEUE_DISABLED_KINDS", shipped.unusedKinds());
@@ -151,7 +156,7 @@ final class KubeQueueProcess implements AutoCloseable {
             env.keySet().removeIf(k -> k.startsWith("KUBERNETES_") || k.equals("KUBECONFIG") || k.equals("JAVA_TOOL_OPTIONS"));
             env.putAll(shipped.env());
             env.putAll(bench);
-            return new KubeQueueProcess(name, builder.start(), port, log, command, bench);
+            return new KubeQueueProcess(name, builder.start(), port, apiPort, log, command, bench);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start kube-queue", e);
         }
@@ -174,6 +179,21 @@ final class KubeQueueProcess implements AutoCloseable {
                 return true;
             }
             Thread.sleep(200);
+        }
+        return false;
+    }
+
+    /** The read API's base address ({@code /api/v1} below it), open to the harness without a token. */
+    String apiBase() {
+        return "http://127.0.0.1:" + apiPort;
+    }
+
+    /** Whether {@code /q/metrics} publishes {@code series} at all (a figure absent, not zero, when it does not). */
+    boolean publishes(String series) {
+        for (String line : metricsText().split("\n")) {
+            if (line.startsWith(series + "{") || line.startsWith(series + " ")) {
+                return true;
+            }
         }
         return false;
     }

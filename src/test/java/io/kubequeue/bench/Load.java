@@ -77,7 +77,13 @@ final class Load {
     static final String BACKLOG_NAMESPACE = "kq-bench-backlog";
     static final String BACKLOG_CPU = "20";
     /** The load names that {@link #named} takes, besides {@code backlog-B}. */
-    static final List<String> NAMES = List.of("baseline", "burst", "large");
+    static final List<String> NAMES = List.of("baseline", "burst", "large", "varied");
+    /** The {@code varied} load's run times: log-normal around the class's run time with this sigma … */
+    static final double VARIED_SIGMA = 1.0;
+    /** … capped at this many times the class's run time. */
+    static final double VARIED_CAP = 20.0;
+    /** The {@code varied} load's seed: each job's draw is seeded by it and the job's name. */
+    static final long VARIED_SEED = 30L;
     static final String BACKLOG = "backlog";
 
     /**
@@ -199,8 +205,17 @@ final class Load {
         private final int parent;
         final JobClass jobClass;
         final Role role;
-        /** When to submit it, after the run's first submission (nanoseconds). */
+        /**
+         * When to submit it, after the first submission of its {@link #phase} (nanoseconds).
+         */
         final long offsetNanos;
+        /**
+         * Its submission phase: 0 for most loads; the {@code varied} load's second half is phase 1, submitted once
+         * every job of phase 0 has been seen finished ({@link Submitter}).
+         */
+        final int phase;
+        /** How long it runs once admitted (the runner completes it then): its class's, or its own draw. */
+        final Duration runTime;
         volatile long createdAt;
         volatile long admittedAt;
         volatile long finishedAt;
@@ -208,6 +223,11 @@ final class Load {
         boolean charged;
 
         JobRecord(String namespace, String name, int leaf, int parent, JobClass jobClass, Role role, long offsetNanos) {
+            this(namespace, name, leaf, parent, jobClass, role, offsetNanos, 0, jobClass.runTime());
+        }
+
+        JobRecord(String namespace, String name, int leaf, int parent, JobClass jobClass, Role role, long offsetNanos,
+                  int phase, Duration runTime) {
             this.namespace = namespace;
             this.name = name;
             this.leaf = leaf;
@@ -215,6 +235,8 @@ final class Load {
             this.jobClass = jobClass;
             this.role = role;
             this.offsetNanos = offsetNanos;
+            this.phase = phase;
+            this.runTime = runTime;
         }
 
         String key() {
@@ -247,7 +269,8 @@ final class Load {
         this.tree = tree;
         this.limits = limits;
         this.classes = classes;
-        jobs.sort(Comparator.comparingLong((JobRecord j) -> j.offsetNanos).thenComparing(JobRecord::key));
+        jobs.sort(Comparator.comparingInt((JobRecord j) -> j.phase).thenComparingLong(j -> j.offsetNanos)
+                .thenComparing(JobRecord::key));
         this.jobs = jobs;
         this.background = List.copyOf(background);
         this.byKey = new LinkedHashMap<>();
@@ -264,6 +287,7 @@ final class Load {
             case "baseline" -> baseline(scale);
             case "burst" -> burst(scale);
             case "large" -> large(scale);
+            case "varied" -> varied(scale);
             default -> {
                 int size = backlogSize(name);
                 if (size < 0) {
@@ -317,6 +341,73 @@ final class Load {
         List<JobClass> classes = baselineClasses(scale);
         return new Load("baseline", tree, Limits.summed(tree.leaves(), tree.parents(), "20", "120"), classes,
                 scheduled(tree, classes), List.of());
+    }
+
+    /**
+     * The baseline's tree, classes and jobs (15,000 × scale), each job's run time drawn ({@link #heavyTailed}:
+     * log-normal, the class's run time its median, sigma {@value #VARIED_SIGMA}, capped at {@value #VARIED_CAP} ×),
+     * in two phases: per leaf and class the first half of the baseline's jobs on the baseline's schedule (phase 0,
+     * which warms up kube-queue's history of run times), then, once all of them have been seen finished, the second
+     * half on the same schedule from its own start (phase 1, on which the estimates are measured).
+     */
+    static Load varied(double scale) {
+        Tree tree = new Tree(30, 5, 0);
+        List<JobClass> classes = baselineClasses(scale);
+        List<JobRecord> jobs = new ArrayList<>();
+        for (int leaf = 0; leaf < tree.leaves(); leaf++) {
+            for (JobClass c : classes) {
+                long interval = c.interval().toNanos();
+                int half = (c.perLeaf() + 1) / 2;
+                for (int k = 0; k < c.perLeaf(); k++) {
+                    int phase = k < half ? 0 : 1;
+                    long offset = leaf * interval / tree.leaves() + (k - phase * half) * interval;
+                    String name = String.format("%s-%02d-%04d", c.name(), leaf, k);
+                    jobs.add(new JobRecord(namespace(leaf), name, leaf, tree.parentOf(leaf), c, Role.MEASURED, offset,
+                            phase, heavyTailed(c.runTime(), VARIED_SIGMA, VARIED_CAP, VARIED_SEED, name)));
+                }
+            }
+        }
+        return new Load("varied", tree, Limits.summed(tree.leaves(), tree.parents(), "20", "120"), classes, jobs,
+                List.of());
+    }
+
+    /**
+     * A heavy-tailed run time: {@code median × exp(sigma × Z)}, Z standard normal drawn from a generator seeded by
+     * {@code seed} and {@code name} alone (the same job gets the same draw on every run and in every JVM),
+     * capped at {@code cap × median}, at least a millisecond. Its median is {@code median}.
+     */
+    static Duration heavyTailed(Duration median, double sigma, double cap, long seed, String name) {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(seed * 0x9E3779B97F4A7C15L + stableHash(name));
+        // Box-Muller: one standard normal from two uniforms (SplittableRandom has no nextGaussian before Java 17's
+        // RandomGenerator default, whose algorithm is not specified across versions)
+        double u1 = 1.0 - random.nextDouble();
+        double u2 = random.nextDouble();
+        double z = Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
+        double factor = Math.min(cap, Math.exp(sigma * z));
+        return Duration.ofNanos(Math.max(1_000_000L, Math.round(median.toNanos() * factor)));
+    }
+
+    /** A hash of a name fixed by this code (String.hashCode is too, but its few bits spread poorly when mixed). */
+    private static long stableHash(String name) {
+        long h = 0xcbf29ce484222325L; // FNV-1a 64
+        for (int i = 0; i < name.length(); i++) {
+            h ^= name.charAt(i);
+            h *= 0x100000001b3L;
+        }
+        return h;
+    }
+
+    /** How many jobs of phase 0 the load has: those submitted before the rest wait for (all of them, if one phase). */
+    int firstPhaseJobs() {
+        return (int) jobs.stream().filter(j -> j.phase == 0).count();
+    }
+
+    /**
+     * Whether a job's start-time estimates count in the estimate-error figures: every job, except the {@code varied}
+     * load's first phase (it warms up the history).
+     */
+    boolean estimatesCount(JobRecord job) {
+        return job.measured() && (!name.equals("varied") || job.phase > 0);
     }
 
     /** 50,000 × scale jobs in 1,000 leaves, at the baseline's pace (see the class comment). */
@@ -518,7 +609,7 @@ final class Load {
                 .withNewTemplate().withNewSpec().withRestartPolicy("Never")
                 .withPriorityClassName(r.jobClass.priorityClassName())
                 .addNewContainer().withName("work").withImage("busybox:1.36")
-                .withCommand("sleep", BigDecimal.valueOf(r.jobClass.runTime().toMillis()).movePointLeft(3).toPlainString())
+                .withCommand("sleep", BigDecimal.valueOf(r.runTime.toMillis()).movePointLeft(3).toPlainString())
                 .withNewResources().addToRequests("cpu", r.jobClass.cpu()).endResources()
                 .endContainer().endSpec().endTemplate().endSpec().build();
     }

@@ -143,6 +143,7 @@ final class Observer implements ResourceEventHandler<Job>, AutoCloseable {
         if ((deleted || finished(job)) && r.finishedAt == 0 && r.admittedAt != 0) {
             r.finishedAt = now;
             finished++;
+            notifyAll(); // a phase of the submitter may wait for it (awaitFinished)
             lastFinished = now;
             release(r);
             allFinished.countDown();
@@ -231,6 +232,17 @@ final class Observer implements ResourceEventHandler<Job>, AutoCloseable {
     /** Waits until every job has been seen finished; false on timeout. */
     boolean awaitAllFinished(long timeoutNanos) throws InterruptedException {
         return allFinished.await(timeoutNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Waits until at least {@code jobs} measured jobs have been seen finished (the {@code varied} load's second phase
+     * waits for the first); its {@link Submitter.Barrier}.
+     */
+    synchronized boolean awaitFinished(int jobs) throws InterruptedException {
+        while (finished < jobs) {
+            wait();
+        }
+        return true;
     }
 
     /** Waits until every job created before the run (holder, backlog) has been seen; false on timeout. */

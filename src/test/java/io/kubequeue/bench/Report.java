@@ -41,6 +41,7 @@ final class Report {
             }
         }
         new BacklogReport(out).print(results, options);
+        new EstimateReport(out).print(results);
         if (probe != null) {
             out.printf("%n== raw patch-rate probe: %,d suspended Jobs, %d patches in flight, write latency %d ms ==%n",
                     probe.jobs(), probe.inFlight(), options.writeLatency().toMillis());
@@ -140,7 +141,7 @@ final class Report {
      * @return whether every target that could be judged passed
      */
     boolean targets(List<RunResult> results, PatchRateProbe.Result probe) {
-        out.printf("%n== targets (issues 13 and 27) ==%n");
+        out.printf("%n== targets (issues 13, 27 and 30) ==%n");
         List<Boolean> verdicts = new ArrayList<>();
         // the issue states these for StrictConsistency=true; the blocking queue is judged the same way against its own
         // reference (the default policy's backoff is its documented cost: not judged)
@@ -176,6 +177,7 @@ final class Report {
         }
         largeTargets(verdicts, results);
         new BacklogReport(out).targets(verdicts, results, options);
+        new EstimateReport(out).targets(verdicts, results);
         long passed = verdicts.stream().filter(v -> v).count();
         out.printf("%d of %d targets passed%n", passed, verdicts.size());
         return passed == verdicts.size();

@@ -37,7 +37,7 @@ class ReportWriteTargetsTest {
         Policy policy = reference ? Policy.STRICT.reference() : Policy.STRICT;
         return new RunResult(load, reference ? "reference" : "kube-queue", policy, 1_000, 1_000, 1_000, null, 10,
                 admissionsPerSecond, Map.of("small", STATS, "large", STATS), LIMITS, new long[Load.LEAVES],
-                new long[Load.PARENTS], 0, 0, List.of(), null, 0, Double.NaN, 0, 0, null, 0, 0, null, writes);
+                new long[Load.PARENTS], 0, 0, List.of(), null, 0, Double.NaN, 0, 0, null, 0, 0, null, writes, null);
     }
 
     private static PatchRateProbe.Result probe(double rate, int writeRate) {

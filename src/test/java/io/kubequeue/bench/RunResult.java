@@ -40,13 +40,15 @@ import io.kubequeue.bench.Load.JobRecord;
  *                         (the reference, or kube-queue gone)
  * @param writes           the API writes the embedded server received from the first submission to the end of the
  *                         run, by client and kind, with its write budget's waits; null on a cluster (or a failed start)
+ * @param estimates        kube-queue's start-time estimates against the admissions seen (issue 30), or null (the
+ *                         reference, {@code --estimate-poll off}, or kube-queue gone)
  */
 record RunResult(String load, String admitter, Policy policy, int jobs, int admitted, int finished, String failure,
                  double wallSeconds, double admissionsPerSecond, Map<String, Stats> timeToAdmission,
                  Load.Limits limits, long[] leafPeak, long[] parentPeak, long rootPeak, long excessEvents,
                  List<String> excesses, ProcessFigures process, double harnessCores, double serverCores, double machineCores,
                  long writeFailures, String firstWriteFailure, double submitLagMillis, long refused, QueueCost cost,
-                 WriteFigures writes) {
+                 WriteFigures writes, EstimateFigures estimates) {
 
     /**
      * kube-queue's process.

@@ -3,10 +3,14 @@ package io.kubequeue.scheduler;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 import io.kubequeue.scheduler.model.Admission;
+import io.kubequeue.scheduler.model.Estimate;
+import io.kubequeue.scheduler.model.FinishedRun;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
 import io.kubequeue.scheduler.model.JobPriority;
@@ -22,6 +26,9 @@ import io.kubequeue.scheduler.model.SchedulingPolicy;
  * groups under one root. A benchmark command, not a test: it asserts nothing and prints figures.
  *
  * <pre>./mvnw -q test-compile exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.kubequeue.scheduler.SchedulerBenchmark</pre>
+ *
+ * <p>With the start-time estimates' cost (issue 30), for one policy:
+ * <pre>./mvnw -q test-compile exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.kubequeue.scheduler.SchedulerBenchmark -Dexec.args="RETRY_ON_RELEASE estimates"</pre>
  */
 public final class SchedulerBenchmark {
 
@@ -31,16 +38,63 @@ public final class SchedulerBenchmark {
     private SchedulerBenchmark() {
     }
 
+    /**
+     * @param args the policies to run (names of {@link SchedulingPolicy}; all when none), and {@code estimates} to
+     *             time the start-time estimates too, in each policy's last round (issue 30: a replay of the whole
+     *             state, which takes minutes under some policies, so asked for by name)
+     */
     public static void main(String[] args) {
-        for (SchedulingPolicy policy : SchedulingPolicy.values()) {
+        boolean estimates = List.of(args).contains("estimates");
+        List<SchedulingPolicy> policies = List.of(args).stream().filter(a -> !a.equals("estimates"))
+                .map(SchedulingPolicy::valueOf).toList();
+        for (SchedulingPolicy policy : policies.isEmpty() ? List.of(SchedulingPolicy.values()) : policies) {
             for (int round = 1; round <= 3; round++) {
                 System.out.printf("%s, round %d%n", policy, round);
-                run(new Random(round), policy);
+                run(new Random(round), policy, estimates && round == 3);
             }
         }
     }
 
-    private static void run(Random random, SchedulingPolicy policy) {
+    /**
+     * The start-time estimates on the 15,000-job state (issue 30), with a warmed history: each group has finished
+     * runs of every request shape its jobs have (8 runs of each, 1 to 10 minutes), so every pending job can be
+     * estimated. Times one {@code refreshEstimates()} (two copies and two replays) and one
+     * {@code whatIf(sameTree, null)}, each printed as soon as it is done.
+     */
+    private static void estimates(Scheduler scheduler, QuotaTree tree, List<JobObservation> jobs, Instant t0,
+                                  Random random) {
+        int learnt = 0;
+        Instant runsEnd = t0.minusSeconds(60);
+        for (int g = 0; g < GROUPS; g++) {
+            for (int cpu = 1; cpu <= 8; cpu++) {
+                for (int mem = 1; mem <= 4; mem++) {
+                    for (int r = 0; r < 8; r++) {
+                        Instant admitted = runsEnd.minusSeconds(60 + random.nextInt(540));
+                        scheduler.learn(new FinishedRun(new JobKey("Job", "ns-" + g, "done-" + learnt), "team-" + g,
+                                Resources.of("cpu", 500L * cpu, "memory", (1L << 30) * mem), admitted, runsEnd));
+                        learnt++;
+                    }
+                }
+            }
+        }
+        long refreshStart = System.nanoTime();
+        scheduler.refreshEstimates();
+        long refreshTook = System.nanoTime() - refreshStart;
+        Map<Estimate.State, Integer> states = new EnumMap<>(Estimate.State.class);
+        for (JobObservation job : jobs) {
+            scheduler.estimate(job.key()).ifPresent(e -> states.merge(e.state(), 1, Integer::sum));
+        }
+        System.out.printf("  start-time estimates, history of %,d runs (%,d held): refreshEstimates() %,.1f ms;"
+                + " estimates %s%n", learnt, scheduler.history().runs(), refreshTook / 1e6, states);
+        System.out.flush();
+        long whatIfStart = System.nanoTime();
+        int whatIfJobs = scheduler.whatIf(tree, null).jobs().size();
+        long whatIfTook = System.nanoTime() - whatIfStart;
+        System.out.printf("  whatIf(same tree, null): %,.1f ms over %,d pending jobs%n", whatIfTook / 1e6, whatIfJobs);
+        System.out.flush();
+    }
+
+    private static void run(Random random, SchedulingPolicy policy, boolean estimates) {
         System.gc();
         long heapBefore = usedHeap();
         MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
@@ -52,7 +106,8 @@ public final class SchedulerBenchmark {
             nodes.add(new QuotaNode("team-" + g, "root", List.of("ns-" + g), null,
                     Resources.of("cpu", 40_000L, "memory", 160L << 30)));
         }
-        scheduler.replaceTree(new QuotaTree(nodes));
+        QuotaTree tree = new QuotaTree(nodes);
+        scheduler.replaceTree(tree);
 
         List<JobObservation> jobs = new ArrayList<>(JOBS);
         Instant t0 = Instant.parse("2026-01-01T00:00:00Z");
@@ -77,6 +132,10 @@ public final class SchedulerBenchmark {
             long copyStart = System.nanoTime();
             copied = scheduler.copy(clock).jobs().size();
             copyTook = System.nanoTime() - copyStart;
+        }
+
+        if (estimates) {
+            estimates(scheduler, tree, jobs, t0, random);
         }
 
         // steady state: one job finishes, the next cycle admits what now fits (under retry-on-release, every
