@@ -242,7 +242,7 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
 
     /** Replays now, whatever changed (tests, and the first answer after start-up). */
     public void refreshEstimates() {
-        forecaster().refresh();
+        forecaster().refresh(changes);
     }
 
     /**

@@ -119,8 +119,7 @@ public final class Forecaster {
                     || Duration.between(current.computedAt(), clock.instant()).compareTo(spacing()) < 0) {
                 return false;
             }
-            changesSeen = changes;
-            refresh();
+            refresh(changes);
             return true;
         }
     }
@@ -140,7 +139,16 @@ public final class Forecaster {
 
     /** Copies the core twice and replays both: the estimates of every pending job now. */
     public Forecast refresh() {
+        return refresh(Long.MIN_VALUE);
+    }
+
+    /**
+     * As {@link #refresh()}, of the core after {@code changes} changes (its count): a what-if on a core that has not
+     * changed since takes these estimates as its "now".
+     */
+    public Forecast refresh(long changes) {
         synchronized (refreshing) {
+            changesSeen = changes;
             long started = System.nanoTime();
             Simulation typicalSim = simulations.apply(null);
             Simulation lateSim = simulations.apply(null);
@@ -198,7 +206,7 @@ public final class Forecaster {
         Forecast last = current;
         boolean reuse;
         synchronized (refreshing) {
-            reuse = changes == changesSeen && last != Forecast.NONE;
+            reuse = changes != Long.MIN_VALUE && changes == changesSeen && last != Forecast.NONE;
         }
         Simulation nowTypical = simulations.apply(null);
         Simulation nowLate = reuse ? null : simulations.apply(null);

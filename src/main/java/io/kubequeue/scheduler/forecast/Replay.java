@@ -58,9 +58,30 @@ public final class Replay {
      * @param horizon simulated time looked ahead
      * @param cycles  cycles run at most
      */
-    public record Limits(Duration horizon, int cycles) {
-        /** Thirty days ahead, 200,000 cycles. */
-        public static final Limits STANDARD = new Limits(Duration.ofDays(30), 200_000);
+    public record Limits(Duration horizon, int cycles, Duration resolution) {
+        /** Thirty days ahead, 200,000 cycles, events a tenth of a second apart at the closest. */
+        public static final Limits STANDARD = new Limits(Duration.ofDays(30), 200_000, Duration.ofMillis(100));
+        /** Thirty days ahead, 200,000 cycles, every event at its own instant: what the real cycles do, exactly. */
+        public static final Limits EXACT = new Limits(Duration.ofDays(30), 200_000, Duration.ZERO);
+
+        /**
+         * @param horizon    simulated time looked ahead
+         * @param cycles     cycles run at most
+         * @param resolution events are taken at multiples of this after the replay's start, so the events of one
+         *                   tick (jobs ending, backoffs ending) cost one cycle, as the admission loop coalesces a burst
+         *                   of triggers into one: a start is then predicted up to one tick late per job it waits
+         *                   behind. Zero: each event at its own instant (exact)
+         */
+        public Limits {
+            if (resolution.isNegative()) {
+                throw new IllegalArgumentException("resolution below zero: " + resolution);
+            }
+        }
+
+        /** Limits at the standard resolution. */
+        public Limits(Duration horizon, int cycles) {
+            this(horizon, cycles, STANDARD.resolution());
+        }
     }
 
     /**
@@ -182,6 +203,7 @@ public final class Replay {
             if (!next.isAfter(sim.now())) {
                 next = sim.now().plusMillis(1); // a retry already due was tried by this cycle: never loop in place
             }
+            next = tick(from, next, limits.resolution());
             sim.advanceTo(next);
             while (!endings.isEmpty() && !endings.peek().at().isAfter(next)) {
                 JobKey ended = endings.poll().key();
@@ -202,6 +224,17 @@ public final class Replay {
         Instant end = now.plus(quantile == Quantile.TYPICAL ? p.typical() : p.late());
         ends.put(key, end);
         endings.add(new Ending(end, key));
+    }
+
+    /** {@code at}, rounded up to the next multiple of {@code resolution} after {@code from}. */
+    static Instant tick(Instant from, Instant at, Duration resolution) {
+        long step = resolution.toNanos();
+        if (step <= 0) {
+            return at;
+        }
+        long since = Duration.between(from, at).toNanos();
+        long ticks = (since + step - 1) / step;
+        return from.plusNanos(ticks * step);
     }
 
     /** The admission time a record names; {@code otherwise} if it names none. */

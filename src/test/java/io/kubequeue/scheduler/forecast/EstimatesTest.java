@@ -275,4 +275,24 @@ class EstimatesTest {
         assertEquals(List.of("raise min cpu of quota group team-a by 1"), scheduler.unblock(
                 new JobKey("Job", "a", "more")).stream().map(Object::toString).toList());
     }
+
+    @Test
+    void endsWithinOneTickCostOneCycleAndTheStartIsTheTick() {
+        start(SchedulingPolicy.RETRY_ON_RELEASE, tree(4000, null));
+        submit("a", "one", 1000, new RunTimeHints(Duration.ofMillis(10_010), null));
+        submit("a", "two", 1000, new RunTimeHints(Duration.ofMillis(10_020), null));
+        submit("a", "three", 2000, new RunTimeHints(Duration.ofMillis(10_030), null));
+        cycle();
+        submit("a", "next", 4000, runs(10));
+        cycle();
+        Replay.Result exact = Replay.run(scheduler.simulation(scheduler.settings()), RunTimeHistory.Snapshot.empty(),
+                Replay.Quantile.TYPICAL, Replay.Limits.EXACT);
+        Replay.Result ticked = Replay.run(scheduler.simulation(scheduler.settings()), RunTimeHistory.Snapshot.empty(),
+                Replay.Quantile.TYPICAL, new Replay.Limits(Duration.ofDays(1), 1000, Duration.ofMillis(100)));
+        JobKey next = new JobKey("Job", "a", "next");
+        // "three" was admitted 2 ms after T0 (records are a millisecond apart): it ends at 10.032 s
+        assertEquals(T0.plusMillis(10_032), exact.starts().get(next));
+        assertEquals(T0.plusMillis(10_100), ticked.starts().get(next), "the three ends are one tick: 10.1 s");
+        assertTrue(ticked.cycles() < exact.cycles(), ticked.cycles() + " cycles against " + exact.cycles());
+    }
 }

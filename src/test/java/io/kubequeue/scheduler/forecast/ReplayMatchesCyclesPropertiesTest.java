@@ -199,7 +199,7 @@ class ReplayMatchesCyclesPropertiesTest {
             // the copy is taken wherever the run stands: jobs running, backed off, evicted, reclaiming
         }
         Replay.Result replay = Replay.run(cluster.scheduler.simulation(cluster.scheduler.settings()),
-                RunTimeHistory.Snapshot.empty(), Replay.Quantile.TYPICAL, Replay.Limits.STANDARD);
+                RunTimeHistory.Snapshot.empty(), Replay.Quantile.TYPICAL, Replay.Limits.EXACT);
         Instant copiedAt = cluster.clock.instant();
         cluster.admittedAt.clear();
         int steps = 0;
