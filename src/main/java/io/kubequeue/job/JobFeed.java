@@ -410,8 +410,9 @@ public class JobFeed {
         Phase phase = phaseOf(kind, job, kind.suspendMarks(job), null, false);
         JobObservation o = observation(kind, job, key, phase, kind.request(job, pricing.forNamespace(key.namespace())),
                 null);
-        return job.getMetadata().getCreationTimestamp() != null ? o : new JobObservation(o.key(), o.uid(), o.phase(),
-                o.request(), o.priority(), now, o.quotaName(), o.preemptible(), null);
+        RunTimeHints runTime = runTime(kind, job, key, false); // the dry run's estimate goes by them too
+        return (job.getMetadata().getCreationTimestamp() != null ? o : new JobObservation(o.key(), o.uid(), o.phase(),
+                o.request(), o.priority(), now, o.quotaName(), o.preemptible(), null)).withRunTime(runTime);
     }
 
     private static <R extends HasMetadata> JobObservation observation(JobKind<R> kind, R job, JobKey key, Phase phase,
@@ -534,8 +535,13 @@ public class JobFeed {
      *
      * @return the hints; {@link RunTimeHints#NONE} if the job says nothing
      */
-    @SuppressWarnings({"unchecked", "rawtypes"})
     <R extends HasMetadata> RunTimeHints runTime(JobKind<R> kind, R job, JobKey key) {
+        return runTime(kind, job, key, true);
+    }
+
+    /** As {@link #runTime(JobKind, HasMetadata, JobKey)}; {@code report} false: no event (a dry run's manifest). */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private <R extends HasMetadata> RunTimeHints runTime(JobKind<R> kind, R job, JobKey key, boolean report) {
         java.time.Duration deadline = null;
         if (kind instanceof TellsRunTime tells) {
             try {
@@ -547,7 +553,7 @@ public class JobFeed {
         Map<String, String> annotations = job.getMetadata().getAnnotations();
         String value = annotations == null ? null : annotations.get(Annotations.EXPECTED_DURATION);
         RunTimeFields.ExpectedDuration expected = RunTimeFields.expectedDuration(value);
-        if (expected.problem() != null) {
+        if (expected.problem() != null && report) {
             reportExpectedDuration(key, job, value, expected.problem());
         }
         return expected.duration() == null && deadline == null ? RunTimeHints.NONE

@@ -194,10 +194,20 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
         return observations.observe(observation);
     }
 
-    /** Learns a finished run into the history of run times (see {@link JobIntake#learn}); not under the lock. */
+    /**
+     * Learns a finished run into the history of run times (see {@link JobIntake#learn}); not under the lock. A run
+     * whose end is less than 2 s before now is taken to end now: the end it carries has whole seconds.
+     */
     @Override
     public void learn(FinishedRun run) {
-        history.record(Objects.requireNonNull(run, "run"));
+        Objects.requireNonNull(run, "run");
+        // a Kubernetes completion time has whole seconds (metav1.Time): a run learnt as it ends (within 2 s of now)
+        // ends now, to the millisecond, or a run shorter than a second would be learnt as 0 s or as a second
+        Duration since = Duration.between(run.finishedAt(), clock.instant());
+        if (!since.isNegative() && since.compareTo(Duration.ofSeconds(2)) < 0) {
+            run = new FinishedRun(run.key(), run.group(), run.request(), run.admittedAt(), clock.instant());
+        }
+        history.record(run);
     }
 
     /** The start-time estimates over this core, made on first use. */

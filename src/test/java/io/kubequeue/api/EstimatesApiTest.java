@@ -150,7 +150,7 @@ class EstimatesApiTest {
         String manifest = """
                 apiVersion: batch/v1
                 kind: Job
-                metadata: {name: would-wait, namespace: team-a}
+                metadata: {name: would-wait, namespace: team-a, annotations: {kube-queue/expected-duration: 42m}}
                 spec:
                   suspend: true
                   template:
@@ -164,6 +164,7 @@ class EstimatesApiTest {
         assertEquals(ESTIMATE_FIELDS, alice.getMap("estimate").keySet());
         assertEquals("ESTIMATED", alice.getString("estimate.state"));
         assertNotNull(Instant.parse(alice.getString("estimate.eta")));
+        assertEquals(42 * 60, alice.getInt("estimate.runsForSeconds"), "the manifest's own expected duration");
         assertFalse(alice.getList("estimate.assumptions", String.class).toString().contains("team-b"),
                 alice.prettify());
         assertTrue(scheduler.find("team-a", "would-wait").isEmpty(), "nothing was queued");

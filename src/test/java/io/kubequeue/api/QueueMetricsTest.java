@@ -100,6 +100,18 @@ class QueueMetricsTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> has("kube_queue_admissions_in_flight 0.0"));
         everyMetricTheDashboardQueriesIsServed(m);
 
+        // the estimates replay the waiting third job (issue 30); with the run times said, it is estimated
+        client.batch().v1().jobs().inNamespace("default").list().getItems().forEach(j -> client.batch().v1().jobs()
+                .inNamespace("default").withName(j.getMetadata().getName()).edit(e -> {
+                    java.util.Map<String, String> said = e.getMetadata().getAnnotations() == null
+                            ? new java.util.HashMap<>() : new java.util.HashMap<>(e.getMetadata().getAnnotations());
+                    said.put("kube-queue/expected-duration", "30s");
+                    e.getMetadata().setAnnotations(said);
+                    return e;
+                }));
+        await().atMost(Duration.ofSeconds(10)).until(() -> metrics().lines().anyMatch(l ->
+                l.startsWith("kube_queue_estimate_refresh_seconds_count ") && !l.endsWith(" 0.0")));
+        assertTrue(has("kube_queue_estimate_error_samples 0.0"), "no admission measured yet");
         Job first = client.batch().v1().jobs().inNamespace("default").list().getItems().stream()
                 .filter(j -> Boolean.FALSE.equals(j.getSpec().getSuspend())).findFirst().orElseThrow();
         first.setStatus(new JobStatusBuilder().withConditions(new JobConditionBuilder().withType("Complete")
@@ -113,6 +125,11 @@ class QueueMetricsTest {
                     && now.lines().anyMatch(l -> l.equals("kube_queue_pending_jobs{" + GROUP + ",state=\"backoff\"} 0.0")),
                     now.lines().filter(l -> l.contains(GROUP) && !l.contains("quota_m")).toList().toString());
         });
+
+        // its first estimate is scored against its admission by the next refresh (at most the interval later)
+        await().atMost(Duration.ofSeconds(20)).until(() -> has("kube_queue_estimate_error_samples 1.0"));
+        assertTrue(metrics().lines().anyMatch(l -> l.startsWith("kube_queue_estimate_error_ratio{quantile=\"0.5\"} ")
+                && !l.endsWith("NaN")), "a figure once an admission was measured");
 
         client.batch().v1().jobs().inAnyNamespace().delete();
         client.resources(ElasticQuotaTree.class).inAnyNamespace().delete();

@@ -295,4 +295,21 @@ class EstimatesTest {
         assertEquals(T0.plusMillis(10_100), ticked.starts().get(next), "the three ends are one tick: 10.1 s");
         assertTrue(ticked.cycles() < exact.cycles(), ticked.cycles() + " cycles against " + exact.cycles());
     }
+
+    @Test
+    void aRunLearntAsItEndsIsDatedToTheMillisecondNotToTheSecondItsObjectSays() {
+        start(SchedulingPolicy.RETRY_ON_RELEASE, tree(4000, null));
+        clock.advance(Duration.ofMillis(10_950));
+        // admitted at 10.700 s, ended at 10.950 s: the object's completionTime says 10 s
+        scheduler.learn(new FinishedRun(new JobKey("Job", "a", "short"), "team-a", Resources.of("cpu", 1000L),
+                T0.plusMillis(10_700), T0.plusSeconds(10)));
+        // one that ended long ago keeps the time it carries
+        scheduler.learn(new FinishedRun(new JobKey("Job", "a", "old"), "team-a", Resources.of("cpu", 8000L),
+                T0.minusSeconds(100), T0.minusSeconds(40)));
+        RunTimeHistory.Snapshot s = scheduler.history().snapshot(clock.instant());
+        assertEquals(Duration.ofMillis(250), s.remaining("team-a", "Job", Resources.of("cpu", 1000L),
+                RunTimeHints.NONE, Duration.ZERO).typical());
+        assertEquals(Duration.ofSeconds(60), s.remaining("team-a", "Job", Resources.of("cpu", 8000L),
+                RunTimeHints.NONE, Duration.ZERO).typical());
+    }
 }
