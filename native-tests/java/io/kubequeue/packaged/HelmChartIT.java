@@ -343,7 +343,8 @@ class HelmChartIT {
                 .map(o -> o.getKind() + "/" + o.getMetadata().getName()).sorted().toList();
         assertEquals(List.of("APIService/v1alpha1.visibility.kube-queue.io", "ClusterRole/kube-queue-controller",
                 "ClusterRole/kube-queue-visibility-edit", "ClusterRole/kube-queue-visibility-quotagroups",
-                "ClusterRole/kube-queue-visibility-view", "ClusterRoleBinding/kube-queue-controller"),
+                "ClusterRole/kube-queue-visibility-view", "ClusterRole/kube-queue-visibility-whatifs",
+                "ClusterRoleBinding/kube-queue-controller"),
                 clusterWide.apply(first));
         assertEquals(clusterWide.apply(first), clusterWide.apply(second));
     }
@@ -461,7 +462,7 @@ class HelmChartIT {
         assertEquals(object(manifests, "APIService", "v1alpha1.visibility.kube-queue.io").path("spec"),
                 object(chart, "APIService", "v1alpha1.visibility.kube-queue.io").path("spec"));
         for (String role : List.of("kube-queue-visibility-view", "kube-queue-visibility-edit",
-                "kube-queue-visibility-quotagroups")) {
+                "kube-queue-visibility-quotagroups", "kube-queue-visibility-whatifs")) {
             ClusterRole shipped = generated.get(ClusterRole.class, role);
             ClusterRole charted = rendered.get(ClusterRole.class, role);
             assertEquals(shipped.getRules(), charted.getRules(), role);

@@ -172,7 +172,8 @@ class ManifestsIT {
         // nothing else grants anything: the controller's ClusterRole and four Roles, bound to its account only (and
         // Kubernetes' extension-apiserver-authentication-reader); the users' ClusterRoles, bound to no one
         assertEquals(List.of("kube-queue-controller", "kube-queue-visibility-edit", "kube-queue-visibility-quotagroups",
-                "kube-queue-visibility-view"), names("ClusterRole").stream().sorted().toList());
+                "kube-queue-visibility-view", "kube-queue-visibility-whatifs"),
+                names("ClusterRole").stream().sorted().toList());
         assertEquals(List.of("kube-queue-controller", "kube-queue-controller-auth-reader",
                 "kube-queue-controller-leader-election", "kube-queue-controller-quota-tree",
                 "kube-queue-controller-record-key", "kube-queue-controller-serving"),
@@ -273,6 +274,11 @@ class ManifestsIT {
                 .stream().noneMatch(k -> k.startsWith("rbac.authorization.k8s.io/aggregate-to-")), "not aggregated");
         assertEquals(Map.of(group + "/quotagroups", List.of("get", "list"), group + "/quotagroups/pendingjobs",
                 List.of("get")), grants(quotaGroups.getRules()));
+        ClusterRole whatIfs = manifests.get(ClusterRole.class, "kube-queue-visibility-whatifs");
+        assertTrue(whatIfs.getMetadata().getLabels() == null || whatIfs.getMetadata().getLabels().keySet()
+                .stream().noneMatch(k -> k.startsWith("rbac.authorization.k8s.io/aggregate-to-")),
+                "cluster-scoped: not aggregated");
+        assertEquals(Map.of(group + "/whatifs", List.of("create")), grants(whatIfs.getRules()));
     }
 
     /**

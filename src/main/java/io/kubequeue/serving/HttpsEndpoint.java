@@ -34,6 +34,8 @@ import io.kubequeue.job.DryRuns;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.leader.Leadership;
 import io.kubequeue.leader.ReadApiLeaderAddress;
+import io.kubequeue.quota.WhatIfs;
+import io.kubequeue.scheduler.Forecasting;
 import io.kubequeue.scheduler.ReadViews;
 import io.kubequeue.visibility.Caller;
 import io.kubequeue.visibility.FrontProxy;
@@ -165,15 +167,16 @@ public class HttpsEndpoint {
 
     @jakarta.inject.Inject
     public HttpsEndpoint(Vertx vertx, KubeQueueConfig config, KubernetesClient client, ReadViews scheduler,
-                         DryRuns dryRuns, JobFeed feed, Leadership leadership, ReadApiLeaderAddress leaderAddress,
-                         MeterRegistry registry) {
-        this(vertx, config, client, scheduler, dryRuns, feed, leadership, leaderAddress, registry, Clock.systemUTC());
+                         DryRuns dryRuns, Forecasting forecasts, WhatIfs whatIfs, JobFeed feed, Leadership leadership,
+                         ReadApiLeaderAddress leaderAddress, MeterRegistry registry) {
+        this(vertx, config, client, scheduler, dryRuns, forecasts, whatIfs, feed, leadership, leaderAddress, registry,
+                Clock.systemUTC());
     }
 
     /** @param clock when the key served before a renewal stops being a peer's ({@link #PREVIOUS_KEY_KEPT}) */
     HttpsEndpoint(Vertx vertx, KubeQueueConfig config, KubernetesClient client, ReadViews scheduler,
-                  DryRuns dryRuns, JobFeed feed, Leadership leadership, ReadApiLeaderAddress leaderAddress,
-                  MeterRegistry registry, Clock clock) {
+                  DryRuns dryRuns, Forecasting forecasts, WhatIfs whatIfs, JobFeed feed, Leadership leadership,
+                  ReadApiLeaderAddress leaderAddress, MeterRegistry registry, Clock clock) {
         this.clock = clock;
         this.vertx = vertx;
         this.settings = config.serving();
@@ -190,7 +193,7 @@ public class HttpsEndpoint {
                 settings.keyFile().map(Path::of), leadership.namespace(), settings.secret(), settings.service(), clock);
         this.caBundles = new CaBundles(client, settings.apiService(), settings.webhookConfiguration());
         this.api = new VisibilityApi(scheduler, new VisibilityAccess(reviewClient, config.readApi().cacheFor(), clock),
-                dryRuns);
+                dryRuns, config.estimates().enabled() ? forecasts : null, whatIfs, clock);
         java.util.function.Predicate<String> selected = SuspendAtCreation.selected(settings.suspendAtCreationInNames(),
                 namespace -> scheduler.tree().lists(namespace));
         this.webhook = new SuspendAtCreation((kind, namespace) -> feed.enabled(kind) && feed.watches(namespace)
@@ -425,7 +428,7 @@ public class HttpsEndpoint {
     private Counter answerCounter(String route, int code) {
         return Counter.builder("kube_queue_visibility_answers")
                 .description("Visibility API answers, by route (discovery, pendingjobs, quotagroups,"
-                        + " quotagroup_pendingjobs, dryruns, other) and HTTP status code, counted on the replica the"
+                        + " quotagroup_pendingjobs, dryruns, whatifs, other) and HTTP status code, counted on the replica the"
                         + " API server called (a call forwarded to the leader is counted once, with its answer)")
                 .tag("route", route).tag("code", Integer.toString(code)).register(registry);
     }

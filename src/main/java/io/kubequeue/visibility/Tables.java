@@ -1,5 +1,7 @@
 package io.kubequeue.visibility;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -11,6 +13,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import io.kubequeue.job.EstimateAnswer;
+import io.kubequeue.scheduler.model.Estimate;
 import io.kubequeue.scheduler.model.GroupView;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.PendingView;
@@ -81,7 +85,10 @@ final class Tables {
             new Column("Quota Group", "string", false, "The quota group it queues in"),
             new Column("Position", "integer", false, "Its place among every job of its group, from 1"),
             new Column("State", "string", false, "Active (tried in the next cycle), BackedOff, Held"),
+            new Column("ETA", "string", false, "Time until its expected start (p50), as kubectl prints ages; or why"
+                    + " there is none: NEVER_FITS, NO_QUOTA_GROUP, UNKNOWN, BLOCKED, BEYOND_HORIZON"),
             new Column("Reason", "string", false, "Why it is not admitted, with the numbers"),
+            new Column("ETA-Late", "string", true, "Time until its late start (p90), the band's other end"),
             new Column("Priority", "integer", true, "Its priority as resolved now"),
             new Column("Request", "string", true, "The whole job's request"),
             new Column("Retry At", "string", true, "When a backed-off job is tried again"));
@@ -98,16 +105,88 @@ final class Tables {
             new Column("Max", "string", true, "Declared max"),
             new Column("Used", "string", true, "Used by the jobs kube-queue admitted"));
 
-    static ObjectNode pendingJobs(String version, List<PendingView> jobs, Predicate<JobKey> mayName, String include) {
+    /**
+     * The pendingjobs Table: Name, Kind, Quota Group, Position, State, ETA, Reason; with {@code -o wide} ETA-Late,
+     * Priority, Request, Retry At.
+     *
+     * @param forecast each job's estimate and unblock lines, rendered for the reader
+     * @param now      the time the ETA columns count from
+     */
+    static ObjectNode pendingJobs(String version, List<PendingView> jobs, Predicate<JobKey> mayName,
+                                  Function<PendingView, VisibilityApi.Forecast> forecast, Instant now, String include) {
         return table(version, PENDING_JOB_COLUMNS, jobs, v -> {
+            VisibilityApi.Forecast f = forecast.apply(v);
             ArrayNode cells = JSON.arrayNode();
             cells.add(v.status().key().name()).add(v.status().key().kind())
                     .add(v.status().group() == null ? "<none>" : v.status().group()).add(v.position())
-                    .add(VisibilityApi.Shapes.state(v.status().state())).add(v.reason().render(mayName))
+                    .add(VisibilityApi.Shapes.state(v.status().state())).add(eta(f.estimate(), false, now))
+                    .add(v.reason().render(mayName)).add(eta(f.estimate(), true, now))
                     .add(v.status().priority()).add(pairs(v.status().request().asQuantities()))
                     .add(v.status().retryAt() == null ? "<none>" : v.status().retryAt().toString());
             return cells;
-        }, v -> VisibilityApi.Shapes.pendingJob(v, mayName), include);
+        }, v -> VisibilityApi.Shapes.pendingJob(v, mayName, forecast.apply(v)), include);
+    }
+
+    /**
+     * An ETA cell: the time from {@code now} to the estimate's eta (or etaLate), as kubectl prints an age
+     * ({@link #humanDuration}); the state word when it is not estimated ({@code NEVER_FITS}, {@code UNKNOWN}, …);
+     * {@code BEYOND_HORIZON} for an etaLate the late replay did not reach; {@code <none>} without an estimate.
+     */
+    static String eta(EstimateAnswer e, boolean late, Instant now) {
+        if (e == null) {
+            return "<none>";
+        }
+        if (!Estimate.State.ESTIMATED.name().equals(e.state())) {
+            return e.state();
+        }
+        String at = late ? e.etaLate() : e.eta();
+        if (at == null) {
+            return late ? Estimate.State.BEYOND_HORIZON.name() : e.state();
+        }
+        return humanDuration(Duration.between(now, Instant.parse(at)));
+    }
+
+    /**
+     * A duration as kubectl prints ages (k8s.io/apimachinery's {@code duration.HumanDuration}): {@code 45s},
+     * {@code 4m30s}, {@code 25m}, {@code 3h20m}, {@code 30h}, {@code 3d4h}, {@code 20d}, {@code 2y10d}, {@code 9y};
+     * a negative one (an eta already passed) is {@code 0s}.
+     */
+    static String humanDuration(Duration d) {
+        long seconds = d.getSeconds();
+        if (seconds < 0) {
+            return "0s";
+        }
+        if (seconds < 120) {
+            return seconds + "s";
+        }
+        long minutes = seconds / 60;
+        if (minutes < 10) {
+            long s = seconds % 60;
+            return s == 0 ? minutes + "m" : minutes + "m" + s + "s";
+        }
+        if (minutes < 180) {
+            return minutes + "m";
+        }
+        long hours = minutes / 60;
+        if (hours < 8) {
+            long m = minutes % 60;
+            return m == 0 ? hours + "h" : hours + "h" + m + "m";
+        }
+        if (hours < 48) {
+            return hours + "h";
+        }
+        if (hours < 24 * 8) {
+            long h = hours % 24;
+            return h == 0 ? hours / 24 + "d" : hours / 24 + "d" + h + "h";
+        }
+        if (hours < 24 * 365 * 2) {
+            return hours / 24 + "d";
+        }
+        if (hours < 24 * 365 * 8) {
+            long dy = (hours / 24) % 365;
+            return dy == 0 ? hours / 24 / 365 + "y" : hours / 24 / 365 + "y" + dy + "d";
+        }
+        return hours / 24 / 365 + "y";
     }
 
     static ObjectNode quotaGroups(String version, List<GroupView> groups, String policy, String include) {

@@ -43,8 +43,8 @@ public final class VisibilityAccess implements Authorizer {
     /**
      * One question to the API server.
      *
-     * @param verb        {@code get} or {@code list}
-     * @param resource    {@code pendingjobs} or {@code quotagroups}
+     * @param verb        {@code get}, {@code list} or {@code create}
+     * @param resource    {@code pendingjobs}, {@code quotagroups}, {@code dryruns} or {@code whatifs}
      * @param subresource {@code ""} or {@code pendingjobs}
      * @param namespace   {@code ""} for a cluster-scoped resource
      * @param name        {@code ""} for a list

@@ -1,6 +1,8 @@
 package io.kubequeue.visibility;
 
-import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -16,7 +18,11 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.kubequeue.job.DryRuns;
+import io.kubequeue.job.EstimateAnswer;
+import io.kubequeue.quota.WhatIfs;
+import io.kubequeue.scheduler.Forecasting;
 import io.kubequeue.scheduler.ReadViews;
+import io.kubequeue.scheduler.model.Estimate;
 import io.kubequeue.scheduler.model.GroupView;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobState;
@@ -31,8 +37,9 @@ import io.kubequeue.scheduler.model.Resources;
  * serving package's.
  * <ul>
  *   <li>discovery: {@code /apis}, {@code /apis/visibility.kube-queue.io}, {@code /apis/visibility.kube-queue.io/v1alpha1};</li>
- *   <li>{@code pendingjobs} (namespaced; get, list, with field selectors), {@code quotagroups} (cluster; get, list)
- *       and their {@code pendingjobs} subresource (get), {@code dryruns} (namespaced; create);</li>
+ *   <li>{@code pendingjobs} (namespaced; get, list, with field selectors; each with its start-time {@code estimate}
+ *       and {@code unblock} lines), {@code quotagroups} (cluster; get, list) and their {@code pendingjobs}
+ *       subresource (get), {@code dryruns} (namespaced; create), {@code whatifs} (cluster; create);</li>
  *   <li>a {@code meta.k8s.io/v1} {@code Table} when the caller asks for one ({@code kubectl get}'s {@code Accept});</li>
  *   <li>errors as {@code v1} {@code Status} objects, as kubectl prints them.</li>
  * </ul>
@@ -59,14 +66,58 @@ public final class VisibilityApi {
     private final ReadViews scheduler;
     private final Authorizer access;
     private final DryRuns dryRuns;
+    /** The start-time estimates; null: none (pendingjobs carry {@code estimate: null, unblock: null}). */
+    private final Forecasting forecasts;
+    private final WhatIfs whatIfs;
+    private final Clock clock;
 
     /**
+     * Without estimates or what-ifs.
+     *
      * @param dryRuns the dry run; null: {@code dryruns} is not served (404)
      */
     public VisibilityApi(ReadViews scheduler, Authorizer access, DryRuns dryRuns) {
+        this(scheduler, access, dryRuns, null, null, Clock.systemUTC());
+    }
+
+    /**
+     * @param dryRuns   the dry run; null: {@code dryruns} is not served (404)
+     * @param forecasts the start-time estimates (issue 30); null with {@code kube-queue.estimates.enabled=false}:
+     *                  pendingjobs carry {@code estimate} and {@code unblock} as null, the table's ETA {@code <none>}
+     * @param whatIfs   the what-if; null: {@code whatifs} is not served (404)
+     * @param clock     the time an estimate's age and the table's ETA are counted from
+     */
+    public VisibilityApi(ReadViews scheduler, Authorizer access, DryRuns dryRuns, Forecasting forecasts,
+                         WhatIfs whatIfs, Clock clock) {
         this.scheduler = scheduler;
         this.access = access;
         this.dryRuns = dryRuns;
+        this.forecasts = forecasts;
+        this.whatIfs = whatIfs;
+        this.clock = clock;
+    }
+
+    /**
+     * What a pending job's object adds about its start (issue 30), rendered for one reader.
+     *
+     * @param estimate the read API's {@code estimate}; null before the first replay or without estimates
+     * @param unblock  the least that would admit it now, one line each; empty if it fits now; null without estimates
+     */
+    record Forecast(EstimateAnswer estimate, List<String> unblock) {
+        static final Forecast NONE = new Forecast(null, null);
+    }
+
+    /** Each job's forecast as this reader may read it (other jobs named only if {@code mayName} says so). */
+    private java.util.function.Function<PendingView, Forecast> forecasts(Predicate<JobKey> mayName) {
+        if (forecasts == null) {
+            return v -> Forecast.NONE;
+        }
+        Instant now = clock.instant();
+        return v -> {
+            JobKey key = v.status().key();
+            return new Forecast(EstimateAnswer.of(forecasts.estimate(key).orElse(null), mayName, now),
+                    forecasts.unblock(key).stream().map(e -> e.render(mayName)).toList());
+        };
     }
 
     /**
@@ -76,7 +127,7 @@ public final class VisibilityApi {
      * @param path   the path, not decoded ({@code %2F} in a name is not a separator)
      * @param query  the query's parameters, decoded
      * @param accept the {@code Accept} header, or null
-     * @param body   the request body (a dry run's manifest), or null
+     * @param body   the request body (a dry run's manifest, a what-if's quota objects), or null
      */
     public record Request(String method, String path, Map<String, List<String>> query, String accept, String body) {
 
@@ -138,12 +189,12 @@ public final class VisibilityApi {
 
     /** The routes {@link #route(String)} names, for metrics. */
     public static final List<String> ROUTES = List.of("discovery", "pendingjobs", "quotagroups",
-            "quotagroup_pendingjobs", "dryruns", "other");
+            "quotagroup_pendingjobs", "dryruns", "whatifs", "other");
 
     /**
      * The route of a path, for a metric's label (names taken out, so the series do not grow with the jobs):
      * {@code discovery}, {@code pendingjobs}, {@code quotagroups}, {@code quotagroup_pendingjobs}, {@code dryruns},
-     * {@code other}.
+     * {@code whatifs}, {@code other}.
      */
     public static String route(String path) {
         String p = path.endsWith("/") && path.length() > 1 ? path.substring(0, path.length() - 1) : path;
@@ -160,6 +211,9 @@ public final class VisibilityApi {
         }
         if (parts[0].equals("pendingjobs") && parts.length == 1) {
             return "pendingjobs";
+        }
+        if (parts[0].equals("whatifs") && parts.length == 1) {
+            return "whatifs";
         }
         if (parts[0].equals("quotagroups")) {
             return parts.length <= 2 ? "quotagroups"
@@ -215,6 +269,11 @@ public final class VisibilityApi {
                 }
                 return dryRun(caller, namespace, request.body());
             }
+        } else if (parts.length == 1 && parts[0].equals("whatifs") && whatIfs != null) {
+            if (!"POST".equals(request.method())) {
+                throw new Failure(405, "MethodNotAllowed", "whatifs take create (POST) only");
+            }
+            return whatIf(caller, request);
         } else if (parts.length == 1 && parts[0].equals("pendingjobs")) {
             requireGet(request);
             return listPendingJobs(caller, null, request, table, include);
@@ -287,9 +346,10 @@ public final class VisibilityApi {
         }
         Predicate<JobKey> mayName = mayName(mayListIn(caller));
         if (table != null) {
-            return new Reply(200, Tables.pendingJobs(table, List.of(pending.get()), mayName, include));
+            return new Reply(200, Tables.pendingJobs(table, List.of(pending.get()), mayName, forecasts(mayName),
+                    clock.instant(), include));
         }
-        return new Reply(200, Shapes.pendingJob(pending.get(), mayName));
+        return new Reply(200, Shapes.pendingJob(pending.get(), mayName, forecasts(mayName).apply(pending.get())));
     }
 
     private Reply groupPendingJobs(Caller caller, String group, String table, String include) {
@@ -307,14 +367,18 @@ public final class VisibilityApi {
         return pendingJobs(mayList, jobs, table, include);
     }
 
-    /** @param mayList whether the caller may list pendingjobs in a namespace (reasons name only those jobs) */
+    /**
+     * @param mayList whether the caller may list pendingjobs in a namespace (reasons, assumptions and unblock lines
+     *                name only those jobs)
+     */
     private Reply pendingJobs(Predicate<String> mayList, List<PendingView> jobs, String table, String include) {
         Predicate<JobKey> mayName = mayName(mayList);
+        java.util.function.Function<PendingView, Forecast> forecast = forecasts(mayName);
         if (table != null) {
-            return new Reply(200, Tables.pendingJobs(table, jobs, mayName, include));
+            return new Reply(200, Tables.pendingJobs(table, jobs, mayName, forecast, clock.instant(), include));
         }
         ArrayNode items = JSON.arrayNode();
-        jobs.forEach(v -> items.add(Shapes.pendingJob(v, mayName)));
+        jobs.forEach(v -> items.add(Shapes.pendingJob(v, mayName, forecast.apply(v))));
         return new Reply(200, Shapes.list("PendingJobList", items));
     }
 
@@ -464,6 +528,32 @@ public final class VisibilityApi {
         }
     }
 
+    // ---- whatifs ----
+
+    /**
+     * A what-if (cluster-scoped, create only): {@code create whatifs} at the cluster scope, then the answer's jobs are
+     * those of namespaces where the caller may list pendingjobs; its groups' summary is every group's, for a caller
+     * who may see at least one group (403 otherwise, as the read API's what-if).
+     */
+    private Reply whatIf(Caller caller, Request request) {
+        require(caller, "create", "whatifs", "", "", "");
+        try {
+            whatIfs.requireEnabled();
+            Predicate<String> mayList = mayListIn(caller);
+            if (!allows(caller, "list", "quotagroups", "", "", "")
+                    && GroupView.visibleThrough(scheduler.groups(), mayList).isEmpty()) {
+                throw new Failure(403, "Forbidden", "whatifs.visibility.kube-queue.io is forbidden: User \""
+                        + caller.user() + "\" may see no quota group (cannot list resource \"quotagroups\" in API"
+                        + " group \"" + GROUP + "\" at the cluster scope, nor pendingjobs in a namespace of any group)");
+            }
+            WhatIfs.Answer answer = whatIfs.answer(request.body(), request.param("StrictPriority"),
+                    request.param("StrictConsistency"), key -> mayList.test(key.namespace()));
+            return new Reply(201, Shapes.whatIf(answer));
+        } catch (WhatIfs.Refused e) {
+            throw new Failure(e.status(), e.status() == 404 ? "NotFound" : "BadRequest", e.getMessage());
+        }
+    }
+
     // ---- authorisation ----
 
     private boolean allows(Caller caller, String verb, String resource, String subresource, String namespace,
@@ -521,6 +611,7 @@ public final class VisibilityApi {
             resources.add(resource("quotagroups", "quotagroup", false, "QuotaGroup", List.of("get", "list"), "qg"));
             resources.add(resource("quotagroups/pendingjobs", "", false, "PendingJobList", List.of("get"), null));
             resources.add(resource("dryruns", "dryrun", true, "DryRun", List.of("create"), null));
+            resources.add(resource("whatifs", "whatif", false, "WhatIf", List.of("create"), null));
             return list;
         }
 
@@ -560,7 +651,8 @@ public final class VisibilityApi {
             return m;
         }
 
-        static ObjectNode pendingJob(PendingView v, Predicate<JobKey> mayName) {
+        /** @param forecast its estimate and unblock lines, already rendered for the reader */
+        static ObjectNode pendingJob(PendingView v, Predicate<JobKey> mayName, Forecast forecast) {
             JobStatus s = v.status();
             ObjectNode o = JSON.objectNode().put("apiVersion", GROUP_VERSION).put("kind", "PendingJob");
             o.set("metadata", metadata(s.key().name(), s.key().namespace()));
@@ -574,6 +666,13 @@ public final class VisibilityApi {
                 o.put("retryAt", s.retryAt().toString());
             }
             o.put("reason", v.reason().render(mayName));
+            o.set("estimate", estimate(forecast.estimate()));
+            if (forecast.unblock() == null) {
+                o.putNull("unblock");
+            } else {
+                ArrayNode unblock = o.putArray("unblock");
+                forecast.unblock().forEach(unblock::add);
+            }
             return o;
         }
 
@@ -607,6 +706,30 @@ public final class VisibilityApi {
             o.put("priority", v.priority()).put("fitsNow", v.fitsNow()).put("position", v.position())
                     .put("reason", v.reason());
             o.set("estimate", estimate(v.estimate()));
+            return o;
+        }
+
+        /**
+         * A {@code WhatIf}: the read API's what-if answer ({@link WhatIfs.Answer}: {@code computedAt}, {@code jobs},
+         * {@code groups}, the same fields) as an object of this API.
+         */
+        static ObjectNode whatIf(WhatIfs.Answer answer) {
+            ObjectNode o = JSON.objectNode().put("apiVersion", GROUP_VERSION).put("kind", "WhatIf");
+            o.putObject("metadata");
+            o.put("computedAt", answer.computedAt());
+            ArrayNode jobs = o.putArray("jobs");
+            for (WhatIfs.Job j : answer.jobs()) {
+                jobs.addObject().put("kind", j.kind()).put("namespace", j.namespace()).put("name", j.name())
+                        .put("group", j.group()).put("position", j.position()).put("eta", j.eta())
+                        .put("state", j.state()).put("groupAfter", j.groupAfter())
+                        .put("positionAfter", j.positionAfter()).put("etaAfter", j.etaAfter())
+                        .put("stateAfter", j.stateAfter());
+            }
+            ArrayNode groups = o.putArray("groups");
+            for (WhatIfs.Group g : answer.groups()) {
+                groups.addObject().put("group", g.group()).put("earlier", g.earlier()).put("later", g.later())
+                        .put("shiftSeconds", g.shiftSeconds());
+            }
             return o;
         }
 

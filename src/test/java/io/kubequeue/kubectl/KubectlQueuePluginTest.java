@@ -233,7 +233,7 @@ class KubectlQueuePluginTest {
         cases.put(args("pending"), args("get", "pendingjobs"));
         cases.put(args("pending", "-n", "team-a"), args("get", "pendingjobs", "-n", "team-a"));
         cases.put(args("pending", "-A"), args("get", "pendingjobs", "-A"));
-        cases.put(args("job", "team-a/job2"), args("get", "pendingjobs", "job2", "-n", "team-a", "-o", "wide"));
+        cases.put(args("job", "team-a/job2"), args("get", "pendingjobs", "job2", "-n", "team-a", "-o", jobFormat()));
         // the variables of the plugin that went through the service proxy are not read any more
         Map<String, String> old = Map.of("KUBE_QUEUE_TOKEN", "old-token-5e1f", "KUBE_QUEUE_NAMESPACE", "old-ns",
                 "KUBE_QUEUE_SERVICE", "old-svc:http");
@@ -357,11 +357,12 @@ class KubectlQueuePluginTest {
                 args("job", "team-a/job2", "-n", "team-a"))) {
             Run run = run(line.toArray(String[]::new));
             assertEquals(0, run.exit(), line + ": " + run.err());
-            assertEquals(args("get", "pendingjobs", "job2", "-n", "team-a", "-o", "wide"), run.call(), line.toString());
-            assertEquals(TABLE, run.out());
+            assertEquals(args("get", "pendingjobs", "job2", "-n", "team-a", "-o", jobFormat()), run.call(),
+                    line.toString());
+            assertEquals(TABLE, run.out(), "an answer jq cannot read, as it came");
         }
         // no namespace: kubectl's current one, as kubectl decides
-        assertEquals(args("get", "pendingjobs", "job2", "-o", "wide"), run("job", "job2").call());
+        assertEquals(args("get", "pendingjobs", "job2", "-o", jobFormat()), run("job", "job2").call());
 
         Run run = run("job", "team-a/job2", "-n", "team-b");
         assertWrongCall(run, "two namespaces");
@@ -482,25 +483,224 @@ class KubectlQueuePluginTest {
         assertEquals("not json\n", run.out());
     }
 
-    @Test
-    void dryRunWithoutJqPrintsTheJson() throws Exception {
-        // a PATH with the tools the plugin and the stand-in use, and no jq
+    /** {@code job}'s default: {@code -o json} and a summary with jq, the wide table without. */
+    private static String jobFormat() {
+        return onPath("jq").isPresent() ? "json" : "wide";
+    }
+
+    /** One run with a PATH holding the tools the plugin and the stand-in use, and no jq. */
+    private Run runWithoutJq(String... args) throws IOException, InterruptedException {
         Path tools = Files.createDirectory(dir.resolve("bin-without-jq"));
         for (String tool : List.of("bash", "cat", "tee", "grep", "awk", "mktemp", "rm", "sleep")) {
             Path found = onPath(tool).orElseThrow(() -> new AssertionError("no " + tool + " on PATH"));
             Files.createSymbolicLink(tools.resolve(tool), found);
         }
-        answer("create", DRY_RUN);
-        Run run = run(Map.of("PATH", bin + File.pathSeparator + tools), "dry-run", "job.yaml", "-n", "team-a");
-        try (Stream<Path> links = Files.list(tools)) {
-            for (Path link : links.toList()) {
-                Files.delete(link); // the links only, before @TempDir's cleanup warns about each
+        try {
+            return run(Map.of("PATH", bin + File.pathSeparator + tools), args);
+        } finally {
+            try (Stream<Path> links = Files.list(tools)) {
+                for (Path link : links.toList()) {
+                    Files.delete(link); // the links only, before @TempDir's cleanup warns about each
+                }
             }
+            Files.delete(tools);
         }
+    }
+
+    @Test
+    void dryRunWithoutJqPrintsTheJson() throws Exception {
+        answer("create", DRY_RUN);
+        Run run = runWithoutJq("dry-run", "job.yaml", "-n", "team-a");
         assertEquals(0, run.exit(), run.err());
         assertEquals(args("create", "--raw", API + "/namespaces/team-a/dryruns", "-f", "job.yaml"), run.call());
         assertEquals(DRY_RUN + "\n", run.out());
         assertEquals("", run.err());
+    }
+
+    /** The server's pendingjobs table, with the ETA column, as kubectl prints it. */
+    private static final String TABLE_WITH_ETA = """
+            NAMESPACE   NAME   KIND    QUOTA GROUP   POSITION   STATE   ETA          REASON
+            team-a      job2   TFJob   root.team-a   2          Held    12m          cpu: request 3, in use 3 of max 4
+            team-a      job5   Job     root.team-a   3          Held    NEVER_FITS   cpu: request 9 above max 4
+            """;
+    private static final String PENDING_JOB_WITH_ESTIMATE = """
+            {"apiVersion":"visibility.kube-queue.io/v1alpha1","kind":"PendingJob","metadata":{"name":"job2",\
+            "namespace":"team-a"},"job":{"kind":"TFJob"},"quotaGroup":"root.team-a","state":"Held","position":2,\
+            "priority":0,"request":{"cpu":"3"},"reason":"cpu: request 3, in use 3 of max 4 in root.team-a",\
+            "estimate":{"state":"ESTIMATED","eta":"2026-03-01T10:15:00Z","etaLate":"2026-03-01T10:40:00Z",\
+            "runsForSeconds":5400,"assumptions":["runs for about 1h30m (median of 12 runs)",\
+            "starts once a job in quota group root.team-a ends (expected 2026-03-01 10:15:00Z)"],\
+            "computedAt":"2026-03-01T10:03:00Z","ageSeconds":7},\
+            "unblock":["raise max cpu of quota group root.team-a by 2",\
+            "a job in quota group root.team-a ending (expected 2026-03-01 10:15:00Z)"]}""";
+
+    @Test
+    void jobsShowTheServersEtaColumnAsItComes() throws Exception {
+        answer("get", TABLE_WITH_ETA);
+        Run run = run("jobs", "root.team-a");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(args("get", "pendingjobs", "-A", "--field-selector", "quotaGroup=root.team-a"), run.call());
+        assertEquals(TABLE_WITH_ETA, run.out());
+        // -o wide asks the server for ETA-LATE too: passed as given
+        assertEquals(args("get", "pendingjobs", "-A", "--field-selector", "quotaGroup=root.team-a", "-o", "wide"),
+                run("jobs", "root.team-a", "-o", "wide").call());
+    }
+
+    @Test
+    void aJobWithJqSaysWhenItShouldStartForHowLongOnWhatAssumptionsAndWhatWouldAdmitIt() throws Exception {
+        Assumptions.assumeTrue(onPath("jq").isPresent(), "the summary needs jq");
+        answer("get", PENDING_JOB_WITH_ESTIMATE);
+        Run run = run("job", "team-a/job2");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(args("get", "pendingjobs", "job2", "-n", "team-a", "-o", "json"), run.call());
+        assertEquals("""
+                Job:          TFJob team-a/job2
+                Quota group:  root.team-a
+                Position:     2
+                State:        Held
+                Reason:       cpu: request 3, in use 3 of max 4 in root.team-a
+                Starts:       2026-03-01T10:15:00Z - 2026-03-01T10:40:00Z (median - 90th percentile)
+                Runs for:     90m
+                Assumes:      runs for about 1h30m (median of 12 runs)
+                              starts once a job in quota group root.team-a ends (expected 2026-03-01 10:15:00Z)
+                Would admit:  raise max cpu of quota group root.team-a by 2
+                              a job in quota group root.team-a ending (expected 2026-03-01 10:15:00Z)
+                """, run.out());
+        assertEquals("", run.err());
+
+        // not estimated: the state word, and no band; no estimate at all (estimates off): said so
+        answer("get", PENDING_JOB_WITH_ESTIMATE.replace("\"state\":\"ESTIMATED\",\"eta\":\"2026-03-01T10:15:00Z\","
+                + "\"etaLate\":\"2026-03-01T10:40:00Z\",\"runsForSeconds\":5400",
+                "\"state\":\"NEVER_FITS\",\"eta\":null,\"etaLate\":null,\"runsForSeconds\":null"));
+        run = run("job", "team-a/job2");
+        assertTrue(run.out().contains("\nStarts:       NEVER_FITS\nRuns for:     unknown\n"), run.out());
+        answer("get", PENDING_JOB);
+        run = run("job", "team-a/job2");
+        assertTrue(run.out().contains("\nStarts:       - (no estimate: estimates off, or not computed yet)\n"),
+                run.out());
+        assertFalse(run.out().contains("Would admit"), run.out());
+
+        // -o FORMAT: kubectl get's own output instead
+        answer("get", TABLE_WITH_ETA);
+        run = run("job", "team-a/job2", "-o", "wide");
+        assertEquals(args("get", "pendingjobs", "job2", "-n", "team-a", "-o", "wide"), run.call());
+        assertEquals(TABLE_WITH_ETA, run.out());
+    }
+
+    @Test
+    void aJobWithoutJqIsTheWideTableWithItsEtaColumns() throws Exception {
+        answer("get", TABLE_WITH_ETA);
+        Run run = runWithoutJq("job", "team-a/job2");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(args("get", "pendingjobs", "job2", "-n", "team-a", "-o", "wide"), run.call());
+        assertEquals(TABLE_WITH_ETA, run.out());
+    }
+
+    private static final String WHAT_IF = """
+            {"apiVersion":"visibility.kube-queue.io/v1alpha1","kind":"WhatIf","metadata":{},\
+            "computedAt":"2026-01-01T00:00:00Z","jobs":[\
+            {"kind":"Job","namespace":"team-b","name":"head","group":"root.shared","position":1,\
+            "eta":"2026-01-01T00:05:00Z","state":"ESTIMATED","groupAfter":"root.shared","positionAfter":1,\
+            "etaAfter":"2026-01-01T00:00:00Z","stateAfter":"ESTIMATED"},\
+            {"kind":"Job","namespace":"team-c","name":"huge","group":"root.c","position":1,"eta":null,\
+            "state":"NEVER_FITS","groupAfter":"root.c","positionAfter":1,"etaAfter":null,"stateAfter":"NEVER_FITS"},\
+            {"kind":"Job","namespace":"team-a","name":"small","group":"root.shared","position":2,\
+            "eta":"2026-01-01T02:10:00Z","state":"ESTIMATED","groupAfter":null,"positionAfter":0,"etaAfter":null,\
+            "stateAfter":"NO_QUOTA_GROUP"}],\
+            "groups":[{"group":"root.c","earlier":0,"later":0,"shiftSeconds":0},\
+            {"group":"root.shared","earlier":1,"later":1,"shiftSeconds":-300}]}""";
+    private static final String TREE = "apiVersion: scheduling.sigs.k8s.io/v1beta1\nkind: ElasticQuotaTree\n";
+
+    @Test
+    void whatIfCreatesOneFromTheFileWithTheSwitchesAsQueryParameters() throws Exception {
+        Files.writeString(dir.resolve("tree.yaml"), TREE);
+        answer("create", WHAT_IF);
+        Map<String, String> json = Map.of("KUBECTL_QUEUE_OUTPUT", "json");
+        Map<List<String>, String> cases = new LinkedHashMap<>();
+        cases.put(args("what-if", "tree.yaml"), API + "/whatifs");
+        cases.put(args("what-if", "tree.yaml", "--strict-priority", "true"), API + "/whatifs?StrictPriority=true");
+        cases.put(args("--strict-consistency=false", "what-if", "tree.yaml"), API + "/whatifs?StrictConsistency=false");
+        cases.put(args("what-if", "tree.yaml", "--strict-consistency", "true", "--strict-priority=false"),
+                API + "/whatifs?StrictPriority=false&StrictConsistency=true");
+        for (var c : cases.entrySet()) {
+            Run run = run(json, c.getKey().toArray(String[]::new));
+            assertEquals(0, run.exit(), c.getKey() + ": " + run.err());
+            assertEquals(args("create", "--raw", c.getValue(), "-f", "tree.yaml"), run.call(), c.getKey().toString());
+            assertEquals(TREE, manifest(1));
+            assertEquals(WHAT_IF + "\n", run.out(), "-o json: the answer as is");
+        }
+        // the quota objects on stdin
+        Path stdin = dir.resolve("stdin.yaml");
+        Files.writeString(stdin, TREE.replace("ElasticQuotaTree", "ResourceQuota"));
+        Run run = run(json, stdin, "what-if", "-", "--context", "prod");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(args("--context", "prod", "create", "--raw", API + "/whatifs", "-f", "-"), run.call());
+        assertEquals(TREE.replace("ElasticQuotaTree", "ResourceQuota"), manifest(1));
+
+        Map<List<String>, String> wrong = new LinkedHashMap<>();
+        wrong.put(args("what-if"), "what-if takes one file");
+        wrong.put(args("what-if", "a.yaml", "b.yaml"), "what-if takes one file");
+        wrong.put(args("what-if", "tree.yaml", "-n", "team-a"), "-n and -A do not apply to what-if");
+        wrong.put(args("what-if", "tree.yaml", "-A"), "-n and -A do not apply to what-if");
+        wrong.put(args("what-if", "tree.yaml", "-o", "yaml"), "what-if answers JSON or a summary");
+        wrong.put(args("what-if", "tree.yaml", "--strict-priority", "yes"),
+                "--strict-priority and --strict-consistency take true or false");
+        wrong.put(args("what-if", "tree.yaml", "--strict-consistency=1&x=2"),
+                "--strict-priority and --strict-consistency take true or false");
+        wrong.put(args("what-if", "tree.yaml", "--strict-priority"), "--strict-priority needs true or false");
+        wrong.put(args("pending", "--strict-priority", "true"), "--strict-priority and --strict-consistency apply to"
+                + " what-if only");
+        for (var w : wrong.entrySet()) {
+            run = run(w.getKey().toArray(String[]::new));
+            assertWrongCall(run, w.getKey().toString());
+            assertTrue(run.err().startsWith("kubectl-queue: " + w.getValue()), w.getKey() + ": " + run.err());
+        }
+    }
+
+    @Test
+    void whatIfWithJqTablesTheJobsThatChangeAndEveryGroup() throws Exception {
+        Assumptions.assumeTrue(onPath("jq").isPresent(), "the summary needs jq");
+        Files.writeString(dir.resolve("tree.yaml"), TREE);
+        answer("create", WHAT_IF);
+        Run run = run("what-if", "tree.yaml");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals("""
+                NAMESPACE/NAME  GROUP           POS   ETA
+                team-b/head     root.shared     1->1  5m->0s
+                team-a/small    root.shared->-  2->0  130m->NO_QUOTA_GROUP
+
+                GROUP        EARLIER  LATER  SHIFT
+                root.c       0        0      0s
+                root.shared  1        1      -5m
+                """, run.out(), "team-c/huge changes nothing: not listed");
+        assertEquals("", run.err());
+
+        answer("create", WHAT_IF.replace("\"etaAfter\":\"2026-01-01T00:00:00Z\"", "\"etaAfter\":\"2026-01-01T00:05:00Z\"")
+                .replace("\"groupAfter\":null,\"positionAfter\":0,\"etaAfter\":null,\"stateAfter\":\"NO_QUOTA_GROUP\"",
+                        "\"groupAfter\":\"root.shared\",\"positionAfter\":2,\"etaAfter\":\"2026-01-01T02:10:00Z\","
+                                + "\"stateAfter\":\"ESTIMATED\""));
+        run = run("what-if", "tree.yaml");
+        assertTrue(run.out().startsWith("No pending job you may see changes place or expected start.\n\nGROUP"),
+                run.out());
+    }
+
+    @Test
+    void whatIfWithoutJqPrintsTheJsonAndKubectlsFailurePassesThrough() throws Exception {
+        Files.writeString(dir.resolve("tree.yaml"), TREE);
+        answer("create", WHAT_IF);
+        Run run = runWithoutJq("what-if", "tree.yaml");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals(args("create", "--raw", API + "/whatifs", "-f", "tree.yaml"), run.call());
+        assertEquals(WHAT_IF + "\n", run.out());
+
+        String forbidden = "Error from server (Forbidden): whatifs.visibility.kube-queue.io is forbidden: User "
+                + "\"alice\" cannot create resource \"whatifs\" in API group \"visibility.kube-queue.io\" at the "
+                + "cluster scope\n";
+        failure("create", forbidden, 1);
+        run = run("what-if", "tree.yaml");
+        assertEquals(1, run.exit());
+        assertEquals(forbidden, run.err());
+        assertEquals("", run.out(), "no answer printed, no summary");
     }
 
     @Test
@@ -629,7 +829,7 @@ class KubectlQueuePluginTest {
             }
         }
         for (String text : List.of("kubectl queue [queues]", "kubectl queue jobs GROUP", "kubectl queue pending",
-                USAGE, "kubectl queue dry-run FILE", "--kind KIND", "-o, --output FORMAT", "--context")) {
+                USAGE, "kubectl queue dry-run FILE", "kubectl queue what-if FILE", "--strict-priority", "--kind KIND", "-o, --output FORMAT", "--context")) {
             assertTrue(usage.toString().contains(text), text + " in " + usage);
         }
         for (List<String> line : List.of(args("-h"), args("--help"), args("help"), args("pending", "--help"),

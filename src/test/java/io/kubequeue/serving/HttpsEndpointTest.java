@@ -655,7 +655,7 @@ class HttpsEndpointTest extends SeedTreeFixture {
                 "kube-queue.leader-election.identity", identity));
         Leadership follower = new Leadership(client, config, null);
         assertFalse(follower.isLeader());
-        return new HttpsEndpoint(vertx, config, client, scheduler, dryRuns, feed, follower,
+        return new HttpsEndpoint(vertx, config, client, scheduler, dryRuns, null, null, feed, follower,
                 new io.kubequeue.leader.ReadApiLeaderAddress(client, follower, forwarding, 8080, true, 0),
                 new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), clock);
     }

@@ -21,7 +21,7 @@ class ServingSettingsTest {
     void aPortThatIsNoPortStopsStartUp() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new HttpsEndpoint(null,
                 TestConfig.fromEnv(Map.of("KUBE_QUEUE_SERVING_PORT", "70000")), null, null, null, null, null, null,
-                null));
+                null, null, null));
         assertEquals("kube-queue.serving.port (KUBE_QUEUE_SERVING_PORT): must be a TCP port, 1 to 65535 (0: any free"
                 + " port, for tests); got 70000", e.getMessage());
     }

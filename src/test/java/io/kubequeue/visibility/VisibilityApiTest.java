@@ -100,7 +100,7 @@ class VisibilityApiTest {
     }
 
     @Test
-    void discoveryListsTheFourResourcesWithTheirScopeAndVerbs() {
+    void discoveryListsTheFiveResourcesWithTheirScopeAndVerbs() {
         JsonNode list = get(BOB, "/apis/visibility.kube-queue.io/v1alpha1").body();
         assertEquals("APIResourceList", list.path("kind").asText());
         assertEquals("visibility.kube-queue.io/v1alpha1", list.path("groupVersion").asText());
@@ -108,7 +108,8 @@ class VisibilityApiTest {
         list.path("resources").forEach(r -> byName.put(r.path("name").asText(),
                 r.path("namespaced").asBoolean() + " " + r.path("verbs")));
         assertEquals(Map.of("pendingjobs", "true [\"get\",\"list\"]", "quotagroups", "false [\"get\",\"list\"]",
-                "quotagroups/pendingjobs", "false [\"get\"]", "dryruns", "true [\"create\"]"), byName);
+                "quotagroups/pendingjobs", "false [\"get\"]", "dryruns", "true [\"create\"]", "whatifs",
+                "false [\"create\"]"), byName);
         assertEquals("visibility.kube-queue.io", get(BOB, "/apis").body().path("groups").get(0).path("name").asText());
         assertEquals("v1alpha1", get(BOB, "/apis/visibility.kube-queue.io").body().path("preferredVersion")
                 .path("version").asText());
@@ -214,12 +215,13 @@ class VisibilityApiTest {
             columns.add(c.path("name").asText());
             priorities.add(c.path("priority").asInt());
         });
-        assertEquals(List.of("Name", "Kind", "Quota Group", "Position", "State", "Reason", "Priority", "Request",
-                "Retry At"), columns);
-        assertEquals(List.of(0, 0, 0, 0, 0, 0, 1, 1, 1), priorities, "the last three with -o wide only");
+        assertEquals(List.of("Name", "Kind", "Quota Group", "Position", "State", "ETA", "Reason", "ETA-Late",
+                "Priority", "Request", "Retry At"), columns);
+        assertEquals(List.of(0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1), priorities, "the last four with -o wide only");
         JsonNode row = table.path("rows").get(0);
-        assertEquals("[\"small\",\"Job\",\"root.shared\",2,\"Active\",\"blocking queue: waits behind the head of"
-                + " quota group root.shared, a job in quota group root.shared; tried in the next cycle\",0,\"cpu=500m\",\"<none>\"]",
+        assertEquals("[\"small\",\"Job\",\"root.shared\",2,\"Active\",\"<none>\",\"blocking queue: waits behind the"
+                + " head of quota group root.shared, a job in quota group root.shared; tried in the next cycle\","
+                + "\"<none>\",0,\"cpu=500m\",\"<none>\"]",
                 row.path("cells").toString());
         assertEquals("PartialObjectMetadata", row.path("object").path("kind").asText());
         assertEquals("team-a", row.path("object").path("metadata").path("namespace").asText(), "-A reads it here");
@@ -296,6 +298,8 @@ class VisibilityApiTest {
         assertEquals(404, get(ADMIN, "/apis/other.io/v1").status());
         assertEquals(404, get(ADMIN, "/apis/visibility.kube-queue.io/v1alpha1/namespaces/team-a/dryruns").status(),
                 "no dry run wired here");
+        assertEquals(404, call(ADMIN, "POST", "/apis/visibility.kube-queue.io/v1alpha1/whatifs", Map.of(), null)
+                .status(), "no what-if wired here");
     }
 
     @Test
@@ -328,6 +332,8 @@ class VisibilityApiTest {
         assertEquals("quotagroup_pendingjobs",
                 VisibilityApi.route("/apis/visibility.kube-queue.io/v1alpha1/quotagroups/root/pendingjobs"));
         assertEquals("dryruns", VisibilityApi.route("/apis/visibility.kube-queue.io/v1alpha1/namespaces/a/dryruns"));
+        assertEquals("whatifs", VisibilityApi.route("/apis/visibility.kube-queue.io/v1alpha1/whatifs"));
+        assertEquals("other", VisibilityApi.route("/apis/visibility.kube-queue.io/v1alpha1/whatifs/x"));
         assertEquals("other", VisibilityApi.route("/apis/visibility.kube-queue.io/v1alpha1/namespaces/a/widgets"));
         assertEquals("other", VisibilityApi.route("/apis/other.io/v1"));
     }
