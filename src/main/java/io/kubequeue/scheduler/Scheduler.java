@@ -287,7 +287,7 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
     public List<Explanation> unblock(JobKey key) {
         Forecaster.Forecast forecast = forecaster().current();
         synchronized (this) {
-            return views.unblock(key, forecast.typical());
+            return views.unblock(key, forecast.freedBy(), forecast.ends());
         }
     }
 

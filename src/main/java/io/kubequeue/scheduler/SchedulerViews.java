@@ -263,10 +263,12 @@ final class SchedulerViews {
      * See {@code Scheduler.unblock}: the tree changes that would let the job fit now, then the job whose end the
      * last replay admits it after.
      *
-     * @param replay the last replay at median run times; null if none ran
+     * @param freedBy for each job the last replay at median run times started, the job whose end it started after
+     * @param ends    each job's predicted end in that replay
      */
     List<Explanation> unblock(io.kubequeue.scheduler.model.JobKey key,
-                              io.kubequeue.scheduler.forecast.Replay.Result replay) {
+                              Map<io.kubequeue.scheduler.model.JobKey, io.kubequeue.scheduler.model.JobKey> freedBy,
+                              Map<io.kubequeue.scheduler.model.JobKey, Instant> ends) {
         JobEntry entry = queues.get(key);
         if (entry == null || entry.state() == JobState.ADMITTED || entry.group() == null) {
             return List.of();
@@ -276,11 +278,11 @@ final class SchedulerViews {
         if (out.isEmpty()) {
             return List.of();
         }
-        io.kubequeue.scheduler.model.JobKey freedBy = replay == null ? null : replay.freedBy().get(key);
-        JobEntry freeing = freedBy == null ? null : queues.get(freedBy);
+        io.kubequeue.scheduler.model.JobKey freeingKey = freedBy.get(key);
+        JobEntry freeing = freeingKey == null ? null : queues.get(freeingKey);
         if (freeing != null) {
-            Instant end = replay.ends().get(freedBy);
-            out.add(Explanation.job(freedBy, freeing.group()).then(" ending"
+            Instant end = ends.get(freeingKey);
+            out.add(Explanation.job(freeingKey, freeing.group()).then(" ending"
                     + (end == null ? "" : " (expected " + end.truncatedTo(ChronoUnit.SECONDS) + ")")));
         }
         return out;

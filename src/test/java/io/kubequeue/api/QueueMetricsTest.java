@@ -109,8 +109,14 @@ class QueueMetricsTest {
                     e.getMetadata().setAnnotations(said);
                     return e;
                 }));
-        await().atMost(Duration.ofSeconds(10)).until(() -> metrics().lines().anyMatch(l ->
-                l.startsWith("kube_queue_estimate_refresh_seconds_count ") && !l.endsWith(" 0.0")));
+        String waiting = client.batch().v1().jobs().inNamespace("default").list().getItems().stream()
+                .filter(j -> Boolean.TRUE.equals(j.getSpec().getSuspend())).findFirst().orElseThrow()
+                .getMetadata().getName();
+        await().atMost(Duration.ofSeconds(20)).until(() -> scheduler.estimate(
+                        new io.kubequeue.scheduler.model.JobKey("Job", "default", waiting))
+                .filter(e -> e.state() == io.kubequeue.scheduler.model.Estimate.State.ESTIMATED).isPresent());
+        assertTrue(metrics().lines().anyMatch(l ->
+                l.startsWith("kube_queue_estimate_refresh_seconds_count ") && !l.endsWith(" 0.0")), "timed");
         assertTrue(has("kube_queue_estimate_error_samples 0.0"), "no admission measured yet");
         Job first = client.batch().v1().jobs().inNamespace("default").list().getItems().stream()
                 .filter(j -> Boolean.FALSE.equals(j.getSpec().getSuspend())).findFirst().orElseThrow();

@@ -30,6 +30,10 @@ public final class Estimates {
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss'Z'")
             .withZone(ZoneOffset.UTC);
 
+    /** What every estimate assumes: one instance shared by all. */
+    static final Explanation ASSUMED = Explanation.of("every job ahead runs for its predicted time; no job of higher "
+            + "priority arrives; no quota changes; admissions and evictions apply at once");
+
     private Estimates() {
     }
 
@@ -54,16 +58,18 @@ public final class Estimates {
         }
         unknownByRoot.values().forEach(keys -> keys.sort(null));
         Map<JobKey, Estimate> out = new HashMap<>();
+        Map<RunTimeHistory.Prediction, Explanation> runLines = new HashMap<>(); // alike jobs share one line
         for (JobStatus job : jobs) {
             if (job.state() != JobState.ADMITTED) {
-                out.put(job.key(), one(job, tree, typical, late, groups, unknownByRoot));
+                out.put(job.key(), one(job, tree, typical, late, groups, unknownByRoot, runLines));
             }
         }
         return out;
     }
 
     private static Estimate one(JobStatus job, QuotaTree tree, Replay.Result typical, Replay.Result late,
-                                Map<JobKey, String> groups, Map<String, List<JobKey>> unknownByRoot) {
+                                Map<JobKey, String> groups, Map<String, List<JobKey>> unknownByRoot,
+                                Map<RunTimeHistory.Prediction, Explanation> runLines) {
         Instant at = typical.from();
         RunTimeHistory.Prediction own = typical.runTimes().get(job.key());
         Duration runsFor = own == null ? null : own.typical();
@@ -80,7 +86,8 @@ public final class Estimates {
         if (eta != null) {
             Instant lateStart = late.starts().get(job.key());
             Instant etaLate = lateStart == null ? null : lateStart.isBefore(eta) ? eta : lateStart;
-            assumptions.add(Explanation.of(ownRunTime(own)));
+            assumptions.add(own == null ? Explanation.of(ownRunTime(null))
+                    : runLines.computeIfAbsent(own, p -> Explanation.of(ownRunTime(p))));
             JobKey freedBy = typical.freedBy().get(job.key());
             if (freedBy != null) {
                 Instant end = typical.ends().get(freedBy);
@@ -91,8 +98,7 @@ public final class Estimates {
                 assumptions.add(Explanation.of("at 90th-percentile run times it does not start before "
                         + CLOCK.format(late.reached()) + ", where that replay stopped: the late end is open"));
             }
-            assumptions.add(Explanation.of("every job ahead runs for its predicted time; no job of higher priority "
-                    + "arrives; no quota changes; admissions and evictions apply at once"));
+            assumptions.add(ASSUMED);
             return new Estimate(Estimate.State.ESTIMATED, eta, etaLate, runsFor, assumptions, at);
         }
         if (typical.stop() != Replay.Stop.SETTLED) {

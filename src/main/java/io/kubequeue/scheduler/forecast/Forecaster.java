@@ -42,11 +42,20 @@ public final class Forecaster {
     /** Admissions the accuracy figures rest on, the newest. */
     static final int WINDOW = 1000;
 
-    /** The estimates of one refresh. */
-    public record Forecast(Instant computedAt, Map<JobKey, Estimate> estimates, Replay.Result typical,
-                           Duration cost) {
+    /**
+     * The estimates of one refresh.
+     *
+     * @param computedAt when the state was copied
+     * @param estimates  every pending job's estimate
+     * @param freedBy    for each job the median replay starts, the job whose end it starts after (for the unblock
+     *                   hint)
+     * @param ends       each job's predicted end in the median replay
+     * @param cost       what the refresh took, wall time
+     */
+    public record Forecast(Instant computedAt, Map<JobKey, Estimate> estimates, Map<JobKey, JobKey> freedBy,
+                           Map<JobKey, Instant> ends, Duration cost) {
         /** No refresh yet. */
-        static final Forecast NONE = new Forecast(Instant.EPOCH, Map.of(), null, Duration.ZERO);
+        static final Forecast NONE = new Forecast(Instant.EPOCH, Map.of(), Map.of(), Map.of(), Duration.ZERO);
     }
 
     private record First(Instant eta, Instant madeAt) {
@@ -160,8 +169,8 @@ public final class Forecaster {
             Replay.Result late = Replay.run(lateSim, snapshot, Replay.Quantile.LATE, limits);
             Map<JobKey, Estimate> estimates = Estimates.of(jobs, tree, typical, late);
             measure(jobs, estimates, at);
-            current = new Forecast(at, Map.copyOf(estimates), typical,
-                    Duration.ofNanos(System.nanoTime() - started));
+            current = new Forecast(at, Map.copyOf(estimates), Map.copyOf(typical.freedBy()),
+                    Map.copyOf(typical.ends()), Duration.ofNanos(System.nanoTime() - started));
             return current;
         }
     }
