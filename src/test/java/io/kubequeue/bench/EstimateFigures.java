@@ -41,6 +41,7 @@ record EstimateFigures(EstimatePoller.Result poll, Map<String, EstimateError.Cel
                         poll.samples().getOrDefault(j.key(), List.of())));
             }
         }
+        dump(jobs);
         List<String> classes = load.classes.stream().map(Load.JobClass::name).toList();
         return new EstimateFigures(poll, EstimateError.byClass(jobs, classes), jobs.size(), warmUp, refreshSeconds,
                 cpuSeconds);
@@ -49,5 +50,30 @@ record EstimateFigures(EstimatePoller.Result poll, Map<String, EstimateError.Cel
     /** The replays' share of kube-queue's CPU; NaN when unknown. */
     double cpuShare() {
         return Double.isNaN(refreshSeconds) || cpuSeconds <= 0 ? Double.NaN : refreshSeconds / cpuSeconds;
+    }
+
+    /**
+     * With env {@code BENCH_ESTIMATE_DUMP=PATH}, every job's reads as lines (class, created, admitted, then each read
+     * as seen:eta:state; nanoseconds on the watch's clock), appended to PATH: to look at single jobs' estimates.
+     */
+    private static void dump(List<EstimateError.Job> jobs) {
+        String path = System.getenv("BENCH_ESTIMATE_DUMP");
+        if (path == null || path.isBlank()) {
+            return;
+        }
+        StringBuilder out = new StringBuilder();
+        for (EstimateError.Job job : jobs) {
+            out.append(job.jobClass()).append(' ').append(job.createdAt()).append(' ').append(job.admittedAt());
+            for (EstimateError.Sample s : job.samples()) {
+                out.append(' ').append(s.seenAt()).append(':').append(s.eta()).append(':').append(s.state());
+            }
+            out.append('\n');
+        }
+        try {
+            java.nio.file.Files.writeString(java.nio.file.Path.of(path), out, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND);
+        } catch (java.io.IOException e) {
+            System.err.println("bench: cannot write " + path + ": " + e);
+        }
     }
 }
