@@ -43,7 +43,8 @@ public final class Estimates {
      * @param jobs    every job of the state both replays started from
      * @param tree    the quota groups of that state
      * @param typical the replay at median run times
-     * @param late    the replay at 90th-percentile run times
+     * @param late    the replay at 90th-percentile run times; null: none was run (a what-if's side under the change),
+     *                and no estimate has an {@code etaLate}
      */
     public static Map<JobKey, Estimate> of(List<JobStatus> jobs, QuotaTree tree, Replay.Result typical,
                                            Replay.Result late) {
@@ -84,7 +85,7 @@ public final class Estimates {
         }
         Instant eta = typical.starts().get(job.key());
         if (eta != null) {
-            Instant lateStart = late.starts().get(job.key());
+            Instant lateStart = late == null ? null : late.starts().get(job.key());
             Instant etaLate = lateStart == null ? null : lateStart.isBefore(eta) ? eta : lateStart;
             assumptions.add(own == null ? Explanation.of(ownRunTime(null))
                     : runLines.computeIfAbsent(own, p -> Explanation.of(ownRunTime(p))));
@@ -94,7 +95,7 @@ public final class Estimates {
                 assumptions.add(Explanation.of("starts once ").then(freedBy, groups.get(freedBy))
                         .then(" ends" + (end == null ? "" : " (expected " + CLOCK.format(end) + ")")));
             }
-            if (etaLate == null) {
+            if (etaLate == null && late != null) {
                 assumptions.add(Explanation.of("at 90th-percentile run times it does not start before "
                         + CLOCK.format(late.reached()) + ", where that replay stopped: the late end is open"));
             }

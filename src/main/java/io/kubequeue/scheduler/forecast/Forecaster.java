@@ -197,7 +197,8 @@ public final class Forecaster {
 
     /**
      * What the change would do: the state now replayed as it is and under the change, and every pending job's place
-     * and estimate in both. Four replays; nothing is written.
+     * and estimate in both. Three replays (the change's at median run times only: its estimates have no
+     * {@code etaLate}); nothing is written.
      *
      * @param tree     the quota groups under the change; null: as now
      * @param settings the policy switches under the change; null: as now
@@ -208,8 +209,8 @@ public final class Forecaster {
 
     /**
      * As {@link #whatIf(QuotaTree, SchedulerSettings)}; when the core has not changed since the last refresh
-     * ({@code changes} is the count that refresh saw), its estimates serve as "now" and only the two replays under
-     * the change are run.
+     * ({@code changes} is the count that refresh saw), its estimates serve as "now" and only the replay under the
+     * change is run.
      */
     public WhatIf whatIf(QuotaTree tree, SchedulerSettings settings, long changes) {
         Forecast last = current;
@@ -220,10 +221,8 @@ public final class Forecaster {
         Simulation nowTypical = simulations.apply(null);
         Simulation nowLate = reuse ? null : simulations.apply(null);
         Simulation thenTypical = simulations.apply(settings);
-        Simulation thenLate = simulations.apply(settings);
         if (tree != null) {
             thenTypical.replaceTree(tree);
-            thenLate.replaceTree(tree);
         }
         Instant at = nowTypical.now();
         RunTimeHistory.Snapshot snapshot = history.snapshot(at);
@@ -236,9 +235,9 @@ public final class Forecaster {
         Map<JobKey, Estimate> now = reuse ? last.estimates() : Estimates.of(jobsNow, treeNow,
                 Replay.run(nowTypical, snapshot, Replay.Quantile.TYPICAL, limits),
                 Replay.run(nowLate, snapshot, Replay.Quantile.LATE, limits));
+        // the side under the change at median run times only: a what-if compares starts, and it costs one replay less
         Map<JobKey, Estimate> then = Estimates.of(jobsThen, treeThen,
-                Replay.run(thenTypical, snapshot, Replay.Quantile.TYPICAL, limits),
-                Replay.run(thenLate, snapshot, Replay.Quantile.LATE, limits));
+                Replay.run(thenTypical, snapshot, Replay.Quantile.TYPICAL, limits), null);
         List<WhatIf.Job> jobs = new ArrayList<>();
         Map<String, long[]> byGroup = new TreeMap<>();
         List<JobKey> keys = new ArrayList<>(placesNow.keySet());

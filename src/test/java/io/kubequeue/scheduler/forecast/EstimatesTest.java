@@ -228,6 +228,7 @@ class EstimatesTest {
         assertEquals(Estimate.State.NEVER_FITS, byName.get("big").estimate().state());
         assertEquals(Estimate.State.ESTIMATED, byName.get("big").estimateAfter().state());
         assertEquals(T0.plusMillis(1), byName.get("big").estimateAfter().eta(), "a millisecond after b's record");
+        assertNull(byName.get("big").estimateAfter().etaLate(), "the change is replayed at median run times only");
         assertEquals(List.of(new WhatIf.Group("team-a", 1, 0, 0)), raised.groups());
         QuotaTree withoutB = new QuotaTree(List.of(
                 new QuotaNode("root", null, List.of(), Resources.of("cpu", 4000L), Resources.of("cpu", 4000L)),
