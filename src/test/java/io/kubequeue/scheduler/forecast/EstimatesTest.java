@@ -313,4 +313,22 @@ class EstimatesTest {
         assertEquals(Duration.ofSeconds(60), s.remaining("team-a", "Job", Resources.of("cpu", 8000L),
                 RunTimeHints.NONE, Duration.ZERO).typical());
     }
+
+    @Test
+    void refreshesAreAtLeastTwentyTimesTheirOwnCostApart() {
+        start(SchedulingPolicy.RETRY_ON_RELEASE, tree(4000, null));
+        submit("a", "one", 4000, runs(60));
+        cycle();
+        submit("a", "two", 4000, runs(60));
+        Forecaster forecaster = new Forecaster(s -> scheduler.simulation(scheduler.settings()), scheduler.history(),
+                clock, Duration.ofMillis(1), Replay.Limits.EXACT);
+        assertEquals(Duration.ofMillis(1), forecaster.spacing(), "no refresh yet: the interval");
+        Forecaster.Forecast f = forecaster.refresh();
+        assertTrue(f.cost().compareTo(Duration.ZERO) > 0, "a replay costs CPU: " + f.cost());
+        Duration byCost = f.cost().multipliedBy(Forecaster.SPACING_PER_COST);
+        assertEquals(byCost.compareTo(Duration.ofMillis(1)) > 0 ? byCost : Duration.ofMillis(1), forecaster.spacing());
+        clock.advance(Duration.ofMillis(1));
+        boolean due = forecaster.refreshIfDue(42);
+        assertEquals(byCost.compareTo(Duration.ofMillis(1)) <= 0, due, "due only once the spacing has passed");
+    }
 }
