@@ -36,6 +36,7 @@ import io.kubequeue.scheduler.model.EvictionOutcome;
 import io.kubequeue.scheduler.model.GroupView;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.scheduler.model.JobObservation;
+import io.kubequeue.scheduler.model.JobState;
 import io.kubequeue.scheduler.model.JobStatus;
 import io.kubequeue.scheduler.model.Observed;
 import io.kubequeue.scheduler.model.PendingView;
@@ -97,6 +98,14 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
     private volatile long changes;
     /** Made on first use, over {@link #history} (a copy gets the original's history before any use). */
     private Forecaster forecaster;
+    /**
+     * When each admitted job's admission applied (its patch answered), for the run it is learnt as when it ends: a
+     * job admitted in a burst waits seconds for its write, and that wait is the write pipeline's, not its run's.
+     * Only the original learns; a copy (a replay) must never write into the history it shares.
+     */
+    private final Map<JobKey, Instant> runningSince = new java.util.HashMap<>();
+    private boolean learns = true;
+    private int sweepRunningSinceAt = 1024;
 
     /**
      * @param settings policy and backoff bounds
@@ -167,6 +176,7 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
         copy.queues.placeCopies(queues, entries); // last: whether a job may wait in a wave reads the fields above
         copy.admissionClock.copyFrom(admissionClock);
         copy.history = history;
+        copy.learns = false;
         if (settings.policy() == this.settings.policy()) {
             copy.policy.copyFrom(policy);
         }
@@ -191,7 +201,35 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
     @Override
     public synchronized Observed observe(JobObservation observation) {
         changes++;
-        return observations.observe(observation);
+        JobEntry before = queues.get(observation.key());
+        if (before == null || before.state() != JobState.ADMITTED) {
+            return observations.observe(observation);
+        }
+        AdmissionRecord record = before.record();
+        String group = before.group();
+        Resources request = before.effectiveRequest();
+        Observed observed = observations.observe(observation);
+        JobEntry after = queues.get(observation.key());
+        if (after == null || after.state() != JobState.ADMITTED || !Objects.equals(record, after.record())) {
+            Instant since = runningSince.remove(observation.key());
+            if (since != null && observation.phase() == JobObservation.Phase.FINISHED) {
+                learnEnded(observation.key(), group, request, record, since);
+            }
+        }
+        return observed;
+    }
+
+    /** A job seen ending while admitted, whose admission applied at {@code since}: one run, to the millisecond. */
+    private void learnEnded(JobKey key, String group, Resources request, AdmissionRecord record, Instant since) {
+        if (!learns || record == null || record.startedOutside() || group == null) {
+            return;
+        }
+        try {
+            history.record(new FinishedRun(key, group, request, Instant.parse(record.admittedAt()), clock.instant(),
+                    since));
+        } catch (java.time.format.DateTimeParseException e) {
+            // a record whose time does not read teaches nothing
+        }
     }
 
     /**
@@ -576,7 +614,21 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
     @Override
     public synchronized Optional<AdmissionRecord> settle(JobKey key, AdmissionRecord record, AdmissionOutcome outcome) {
         changes++;
-        return settlements.settle(key, record, Objects.requireNonNull(outcome, "outcome"));
+        Optional<AdmissionRecord> settled = settlements.settle(key, record, Objects.requireNonNull(outcome, "outcome"));
+        JobEntry entry = queues.get(key);
+        if (learns && outcome instanceof AdmissionOutcome.Applied && entry != null
+                && entry.state() == JobState.ADMITTED && record.equals(entry.record())) {
+            runningSince.put(key, clock.instant());
+            if (runningSince.size() > sweepRunningSinceAt) {
+                // released without being seen (a victim's pods gone): their times go in one sweep, amortised O(1)
+                runningSince.keySet().removeIf(k -> queues.get(k) == null
+                        || queues.get(k).state() != JobState.ADMITTED);
+                sweepRunningSinceAt = Math.max(1024, 2 * runningSince.size());
+            }
+        } else if (!(outcome instanceof AdmissionOutcome.Applied)) {
+            runningSince.remove(key);
+        }
+        return settled;
     }
 
     /**

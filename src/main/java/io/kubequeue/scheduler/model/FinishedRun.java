@@ -14,8 +14,17 @@ import java.util.Objects;
  * @param request    what it asked for (millicores, bytes, counts): alike jobs have a request of the same shape
  * @param admittedAt when it was admitted (its admission record)
  * @param finishedAt when it ended (its kind's completion time)
+ * @param runningFrom when its admission applied (the patch answered), if known: it ran from then, not from the
+ *                   decision its record dates (an admission waits for its write in a burst); null: from
+ *                   {@code admittedAt}
  */
-public record FinishedRun(JobKey key, String group, Resources request, Instant admittedAt, Instant finishedAt) {
+public record FinishedRun(JobKey key, String group, Resources request, Instant admittedAt, Instant finishedAt,
+                          Instant runningFrom) {
+
+    /** A run known from its object alone: from its admission record's time to its end. */
+    public FinishedRun(JobKey key, String group, Resources request, Instant admittedAt, Instant finishedAt) {
+        this(key, group, request, admittedAt, finishedAt, null);
+    }
 
     public FinishedRun {
         Objects.requireNonNull(key, "key");
@@ -25,9 +34,9 @@ public record FinishedRun(JobKey key, String group, Resources request, Instant a
         request = request == null ? Resources.NONE : request;
     }
 
-    /** How long it ran: from admission to end, zero if the clocks disagree. */
+    /** How long it ran: from its admission applied (else its record's time) to its end, zero if the clocks disagree. */
     public Duration ran() {
-        Duration ran = Duration.between(admittedAt, finishedAt);
+        Duration ran = Duration.between(runningFrom != null ? runningFrom : admittedAt, finishedAt);
         return ran.isNegative() ? Duration.ZERO : ran;
     }
 }

@@ -331,4 +331,28 @@ class EstimatesTest {
         boolean due = forecaster.refreshIfDue(42);
         assertEquals(byCost.compareTo(Duration.ofMillis(1)) <= 0, due, "due only once the spacing has passed");
     }
+
+    @Test
+    void aRunIsLearntFromWhenItsAdmissionAppliedAndAReplayLearnsNothing() {
+        start(SchedulingPolicy.RETRY_ON_RELEASE, tree(4000, null));
+        submit("a", "burst", 1000, RunTimeHints.NONE);
+        CycleResult decided = scheduler.schedule();
+        Admission a = decided.admissions().get(0);
+        clock.advance(Duration.ofSeconds(3)); // its write waited 3 s behind others
+        scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied("99"));
+        // a replay of the copy, which ends jobs, must not write into the history it shares
+        submit("a", "short", 1000, runs(2)); // the replay admits it and ends it
+        Replay.run(scheduler.simulation(scheduler.settings()), scheduler.history().snapshot(clock.instant()),
+                Replay.Quantile.TYPICAL, Replay.Limits.EXACT);
+        assertEquals(0, scheduler.history().runs(), "a replay learns nothing");
+        clock.advance(Duration.ofSeconds(10));
+        scheduler.observe(JobObservation.finished(a.key(), "uid-burst"));
+        assertEquals(1, scheduler.history().runs());
+        assertEquals(Duration.ofSeconds(10), scheduler.history().snapshot(clock.instant()).remaining("team-a", "Job",
+                Resources.of("cpu", 1000L), RunTimeHints.NONE, Duration.ZERO).typical(), "10 s, not 13");
+        // the feed's view of the same run (record time to its completion time) is the same run: counted once
+        scheduler.learn(new FinishedRun(a.key(), "team-a", Resources.of("cpu", 1000L),
+                Instant.parse(a.record().admittedAt()), clock.instant().minusMillis(500)));
+        assertEquals(1, scheduler.history().runs());
+    }
 }
