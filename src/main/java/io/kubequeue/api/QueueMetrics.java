@@ -78,6 +78,7 @@ public class QueueMetrics {
     private final Leadership leadership;
     private final EvictionMetrics evictions;
     private final Timer estimateRefresh;
+    private final Counter estimateRefreshCpu;
     /** The estimates' error as of the last replay ({@link #estimatesRefreshed}): a scrape never waits for a replay. */
     private volatile EstimateAccuracy estimateAccuracy = EstimateAccuracy.NONE;
     /** The quota groups whose counters are registered; touched under this instance's lock (refresh). */
@@ -115,6 +116,10 @@ public class QueueMetrics {
                 .description("1 while the quota group's first pending job fits now: it should be admitted within a"
                         + " cycle or its backoff; 1 for minutes means admissions are not happening").register(registry));
         cycleDuration = cycleTimer(registry);
+        estimateRefreshCpu = Counter.builder("kube_queue_estimate_refresh_cpu_seconds")
+                .description("CPU time the refreshes of the start-time estimates spent on their thread (the replays'"
+                        + " cost without the time they wait for a core), seconds")
+                .register(registry);
         estimateRefresh = Timer.builder("kube_queue_estimate_refresh")
                 .description("Time one refresh of the start-time estimates takes (two copies of the core and two"
                         + " replays), per refresh the timer ran; its _sum over a run is the CPU the estimates cost")
@@ -191,7 +196,20 @@ public class QueueMetrics {
      *                      {@code kube_queue_estimate_error_samples}
      */
     public void estimatesRefreshed(long durationNanos, EstimateAccuracy accuracy) {
+        estimatesRefreshed(durationNanos, -1, accuracy);
+    }
+
+    /**
+     * As {@link #estimatesRefreshed(long, EstimateAccuracy)}, with the CPU time the refresh's thread spent.
+     *
+     * @param cpuNanos its thread's CPU time, nanoseconds: into {@code kube_queue_estimate_refresh_cpu_seconds_total}
+     *                 (the estimates' share of kube-queue's CPU, issue 30); negative: not measured
+     */
+    public void estimatesRefreshed(long durationNanos, long cpuNanos, EstimateAccuracy accuracy) {
         estimateRefresh.record(durationNanos, TimeUnit.NANOSECONDS);
+        if (cpuNanos >= 0) {
+            estimateRefreshCpu.increment(cpuNanos / 1e9);
+        }
         estimateAccuracy = accuracy;
     }
 

@@ -69,11 +69,23 @@ public class EstimateRefresher {
         }
         try {
             long start = System.nanoTime();
+            long cpuStart = cpuNanos();
             if (scheduler.refreshEstimatesIfDue()) {
-                metrics.estimatesRefreshed(System.nanoTime() - start, scheduler.estimateAccuracy());
+                long cpu = cpuStart < 0 ? -1 : Math.max(0, cpuNanos() - cpuStart);
+                metrics.estimatesRefreshed(System.nanoTime() - start, cpu, scheduler.estimateAccuracy());
             }
         } catch (RuntimeException e) { // the timer must keep running: a failed replay is tried again
             LOG.warn("start-time estimates: replay failed; the last estimates stay", e);
+        }
+    }
+
+    /** This thread's CPU time, nanoseconds; -1 where the JVM does not measure it. */
+    private static long cpuNanos() {
+        try {
+            java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+            return threads.isCurrentThreadCpuTimeSupported() ? threads.getCurrentThreadCpuTime() : -1;
+        } catch (UnsupportedOperationException e) {
+            return -1;
         }
     }
 

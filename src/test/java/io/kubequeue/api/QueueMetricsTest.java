@@ -117,6 +117,8 @@ class QueueMetricsTest {
                 .filter(e -> e.state() == io.kubequeue.scheduler.model.Estimate.State.ESTIMATED).isPresent());
         assertTrue(metrics().lines().anyMatch(l ->
                 l.startsWith("kube_queue_estimate_refresh_seconds_count ") && !l.endsWith(" 0.0")), "timed");
+        assertTrue(metrics().lines().anyMatch(l -> l.startsWith("kube_queue_estimate_refresh_cpu_seconds_total ")
+                && !l.endsWith(" 0.0")), "its CPU counted");
         assertTrue(has("kube_queue_estimate_error_samples 0.0"), "no admission measured yet");
         Job first = client.batch().v1().jobs().inNamespace("default").list().getItems().stream()
                 .filter(j -> Boolean.FALSE.equals(j.getSpec().getSuspend())).findFirst().orElseThrow();

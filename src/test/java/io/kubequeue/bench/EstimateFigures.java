@@ -23,6 +23,8 @@ record EstimateFigures(EstimatePoller.Result poll, Map<String, EstimateError.Cel
 
     /** The timer of the replays (its {@code _sum} and {@code _count} on the Prometheus endpoint). */
     static final String REFRESH_SERIES = "kube_queue_estimate_refresh_seconds";
+    /** The replays' CPU time, which the share is taken from where kube-queue publishes it (else the wall time). */
+    static final String REFRESH_CPU_SERIES = "kube_queue_estimate_refresh_cpu_seconds_total";
     /** The target: the estimates cost at most this share of kube-queue's CPU. */
     static final double CPU_SHARE_TARGET = 0.10;
     /** The target for a what-if's answer time, ms (strictly below). */

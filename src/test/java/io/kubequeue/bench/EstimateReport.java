@@ -73,8 +73,9 @@ final class EstimateReport {
         if (Double.isNaN(e.refreshSeconds())) {
             return "estimates' CPU: " + EstimateFigures.REFRESH_SERIES + " not published by this kube-queue";
         }
-        return String.format("estimates' CPU: replays %.2f s (Δ%s_sum, wall time, an upper bound) of kube-queue's %.2f s"
-                        + " CPU: %s, target ≤ %.0f %%: %s", e.refreshSeconds(), EstimateFigures.REFRESH_SERIES,
+        return String.format("estimates' CPU: replays %.2f s (Δ%s, their thread's CPU time; Δ%s_sum, their wall time, on"
+                        + " a kube-queue without it) of kube-queue's %.2f s CPU: %s, target ≤ %.0f %%: %s",
+                e.refreshSeconds(), EstimateFigures.REFRESH_CPU_SERIES, EstimateFigures.REFRESH_SERIES,
                 e.cpuSeconds(), percent(e.cpuShare()), EstimateFigures.CPU_SHARE_TARGET * 100,
                 e.cpuShare() <= EstimateFigures.CPU_SHARE_TARGET ? "met" : "MISSED");
     }
