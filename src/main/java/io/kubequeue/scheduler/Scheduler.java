@@ -177,6 +177,7 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
         copy.admissionClock.copyFrom(admissionClock);
         copy.history = history;
         copy.learns = false;
+        copy.runningSince.putAll(runningSince);
         if (settings.policy() == this.settings.policy()) {
             copy.policy.copyFrom(policy);
         }
@@ -382,6 +383,11 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
         @Override
         public List<JobStatus> jobs() {
             return core.jobs();
+        }
+
+        @Override
+        public Optional<Instant> runningSince(JobKey key) {
+            return Optional.ofNullable(core.runningSince.get(key));
         }
 
         @Override

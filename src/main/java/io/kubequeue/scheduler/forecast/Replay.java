@@ -137,12 +137,17 @@ public final class Replay {
         PriorityQueue<Ending> endings = new PriorityQueue<>(Comparator.comparing(Ending::at).thenComparing(Ending::key));
         for (JobStatus job : sim.jobs()) {
             if (job.state() == JobState.ADMITTED) {
-                Duration elapsed = elapsed(job.record(), from);
+                // it runs from when its admission applied (runs are learnt from then), never before its record's
+                // time; a record a millisecond ahead (admissions within a cycle are a millisecond apart) runs from it
+                Instant recorded = recordedAt(job.record(), Instant.MIN);
+                Optional<Instant> applied = sim.runningSince(job.key());
+                Instant running = applied.isPresent() && (recorded == Instant.MIN || applied.get().isAfter(recorded))
+                        ? applied.get() : recorded == Instant.MIN ? from : recorded;
+                Duration elapsed = running.isAfter(from) ? Duration.ZERO : Duration.between(running, from);
                 RunTimeHistory.Prediction p = history.remaining(job.group(), job.key().kind(), job.request(),
                         sim.runTime(job.key()), elapsed);
                 runTimes.put(job.key(), p);
-                // a record a millisecond ahead (admissions within a cycle are recorded a millisecond apart) runs from it
-                plan(job.key(), p, quantile, recordedAt(job.record(), from), ends, endings, unknown);
+                plan(job.key(), p, quantile, running.isAfter(from) ? running : from, ends, endings, unknown);
             }
         }
         JobKey lastEnded = null;
@@ -247,19 +252,6 @@ public final class Replay {
             return at.isBefore(otherwise) ? otherwise : at;
         } catch (DateTimeParseException e) {
             return otherwise;
-        }
-    }
-
-    /** How long an admitted job has run, from its record's admission time; zero if the record tells none. */
-    static Duration elapsed(AdmissionRecord record, Instant now) {
-        if (record == null || record.startedOutside() || record.admittedAt() == null) {
-            return Duration.ZERO;
-        }
-        try {
-            Duration d = Duration.between(Instant.parse(record.admittedAt()), now);
-            return d.isNegative() ? Duration.ZERO : d;
-        } catch (DateTimeParseException e) {
-            return Duration.ZERO;
         }
     }
 }

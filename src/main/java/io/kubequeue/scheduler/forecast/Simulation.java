@@ -27,6 +27,12 @@ public interface Simulation {
     /** Every job the copy holds, in no particular order. */
     List<JobStatus> jobs();
 
+    /**
+     * When an admitted job's admission applied (its patch answered), as the original core saw it; empty if it has not
+     * yet (its write is on its way) or the core does not know (admitted before a restart).
+     */
+    Optional<Instant> runningSince(JobKey key);
+
     /** What the job says of how long it runs ({@link RunTimeHints#NONE} if it is not held or says nothing). */
     RunTimeHints runTime(JobKey key);
 

@@ -355,4 +355,24 @@ class EstimatesTest {
                 Instant.parse(a.record().admittedAt()), clock.instant().minusMillis(500)));
         assertEquals(1, scheduler.history().runs());
     }
+
+    @Test
+    void aRunningJobHasRunSinceItsAdmissionAppliedNotSinceItWasDecided() {
+        start(SchedulingPolicy.RETRY_ON_RELEASE, tree(4000, null));
+        for (int i = 1; i <= 10; i++) { // 4-cpu Jobs of team-a ran exactly 20 s, from their admission applied
+            scheduler.learn(new FinishedRun(new JobKey("Job", "a", "old-" + i), "team-a", Resources.of("cpu", 4000L),
+                    T0.minusSeconds(100), T0.minusSeconds(60), T0.minusSeconds(80)));
+        }
+        submit("a", "running", 4000, RunTimeHints.NONE);
+        CycleResult decided = scheduler.schedule();
+        Admission a = decided.admissions().get(0);
+        clock.advance(Duration.ofSeconds(5)); // its write waited 5 s
+        scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied("99"));
+        submit("a", "next", 4000, runs(10));
+        cycle();
+        clock.advance(Duration.ofSeconds(10));
+        scheduler.refreshEstimates();
+        // it has run 10 s of its 20 (not 15, counted from the decision): "next" starts 25 s after T0
+        assertEquals(T0.plusSeconds(25), estimate("a", "next").eta());
+    }
 }
