@@ -180,18 +180,11 @@ public final class Forecaster {
         synchronized (refreshing) {
             changesSeen = changes;
             long started = cpuNanos();
-            Simulation typicalSim = simulations.apply(null);
-            Simulation lateSim = simulations.apply(null);
-            Instant at = typicalSim.now();
-            List<JobStatus> jobs = typicalSim.jobs();
-            QuotaTree tree = typicalSim.tree();
-            RunTimeHistory.Snapshot snapshot = history.snapshot(at);
-            Replay.Result typical = Replay.run(typicalSim, snapshot, Replay.Quantile.TYPICAL, limits);
-            Replay.Result late = Replay.run(lateSim, snapshot, Replay.Quantile.LATE, limits);
-            Map<JobKey, Estimate> estimates = Estimates.of(jobs, tree, typical, late);
-            measure(jobs, estimates, at);
-            current = new Forecast(at, Map.copyOf(estimates), Map.copyOf(typical.freedBy()),
-                    Map.copyOf(typical.ends()), Duration.ofNanos(Math.max(0, cpuNanos() - started)));
+            Replayed replayed = replayBoth(simulations.apply(null), simulations.apply(null));
+            measure(replayed.jobs(), replayed.estimates(), replayed.at());
+            current = new Forecast(replayed.at(), Map.copyOf(replayed.estimates()),
+                    Map.copyOf(replayed.typical().freedBy()), Map.copyOf(replayed.typical().ends()),
+                    Duration.ofNanos(Math.max(0, cpuNanos() - started)));
             return current;
         }
     }
@@ -207,13 +200,9 @@ public final class Forecaster {
         Simulation lateSim = simulations.apply(null);
         typicalSim.submit(job);
         lateSim.submit(job);
-        List<JobStatus> jobs = typicalSim.jobs();
-        QuotaTree tree = typicalSim.tree();
-        RunTimeHistory.Snapshot snapshot = history.snapshot(typicalSim.now());
-        Replay.Result typical = Replay.run(typicalSim, snapshot, Replay.Quantile.TYPICAL, limits);
-        Replay.Result late = Replay.run(lateSim, snapshot, Replay.Quantile.LATE, limits);
-        Estimate e = Estimates.of(jobs, tree, typical, late).get(job.key());
-        return e != null ? e : new Estimate(Estimate.State.BLOCKED, null, null, null, List.of(), typicalSim.now());
+        Replayed replayed = replayBoth(typicalSim, lateSim);
+        Estimate e = replayed.estimates().get(job.key());
+        return e != null ? e : new Estimate(Estimate.State.BLOCKED, null, null, null, List.of(), replayed.at());
     }
 
     /**
@@ -240,25 +229,20 @@ public final class Forecaster {
             reuse = changes != Long.MIN_VALUE && changes == changesSeen && last != Forecast.NONE;
         }
         Simulation nowTypical = simulations.apply(null);
-        Simulation nowLate = reuse ? null : simulations.apply(null);
         Simulation thenTypical = simulations.apply(settings);
         if (tree != null) {
             thenTypical.replaceTree(tree);
         }
         Instant at = nowTypical.now();
-        RunTimeHistory.Snapshot snapshot = history.snapshot(at);
         Map<JobKey, PendingView> placesNow = places(nowTypical.pending());
         Map<JobKey, PendingView> placesThen = places(thenTypical.pending());
-        List<JobStatus> jobsNow = nowTypical.jobs();
-        List<JobStatus> jobsThen = thenTypical.jobs();
-        QuotaTree treeNow = nowTypical.tree();
-        QuotaTree treeThen = thenTypical.tree();
-        Map<JobKey, Estimate> now = reuse ? last.estimates() : Estimates.of(jobsNow, treeNow,
-                Replay.run(nowTypical, snapshot, Replay.Quantile.TYPICAL, limits),
-                Replay.run(nowLate, snapshot, Replay.Quantile.LATE, limits));
+        Map<JobKey, Estimate> now = reuse ? last.estimates()
+                : replayBoth(nowTypical, simulations.apply(null)).estimates();
         // the side under the change at median run times only: a what-if compares starts, and it costs one replay less
+        List<JobStatus> jobsThen = thenTypical.jobs();
+        QuotaTree treeThen = thenTypical.tree();
         Map<JobKey, Estimate> then = Estimates.of(jobsThen, treeThen,
-                Replay.run(thenTypical, snapshot, Replay.Quantile.TYPICAL, limits), null);
+                Replay.run(thenTypical, history.snapshot(at), Replay.Quantile.TYPICAL, limits), null);
         List<WhatIf.Job> jobs = new ArrayList<>();
         Map<String, long[]> byGroup = new TreeMap<>();
         List<JobKey> keys = new ArrayList<>(placesNow.keySet());
@@ -294,6 +278,24 @@ public final class Forecaster {
         List<WhatIf.Group> groups = new ArrayList<>();
         byGroup.forEach((g, s) -> groups.add(new WhatIf.Group(g, (int) s[0], (int) s[1], s[2])));
         return new WhatIf(at, jobs, groups);
+    }
+
+    /** Two replays of one state and the estimates they give: what the state held, and the median replay. */
+    private record Replayed(Instant at, List<JobStatus> jobs, Map<JobKey, Estimate> estimates, Replay.Result typical) {
+    }
+
+    /**
+     * Replays two copies of one state, at median and at 90th-percentile run times, on one snapshot of the history;
+     * the copies are used up.
+     */
+    private Replayed replayBoth(Simulation typicalSim, Simulation lateSim) {
+        Instant at = typicalSim.now();
+        List<JobStatus> jobs = typicalSim.jobs();
+        QuotaTree tree = typicalSim.tree();
+        RunTimeHistory.Snapshot snapshot = history.snapshot(at);
+        Replay.Result typical = Replay.run(typicalSim, snapshot, Replay.Quantile.TYPICAL, limits);
+        Replay.Result late = Replay.run(lateSim, snapshot, Replay.Quantile.LATE, limits);
+        return new Replayed(at, jobs, Estimates.of(jobs, tree, typical, late), typical);
     }
 
     private static Map<JobKey, PendingView> places(List<PendingView> pending) {

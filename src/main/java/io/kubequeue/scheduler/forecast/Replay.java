@@ -139,15 +139,14 @@ public final class Replay {
             if (job.state() == JobState.ADMITTED) {
                 // it runs from when its admission applied (runs are learnt from then), never before its record's
                 // time; a record a millisecond ahead (admissions within a cycle are a millisecond apart) runs from it
-                Instant recorded = recordedAt(job.record(), Instant.MIN);
-                Optional<Instant> applied = sim.runningSince(job.key());
-                Instant running = applied.isPresent() && (recorded == Instant.MIN || applied.get().isAfter(recorded))
-                        ? applied.get() : recorded == Instant.MIN ? from : recorded;
-                Duration elapsed = running.isAfter(from) ? Duration.ZERO : Duration.between(running, from);
+                Instant recorded = recordedAt(job.record(), Instant.MIN); // MIN: the record names no time
+                Instant running = sim.runningSince(job.key()).filter(applied -> applied.isAfter(recorded))
+                        .orElse(recorded == Instant.MIN ? from : recorded);
+                Instant start = running.isAfter(from) ? running : from;
                 RunTimeHistory.Prediction p = history.remaining(job.group(), job.key().kind(), job.request(),
-                        sim.runTime(job.key()), elapsed);
+                        sim.runTime(job.key()), Duration.between(running, start));
                 runTimes.put(job.key(), p);
-                plan(job.key(), p, quantile, running.isAfter(from) ? running : from, ends, endings, unknown);
+                plan(job.key(), p, quantile, start, ends, endings, unknown);
             }
         }
         JobKey lastEnded = null;
