@@ -57,7 +57,7 @@ final class AdmissionPatch {
             ops.add(op("test", "/metadata/resourceVersion").put("value", version));
         }
         for (SuspendMark mark : entry.marks()) {
-            if (mark == SuspendMark.ANNOTATION) {
+            if (mark.isAnnotation()) {
                 ops.add(op("test", mark.pointer()).put("value", "true"));
                 ops.add(op("remove", mark.pointer()));
             } else {

@@ -580,7 +580,7 @@ public class Admitter {
         JobDirectory.Entry entry = seen.get().withMarks(List.of());
         for (int attempt = 1;; attempt++) {
             try {
-                awaitAnswer(requests.patch(kind.type(), charge.key(), AdmissionPatch.of(entry, charge, signatures).toString()));
+                awaitAnswer(requests.patch(kind, charge.key(), AdmissionPatch.of(entry, charge, signatures).toString()));
                 if (!started.told()) {
                     events.warning(entry.ref(), "StartedOutsideQueue", "started without kube-queue (" + started.how()
                             + "); charged to quota group " + charge.record().group() + " until it ends");
@@ -598,7 +598,7 @@ public class Admitter {
             // and write the record on what it is now, unless it is gone, suspended again, or recorded meanwhile
             HasMetadata now;
             try {
-                now = (HasMetadata) awaitAnswer(requests.get(kind.type(), charge.key()));
+                now = (HasMetadata) awaitAnswer(requests.get(kind, charge.key()));
             } catch (KubernetesClientException e) {
                 LOG.warnf("%s was started outside kube-queue; reading it to record its charge failed (%s)",
                         charge.key(), e.getMessage());
@@ -648,7 +648,7 @@ public class Admitter {
         JobKind kind = seen.get().kind();
         CompletableFuture<?> sent;
         try {
-            sent = requests.patch(kind.type(), admission.key(), PodRanPatch.of(admission, signatures).toString());
+            sent = requests.patch(kind, admission.key(), PodRanPatch.of(admission, signatures).toString());
         } catch (RuntimeException e) {
             sent = CompletableFuture.failedFuture(e);
         }

@@ -61,7 +61,7 @@ final class EvictionPatch {
             ops.add(op("test", "/metadata/uid").put("value", eviction.uid()));
         }
         ops.add(op("test", annotation(Annotations.ADMITTED_AT)).put("value", eviction.record().admittedAt()));
-        if (stopMark == SuspendMark.ANNOTATION) {
+        if (stopMark.isAnnotation()) {
             ops.add(op("add", stopMark.pointer()).put("value", "true"));
         } else {
             ops.add(op("add", stopMark.pointer()).put("value", true));

@@ -161,7 +161,7 @@ final class SuspendWrites {
 
     /** Sends {@code patch} for {@code decision}, built on {@code seen}, and turns its answer into the outcome. */
     <O> CompletableFuture<O> send(JobDirectory.Entry seen, Decision<O> decision, String patch) {
-        return requests.patch(seen.kind().type(), decision.key(), patch).handle((answer, failure) -> {
+        return requests.patch(seen.kind(), decision.key(), patch).handle((answer, failure) -> {
             if (failure == null) {
                 return CompletableFuture.completedFuture(decision.applied(answer));
             }
@@ -181,7 +181,7 @@ final class SuspendWrites {
      * @param after the failure that asked for the read, or null for a re-read
      */
     <O> CompletableFuture<O> readBack(JobKind<?> kind, Decision<O> decision, Failure after) {
-        return requests.get(kind.type(), decision.key()).handle((job, failure) -> {
+        return requests.get(kind, decision.key()).handle((job, failure) -> {
             if (failure != null) {
                 return CompletableFuture.completedFuture(decision.unread(after, Failure.of(failure)));
             }

@@ -13,7 +13,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 
-import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import jakarta.ws.rs.ForbiddenException;
@@ -37,7 +36,7 @@ import io.fabric8.kubernetes.client.RequestConfigBuilder;
 import io.kubequeue.collections.BoundedMaps;
 import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.config.SettingRanges;
-import io.kubequeue.job.JobKind;
+import io.kubequeue.job.JobKindRegistry;
 import io.kubequeue.scheduler.model.JobKey;
 import io.quarkus.runtime.Startup;
 
@@ -78,7 +77,7 @@ public class ReadApiAccess {
     /** The least time between two log lines about the same kind of failed review. */
     static final Duration FAILURE_LOG_INTERVAL = Duration.ofMinutes(1);
 
-    private final Instance<JobKind<?>> kinds;
+    private final JobKindRegistry kinds;
     private final boolean open;
     private final Duration cacheFor;
     private final Clock clock;
@@ -91,11 +90,11 @@ public class ReadApiAccess {
 
     /** @throws IllegalArgumentException if {@code kube-queue.read-api.cache-for} is outside 1s to 10m */
     @Inject
-    public ReadApiAccess(KubernetesClient client, Instance<JobKind<?>> kinds, KubeQueueConfig config) {
+    public ReadApiAccess(KubernetesClient client, JobKindRegistry kinds, KubeQueueConfig config) {
         this(client, kinds, config.readApi().authentication(), config.readApi().cacheFor(), Clock.systemUTC());
     }
 
-    ReadApiAccess(KubernetesClient client, Instance<JobKind<?>> kinds, KubeQueueConfig.ReadApi.Authentication mode,
+    ReadApiAccess(KubernetesClient client, JobKindRegistry kinds, KubeQueueConfig.ReadApi.Authentication mode,
                   Duration cacheFor, Clock clock) {
         SettingRanges.READ_API_CACHE_FOR.check(cacheFor);
         this.reviewClient = client == null ? null : withoutRetries(client);
@@ -180,8 +179,8 @@ public class ReadApiAccess {
             if (user == null) {
                 return true;
             }
-            Class<? extends HasMetadata> type = typeOf(kind);
-            return allowed(type, "") || allowed(type, namespace);
+            String[] resource = resourceOf(kind);
+            return allowed(resource, "") || allowed(resource, namespace);
         }
 
         /**
@@ -206,7 +205,7 @@ public class ReadApiAccess {
          */
         public void requireList(String kind, String namespace) {
             if (!mayList(kind, namespace)) {
-                throw forbidden(resource(typeOf(kind)), namespace);
+                throw forbidden(resource(resourceOf(kind)), namespace);
             }
         }
 
@@ -227,21 +226,22 @@ public class ReadApiAccess {
                     .entity(Map.of("error", message)).type(MediaType.APPLICATION_JSON).build());
         }
 
-        private boolean allowed(Class<? extends HasMetadata> type, String namespace) {
-            Review review = new Review(subject, HasMetadata.getGroup(type), HasMetadata.getPlural(type), namespace);
+        private boolean allowed(String[] groupAndPlural, String namespace) {
+            Review review = new Review(subject, groupAndPlural[0], groupAndPlural[1], namespace);
             return Boolean.TRUE.equals(cached(reviews, review, () -> access(review)));
         }
     }
 
-    private Class<? extends HasMetadata> typeOf(String kind) {
+    /** The API group and plural of a managed kind (a built-in or a declared one); a batch Job's if none matches. */
+    private String[] resourceOf(String kind) {
         return kinds.stream().filter(k -> k.kind().equalsIgnoreCase(kind)).findFirst()
-                .<Class<? extends HasMetadata>>map(JobKind::type)
-                .orElse(io.fabric8.kubernetes.api.model.batch.v1.Job.class);
+                .map(k -> new String[] {k.apiGroup(), k.plural()})
+                .orElse(new String[] {"batch", "jobs"});
     }
 
-    private static String resource(Class<? extends HasMetadata> type) {
-        String group = HasMetadata.getGroup(type);
-        return HasMetadata.getPlural(type) + (group == null || group.isEmpty() ? "" : "." + group);
+    private static String resource(String[] groupAndPlural) {
+        String group = groupAndPlural[0];
+        return groupAndPlural[1] + (group == null || group.isEmpty() ? "" : "." + group);
     }
 
     private static <V> Expiring<V> remembered(Map<String, Expiring<V>> cache, String key, Instant now) {

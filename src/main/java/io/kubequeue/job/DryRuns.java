@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
 
-import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -37,10 +36,10 @@ public class DryRuns {
     /** The start-time estimates; null with {@code kube-queue.estimates.enabled=false}. */
     private final Forecasting forecasts;
     private final JobFeed feed;
-    private final Instance<JobKind<?>> kinds;
+    private final JobKindRegistry kinds;
 
     public DryRuns(KubernetesClient client, ReadViews scheduler, Forecasting forecasts, KubeQueueConfig config,
-                   JobFeed feed, Instance<JobKind<?>> kinds) {
+                   JobFeed feed, JobKindRegistry kinds) {
         this.client = client;
         this.scheduler = scheduler;
         this.forecasts = config.estimates().enabled() ? forecasts : null;
@@ -116,7 +115,7 @@ public class DryRuns {
             throw new ManifestException(400, "not a Kubernetes manifest: " + brief(e));
         }
         for (HasMetadata object : objects) {
-            Optional<JobKind<?>> kind = kinds.stream().filter(k -> k.type().isInstance(object)).findFirst();
+            Optional<JobKind<?>> kind = kinds.stream().filter(k -> k.isKindOf(object)).findFirst();
             if (kind.isPresent()) {
                 String namespace = object.getMetadata() == null || object.getMetadata().getNamespace() == null
                         ? defaultNamespace : object.getMetadata().getNamespace();
@@ -124,7 +123,7 @@ public class DryRuns {
             }
         }
         throw new ManifestException(422, "no job of a kind kube-queue manages ("
-                + String.join(", ", JobKinds.names(client)) + ") in the manifest");
+                + String.join(", ", kinds.names()) + ") in the manifest");
     }
 
     /**

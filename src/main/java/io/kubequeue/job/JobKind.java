@@ -4,6 +4,10 @@ import java.util.List;
 import java.util.Map;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KubernetesResourceList;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.MixedOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.kubequeue.scheduler.model.JobPriority;
 import io.kubequeue.scheduler.model.Resources;
 import io.kubequeue.input.InvalidJobException;
@@ -39,6 +43,36 @@ public interface JobKind<R extends HasMetadata> {
      */
     default String plural() {
         return HasMetadata.getPlural(type());
+    }
+
+    /** The API version, e.g. {@code v1}, from the {@code @Version} annotation of {@link #type()}. */
+    default String version() {
+        return HasMetadata.getVersion(type());
+    }
+
+    /**
+     * The operations on this kind's objects in every namespace (the start-up recovery's list): fabric8's typed ones
+     * for the built-in kinds, its generic ones for a declared kind.
+     */
+    default MixedOperation<R, ? extends KubernetesResourceList<R>, Resource<R>> resources(KubernetesClient client) {
+        return client.resources(type());
+    }
+
+    /**
+     * Whether a pod is this kind's only when its controlling owner is the job itself (a Job's, a TFJob's pods); a
+     * kind whose pods belong to objects it made in turn (a JobSet's pods are its Jobs') says no, and its pods are
+     * traced by their label alone ({@link JobPods}).
+     */
+    default boolean ownsItsPods() {
+        return true;
+    }
+
+    /**
+     * Whether an object read from a manifest (the dry run) is a job of this kind: an instance of {@link #type()}
+     * for the built-in kinds; a declared kind compares its apiVersion and kind.
+     */
+    default boolean isKindOf(HasMetadata object) {
+        return type().isInstance(object);
     }
 
     /** The suspend marks the job carries now, in the order admission removes them; empty when none. */

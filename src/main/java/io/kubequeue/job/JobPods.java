@@ -78,6 +78,10 @@ public class JobPods {
     private boolean listed;
     private volatile RunReport reporting;
     private volatile List<JobKind<?>> kindList;
+    /** The pod-label keys of every kind, which the cached pods keep; grows as kinds are declared. */
+    private final Set<String> podLabelKeys = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** The keys an informer watches. */
+    private final Set<String> watchedKeys = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * Built by CDI.
@@ -87,8 +91,9 @@ public class JobPods {
      * @param feed      which kinds are switched on ({@code kube-queue.disabled-kinds})
      */
     @Inject
-    public JobPods(KubernetesClient client, JobDirectory directory, Instance<JobKind<?>> kinds, JobFeed feed) {
+    public JobPods(KubernetesClient client, JobDirectory directory, JobKindRegistry kinds, JobFeed feed) {
         this(client, directory, kinds, feed::enabled);
+        kinds.whenDeclared(this::watchPodsOf);
     }
 
     /**
@@ -134,7 +139,6 @@ public class JobPods {
 
     private CompletableFuture<Void> startInformers() {
         Set<String> keys = new TreeSet<>();
-        Set<String> podLabelKeys = new TreeSet<>();
         for (JobKind<?> kind : kinds) {
             podLabelKeys.add(kind.podLabelKey());
             if (kindEnabled.test(kind.kind())) {
@@ -143,20 +147,38 @@ public class JobPods {
         }
         List<CompletableFuture<Void>> lists = new ArrayList<>();
         for (String key : keys) {
-            SharedIndexInformer<Pod> informer = client.pods().inAnyNamespace().withLabel(key)
-                    .withLimit(JobReconciler.LIST_PAGE).runnableInformer(0);
-            informer.itemStore(new PruningItemStore<>(pod -> Pruning.pod(pod, podLabelKeys)));
-            informer.exceptionHandler((started, error) -> {
-                LOG.errorf("cannot watch pods labelled %s (%s); until it can, ResourceQuota usage counts their jobs"
-                        + " twice and no admission is undone for a timeout", key, error.getMessage());
-                return true;
-            });
-            informer.addEventHandler(new Fanout());
-            informers.add(informer);
-            lists.add(informer.start().toCompletableFuture());
+            lists.add(startInformer(key));
         }
         LOG.infof("watching the pods of managed jobs (labels %s)", keys);
         return CompletableFuture.allOf(lists.toArray(CompletableFuture[]::new));
+    }
+
+    private CompletableFuture<Void> startInformer(String key) {
+        watchedKeys.add(key);
+        SharedIndexInformer<Pod> informer = client.pods().inAnyNamespace().withLabel(key)
+                .withLimit(JobReconciler.LIST_PAGE).runnableInformer(0);
+        informer.itemStore(new PruningItemStore<>(pod -> Pruning.pod(pod, podLabelKeys)));
+        informer.exceptionHandler((started, error) -> {
+            LOG.errorf("cannot watch pods labelled %s (%s); until it can, ResourceQuota usage counts their jobs"
+                    + " twice and no admission is undone for a timeout", key, error.getMessage());
+            return true;
+        });
+        informer.addEventHandler(new Fanout());
+        informers.add(informer);
+        return informer.start().toCompletableFuture();
+    }
+
+    /**
+     * A kind declared at run time ({@link JobKindRegistry#declare}): its pods are watched from now on, by a new
+     * informer if no kind watched its label yet. Before {@link #start()}, nothing to do: the start reads every kind.
+     */
+    synchronized void watchPodsOf(JobKind<?> kind) {
+        kindList = null;
+        podLabelKeys.add(kind.podLabelKey());
+        if (firstList != null && kindEnabled.test(kind.kind()) && !watchedKeys.contains(kind.podLabelKey())) {
+            startInformer(kind.podLabelKey());
+            LOG.infof("watching the pods of %s too (label %s)", kind.kind(), kind.podLabelKey());
+        }
     }
 
     /** Whether {@link #start()} was called. */
@@ -282,7 +304,7 @@ public class JobPods {
             JobKey key = new JobKey(kind.kind(), meta.getNamespace(), name);
             Optional<JobDirectory.Entry> entry = directory.get(key);
             if (entry.isPresent() && value.equals(kind.podLabelValue(name, entry.get().uid()))
-                    && ownedBy(pod, entry.get().uid())) {
+                    && (!kind.ownsItsPods() || ownedBy(pod, entry.get().uid()))) {
                 return Optional.of(directory.known(key));
             }
         }
@@ -291,6 +313,9 @@ public class JobPods {
 
     /** The kinds, read once: a CDI {@code Instance} looks its beans up at each iteration. */
     private List<JobKind<?>> kindList() {
+        if (kinds instanceof JobKindRegistry registry) {
+            return registry.all(); // a snapshot already, changed as kinds are declared
+        }
         List<JobKind<?>> list = kindList;
         if (list == null) {
             List<JobKind<?>> read = new ArrayList<>();

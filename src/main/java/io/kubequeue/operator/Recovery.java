@@ -45,7 +45,7 @@ final class Recovery {
                 jobs += recover(kind);
             } else {
                 LOG.infof("%s %s switched off by kube-queue.disabled-kinds: left alone", kind.kind(),
-                        HasMetadata.getApiVersion(kind.type()));
+                        kind.apiGroup() + "/" + kind.version());
             }
         }
         return jobs;
@@ -83,7 +83,7 @@ final class Recovery {
                 int skipped = 0;
                 String next = null;
                 do {
-                    KubernetesResourceList<R> page = client.resources(kind.type()).inAnyNamespace().list(
+                    KubernetesResourceList<R> page = kind.resources(client).inAnyNamespace().list(
                             new ListOptionsBuilder().withLimit(JobReconciler.LIST_PAGE).withContinue(next).build());
                     for (R job : page.getItems()) {
                         // a job that cannot be read is skipped, and reported
@@ -103,7 +103,7 @@ final class Recovery {
             } catch (KubernetesClientException e) {
                 if (e.getCode() == 404) {
                     LOG.warnf("%s %s is not served (CRD not installed): left out, and picked up without a restart"
-                            + " once its CRD is installed", kind.kind(), HasMetadata.getApiVersion(kind.type()));
+                            + " once its CRD is installed", kind.kind(), kind.apiGroup() + "/" + kind.version());
                     return 0;
                 }
                 if (attempt == RECOVERY_ATTEMPTS) {

@@ -7,7 +7,6 @@ import java.util.TreeSet;
 
 import jakarta.annotation.Priority;
 import jakarta.enterprise.event.Observes;
-import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
 import jakarta.interceptor.Interceptor;
 
@@ -23,6 +22,7 @@ import io.kubequeue.config.SettingsCheck;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.JobFeed;
 import io.kubequeue.job.JobKind;
+import io.kubequeue.job.JobKindRegistry;
 import io.kubequeue.leader.Leadership;
 import io.kubequeue.priority.PriorityClassWatch;
 import io.kubequeue.quota.QuotaPlugin;
@@ -51,10 +51,14 @@ import io.quarkus.runtime.StartupEvent;
  *       the replica reports not ready with the reason (data {@code recordKey}), and the key is tried again with
  *       backoff; the steps below start once it is had. Meanwhile the job feed reads no running or queued job (each
  *       is read by recovery), and nothing is admitted;</li>
+ *   <li><b>declared kinds</b>: read every {@code QueuedKind} and register the kinds in force
+ *       ({@link io.kubequeue.job.declared.DeclaredKinds#loadAll}), so that recovery lists their jobs too;</li>
  *   <li><b>recovery</b>: with a global admission timeout or reclaim on, start the pod watch first (a job kube-queue
  *       evicted, found suspended, stays charged while its pods are not known to be gone: docs/policies.md, "When a
  *       victim's room is free"); list every job of every kind ({@link Recovery}); then the quota plugin counts again
  *       what it counts beside the admitted jobs ({@link QuotaPlugin#admittedJobsKnown});</li>
+ *   <li><b>watches of declared kinds</b>: start them (their first list reads every job again, as the built-in kinds'
+ *       informers do);</li>
  *   <li><b>pods that ran</b>: if the pod watch runs, wait for its first list; then report to the scheduler which
  *       admitted jobs have a pod that ran (only now is every job known), so that admission timeouts are decided from
  *       the start of leading (docs/policies.md, "Admission timeout"), and from then on which jobs' pods went;</li>
@@ -81,7 +85,7 @@ public class StartupRecovery {
     private final JobFeed feed;
     private final AdmissionLoop loop;
     private final EventRecorder events;
-    private final Instance<JobKind<?>> kinds;
+    private final JobKindRegistry kinds;
     private final QueuingConditions queuing;
     private final PriorityClassWatch priorityClasses;
     private final List<QuotaPlugin> plugins;
@@ -98,13 +102,19 @@ public class StartupRecovery {
     /** The HTTPS port of the visibility API and the webhook (a field, as {@link #podDefaults}). */
     @jakarta.inject.Inject
     io.kubequeue.serving.HttpsEndpoint https;
+    /**
+     * The kinds declared by QueuedKinds, loaded before the recovery list so that it lists their jobs too (a field, as
+     * {@link #podDefaults}).
+     */
+    @jakarta.inject.Inject
+    io.kubequeue.job.declared.DeclaredKinds declaredKinds;
     /** The quota plugin in force ({@code QueueGroupPlugin}), chosen when the steps are made. */
     private QuotaPlugin plugin;
     private volatile StartupSteps running;
 
     /** Built by CDI; every argument is a bean of its own (null in a bare test instance, which only reports). */
     public StartupRecovery(KubernetesClient client, KubeQueueConfig config, Scheduler scheduler, JobFeed feed,
-                           AdmissionLoop loop, EventRecorder events, Instance<JobKind<?>> kinds,
+                           AdmissionLoop loop, EventRecorder events, JobKindRegistry kinds,
                            QueuingConditions queuing, PriorityClassWatch priorityClasses,
                            @All List<QuotaPlugin> plugins, PodRunReporting podRuns, Leadership leadership,
                            RecordKeySecret recordKey, @Readiness RecoveryReadiness readiness) {
@@ -136,7 +146,17 @@ public class StartupRecovery {
                 new StartupStep(plugin.stepName(), () -> plugin.start(this::applyQuotaGroups, () -> loop.triggerAtOnce()),
                         plugin::stop),
                 StartupStep.gate("record key", () -> recordKey.tryLoad(leadership.namespace())),
+                StartupStep.startOnly("declared kinds (QueuedKinds)", () -> {
+                    if (declaredKinds != null) {
+                        declaredKinds.loadAll();
+                    }
+                }),
                 StartupStep.startOnly("recovery", this::recoverJobs),
+                StartupStep.startOnly("watches of declared kinds", () -> {
+                    if (declaredKinds != null) {
+                        declaredKinds.watchLoaded();
+                    }
+                }),
                 StartupStep.startOnly("pods that ran (admission timeouts)", () -> podRuns.report()), // stops itself
                 new StartupStep("HTTPS endpoint (visibility API, webhook)", () -> {
                     if (https != null) {

@@ -140,11 +140,13 @@ class StartupStepsTest {
     void kubeQueueStartsInThisOrderUnderEitherPlugin() {
         assertEquals(List.of("settings", "PriorityClasses", "LimitRanges and RuntimeClasses",
                         "quota groups (ElasticQuotaTree and its status)",
-                        "record key", "recovery", "pods that ran (admission timeouts)",
+                        "record key", "declared kinds (QueuedKinds)", "recovery", "watches of declared kinds",
+                        "pods that ran (admission timeouts)",
                         "HTTPS endpoint (visibility API, webhook)", "readiness", "leadership"),
                 names(QueueGroupPlugin.ELASTICQUOTA));
         assertEquals(List.of("settings", "PriorityClasses", "LimitRanges and RuntimeClasses",
-                        "quota groups (ResourceQuotas and the pods of admitted jobs)", "record key", "recovery",
+                        "quota groups (ResourceQuotas and the pods of admitted jobs)", "record key",
+                        "declared kinds (QueuedKinds)", "recovery", "watches of declared kinds",
                         "pods that ran (admission timeouts)", "HTTPS endpoint (visibility API, webhook)", "readiness",
                         "leadership"),
                 names(QueueGroupPlugin.RESOURCEQUOTA));

@@ -20,7 +20,9 @@ import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubequeue.input.JsonBounds;
 import io.kubequeue.input.InvalidJobException;
+import io.kubequeue.job.FieldPath;
 import io.kubequeue.job.JobKind;
+import io.kubequeue.job.PodSets;
 import io.kubequeue.resources.PodRequests;
 import io.kubequeue.job.Pruning;
 import io.kubequeue.job.RunTimeFields;
@@ -53,6 +55,7 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
     private final Class<R> type;
     private final Supplier<R> factory;
     private final String replicaSpecsField;
+    private final PodSets podSets;
 
     /**
      * @param kind              the kind name, e.g. {@code TFJob}
@@ -67,6 +70,19 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
         this.type = type;
         this.factory = factory;
         this.replicaSpecsField = replicaSpecsField;
+        this.podSets = podSets(replicaSpecsField);
+    }
+
+    /**
+     * The Kubeflow request rule as pod sets: every value of {@code spec.<replicaSpecsField>} is a replica spec, its
+     * {@code template} × {@code replicas} (default 1). A Kubeflow kind declared as a {@code QueuedKind} with these
+     * pod sets charges the same (docs/kinds.md).
+     *
+     * @param replicaSpecsField e.g. {@code tfReplicaSpecs}
+     */
+    public static PodSets podSets(String replicaSpecsField) {
+        return new PodSets(List.of(PodSets.Rule.of(replicaSpecsField, FieldPath.parse("spec." + replicaSpecsField + ".*"),
+                FieldPath.parse("template"), false, new PodSets.Count(FieldPath.parse("replicas"), 1, null))));
     }
 
     @Override
@@ -211,31 +227,18 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
         return request(job, PodDefaults.NONE);
     }
 
-    /** Σ over replica specs of the template's pod, priced with {@code defaults}, × replicas. */
+    /**
+     * Σ over replica specs of the template's pod, priced with {@code defaults}, × replicas (default 1): the pod-set
+     * rule ({@link PodSets}) every declared kind is read by too.
+     */
     @Override
     public Resources request(R job, PodDefaults defaults) {
         JsonNode replicaSpecs = job.getSpec() == null ? null : job.getSpec().get(replicaSpecsField);
-        String field = "spec." + replicaSpecsField;
         if (replicaSpecs == null || !replicaSpecs.isObject() || replicaSpecs.isEmpty()) {
-            throw new InvalidJobException(field, replicaSpecs, "at least one replica spec is needed");
+            throw new InvalidJobException("spec." + replicaSpecsField, replicaSpecs,
+                    "at least one replica spec is needed");
         }
-        Resources total = Resources.NONE;
-        for (Iterator<Map.Entry<String, JsonNode>> it = replicaSpecs.fields(); it.hasNext();) {
-            Map.Entry<String, JsonNode> replica = it.next();
-            String replicaField = field + "." + replica.getKey();
-            JsonNode replicasNode = replica.getValue().get("replicas");
-            long replicas = 1;
-            if (replicasNode != null && !replicasNode.isNull()) {
-                if (!replicasNode.canConvertToLong() || !replicasNode.isIntegralNumber() || replicasNode.asLong() < 0) {
-                    throw new InvalidJobException(replicaField + ".replicas", replicasNode,
-                            "must be a whole number, zero or more");
-                }
-                replicas = replicasNode.asLong();
-            }
-            total = total.plus(pod(replica.getValue().get("template"), replicaField + ".template", defaults)
-                    .times(replicas));
-        }
-        return total;
+        return podSets.request(JSON.objectNode().set("spec", job.getSpec()), defaults, serialization);
     }
 
     /**
@@ -369,22 +372,5 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
     /** A time the copy keeps: a string that may read ({@link RunTimeFields#time(JsonNode)} reads no other). */
     private static boolean keptTime(JsonNode time) {
         return time != null && time.isTextual() && time.textValue().length() <= RunTimeFields.TIME_MAX_LENGTH;
-    }
-
-    private Resources pod(JsonNode template, String field, PodDefaults defaults) {
-        if (template == null || template.isNull()) {
-            throw new InvalidJobException(field, null, "a replica spec needs a pod template");
-        }
-        if (JsonBounds.depth(template, JsonBounds.MAX_TEMPLATE_DEPTH) > JsonBounds.MAX_TEMPLATE_DEPTH) {
-            throw new InvalidJobException(field, template, "a pod template nested more than "
-                    + JsonBounds.MAX_TEMPLATE_DEPTH + " levels deep is not read");
-        }
-        PodTemplateSpec podTemplate;
-        try {
-            podTemplate = serialization.convertValue(template, PodTemplateSpec.class);
-        } catch (RuntimeException e) {
-            throw new InvalidJobException(field, "...", "not a pod template: " + e.getMessage());
-        }
-        return PodRequests.of(podTemplate.getSpec(), field + ".spec", defaults);
     }
 }

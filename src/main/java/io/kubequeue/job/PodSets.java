@@ -1,0 +1,260 @@
+package io.kubequeue.job;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubequeue.input.InvalidJobException;
+import io.kubequeue.input.JsonBounds;
+import io.kubequeue.resources.PodDefaults;
+import io.kubequeue.resources.PodRequests;
+import io.kubequeue.scheduler.model.Resources;
+
+/**
+ * The request rule of every kind whose pods come from pod templates with counts (docs/behaviour.md §2,
+ * docs/kinds.md): Σ over pod sets of the template's pod (priced as the API server will make it) × the product of
+ * its counts. The built-in Kubeflow kinds and every declared kind are read by this one rule, so a declared TFJob
+ * and the built-in TFJob charge the same.
+ *
+ * @param rules the pod sets, each matched from the job's root
+ */
+public record PodSets(List<Rule> rules) {
+
+    /** The largest count one field may give (a replica count): more is refused as a typo or an attack. */
+    public static final long MAX_COUNT = 1_000_000;
+    /** How deep pod sets may nest (JobSet: replicated jobs → their Job → its pods is two). */
+    public static final int MAX_NESTING = 4;
+
+    /**
+     * A count that multiplies a pod set: the whole number at {@code field} (relative to the pod set's item), or
+     * {@code fallback} where it is absent; at most the number at {@code atMost} when that is present (JobSet's
+     * {@code parallelism} capped by {@code completions}).
+     */
+    public record Count(FieldPath field, long fallback, FieldPath atMost) {
+    }
+
+    /**
+     * One pod set.
+     *
+     * @param name             for messages and docs, e.g. {@code workers}
+     * @param each             the items the pod set repeats over (from the enclosing item), or null: the enclosing
+     *                         item itself
+     * @param template         the pod template, relative to each item; or null
+     * @param templatePathFrom a string field of each item that holds the template's path relative to the enclosing
+     *                         item (AppWrapper's {@code podSets[*].path}); or null
+     * @param resources        a ResourceRequirements (requests, else limits), relative to each item, charged per pod
+     *                         instead of a template (TrainJob's {@code resourcesPerNode}); or null
+     * @param optional         whether an item without its template is charged nothing rather than refused
+     * @param counts           multiply the pod set, in order
+     * @param nested           pod sets within each item, whose counts multiply this one's
+     */
+    public record Rule(String name, FieldPath each, FieldPath template, FieldPath templatePathFrom,
+                       FieldPath resources, boolean optional, List<Count> counts, List<Rule> nested) {
+
+        public Rule {
+            counts = List.copyOf(counts);
+            nested = List.copyOf(nested);
+        }
+
+        /** A pod set of templates only: {@code each} item's {@code template} × its {@code counts}. */
+        public static Rule of(String name, FieldPath each, FieldPath template, boolean optional, Count... counts) {
+            return new Rule(name, each, template, null, null, optional, List.of(counts), List.of());
+        }
+    }
+
+    public PodSets {
+        rules = List.copyOf(rules);
+    }
+
+    /**
+     * The job's whole request.
+     *
+     * @param job           the job as JSON
+     * @param defaults      what the job's namespace gives a new pod
+     * @param serialization reads templates as fabric8's {@code PodTemplateSpec}
+     * @return millicores, bytes, counts (see {@link PodRequests})
+     * @throws InvalidJobException naming the field: a count that is not a whole number in [0, {@value #MAX_COUNT}],
+     *                             a template that is missing (not optional) or does not read, a path field that is
+     *                             not a path, too many fields
+     */
+    public Resources request(JsonNode job, PodDefaults defaults, KubernetesSerialization serialization) {
+        Resources total = Resources.NONE;
+        for (Rule rule : rules) {
+            total = total.plus(request(rule, new FieldPath.Match(job, ""), 1, defaults, serialization));
+        }
+        return total;
+    }
+
+    /**
+     * The pod templates the pod sets reach, each with where it is (for the informer cache's copy, which keeps them
+     * pruned, and for the priority, read from the first that names one); a template that a path field names is
+     * included, one that is missing is not.
+     */
+    public List<FieldPath.Match> templates(JsonNode job) {
+        List<FieldPath.Match> found = new ArrayList<>();
+        for (Rule rule : rules) {
+            templates(rule, new FieldPath.Match(job, ""), found);
+        }
+        return found;
+    }
+
+    private void templates(Rule rule, FieldPath.Match enclosing, List<FieldPath.Match> found) {
+        for (FieldPath.Match item : items(rule, enclosing)) {
+            FieldPath.Match template = template(rule, enclosing, item, false);
+            if (template != null && rule.resources() == null) {
+                found.add(template);
+            }
+            for (Rule inner : rule.nested()) {
+                templates(inner, item, found);
+            }
+        }
+    }
+
+    private Resources request(Rule rule, FieldPath.Match enclosing, long multiplier, PodDefaults defaults,
+                              KubernetesSerialization serialization) {
+        Resources total = Resources.NONE;
+        for (FieldPath.Match item : items(rule, enclosing)) {
+            long count = multiplier;
+            for (Count c : rule.counts()) {
+                count = Math.multiplyExact(count, count(item, c));
+                if (count > MAX_COUNT) {
+                    throw new InvalidJobException(item.at().isEmpty() ? rule.name() : item.at(), count,
+                            "more than " + MAX_COUNT + " pods in one pod set");
+                }
+            }
+            if (count == 0) {
+                continue;
+            }
+            if (rule.resources() != null) {
+                total = total.plus(perPod(item, rule.resources(), serialization).times(count));
+            } else if (rule.template() != null || rule.templatePathFrom() != null) {
+                FieldPath.Match template = template(rule, enclosing, item, true);
+                if (template != null) {
+                    total = total.plus(pod(template, defaults, serialization).times(count));
+                }
+            }
+            for (Rule inner : rule.nested()) {
+                total = total.plus(request(inner, item, count, defaults, serialization));
+            }
+        }
+        return total;
+    }
+
+    private static List<FieldPath.Match> items(Rule rule, FieldPath.Match enclosing) {
+        return rule.each() == null ? List.of(enclosing) : rule.each().select(enclosing.node(), enclosing.at());
+    }
+
+    /** The item's template, or null where it may be missing; {@code strict}: a missing one that may not throws. */
+    private FieldPath.Match template(Rule rule, FieldPath.Match enclosing, FieldPath.Match item, boolean strict) {
+        FieldPath path = rule.template();
+        FieldPath.Match base = item;
+        if (rule.templatePathFrom() != null) {
+            JsonNode named = rule.templatePathFrom().get(item.node());
+            String at = join(item.at(), rule.templatePathFrom().toString());
+            if (named == null) {
+                if (strict && !rule.optional()) {
+                    throw new InvalidJobException(at, null, "names no pod template");
+                }
+                return null;
+            }
+            if (!named.isTextual()) {
+                throw new InvalidJobException(at, named, "must be the path of a pod template");
+            }
+            try {
+                path = FieldPath.parse(named.textValue());
+            } catch (IllegalArgumentException e) {
+                throw new InvalidJobException(at, named.textValue(), e.getMessage());
+            }
+            if (!path.single()) {
+                throw new InvalidJobException(at, named.textValue(), "must name one field ([*] and * are not read)");
+            }
+            base = enclosing;
+        }
+        JsonNode template = path.get(base.node());
+        String at = join(base.at(), path.toString());
+        if (template == null) {
+            if (strict && !rule.optional()) {
+                throw new InvalidJobException(at, null, "a pod set needs a pod template");
+            }
+            return null;
+        }
+        return new FieldPath.Match(template, at);
+    }
+
+    private static long count(FieldPath.Match item, Count count) {
+        long value = number(item, count.field(), count.fallback());
+        if (count.atMost() != null && count.atMost().get(item.node()) != null) {
+            value = Math.min(value, number(item, count.atMost(), value));
+        }
+        return value;
+    }
+
+    private static long number(FieldPath.Match item, FieldPath field, long fallback) {
+        JsonNode node = field.get(item.node());
+        if (node == null) {
+            return fallback;
+        }
+        if (!node.isIntegralNumber() || !node.canConvertToLong() || node.asLong() < 0 || node.asLong() > MAX_COUNT) {
+            throw new InvalidJobException(join(item.at(), field.toString()), node,
+                    "must be a whole number, zero or more" + (node.isIntegralNumber() && node.canConvertToLong()
+                            && node.asLong() > MAX_COUNT ? " and at most " + MAX_COUNT : ""));
+        }
+        return node.asLong();
+    }
+
+    /** A pod priced from its template, as the API server will make it ({@link PodRequests}). */
+    private static Resources pod(FieldPath.Match template, PodDefaults defaults,
+                                 KubernetesSerialization serialization) {
+        JsonNode node = template.node();
+        if (JsonBounds.depth(node, JsonBounds.MAX_TEMPLATE_DEPTH) > JsonBounds.MAX_TEMPLATE_DEPTH) {
+            throw new InvalidJobException(template.at(), node, "a pod template nested more than "
+                    + JsonBounds.MAX_TEMPLATE_DEPTH + " levels deep is not read");
+        }
+        PodTemplateSpec podTemplate;
+        try {
+            podTemplate = serialization.convertValue(node, PodTemplateSpec.class);
+        } catch (RuntimeException e) {
+            throw new InvalidJobException(template.at(), "...", "not a pod template: " + e.getMessage());
+        }
+        return PodRequests.of(podTemplate.getSpec(), template.at() + ".spec", defaults);
+    }
+
+    /** One pod's resources given as a ResourceRequirements: its requests, else its limits (as Kubernetes defaults). */
+    private static Resources perPod(FieldPath.Match item, FieldPath field, KubernetesSerialization serialization) {
+        JsonNode node = field.get(item.node());
+        String at = join(item.at(), field.toString());
+        if (node == null) {
+            return Resources.NONE;
+        }
+        ResourceRequirements requirements;
+        try {
+            requirements = serialization.convertValue(node, ResourceRequirements.class);
+        } catch (RuntimeException e) {
+            throw new InvalidJobException(at, node, "not resource requirements: " + e.getMessage());
+        }
+        Map<String, Quantity> amounts = new TreeMap<>();
+        if (requirements.getLimits() != null) {
+            amounts.putAll(requirements.getLimits());
+        }
+        if (requirements.getRequests() != null) {
+            amounts.putAll(requirements.getRequests());
+        }
+        PodSpec spec = new PodSpecBuilder()
+                .addNewContainer().withName("node").withNewResources().withRequests(amounts).endResources()
+                .endContainer().build();
+        return PodRequests.of(spec, at);
+    }
+
+    private static String join(String at, String name) {
+        return at.isEmpty() ? name : at + "." + name;
+    }
+}

@@ -1,0 +1,498 @@
+package io.kubequeue.job.declared;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.MixedOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubequeue.input.InvalidJobException;
+import io.kubequeue.input.JsonBounds;
+import io.kubequeue.job.FieldPath;
+import io.kubequeue.job.JobKind;
+import io.kubequeue.job.PodSets;
+import io.kubequeue.job.Pruning;
+import io.kubequeue.job.StopsWhenSuspended;
+import io.kubequeue.job.SuspendMark;
+import io.kubequeue.resources.PodDefaults;
+import io.kubequeue.scheduler.model.JobPriority;
+import io.kubequeue.scheduler.model.Resources;
+
+/**
+ * A job kind read from a {@link QueuedKind} declaration (docs/kinds.md): objects of any CRD, read as
+ * {@link GenericKubernetesResource}, held by a boolean field or the suspend annotation, charged by the pod-set rule
+ * ({@link PodSets}, the one the built-in Kubeflow kinds use), finished by conditions or a phase. Immutable: an edited
+ * declaration is a new kind object.
+ */
+public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>,
+        StopsWhenSuspended<GenericKubernetesResource> {
+
+    /** The most characters of a name in a declaration (kind, plural, label key, condition type, phase value). */
+    static final int MAX_NAME = 253;
+    /** The most condition types or phase values a declaration lists. */
+    static final int MAX_VALUES = 16;
+    /** The most pod sets on one level of a declaration. */
+    static final int MAX_POD_SETS = 16;
+    /** The most counts of one pod set. */
+    static final int MAX_COUNTS = 4;
+
+    private static final Pattern DNS_SUBDOMAIN = Pattern.compile(
+            "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+    private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+    private static final Pattern VERSION = Pattern.compile("v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?");
+    private static final Pattern KIND = Pattern.compile("[A-Z][A-Za-z0-9]{0,62}");
+    private static final Pattern LABEL_KEY = Pattern.compile(
+            "([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
+    private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+    private final String declaration;
+    private final String group;
+    private final String version;
+    private final String kind;
+    private final String plural;
+    private final SuspendMark hold;
+    private final FieldPath holdField;
+    private final PodSets podSets;
+    private final FieldPath priorityClass;
+    private final Set<String> finishedConditions;
+    private final FieldPath finishedField;
+    private final Set<String> finishedValues;
+    private final FieldPath started;
+    private final String podLabelKey;
+    private final boolean labelIsUid;
+    private final boolean ownedByJob;
+    private final boolean stopsWhenSuspended;
+    private final KubernetesSerialization serialization;
+
+    private DeclaredJobKind(String declaration, QueuedKindSpec spec, SuspendMark hold, FieldPath holdField,
+                            PodSets podSets, KubernetesSerialization serialization) {
+        this.declaration = declaration;
+        this.group = spec.group;
+        this.version = spec.version;
+        this.kind = spec.kind;
+        this.plural = spec.plural;
+        this.hold = hold;
+        this.holdField = holdField;
+        this.podSets = podSets;
+        this.priorityClass = spec.priorityClass == null ? null : single("spec.priorityClass", spec.priorityClass);
+        QueuedKindSpec.Finished finished = spec.finished;
+        this.finishedConditions = finished == null || finished.conditions == null ? Set.of()
+                : Set.copyOf(finished.conditions);
+        this.finishedField = finished == null || finished.field == null ? null
+                : single("spec.finished.field", finished.field);
+        this.finishedValues = finished == null || finished.values == null ? Set.of() : Set.copyOf(finished.values);
+        this.started = spec.started == null ? null : single("spec.started", spec.started);
+        this.podLabelKey = spec.pods.labelKey;
+        this.labelIsUid = "Uid".equals(spec.pods.labelValue);
+        this.ownedByJob = Boolean.TRUE.equals(spec.pods.ownedByJob);
+        this.stopsWhenSuspended = Boolean.TRUE.equals(spec.stopsWhenSuspended);
+        this.serialization = serialization;
+    }
+
+    /**
+     * Checks a declaration and makes its kind.
+     *
+     * @param declaration   the {@link QueuedKind}'s name, for messages
+     * @param spec          as written
+     * @param serialization reads pod templates
+     * @throws InvalidDeclarationException naming the first field that is missing or wrong, and why
+     */
+    public static DeclaredJobKind of(String declaration, QueuedKindSpec spec, KubernetesSerialization serialization) {
+        if (spec == null) {
+            throw new InvalidDeclarationException("spec", "is missing");
+        }
+        name("spec.group", spec.group, DNS_SUBDOMAIN, "a DNS subdomain such as jobset.x-k8s.io");
+        name("spec.version", spec.version, VERSION, "a Kubernetes API version such as v1 or v1alpha2");
+        name("spec.kind", spec.kind, KIND, "a kind name such as JobSet");
+        name("spec.plural", spec.plural, DNS_LABEL, "a resource name such as jobsets");
+        if (spec.hold == null || (spec.hold.field == null) == !Boolean.TRUE.equals(spec.hold.annotation)) {
+            throw new InvalidDeclarationException("spec.hold", "needs exactly one of field (a boolean field such as"
+                    + " spec.suspend) and annotation: true");
+        }
+        SuspendMark hold;
+        FieldPath holdField = null;
+        if (spec.hold.field != null) {
+            holdField = single("spec.hold.field", spec.hold.field);
+            if (!holdField.names().get(0).equals("spec")) {
+                throw new InvalidDeclarationException("spec.hold.field", "must be a field of the spec, such as"
+                        + " spec.suspend (is '" + spec.hold.field + "')");
+            }
+            hold = SuspendMark.field(holdField.names());
+        } else {
+            hold = SuspendMark.ANNOTATION;
+        }
+        if (spec.podSets == null || spec.podSets.isEmpty()) {
+            throw new InvalidDeclarationException("spec.podSets", "needs at least one pod set");
+        }
+        PodSets podSets = new PodSets(rules("spec.podSets", spec.podSets, 1, serialization));
+        if (spec.finished != null) {
+            QueuedKindSpec.Finished f = spec.finished;
+            boolean byConditions = f.conditions != null && !f.conditions.isEmpty();
+            boolean byField = f.field != null;
+            if (byConditions == byField) {
+                throw new InvalidDeclarationException("spec.finished", "needs exactly one of conditions (condition"
+                        + " types) and field with values (a phase); leave finished out for a kind that never ends");
+            }
+            names("spec.finished.conditions", f.conditions);
+            if (byField && (f.values == null || f.values.isEmpty())) {
+                throw new InvalidDeclarationException("spec.finished.values", "needs the values of "
+                        + f.field + " that mean finished");
+            }
+            names("spec.finished.values", f.values);
+        }
+        if (spec.pods == null) {
+            throw new InvalidDeclarationException("spec.pods", "needs labelKey, the label every pod of a job carries");
+        }
+        name("spec.pods.labelKey", spec.pods.labelKey, LABEL_KEY, "a label key such as jobset.sigs.k8s.io/jobset-name");
+        if (spec.pods.labelValue != null && !Set.of("Name", "Uid").contains(spec.pods.labelValue)) {
+            throw new InvalidDeclarationException("spec.pods.labelValue", "must be Name or Uid (is '"
+                    + InvalidJobException.shown(spec.pods.labelValue) + "')");
+        }
+        return new DeclaredJobKind(declaration, spec, hold, holdField, podSets, serialization);
+    }
+
+    private static List<PodSets.Rule> rules(String at, List<QueuedKindSpec.PodSet> sets, int level,
+                                           KubernetesSerialization serialization) {
+        if (level > PodSets.MAX_NESTING) {
+            throw new InvalidDeclarationException(at, "pod sets nest at most " + PodSets.MAX_NESTING + " levels deep");
+        }
+        if (sets.size() > MAX_POD_SETS) {
+            throw new InvalidDeclarationException(at, "at most " + MAX_POD_SETS + " pod sets, not " + sets.size());
+        }
+        List<PodSets.Rule> rules = new ArrayList<>();
+        for (int i = 0; i < sets.size(); i++) {
+            String here = at + "[" + i + "]";
+            QueuedKindSpec.PodSet set = sets.get(i);
+            if (set == null) {
+                throw new InvalidDeclarationException(here, "is empty");
+            }
+            int ways = (set.template != null ? 1 : 0) + (set.templatePathFrom != null ? 1 : 0)
+                    + (set.resources != null ? 1 : 0);
+            List<QueuedKindSpec.PodSet> nested = nested(here + ".podSets", set.podSets, level, serialization);
+            if (ways > 1 || ways == 0 && nested.isEmpty()) {
+                throw new InvalidDeclarationException(here, "needs exactly one of template, templatePathFrom and"
+                        + " resources (or only nested podSets)");
+            }
+            List<PodSets.Count> counts = new ArrayList<>();
+            if (set.counts != null) {
+                if (set.counts.size() > MAX_COUNTS) {
+                    throw new InvalidDeclarationException(here + ".counts", "at most " + MAX_COUNTS + " counts");
+                }
+                for (int c = 0; c < set.counts.size(); c++) {
+                    QueuedKindSpec.Count count = set.counts.get(c);
+                    String countAt = here + ".counts[" + c + "]";
+                    if (count == null || count.field == null) {
+                        throw new InvalidDeclarationException(countAt + ".field", "is missing");
+                    }
+                    long fallback = count.fallback == null ? 1 : count.fallback;
+                    if (fallback < 0 || fallback > PodSets.MAX_COUNT) {
+                        throw new InvalidDeclarationException(countAt + ".default", "must be a whole number from 0 to "
+                                + PodSets.MAX_COUNT);
+                    }
+                    counts.add(new PodSets.Count(single(countAt + ".field", count.field), fallback,
+                            count.atMost == null ? null : single(countAt + ".atMost", count.atMost)));
+                }
+            }
+            rules.add(new PodSets.Rule(set.name == null ? "podSets[" + i + "]" : set.name,
+                    set.each == null ? null : path(here + ".each", set.each),
+                    set.template == null ? null : single(here + ".template", set.template),
+                    set.templatePathFrom == null ? null : single(here + ".templatePathFrom", set.templatePathFrom),
+                    set.resources == null ? null : single(here + ".resources", set.resources),
+                    Boolean.TRUE.equals(set.optional), counts,
+                    rules(here + ".podSets", nested, level + 1, serialization)));
+        }
+        return rules;
+    }
+
+    private static List<QueuedKindSpec.PodSet> nested(String at, JsonNode podSets, int level,
+                                                     KubernetesSerialization serialization) {
+        if (podSets == null || podSets.isNull()) {
+            return List.of();
+        }
+        // bounded before it is read: a declaration nested 10,000 levels deep is refused by its depth alone
+        int limit = 4 * (PodSets.MAX_NESTING - level + 1) + 4;
+        if (level >= PodSets.MAX_NESTING || JsonBounds.depth(podSets, limit) > limit) {
+            throw new InvalidDeclarationException(at, "pod sets nest at most " + PodSets.MAX_NESTING + " levels deep");
+        }
+        if (!podSets.isArray()) {
+            throw new InvalidDeclarationException(at, "must be a list of pod sets");
+        }
+        try {
+            return List.of(serialization.convertValue(podSets, QueuedKindSpec.PodSet[].class));
+        } catch (RuntimeException e) {
+            throw new InvalidDeclarationException(at, "is not a list of pod sets: " + e.getMessage());
+        }
+    }
+
+    private static FieldPath path(String at, String text) {
+        try {
+            return FieldPath.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidDeclarationException(at, e.getMessage());
+        }
+    }
+
+    private static FieldPath single(String at, String text) {
+        FieldPath path = path(at, text);
+        if (!path.single()) {
+            throw new InvalidDeclarationException(at, "must name one field: [*] and * are for pod sets' each (is '"
+                    + text + "')");
+        }
+        return path;
+    }
+
+    private static void name(String at, String value, Pattern shape, String what) {
+        if (value == null || value.isEmpty()) {
+            throw new InvalidDeclarationException(at, "is missing: " + what);
+        }
+        if (value.length() > MAX_NAME || !shape.matcher(value).matches()) {
+            throw new InvalidDeclarationException(at, "must be " + what + " (is '" + InvalidJobException.shown(value)
+                    + "')");
+        }
+    }
+
+    private static void names(String at, List<String> values) {
+        if (values == null) {
+            return;
+        }
+        if (values.size() > MAX_VALUES) {
+            throw new InvalidDeclarationException(at, "at most " + MAX_VALUES + " values");
+        }
+        for (String value : values) {
+            if (value == null || value.isEmpty() || value.length() > MAX_NAME) {
+                throw new InvalidDeclarationException(at, "each value must be 1 to " + MAX_NAME + " characters");
+            }
+        }
+    }
+
+    /** The {@link QueuedKind} this kind was read from. */
+    public String declaration() {
+        return declaration;
+    }
+
+    @Override
+    public String kind() {
+        return kind;
+    }
+
+    @Override
+    public Class<GenericKubernetesResource> type() {
+        return GenericKubernetesResource.class;
+    }
+
+    @Override
+    public String apiGroup() {
+        return group;
+    }
+
+    @Override
+    public String version() {
+        return version;
+    }
+
+    @Override
+    public String plural() {
+        return plural;
+    }
+
+    /** group/version, e.g. {@code jobset.x-k8s.io/v1alpha2}. */
+    public String apiVersion() {
+        return group + "/" + version;
+    }
+
+    /** The resource, as fabric8's generic client and informers name it (namespaced). */
+    public ResourceDefinitionContext context() {
+        return new ResourceDefinitionContext.Builder().withGroup(group).withVersion(version).withKind(kind)
+                .withPlural(plural).withNamespaced(true).build();
+    }
+
+    @Override
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public MixedOperation<GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>>
+            resources(KubernetesClient client) {
+        return client.genericKubernetesResources(context());
+    }
+
+    @Override
+    public List<SuspendMark> suspendMarks(GenericKubernetesResource job) {
+        if (holdField == null) {
+            return SuspendMark.annotated(job) ? List.of(hold) : List.of();
+        }
+        JsonNode value = holdField.get(json(job));
+        return value != null && value.isBoolean() && value.booleanValue() ? List.of(hold) : List.of();
+    }
+
+    /** The hold field when the declaration says its controller stops a running job held again; else empty. */
+    @Override
+    public Optional<SuspendMark> stopMark(GenericKubernetesResource job) {
+        return stopsWhenSuspended ? Optional.of(hold) : Optional.empty();
+    }
+
+    @Override
+    public boolean started(GenericKubernetesResource job) {
+        return started != null && started.get(json(job)) != null;
+    }
+
+    @Override
+    public boolean finished(GenericKubernetesResource job) {
+        JsonNode json = json(job);
+        if (finishedField != null) {
+            JsonNode phase = finishedField.get(json);
+            return phase != null && phase.isTextual() && finishedValues.contains(phase.textValue());
+        }
+        if (finishedConditions.isEmpty()) {
+            return false;
+        }
+        for (JsonNode condition : json.path("status").path("conditions")) {
+            if (finishedConditions.contains(condition.path("type").asText())
+                    && "True".equals(condition.path("status").asText())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public Resources request(GenericKubernetesResource job) {
+        return request(job, PodDefaults.NONE);
+    }
+
+    /** By the declaration's pod sets ({@link PodSets#request}). */
+    @Override
+    public Resources request(GenericKubernetesResource job, PodDefaults defaults) {
+        return podSets.request(json(job), defaults, serialization);
+    }
+
+    @Override
+    public String podLabelKey() {
+        return podLabelKey;
+    }
+
+    @Override
+    public String podLabelValue(String name, String uid) {
+        return labelIsUid ? uid : name;
+    }
+
+    @Override
+    public boolean ownsItsPods() {
+        return ownedByJob;
+    }
+
+    /**
+     * The class at {@code priorityClass} when declared and a string; else the first pod template (in pod-set order)
+     * whose spec names a {@code priorityClassName} or sets {@code priority}.
+     */
+    @Override
+    public JobPriority priority(GenericKubernetesResource job) {
+        JsonNode json = json(job);
+        if (priorityClass != null) {
+            JsonNode name = priorityClass.get(json);
+            if (name != null && name.isTextual()) {
+                return new JobPriority(name.textValue(), null);
+            }
+        }
+        for (FieldPath.Match template : podSets.templates(json)) {
+            JsonNode pod = template.node().path("spec");
+            JsonNode className = pod.path("priorityClassName");
+            JsonNode priority = pod.path("priority");
+            if (className.isTextual() || priority.isInt()) {
+                return new JobPriority(className.isTextual() ? className.asText() : null,
+                        priority.isInt() ? priority.asInt() : null);
+            }
+        }
+        return JobPriority.NONE;
+    }
+
+    /**
+     * The metadata as the built-in kinds cache it ({@link Pruning#jobMetadata}), the spec and status as JSON nodes
+     * (read once here, not at every read); each pod template the pod sets reach reduced to what is read
+     * ({@link Pruning#podTemplate}).
+     */
+    @Override
+    public GenericKubernetesResource pruned(GenericKubernetesResource job) {
+        GenericKubernetesResource copy = new GenericKubernetesResource();
+        copy.setApiVersion(job.getApiVersion());
+        copy.setKind(job.getKind());
+        copy.setMetadata(Pruning.jobMetadata(job.getMetadata()));
+        ObjectNode json = json(job).deepCopy();
+        for (FieldPath.Match template : podSets.templates(json)) {
+            replace(json, template.at(), Pruning.podTemplate(template.node(), serialization));
+        }
+        if (json.get("spec") != null) {
+            copy.setAdditionalProperty("spec", json.get("spec"));
+        }
+        if (json.get("status") != null) {
+            copy.setAdditionalProperty("status", json.get("status"));
+        }
+        return copy;
+    }
+
+    /** Puts {@code value} at {@code at} (a match's name: dots, {@code [i]}) in {@code root}, where it is now. */
+    private static void replace(ObjectNode root, String at, JsonNode value) {
+        List<String> steps = new ArrayList<>();
+        for (String part : at.split("\\.")) {
+            int bracket = part.indexOf('[');
+            steps.add(bracket < 0 ? part : part.substring(0, bracket));
+            while (bracket >= 0) {
+                int close = part.indexOf(']', bracket);
+                steps.add(part.substring(bracket, close + 1));
+                bracket = part.indexOf('[', close);
+            }
+        }
+        JsonNode parent = root;
+        for (int i = 0; i < steps.size() - 1; i++) {
+            parent = child(parent, steps.get(i));
+            if (parent == null) {
+                return;
+            }
+        }
+        String last = steps.get(steps.size() - 1);
+        if (last.startsWith("[") && parent.isArray()) {
+            ((com.fasterxml.jackson.databind.node.ArrayNode) parent).set(
+                    Integer.parseInt(last.substring(1, last.length() - 1)), value);
+        } else if (parent instanceof ObjectNode object) {
+            object.set(last, value);
+        }
+    }
+
+    private static JsonNode child(JsonNode node, String step) {
+        if (step.startsWith("[")) {
+            return node.isArray() ? node.get(Integer.parseInt(step.substring(1, step.length() - 1))) : null;
+        }
+        return node.isObject() ? node.get(step) : null;
+    }
+
+    /**
+     * The job as one JSON object ({@code spec}, {@code status}; the metadata is read from the object itself). A
+     * pruned copy holds its spec and status as JSON nodes already; an object as read holds maps, converted here.
+     */
+    ObjectNode json(GenericKubernetesResource job) {
+        ObjectNode json = JSON.objectNode();
+        Object spec = job.getAdditionalProperties().get("spec");
+        Object status = job.getAdditionalProperties().get("status");
+        if (spec != null) {
+            json.set("spec", spec instanceof JsonNode node ? node : serialization.convertValue(spec, JsonNode.class));
+        }
+        if (status != null) {
+            json.set("status", status instanceof JsonNode node ? node
+                    : serialization.convertValue(status, JsonNode.class));
+        }
+        return json;
+    }
+
+    @Override
+    public String toString() {
+        return kind + " (" + apiVersion() + ", declared by QueuedKind " + declaration + ")";
+    }
+}

@@ -1,0 +1,400 @@
+package io.kubequeue.job.declared;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
+import io.fabric8.kubernetes.api.model.APIResource;
+import io.fabric8.kubernetes.api.model.APIResourceList;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReviewBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kubequeue.events.EventRecorder;
+import io.kubequeue.job.JobFeed;
+import io.kubequeue.job.JobKindRegistry;
+import io.kubequeue.job.JobKinds;
+import io.kubequeue.job.JobReconciler;
+import io.kubequeue.job.PruningItemStore;
+
+/**
+ * The kinds declared by {@link QueuedKind}s, at run time (docs/kinds.md): each valid, served and permitted
+ * declaration becomes a {@link DeclaredJobKind} in the {@link JobKindRegistry} and a watch of its objects that feeds
+ * the {@link JobFeed} as the built-in kinds' reconcilers do; an invalid one gets its conditions and one Warning, never
+ * an exception. Start-up loads every declaration before the recovery list ({@link #loadAll}), so a restart charges
+ * the running jobs of declared kinds before it admits anything.
+ *
+ * <p>A removed declaration drains: its pending jobs are forgotten at once (they stay suspended in the cluster), its
+ * running jobs stay charged until they end, then its watch stops. An edited one is replaced: the new rules read every
+ * job again.
+ */
+@Singleton
+public class DeclaredKinds {
+
+    private static final Logger LOG = Logger.getLogger(DeclaredKinds.class);
+    /** How soon a declaration whose kind is not served, or not permitted, is checked again. */
+    public static final Duration RECHECK = Duration.ofSeconds(30);
+
+    private final KubernetesClient client;
+    private final JobKindRegistry registry;
+    private final JobFeed feed;
+    private final EventRecorder events;
+    /** By declaration name. */
+    private final Map<String, Declared> declared = new ConcurrentHashMap<>();
+
+    /** A declaration in force, or draining after its removal. */
+    private static final class Declared {
+        final DeclaredJobKind kind;
+        final long generation;
+        SharedIndexInformer<GenericKubernetesResource> watch;
+        volatile boolean draining;
+
+        Declared(DeclaredJobKind kind, long generation) {
+            this.kind = kind;
+            this.generation = generation;
+        }
+    }
+
+    public DeclaredKinds(KubernetesClient client, JobKindRegistry registry, JobFeed feed, EventRecorder events) {
+        this.client = client;
+        this.registry = registry;
+        this.feed = feed;
+        this.events = events;
+    }
+
+    /**
+     * Start-up, before the recovery list: every declaration is checked and its kind registered (not watched yet),
+     * so that recovery lists its jobs with the built-in kinds'. No QueuedKind CRD, or no right to list it: nothing is
+     * declared, one log line.
+     */
+    public void loadAll() {
+        List<QueuedKind> all;
+        try {
+            all = client.resources(QueuedKind.class).list().getItems();
+        } catch (KubernetesClientException e) {
+            LOG.infof("no declared job kinds (%s %s): the built-in kinds only", e.getCode() == 404
+                    ? "the QueuedKind CRD is not installed" : "cannot list QueuedKinds:", e.getCode() == 404 ? ""
+                    : e.getMessage());
+            return;
+        }
+        for (QueuedKind q : all) {
+            apply(q, false);
+        }
+    }
+
+    /** After the recovery list: the watches of the kinds {@link #loadAll} registered. */
+    public void watchLoaded() {
+        declared.values().forEach(d -> {
+            synchronized (d) {
+                if (d.watch == null && !d.draining) {
+                    d.watch = watch(d);
+                }
+            }
+        });
+    }
+
+    /**
+     * Checks a declaration and puts it in force (or keeps it, if its generation is in force already), and writes
+     * its status when that changed.
+     *
+     * @return when to check it again (a kind not served or not permitted yet), or empty
+     */
+    public Optional<Duration> apply(QueuedKind q) {
+        return apply(q, true);
+    }
+
+    private Optional<Duration> apply(QueuedKind q, boolean watch) {
+        String name = q.getMetadata().getName();
+        long generation = q.getMetadata().getGeneration() == null ? 0 : q.getMetadata().getGeneration();
+        List<Condition> conditions = new ArrayList<>();
+        Optional<Duration> again = Optional.empty();
+        DeclaredJobKind kind = null;
+        try {
+            kind = DeclaredJobKind.of(name, q.getSpec(), client.getKubernetesSerialization());
+            String clash = clash(name, kind.kind());
+            if (clash != null) {
+                throw new InvalidDeclarationException("spec.kind", clash);
+            }
+            conditions.add(condition("Valid", true, "Valid", "the declaration reads"));
+        } catch (InvalidDeclarationException e) {
+            conditions.add(condition("Valid", false, "InvalidDeclaration", e.getMessage()));
+        }
+        if (kind != null) {
+            String notServed = notServed(kind);
+            conditions.add(notServed == null ? condition("Served", true, "Served", kind.plural() + "." + kind.apiGroup()
+                    + "/" + kind.version() + " is served") : condition("Served", false, "NotServed", notServed));
+            List<String> missing = notServed == null ? missingVerbs(kind) : List.of();
+            if (notServed == null) {
+                conditions.add(missing.isEmpty() ? condition("Authorized", true, "Authorized",
+                        "kube-queue may " + String.join(", ", JobKinds.VERBS) + " " + resource(kind))
+                        : condition("Authorized", false, "Forbidden", "kube-queue may not " + String.join(", ", missing)
+                        + " " + resource(kind) + " (its SelfSubjectAccessReview said no): grant them in its"
+                        + " ClusterRole (the chart's declaredKinds or presets values do)"));
+            }
+            if (notServed != null || !missing.isEmpty()) {
+                again = Optional.of(RECHECK);
+                kind = null;
+            }
+        }
+        if (kind != null) {
+            putInForce(name, kind, generation, watch);
+            conditions.add(condition("Ready", true, "Queuing", "kube-queue queues " + kind.kind() + " jobs"));
+        } else {
+            remove(name);
+            String why = conditions.stream().filter(c -> "False".equals(c.getStatus())).map(Condition::getMessage)
+                    .findFirst().orElse("");
+            conditions.add(condition("Ready", false, "NotQueuing", why));
+        }
+        writeStatus(q, generation, conditions);
+        return again;
+    }
+
+    /** Why no other declaration or built-in kind may have this kind name; null if none. */
+    private String clash(String declaration, String kind) {
+        if (registry.builtIn(kind)) {
+            return kind + " is a built-in kind of kube-queue; declare only kinds it does not know";
+        }
+        for (Map.Entry<String, Declared> other : declared.entrySet()) {
+            if (!other.getKey().equals(declaration) && other.getValue().kind.kind().equals(kind)) {
+                return kind + " is declared already, by QueuedKind " + other.getKey();
+            }
+        }
+        return null;
+    }
+
+    private void putInForce(String name, DeclaredJobKind kind, long generation, boolean watch) {
+        Declared now = declared.get(name);
+        if (now != null && now.generation == generation && !now.draining) {
+            return;
+        }
+        if (now != null) {
+            stop(now);
+        }
+        Declared next = new Declared(kind, generation);
+        declared.put(name, next);
+        registry.declare(kind);
+        LOG.infof("queuing %s, as QueuedKind %s declares it", kind, name);
+        if (watch) {
+            synchronized (next) {
+                next.watch = watch(next);
+            }
+        }
+    }
+
+    /**
+     * The declaration is gone (or no longer valid): its pending jobs are forgotten now, its running ones stay charged
+     * until they end; then its watch stops and the kind leaves the registry.
+     */
+    public void remove(String name) {
+        Declared d = declared.get(name);
+        if (d == null || d.draining) {
+            return;
+        }
+        d.draining = true;
+        LOG.infof("QueuedKind %s removed or not in force: %s jobs are no longer queued; running ones stay charged"
+                + " until they end", name, d.kind.kind());
+        synchronized (d) {
+            if (d.watch == null) {
+                finish(name, d);
+                return;
+            }
+            for (GenericKubernetesResource job : d.watch.getStore().list()) {
+                drain(d, job);
+            }
+        }
+        drainedYet(name, d);
+    }
+
+    private void drain(Declared d, GenericKubernetesResource job) {
+        if (d.kind.held(job) || d.kind.finished(job)) {
+            feed.deleted(d.kind.kind(), job); // pending or ended: nothing of it is charged from now on
+        } else {
+            feed.observeOrReport(d.kind, job);
+        }
+    }
+
+    private void drainedYet(String name, Declared d) {
+        if (!d.draining || d.watch == null) {
+            return;
+        }
+        boolean running = d.watch.getStore().list().stream().anyMatch(j -> !d.kind.held(j) && !d.kind.finished(j));
+        if (!running) {
+            finish(name, d);
+        }
+    }
+
+    private void finish(String name, Declared d) {
+        stop(d);
+        declared.remove(name, d);
+        if (declared.values().stream().noneMatch(o -> o.kind.kind().equals(d.kind.kind()))) {
+            registry.drop(d.kind.kind());
+        }
+        LOG.infof("QueuedKind %s: no %s job runs any more; its watch stopped", name, d.kind.kind());
+    }
+
+    private static void stop(Declared d) {
+        synchronized (d) {
+            if (d.watch != null) {
+                d.watch.stop();
+                d.watch = null;
+            }
+        }
+    }
+
+    private SharedIndexInformer<GenericKubernetesResource> watch(Declared d) {
+        DeclaredJobKind kind = d.kind;
+        SharedIndexInformer<GenericKubernetesResource> informer = client.genericKubernetesResources(kind.context())
+                .inAnyNamespace().withLimit(JobReconciler.LIST_PAGE).runnableInformer(0);
+        informer.itemStore(new PruningItemStore<>(kind::pruned));
+        String name = kind.declaration();
+        informer.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(GenericKubernetesResource job) {
+                seen(job);
+            }
+
+            @Override
+            public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource job) {
+                seen(job);
+            }
+
+            @Override
+            public void onDelete(GenericKubernetesResource job, boolean finalStateUnknown) {
+                feed.deleted(kind.kind(), job);
+                drainedYet(name, d);
+            }
+
+            private void seen(GenericKubernetesResource job) {
+                GenericKubernetesResource cached = kind.pruned(job);
+                if (d.draining) {
+                    drain(d, cached);
+                    drainedYet(name, d);
+                } else {
+                    feed.observeOrReport(kind, cached); // one that cannot be read gets its Warning, nothing more
+                }
+            }
+        });
+        informer.exceptionHandler((started, error) -> {
+            LOG.warnf("cannot watch %s (%s): retrying", kind, error.getMessage());
+            return true;
+        });
+        informer.start();
+        return informer;
+    }
+
+    /** Why the kind is not served (the API server's discovery does not list it); null if it is. */
+    private String notServed(DeclaredJobKind kind) {
+        APIResourceList resources;
+        try {
+            resources = client.getApiResources(kind.apiVersion());
+        } catch (KubernetesClientException e) {
+            return kind.apiVersion() + " cannot be discovered (" + e.getMessage() + ")";
+        }
+        if (resources == null || resources.getResources() == null) {
+            return kind.apiVersion() + " is not served: is the CRD of " + kind.kind() + " installed?";
+        }
+        for (APIResource r : resources.getResources()) {
+            if (kind.plural().equals(r.getName())) {
+                if (!kind.kind().equals(r.getKind())) {
+                    return kind.apiVersion() + " serves " + kind.plural() + " as kind " + r.getKind() + ", not "
+                            + kind.kind();
+                }
+                if (Boolean.FALSE.equals(r.getNamespaced())) {
+                    return kind.plural() + " is cluster-scoped: kube-queue queues namespaced jobs only";
+                }
+                return null;
+            }
+        }
+        return kind.apiVersion() + " does not serve " + kind.plural() + ": is the CRD of " + kind.kind()
+                + " installed, at that version?";
+    }
+
+    /** The verbs of {@link JobKinds#VERBS} kube-queue may not use on the kind in every namespace. */
+    private List<String> missingVerbs(DeclaredJobKind kind) {
+        List<String> missing = new ArrayList<>();
+        for (String verb : JobKinds.VERBS) {
+            SelfSubjectAccessReview review = new SelfSubjectAccessReviewBuilder().withNewSpec()
+                    .withNewResourceAttributes().withGroup(kind.apiGroup()).withResource(kind.plural())
+                    .withVerb(verb).endResourceAttributes().endSpec().build();
+            try {
+                SelfSubjectAccessReview answer = client.authorization().v1().selfSubjectAccessReview()
+                        .create(review);
+                if (answer == null || answer.getStatus() == null
+                        || !Boolean.TRUE.equals(answer.getStatus().getAllowed())) {
+                    missing.add(verb);
+                }
+            } catch (KubernetesClientException e) {
+                missing.add(verb + " (not checked: " + e.getMessage() + ")");
+            }
+        }
+        return missing;
+    }
+
+    private static String resource(DeclaredJobKind kind) {
+        return kind.plural() + "." + kind.apiGroup();
+    }
+
+    private static Condition condition(String type, boolean status, String reason, String message) {
+        return new ConditionBuilder().withType(type).withStatus(status ? "True" : "False").withReason(reason)
+                .withMessage(message).build();
+    }
+
+    /**
+     * Writes the conditions (one merge patch of the status) unless they say what the status says already; a
+     * condition that turns False gets one Warning on the declaration.
+     */
+    private void writeStatus(QueuedKind q, long generation, List<Condition> conditions) {
+        QueuedKindStatus old = q.getStatus();
+        String now = Instant.now().toString();
+        List<Condition> written = new ArrayList<>();
+        boolean changed = old == null || !Objects.equals(old.observedGeneration, generation);
+        for (Condition c : conditions) {
+            Condition before = old == null || old.conditions == null ? null : old.conditions.stream()
+                    .filter(o -> c.getType().equals(o.getType())).findFirst().orElse(null);
+            boolean same = before != null && c.getStatus().equals(before.getStatus())
+                    && Objects.equals(c.getReason(), before.getReason())
+                    && Objects.equals(c.getMessage(), before.getMessage());
+            c.setLastTransitionTime(same && before.getLastTransitionTime() != null ? before.getLastTransitionTime()
+                    : now);
+            c.setObservedGeneration(generation);
+            changed |= !same;
+            if (!same && "False".equals(c.getStatus()) && !"Ready".equals(c.getType())) {
+                events.warning(q, c.getReason(), c.getMessage());
+            }
+            written.add(c);
+        }
+        if (old != null && old.conditions != null && old.conditions.size() != written.size()) {
+            changed = true;
+        }
+        if (!changed) {
+            return;
+        }
+        QueuedKindStatus status = new QueuedKindStatus();
+        status.observedGeneration = generation;
+        status.conditions = written;
+        QueuedKind patch = new QueuedKind();
+        patch.setStatus(status);
+        try {
+            client.resources(QueuedKind.class).withName(q.getMetadata().getName()).subresource("status")
+                    .patch(PatchContext.of(PatchType.JSON_MERGE), client.getKubernetesSerialization().asJson(patch));
+        } catch (KubernetesClientException e) {
+            LOG.warnf("cannot write the status of QueuedKind %s (%s)", q.getMetadata().getName(), e.getMessage());
+        }
+    }
+}
