@@ -1,5 +1,9 @@
 package io.kubequeue.demo;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.kubequeue.job.declared.QueuedKind;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -63,6 +67,13 @@ public class DemoApp implements QuarkusApplication {
         System.out.printf("%nkube-queue demo: QueueGroupPlugin=%s, applying %d objects from %s%n%n", options.plugin(),
                 objects.size(), options.dir() != null ? options.dir() : "the seed's " + options.example() + " example");
         for (HasMetadata o : objects) {
+            if (clusterScoped(o)) {
+                client.resource(o).create();
+                if (o instanceof QueuedKind declaration) {
+                    awaitInForce(declaration);
+                }
+                continue;
+            }
             if (o.getMetadata().getNamespace() == null) {
                 // as kubectl apply would, except the tree, which kube-queue reads from kube-system only
                 o.getMetadata().setNamespace(o instanceof ElasticQuotaTree ? "kube-system" : "default");
@@ -74,7 +85,8 @@ public class DemoApp implements QuarkusApplication {
             }
         }
         if (objects.stream().noneMatch(DemoApp::isJob)) {
-            System.out.println("no job (TFJob, PyTorchJob, MPIJob, Workflow, Job) among the manifests: nothing to queue");
+            System.out.println("no job (TFJob, PyTorchJob, MPIJob, Workflow, Job, or a declared kind) among the"
+                    + " manifests: nothing to queue");
             return 1;
         }
         Instant start = Instant.now();
@@ -152,16 +164,53 @@ public class DemoApp implements QuarkusApplication {
         return objects;
     }
 
-    /** Quota objects before jobs, as a user following the seed would apply them. */
+    /**
+     * CRDs first, then the kinds declared on them (docs/kinds.md), then quota objects, then jobs, as a user following
+     * the seed and docs/kinds.md would apply them.
+     */
     private static int applyOrder(HasMetadata o) {
+        if (o instanceof CustomResourceDefinition) {
+            return -2;
+        }
+        if (o instanceof QueuedKind) {
+            return -1;
+        }
         if (o instanceof ElasticQuotaTree || o instanceof ResourceQuota) {
             return 0;
         }
         return isJob(o) ? 2 : 1;
     }
 
+    private static boolean clusterScoped(HasMetadata o) {
+        return o instanceof CustomResourceDefinition || o instanceof QueuedKind;
+    }
+
+    /** A job: a built-in kind's, or an object of a CRD (a declared kind's, once its QueuedKind is in force). */
     private static boolean isJob(HasMetadata o) {
-        return o instanceof CustomResource<?, ?> && !(o instanceof ElasticQuotaTree) || o instanceof Job;
+        return o instanceof CustomResource<?, ?> && !(o instanceof ElasticQuotaTree) && !(o instanceof QueuedKind)
+                || o instanceof Job || o instanceof GenericKubernetesResource;
+    }
+
+    /** Waits (up to 20 s) until kube-queue puts the declaration in force, and prints its Ready condition. */
+    private void awaitInForce(QueuedKind declaration) throws InterruptedException {
+        String name = declaration.getMetadata().getName();
+        Instant until = Instant.now().plusSeconds(20);
+        String ready = "not read yet";
+        while (Instant.now().isBefore(until)) {
+            QueuedKind now = client.resources(QueuedKind.class).withName(name).get();
+            if (now != null && now.getStatus() != null) {
+                var condition = now.getStatus().conditions.stream().filter(c -> "Ready".equals(c.getType()))
+                        .findFirst();
+                if (condition.isPresent()) {
+                    ready = condition.get().getStatus() + ": " + condition.get().getMessage();
+                    if ("True".equals(condition.get().getStatus())) {
+                        break;
+                    }
+                }
+            }
+            Thread.sleep(100);
+        }
+        System.out.printf("QueuedKind %s: Ready %s%n", name, ready);
     }
 
     private static String table(List<JobSimulator.Row> rows) {

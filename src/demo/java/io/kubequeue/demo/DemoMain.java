@@ -1,5 +1,7 @@
 package io.kubequeue.demo;
 
+import io.fabric8.kubernetes.client.utils.Serialization;
+
 import java.net.InetAddress;
 import java.util.HashMap;
 
@@ -36,6 +38,16 @@ public class DemoMain {
         KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
                 new KubernetesCrudDispatcher(), false);
         server.init(InetAddress.getLoopbackAddress(), 0);
+        // kube-queue is the embedded server's only client and may do anything: its own access reviews (a declared
+        // kind's rights, docs/kinds.md) are answered allowed, as RBAC would for a cluster-admin
+        server.expect().post().withPath("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")
+                .andReply(201, request -> {
+                    var review = Serialization.unmarshal(request.getBody().readUtf8(),
+                            io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview.class);
+                    review.setStatus(new io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewStatus(
+                            true, false, null, null));
+                    return review;
+                }).always();
         String url = server.createClient().getConfiguration().getMasterUrl();
         // fabric8's own auto-configuration keys: the Quarkus ones are fixed at build time
         System.setProperty("kubernetes.master", url);

@@ -1,5 +1,14 @@
 package io.kubequeue.demo;
 
+import java.util.Optional;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.kubequeue.job.JobKind;
+import io.kubequeue.job.JobKindRegistry;
+import io.kubequeue.job.declared.DeclaredJobKind;
+import io.kubequeue.job.declared.QueuedKind;
+import io.kubequeue.job.declared.QueuedKindSpec;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -68,6 +77,9 @@ public class JobSimulator {
     @Inject
     BatchJobKind batchJobs;
 
+    @Inject
+    JobKindRegistry kinds;
+
     private final Map<String, Instant> firstSeen = new HashMap<>();
     private final Map<String, Instant> dueAt = new HashMap<>();
 
@@ -83,6 +95,14 @@ public class JobSimulator {
         }
         for (Job job : client.batch().v1().jobs().inAnyNamespace().list().getItems()) {
             rows.add(stepJob(job, now, speed));
+        }
+        for (JobKind<?> kind : kinds.all()) {
+            if (kind instanceof DeclaredJobKind declared) {
+                for (GenericKubernetesResource job : client.genericKubernetesResources(declared.context())
+                        .inAnyNamespace().list().getItems()) {
+                    rows.add(stepDeclared(declared, job, now, speed));
+                }
+            }
         }
         rows.sort(Comparator.comparing(Row::kind).thenComparing(Row::namespace).thenComparing(Row::name));
         return rows;
@@ -146,6 +166,79 @@ public class JobSimulator {
         }
         return new Row("Job", job.getMetadata().getNamespace(), job.getMetadata().getName(), state,
                 Duration.between(seen, now), state.equals("Complete"));
+    }
+
+    /**
+     * A declared kind's job (docs/kinds.md): Suspended while held, Running once admitted, then finished as its
+     * declaration reads it (the first condition type of {@code finished.conditions}, or the first value of
+     * {@code finished.field}); a kind that never finishes keeps Running.
+     */
+    private Row stepDeclared(DeclaredJobKind kind, GenericKubernetesResource job, Instant now, double speed) {
+        String id = id(kind.kind(), job.getMetadata().getNamespace(), job.getMetadata().getName());
+        Instant seen = firstSeen.computeIfAbsent(id, k -> now);
+        String state;
+        QueuedKindSpec.Finished finished = declaration(kind).map(q -> q.getSpec().finished).orElse(null);
+        if (kind.finished(job)) {
+            state = "Finished";
+        } else if (!kind.suspendMarks(job).isEmpty()) {
+            state = "Suspended";
+        } else if (!dueAt.containsKey(id)) {
+            dueAt.put(id, now.plus(runTime(containersIn(job), speed)));
+            state = "Running";
+        } else if (now.isBefore(dueAt.get(id)) || finished == null) {
+            state = "Running";
+        } else {
+            Map<String, Object> status = new HashMap<>();
+            if (finished.conditions != null && !finished.conditions.isEmpty()) {
+                status.put("conditions", List.of(Map.of("type", finished.conditions.get(0), "status", "True")));
+            } else if (finished.field != null && finished.field.startsWith("status.") && finished.values != null) {
+                Map<String, Object> at = status;
+                String[] names = finished.field.substring("status.".length()).split("\\.");
+                for (int i = 0; i < names.length - 1; i++) {
+                    Map<String, Object> inner = new HashMap<>();
+                    at.put(names[i], inner);
+                    at = inner;
+                }
+                at.put(names[names.length - 1], finished.values.get(0));
+            }
+            job.setAdditionalProperty("status", status);
+            try {
+                client.genericKubernetesResources(kind.context()).inNamespace(job.getMetadata().getNamespace())
+                        .resource(job).updateStatus();
+                state = "Finished";
+            } catch (KubernetesClientException e) {
+                dueAt.remove(id);
+                state = "Running";
+            }
+        }
+        return new Row(kind.kind(), job.getMetadata().getNamespace(), job.getMetadata().getName(), state,
+                Duration.between(seen, now), state.equals("Finished"));
+    }
+
+    private Optional<QueuedKind> declaration(DeclaredJobKind kind) {
+        return Optional.ofNullable(client.resources(QueuedKind.class).withName(kind.declaration()).get());
+    }
+
+    /** Every container under the job's spec, at any depth up to 32 levels (for its sleep). */
+    private List<Container> containersIn(GenericKubernetesResource job) {
+        List<Container> all = new ArrayList<>();
+        collectContainers(client.getKubernetesSerialization().convertValue(job.getAdditionalProperties().get("spec"),
+                JsonNode.class), all, 0);
+        return all;
+    }
+
+    private void collectContainers(JsonNode node, List<Container> into, int depth) {
+        if (node == null || depth > 32) {
+            return;
+        }
+        if (node.isObject() && node.get("containers") != null && node.get("containers").isArray()) {
+            for (JsonNode c : node.get("containers")) {
+                into.add(client.getKubernetesSerialization().convertValue(c, Container.class));
+            }
+        }
+        for (JsonNode child : node) {
+            collectContainers(child, into, depth + 1);
+        }
     }
 
     private static String id(String kind, String namespace, String name) {

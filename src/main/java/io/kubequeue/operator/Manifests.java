@@ -19,11 +19,14 @@ public final class Manifests {
 
     /**
      * Teaches the client's serialization kube-queue's own and foreign custom kinds: the custom resource type of
-     * every registered job kind ({@link JobKinds#registerTypes}) and the ElasticQuotaTree; idempotent.
+     * every registered job kind ({@link JobKinds#registerTypes}), the ElasticQuotaTree and the QueuedKind;
+     * idempotent.
      */
     public static void registerKinds(KubernetesClient client) {
         JobKinds.registerTypes(client);
         client.getKubernetesSerialization().registerKubernetesResource(ElasticQuotaTree.class);
+        client.getKubernetesSerialization().registerKubernetesResource(
+                io.kubequeue.job.declared.QueuedKind.class);
     }
 
     /**

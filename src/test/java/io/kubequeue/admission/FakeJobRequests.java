@@ -142,6 +142,19 @@ public final class FakeJobRequests extends AsyncJobRequests {
         return List.copyOf(unscripted);
     }
 
+    /** As the model-class form: the fake records the kind's type. */
+    @Override
+    public <T extends HasMetadata> CompletableFuture<T> patch(io.kubequeue.job.JobKind<T> kind, JobKey key,
+                                                              String patch) {
+        return patch(kind.type(), key, patch);
+    }
+
+    /** As the model-class form. */
+    @Override
+    public <T extends HasMetadata> CompletableFuture<T> get(io.kubequeue.job.JobKind<T> kind, JobKey key) {
+        return get(kind.type(), key);
+    }
+
     @Override
     @SuppressWarnings("unchecked")
     public <T extends HasMetadata> CompletableFuture<T> patch(Class<T> type, JobKey key, String patch) {

@@ -231,6 +231,8 @@ class KubectlQueuePluginTest {
         cases.put(args("jobs", "root.team-a", "-n", "team-a"),
                 args("get", "pendingjobs", "-n", "team-a", "--field-selector", "quotaGroup=root.team-a"));
         cases.put(args("pending"), args("get", "pendingjobs"));
+        cases.put(args("kinds"), args("get", "queuedkinds"));
+        cases.put(args("kinds", "-o", "wide"), args("get", "queuedkinds", "-o", "wide"));
         cases.put(args("pending", "-n", "team-a"), args("get", "pendingjobs", "-n", "team-a"));
         cases.put(args("pending", "-A"), args("get", "pendingjobs", "-A"));
         cases.put(args("job", "team-a/job2"), args("get", "pendingjobs", "job2", "-n", "team-a", "-o", jobFormat()));
@@ -733,6 +735,19 @@ class KubectlQueuePluginTest {
             assertEquals("", run.out());
             assertFalse(run.calls().isEmpty());
         }
+    }
+
+    @Test
+    void kindsWithoutTheQueuedKindCrdSaysSo() throws Exception {
+        Files.delete(dir.resolve("get.out"));
+        String stderr = "error: the server doesn't have a resource type \"queuedkinds\"\n";
+        failure("get", stderr, 1);
+        Run run = run("kinds");
+        assertEquals(1, run.exit(), run.err());
+        assertEquals(stderr + "kubectl-queue: the QueuedKind CRD (queuedkinds.kube-queue.io) is not installed:"
+                + " docs/kinds.md\n", run.err());
+        assertWrongCall(run("kinds", "extra"), "kinds takes no argument");
+        assertWrongCall(run("kinds", "-n", "team-a"), "declared kinds have no namespace");
     }
 
     @Test

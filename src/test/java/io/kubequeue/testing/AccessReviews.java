@@ -61,7 +61,22 @@ public final class AccessReviews {
         return reviews.get();
     }
 
+    /**
+     * The user a SelfSubjectAccessReview asks for: kube-queue's own service account, as the test client has no user
+     * of its own. Grant it rights with {@link #grant} like any other subject.
+     */
+    public static final String SELF = "system:serviceaccount:kube-queue:kube-queue-controller";
+
     MockResponse answer(RecordedRequest request) {
+        return answer(request, null);
+    }
+
+    /** A SelfSubjectAccessReview: as a SubjectAccessReview of {@link #SELF}, its spec has no user. */
+    MockResponse answerSelf(RecordedRequest request) {
+        return answer(request, SELF);
+    }
+
+    private MockResponse answer(RecordedRequest request, String self) {
         reviews.incrementAndGet();
         ObjectNode review;
         try {
@@ -75,7 +90,7 @@ public final class AccessReviews {
         String resource = asked.path("resource").asText("") + (asked.path("subresource").asText("").isEmpty() ? ""
                 : "/" + asked.path("subresource").asText());
         List<String> subjects = new java.util.ArrayList<>();
-        subjects.add(spec.path("user").asText(""));
+        subjects.add(self != null ? self : spec.path("user").asText(""));
         spec.path("groups").forEach(g -> subjects.add("group:" + g.asText()));
         boolean allowed = asked.isObject() && grants.stream().anyMatch(g -> subjects.contains(g.subject())
                 && g.verb().equals(asked.path("verb").asText()) && g.group().equals(asked.path("group").asText(""))

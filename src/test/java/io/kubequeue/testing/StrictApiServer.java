@@ -59,7 +59,9 @@ import io.fabric8.zjsonpatch.JsonPatchException;
  *   <li><b>SubjectAccessReview</b> ({@code POST /apis/authorization.k8s.io/v1/subjectaccessreviews}) is answered
  *       as an RBAC-only kube-apiserver answers it ({@link AccessReviews}): {@code status.allowed} true for a right
  *       granted with {@link #access}, else {@code allowed: false} (RBAC never denies outright, so no
- *       {@code denied}); the plain mock stored the review and sent it back without a status.</li>
+ *       {@code denied}); the plain mock stored the review and sent it back without a status. A
+ *       <b>SelfSubjectAccessReview</b> is answered the same way for {@link AccessReviews#SELF}, kube-queue's own
+ *       service account.</li>
  *   <li><b>Deep objects</b>: an object nested up to the API server's 10,000 levels is stored, listed, watched and
  *       patched ({@link JsonBounds}); the plain mock parses with Jackson's default of 1,000 levels and never answers
  *       a deeper create, where a real API server stores it (and Argo's Workflow CRD keeps unknown fields).</li>
@@ -91,6 +93,7 @@ public final class StrictApiServer {
     private static final ObjectMapper JSON = JsonBounds.apply(new ObjectMapper());
     private static final String TOKEN_REVIEWS = "/apis/authentication.k8s.io/v1/tokenreviews";
     private static final String ACCESS_REVIEWS = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
+    private static final String SELF_ACCESS_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
     /** Each server's RBAC grants, for its SubjectAccessReviews; a server is dropped with the last reference to it. */
     private static final Map<KubernetesMockServer, AccessReviews> ACCESS =
             java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
@@ -350,6 +353,9 @@ public final class StrictApiServer {
             }
             if ("POST".equals(request.getMethod()) && request.getPath().startsWith(ACCESS_REVIEWS)) {
                 return access.answer(request);
+            }
+            if ("POST".equals(request.getMethod()) && request.getPath().startsWith(SELF_ACCESS_REVIEWS)) {
+                return access.answerSelf(request); // kube-queue's own rights, as RBAC grants them
             }
             String podNamespace = PodAdmissionPlugins.podCreateNamespace(request.getMethod(), request.getPath());
             if (podNamespace != null) { // LimitRanger and RuntimeClass, as kube-apiserver admits a pod

@@ -1,5 +1,6 @@
 package io.kubequeue.job.declared;
 
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
 import io.fabric8.kubernetes.model.annotation.Kind;
@@ -17,5 +18,15 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Kind("QueuedKind")
 @Plural("queuedkinds")
 @ShortNames("qk")
+@AdditionalPrinterColumn(name = "Kind", jsonPath = ".spec.kind", type = AdditionalPrinterColumn.Type.STRING,
+        getDescription = "the kind declared")
+@AdditionalPrinterColumn(name = "Group", jsonPath = ".spec.group", type = AdditionalPrinterColumn.Type.STRING,
+        getDescription = "its API group")
+@AdditionalPrinterColumn(name = "Ready", jsonPath = ".status.conditions[?(@.type==\"Ready\")].status",
+        type = AdditionalPrinterColumn.Type.STRING, getDescription = "whether kube-queue queues its jobs")
+@AdditionalPrinterColumn(name = "Reason", jsonPath = ".status.conditions[?(@.type==\"Ready\")].message",
+        type = AdditionalPrinterColumn.Type.STRING, priority = 1,
+        getDescription = "why not, naming the field, the missing right or the unserved resource")
+@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class QueuedKind extends CustomResource<QueuedKindSpec, QueuedKindStatus> {
 }

@@ -1,0 +1,276 @@
+package io.kubequeue.job.declared;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kubequeue.job.JobKinds;
+import io.kubequeue.job.JobKindRegistry;
+import io.kubequeue.scheduler.Scheduler;
+import io.kubequeue.scheduler.model.JobKey;
+import io.kubequeue.testing.AccessReviews;
+import io.kubequeue.testing.Cluster;
+import io.kubequeue.testing.StrictApiServer;
+import io.kubequeue.testing.WithStrictApiServer;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.KubernetesTestServer;
+
+/**
+ * Issue 31: a kind declared by a QueuedKind at run time is queued, admitted by quota and in order, released when it
+ * finishes, with no restart; the declaration's conditions say what is wrong with it (invalid, not served, not
+ * permitted); an edit re-reads its jobs, a removal forgets the pending ones. JobSet is the kind (its CRD's discovery
+ * is served by the test server once the CRD exists), on the seed's tree (root.defaultQuotaGroup: max 4 cpu).
+ */
+@QuarkusTest
+@WithStrictApiServer
+class DeclaredKindsTest {
+
+    private static final ResourceDefinitionContext JOBSETS = new ResourceDefinitionContext.Builder()
+            .withGroup("jobset.x-k8s.io").withVersion("v1alpha2").withKind("JobSet").withPlural("jobsets")
+            .withNamespaced(true).build();
+
+    /** The JobSet declaration, as docs/kinds.md writes it. */
+    static final String DECLARATION = """
+            apiVersion: kube-queue.io/v1alpha1
+            kind: QueuedKind
+            metadata:
+              name: jobsets.jobset.x-k8s.io
+            spec:
+              group: jobset.x-k8s.io
+              version: v1alpha2
+              kind: JobSet
+              plural: jobsets
+              hold:
+                field: spec.suspend
+              podSets:
+                - name: replicated-jobs
+                  each: spec.replicatedJobs[*]
+                  template: template.spec.template
+                  counts:
+                    - field: replicas
+                    - field: template.spec.parallelism
+                      atMost: template.spec.completions
+              finished:
+                conditions: [Completed, Failed]
+              pods:
+                labelKey: jobset.sigs.k8s.io/jobset-name
+              stopsWhenSuspended: true
+            """;
+
+    @KubernetesTestServer
+    KubernetesMockServer server;
+
+    @Inject
+    KubernetesClient client;
+
+    @Inject
+    Scheduler scheduler;
+
+    @Inject
+    JobKindRegistry kinds;
+
+    private Cluster cluster;
+
+    @BeforeEach
+    void seedTree() {
+        cluster = new Cluster(client);
+        cluster.apply("/seed/elasticquotatree.yaml");
+    }
+
+    @AfterEach
+    void clean() {
+        client.resources(QueuedKind.class).delete();
+        client.genericKubernetesResources(JOBSETS).inAnyNamespace().delete();
+        await().atMost(Duration.ofSeconds(10)).until(() -> kinds.named("JobSet").isEmpty());
+    }
+
+    private void servedAndPermitted() {
+        served();
+        for (String verb : JobKinds.VERBS) {
+            StrictApiServer.access(server).grant(AccessReviews.SELF, verb, "jobset.x-k8s.io", "jobsets", "");
+        }
+    }
+
+    private void served() {
+        CustomResourceDefinition crd = new CustomResourceDefinitionBuilder().withNewMetadata()
+                .withName("jobsets.jobset.x-k8s.io").endMetadata().withNewSpec().withGroup("jobset.x-k8s.io")
+                .withScope("Namespaced").withNewNames().withKind("JobSet").withPlural("jobsets").withSingular("jobset")
+                .endNames().addNewVersion().withName("v1alpha2").withServed(true).withStorage(true)
+                .endVersion().endSpec().build();
+        client.apiextensions().v1().customResourceDefinitions().resource(crd).createOr(c -> c.update());
+    }
+
+    private void declare(String yaml) {
+        client.resource(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8))).serverSideApply();
+    }
+
+    /** A suspended JobSet of one replicated job: {@code parallelism} pods of {@code cpu} each. */
+    private GenericKubernetesResource jobSet(String name, int parallelism, String cpu) {
+        String yaml = """
+                apiVersion: jobset.x-k8s.io/v1alpha2
+                kind: JobSet
+                metadata:
+                  name: %s
+                  namespace: default
+                spec:
+                  suspend: true
+                  replicatedJobs:
+                    - name: workers
+                      replicas: 1
+                      template:
+                        spec:
+                          parallelism: %d
+                          completions: %d
+                          template:
+                            spec:
+                              restartPolicy: Never
+                              containers:
+                                - name: w
+                                  image: busybox
+                                  resources:
+                                    requests:
+                                      cpu: "%s"
+                """.formatted(name, parallelism, parallelism, cpu);
+        GenericKubernetesResource job = client.getKubernetesSerialization().unmarshal(yaml,
+                GenericKubernetesResource.class);
+        return client.genericKubernetesResources(JOBSETS).inNamespace("default").resource(job).create();
+    }
+
+    private GenericKubernetesResource get(String name) {
+        return client.genericKubernetesResources(JOBSETS).inNamespace("default").withName(name).get();
+    }
+
+    private static boolean suspended(GenericKubernetesResource job) {
+        Object spec = job.getAdditionalProperties().get("spec");
+        return spec instanceof Map<?, ?> m && Boolean.TRUE.equals(m.get("suspend"));
+    }
+
+    private Optional<io.kubequeue.scheduler.model.JobStatus> job(JobKey key) {
+        return scheduler.jobs().stream().filter(j -> j.key().equals(key)).findFirst();
+    }
+
+    private Optional<Condition> condition(String type) {
+        QueuedKind q = client.resources(QueuedKind.class).withName("jobsets.jobset.x-k8s.io").get();
+        return q == null || q.getStatus() == null ? Optional.empty()
+                : q.getStatus().conditions.stream().filter(c -> type.equals(c.getType())).findFirst();
+    }
+
+    private boolean conditionIs(String type, String status) {
+        return condition(type).map(c -> status.equals(c.getStatus())).orElse(false);
+    }
+
+    @Test
+    void aDeclaredKindIsQueuedByQuotaInOrderAndReleasedWhenItFinishesWithoutARestart() {
+        servedAndPermitted();
+        declare(DECLARATION);
+        await().atMost(Duration.ofSeconds(20)).until(() -> conditionIs("Ready", "True"));
+        assertTrue(kinds.named("JobSet").isPresent());
+
+        jobSet("first", 3, "1");   // 1 replicated job × 1 replica × 3 pods × 1 cpu = 3 of the group's 4 cpu
+        jobSet("second", 2, "1");  // 2 cpu: does not fit beside the first
+        await().atMost(Duration.ofSeconds(20)).until(() -> !suspended(get("first")));
+        assertEquals("3", job(new JobKey("JobSet", "default", "first")).orElseThrow().request()
+                .asQuantities().get("cpu"), "charged by its pod sets");
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> suspended(get("second")));
+        assertTrue(get("first").getMetadata().getAnnotations().containsKey("kube-queue/admitted-at"),
+                "the same admission record as the built-in kinds");
+
+        GenericKubernetesResource done = get("first");
+        done.setAdditionalProperty("status", Map.of("conditions", List.of(Map.of("type", "Completed",
+                "status", "True"))));
+        client.genericKubernetesResources(JOBSETS).inNamespace("default").resource(done).updateStatus();
+        await().atMost(Duration.ofSeconds(20)).until(() -> !suspended(get("second")));
+    }
+
+    @Test
+    void aDeclarationSaysWhyItIsNotInForce() {
+        // not served yet: no CRD
+        declare(DECLARATION);
+        await().atMost(Duration.ofSeconds(20)).until(() -> conditionIs("Served", "False"));
+        assertTrue(condition("Served").orElseThrow().getMessage().contains("jobset.x-k8s.io/v1alpha2"),
+                condition("Served").orElseThrow().getMessage());
+        assertTrue(conditionIs("Ready", "False"));
+        assertFalse(kinds.named("JobSet").isPresent());
+
+        // invalid: a path that is not one
+        declare(DECLARATION.replace("field: spec.suspend", "field: spec..suspend"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> conditionIs("Valid", "False"));
+        assertTrue(condition("Valid").orElseThrow().getMessage().startsWith("spec.hold.field:"),
+                condition("Valid").orElseThrow().getMessage());
+    }
+
+    @Test
+    void aKindKubeQueueMayNotPatchIsNotQueuedAndItsConditionNamesTheRight() {
+        served();
+        for (String verb : List.of("get", "list", "watch")) {
+            StrictApiServer.access(server).grant(AccessReviews.SELF, verb, "jobset.x-k8s.io", "jobsets", "");
+        }
+        StrictApiServer.access(server).grant(AccessReviews.SELF, "patch", "jobset.x-k8s.io", "other", "");
+        declare(DECLARATION);
+        await().atMost(Duration.ofSeconds(20)).until(() -> conditionIs("Authorized", "False"));
+        String message = condition("Authorized").orElseThrow().getMessage();
+        assertTrue(message.startsWith("kube-queue may not patch jobsets.jobset.x-k8s.io"), message);
+        assertFalse(kinds.named("JobSet").isPresent());
+    }
+
+    @Test
+    void aSecondDeclarationOfTheSameKindIsRefusedByName() {
+        servedAndPermitted();
+        declare(DECLARATION);
+        await().atMost(Duration.ofSeconds(20)).until(() -> conditionIs("Ready", "True"));
+        declare(DECLARATION.replace("name: jobsets.jobset.x-k8s.io", "name: again"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            QueuedKind again = client.resources(QueuedKind.class).withName("again").get();
+            return again != null && again.getStatus() != null && again.getStatus().conditions.stream()
+                    .anyMatch(c -> "Valid".equals(c.getType()) && c.getMessage().contains("declared already"));
+        });
+        assertTrue(conditionIs("Ready", "True"), "the first stays in force");
+    }
+
+    @Test
+    void anEditReReadsTheWaitingJobsAndARemovalForgetsThem() {
+        servedAndPermitted();
+        declare(DECLARATION);
+        await().atMost(Duration.ofSeconds(20)).until(() -> conditionIs("Ready", "True"));
+        jobSet("big", 8, "1"); // 8 cpu: never fits the group's 4
+        JobKey big = new JobKey("JobSet", "default", "big");
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(big).isPresent());
+        assertEquals("8", job(big).orElseThrow().request().asQuantities().get("cpu"));
+
+        // the declaration now counts no parallelism: 1 pod of 1 cpu, which fits
+        declare(DECLARATION.replace("""
+                    - field: template.spec.parallelism
+                      atMost: template.spec.completions
+                """, ""));
+        await().atMost(Duration.ofSeconds(20)).until(() -> !suspended(get("big")));
+
+        jobSet("waits", 8, "1");
+        JobKey waits = new JobKey("JobSet", "default", "waits");
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(waits).isPresent());
+        client.resources(QueuedKind.class).withName("jobsets.jobset.x-k8s.io").delete();
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(waits).isEmpty());
+        assertTrue(job(big).isPresent(), "the running job stays charged until it ends");
+        assertTrue(suspended(get("waits")), "a forgotten job stays suspended");
+    }
+}
