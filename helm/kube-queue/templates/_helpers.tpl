@@ -89,3 +89,63 @@ failurePolicy: {{ .Values.suspendAtCreation.failurePolicy }}
 matchPolicy: Equivalent
 reinvocationPolicy: Never
 {{- end -}}
+
+{{/*
+The preset switches (values presets) and their files in the chart's presets/ folder (docs/kinds.md, "Presets").
+*/}}
+{{- define "kube-queue.presetFiles" -}}
+jobSet: presets/jobset.yaml
+rayJob: presets/rayjob.yaml
+rayCluster: presets/raycluster.yaml
+trainJob: presets/trainjob.yaml
+appWrapper: presets/appwrapper.yaml
+paddleJob: presets/paddlejob.yaml
+xgboostJob: presets/xgboostjob.yaml
+jaxJob: presets/jaxjob.yaml
+{{- end -}}
+
+{{/*
+One preset's QueuedKind, as its file writes it: (list $ "jobSet"). A file that is missing, is not one kube-queue.io/v1alpha1
+QueuedKind or names no spec.group and spec.plural fails the render: the RBAC is read from those two fields.
+*/}}
+{{- define "kube-queue.preset" -}}
+{{- $root := index . 0 -}}
+{{- $key := index . 1 -}}
+{{- $file := index (include "kube-queue.presetFiles" $root | fromYaml) $key -}}
+{{- if not $file -}}
+{{- fail (printf "presets.%s: no such preset" $key) -}}
+{{- end -}}
+{{- $text := $root.Files.Get $file -}}
+{{- if not $text -}}
+{{- fail (printf "presets.%s: %s is not in the chart" $key $file) -}}
+{{- end -}}
+{{- $object := fromYaml $text -}}
+{{- if or (hasKey $object "Error") (ne (toString (get $object "kind")) "QueuedKind") (ne (toString (get $object "apiVersion")) "kube-queue.io/v1alpha1") -}}
+{{- fail (printf "presets.%s: %s is not a kube-queue.io/v1alpha1 QueuedKind" $key $file) -}}
+{{- end -}}
+{{- if not (and (dig "spec" "group" "" $object) (dig "spec" "plural" "" $object)) -}}
+{{- fail (printf "presets.%s: %s names no spec.group and spec.plural" $key $file) -}}
+{{- end -}}
+{{- $text -}}
+{{- end -}}
+
+{{/*
+The resources kube-queue queues by declaration and is granted the job verbs on: each preset switched on (its file's
+spec.group and spec.plural) and each declaredKinds entry, as a YAML list of {group, plural}, sorted, no duplicates.
+*/}}
+{{- define "kube-queue.declaredResources" -}}
+{{- $resources := list -}}
+{{- range $key, $on := .Values.presets -}}
+{{- if $on -}}
+{{- $spec := (include "kube-queue.preset" (list $ $key) | fromYaml).spec -}}
+{{- $resources = append $resources (printf "%s/%s" $spec.group $spec.plural) -}}
+{{- end -}}
+{{- end -}}
+{{- range .Values.declaredKinds -}}
+{{- $resources = append $resources (printf "%s/%s" .group .plural) -}}
+{{- end -}}
+{{- range $resources | uniq | sortAlpha }}
+- group: {{ (splitList "/" .) | first | quote }}
+  plural: {{ (splitList "/" .) | last | quote }}
+{{- end -}}
+{{- end -}}

@@ -306,12 +306,16 @@ class OlmBundleIT {
     @Test
     void theOwnedCrdIsInTheBundleAndIsTheGeneratedOne() throws IOException {
         List<CRDDescription> owned = csv().getSpec().getCustomresourcedefinitions().getOwned();
-        assertEquals(1, owned.size());
-        CustomResourceDefinition crd = manifests().get(CustomResourceDefinition.class, owned.get(0).getName());
-        assertEquals(crd.getSpec().getNames().getKind(), owned.get(0).getKind());
-        assertTrue(crd.getSpec().getVersions().stream().anyMatch(v -> v.getName().equals(owned.get(0).getVersion())));
-        assertEquals(Rendered.of(Rendered.generatedCrd()).get(CustomResourceDefinition.class, crd.getMetadata().getName()),
-                crd);
+        assertEquals(List.of("elasticquotatrees.scheduling.sigs.k8s.io", "queuedkinds.kube-queue.io"),
+                owned.stream().map(CRDDescription::getName).toList(), "the ElasticQuotaTree (the example's) first");
+        for (int i = 0; i < owned.size(); i++) {
+            CRDDescription description = owned.get(i);
+            CustomResourceDefinition crd = manifests().get(CustomResourceDefinition.class, description.getName());
+            assertEquals(crd.getSpec().getNames().getKind(), description.getKind());
+            assertTrue(crd.getSpec().getVersions().stream().anyMatch(v -> v.getName().equals(description.getVersion())));
+            Path generated = i == 0 ? Rendered.generatedCrd() : Rendered.generatedQueuedKindCrd();
+            assertEquals(Rendered.of(generated).get(CustomResourceDefinition.class, crd.getMetadata().getName()), crd);
+        }
     }
 
     /**

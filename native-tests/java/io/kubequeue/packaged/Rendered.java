@@ -55,6 +55,11 @@ public record Rendered(List<HasMetadata> objects) {
         return Path.of("target", "kubernetes", "elasticquotatrees.scheduling.sigs.k8s.io-v1.yml");
     }
 
+    /** The QueuedKind CRD (declared job kinds, docs/kinds.md) generated at package from the model class. */
+    public static Path generatedQueuedKindCrd() {
+        return Path.of("target", "kubernetes", "queuedkinds.kube-queue.io-v1.yml");
+    }
+
     /** The one object of this kind and name; fails the test naming what there is. */
     public <T extends HasMetadata> T get(Class<T> type, String name) {
         return objects.stream().filter(type::isInstance).map(type::cast)

@@ -87,7 +87,9 @@ class ShippedObjectsIT {
         sources.put("helm template (webhook, every group's namespace, cert-manager)", template(Map.of(
                 "suspendAtCreation.enabled", "true", "suspendAtCreation.namespaces[0]", "*",
                 "serving.certManager.enabled", "true", "networkPolicy.enabled", "true")));
-        assertEquals(1, sources.get("helm show crds").size());
+        sources.put("helm template (declared kinds)", template(Map.of("presets.jobSet", "true",
+                "declaredKinds[0].group", "example.com", "declaredKinds[0].plural", "batchruns")));
+        assertEquals(2, sources.get("helm show crds").size(), "ElasticQuotaTree's and QueuedKind's");
         for (String kind : List.of("APIService", "MutatingWebhookConfiguration", "Certificate")) {
             assertTrue(sources.values().stream().flatMap(List::stream).anyMatch(o -> kind.equals(o.path("kind").asText())),
                     kind + " is among the objects checked");

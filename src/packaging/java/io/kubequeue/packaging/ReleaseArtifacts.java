@@ -34,7 +34,7 @@ import io.fabric8.openshift.api.model.operatorhub.v1alpha1.InstallModeBuilder;
  * <ul>
  * <li>{@code target/bundle/kube-queue/}: the OLM bundle (registry+v1): {@code manifests/} holds the
  * ClusterServiceVersion (the generated Deployment, its RBAC as cluster and namespace permissions, the owned
- * ElasticQuotaTree CRD, the seed's ElasticQuotaTree as {@code alm-examples}, the icon
+ * ElasticQuotaTree and QueuedKind CRDs, the seed's ElasticQuotaTree as {@code alm-examples}, the icon
  * {@value #ICON}, the operator image as related image), the CRD, both Services, a ServiceMonitor (the bundle's one
  * scrape path: the pods carry no scrape annotations here), the chart's PrometheusRule, the disruption budget and
  * the priority class of the plain manifests. Not the HTTPS port's objects (the visibility API's APIService and user
@@ -59,6 +59,8 @@ public final class ReleaseArtifacts {
     /** The CSV's icon, embedded base64-encoded. */
     static final String ICON = "src/packaging/resources/kube-queue.icon.svg";
     static final String ICON_MEDIATYPE = "image/svg+xml";
+    /** The QueuedKind CRD as generated at package (declared job kinds, docs/kinds.md), beside the ElasticQuotaTree's. */
+    static final String QUEUED_KIND_CRD = "queuedkinds.kube-queue.io-v1.yml";
     static final String MANIFESTS = "manifests";
     /** The oldest Kubernetes the bundle installs on (the CSV's, and the chart's {@code kubeVersion}). */
     static final String MIN_KUBE_VERSION = "1.22.0";
@@ -130,6 +132,8 @@ public final class ReleaseArtifacts {
             List<HasMetadata> manifests = read(parser, generated.resolve("kubernetes.yml"));
             CustomResourceDefinition crd = (CustomResourceDefinition) read(parser,
                     generated.resolve("elasticquotatrees.scheduling.sigs.k8s.io-v1.yml")).get(0);
+            CustomResourceDefinition queuedKinds = (CustomResourceDefinition) read(parser,
+                    generated.resolve(QUEUED_KIND_CRD)).get(0);
             HasMetadata example = read(parser, project.resolve(EXAMPLE)).get(0);
             byte[] icon = Files.readAllBytes(project.resolve(ICON));
             // the alerts have one source, the chart's template: rendered here with the namespace OLM suggests
@@ -141,7 +145,7 @@ public final class ReleaseArtifacts {
                             alerts.getBytes(java.nio.charset.StandardCharsets.UTF_8))).items().stream()
                     .filter(o -> "PrometheusRule".equals(o.getKind())).findFirst()
                     .orElseThrow(() -> new IllegalStateException("the chart rendered no PrometheusRule"));
-            writeBundle(parser, bundle, manifests, crd, example, icon, version, prometheusRule, digest);
+            writeBundle(parser, bundle, manifests, crd, queuedKinds, example, icon, version, prometheusRule, digest);
         }
     }
 
@@ -205,11 +209,12 @@ public final class ReleaseArtifacts {
     }
 
     /**
-     * Writes the bundle into {@code bundle}: the CSV, the CRD and the two Services under {@code manifests/},
+     * Writes the bundle into {@code bundle}: the CSV, the two CRDs and the two Services under {@code manifests/},
      * {@code metadata/annotations.yaml} and {@code bundle.Dockerfile}.
      *
      * @param manifests what Quarkus generated ({@code target/kubernetes/kubernetes.yml})
      * @param crd       the generated ElasticQuotaTree CRD
+     * @param queuedKinds the generated QueuedKind CRD (declared job kinds), owned too
      * @param example   the ElasticQuotaTree shown as the CSV's example
      * @param icon      the icon, an SVG image
      * @param version   the project version
@@ -220,7 +225,8 @@ public final class ReleaseArtifacts {
      * @throws IllegalArgumentException for a digest that is not {@code sha256:} and 64 hex digits
      */
     static void writeBundle(KubernetesClient parser, Path bundle, List<HasMetadata> manifests,
-                            CustomResourceDefinition crd, HasMetadata example, byte[] icon, String version,
+                            CustomResourceDefinition crd, CustomResourceDefinition queuedKinds, HasMetadata example,
+                            byte[] icon, String version,
                             HasMetadata prometheusRule, String digest)
             throws IOException {
         Path dir = Files.createDirectories(bundle.resolve(MANIFESTS));
@@ -291,11 +297,17 @@ public final class ReleaseArtifacts {
                 .withName(crd.getMetadata().getName()).withVersion(ownedVersion(crd))
                 .withKind(crd.getSpec().getNames().getKind()).withDisplayName("Elastic Quota Tree")
                 .withDescription("The quota groups: a tree of nodes with min/max resources and the namespaces in each")
+                .endOwned().addNewOwned()
+                .withName(queuedKinds.getMetadata().getName()).withVersion(ownedVersion(queuedKinds))
+                .withKind(queuedKinds.getSpec().getNames().getKind()).withDisplayName("Queued Kind")
+                .withDescription("A job kind kube-queue queues by declaration: its group, version, how it is held,"
+                        + " its pod sets (docs/kinds.md)")
                 .endOwned().endCustomresourcedefinitions()
                 .endSpec().build();
 
         write(parser, dir.resolve(PACKAGE + ".clusterserviceversion.yaml"), csv);
         write(parser, dir.resolve(crd.getMetadata().getName() + ".crd.yaml"), crd);
+        write(parser, dir.resolve(queuedKinds.getMetadata().getName() + ".crd.yaml"), queuedKinds);
         // the read API's Service and the management one (health, metrics)
         for (String name : List.of("kube-queue-controller", "kube-queue-controller-management")) {
             Service service = one(manifests, Service.class, name);

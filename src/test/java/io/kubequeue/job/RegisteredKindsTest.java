@@ -55,12 +55,15 @@ class RegisteredKindsTest {
      * What kube-queue's ClusterRole grants besides job kinds, as {@code group/resource}: the pods (ResourceQuota plugin,
      * admission timeout), ResourceQuotas (ResourceQuota plugin), PriorityClasses, LimitRanges and RuntimeClasses
      * (pricing), Events, the read API's two reviews (docs/security.md; the visibility API's access reviews too), and
-     * the HTTPS port's APIService and webhook configuration, whose caBundle kube-queue writes (docs/visibility.md).
+     * the HTTPS port's APIService and webhook configuration, whose caBundle kube-queue writes (docs/visibility.md), and
+     * the declared kinds' QueuedKinds, their status and kube-queue's own access reviews (docs/kinds.md; the declared
+     * kinds' own rules are HelmChartDeclaredKindsTest's).
      */
     private static final Set<String> OTHER_NEEDS = Set.of("/pods", "/resourcequotas",
             "scheduling.k8s.io/priorityclasses", "/limitranges", "node.k8s.io/runtimeclasses", "events.k8s.io/events", "authentication.k8s.io/tokenreviews",
             "authorization.k8s.io/subjectaccessreviews", "apiregistration.k8s.io/apiservices",
-            "admissionregistration.k8s.io/mutatingwebhookconfigurations");
+            "admissionregistration.k8s.io/mutatingwebhookconfigurations", "kube-queue.io/queuedkinds",
+            "kube-queue.io/queuedkinds/status", "authorization.k8s.io/selfsubjectaccessreviews");
 
     // ---- serialization ----------------------------------------------------------------------------------------
 
@@ -217,7 +220,9 @@ class RegisteredKindsTest {
 
     /**
      * The running operator gets its kinds as CDI beans, one per concrete {@link JobKind} class: those classes are
-     * the registered adapters' classes, and each kind has exactly one reconciler, of its type.
+     * the registered adapters' classes, and each kind has exactly one reconciler, of its type. A declared kind
+     * ({@link io.kubequeue.job.declared.DeclaredJobKind}) is no bean: it is made at run time from a QueuedKind, and
+     * watched by {@link io.kubequeue.job.declared.DeclaredKinds}, not by a reconciler.
      */
     @Test
     void theKindBeansAndReconcilersAreTheRegisteredKinds() throws IOException, URISyntaxException {
@@ -234,11 +239,11 @@ class RegisteredKindsTest {
                 }
             }
         }
-        Set<String> adapters = found.stream().filter(c -> JobKind.class.isAssignableFrom(c) && concrete(c))
+        Set<String> adapters = found.stream().filter(c -> JobKind.class.isAssignableFrom(c) && concrete(c) && !declared(c))
                 .map(Class::getName).collect(Collectors.toCollection(TreeSet::new));
         assertEquals(KINDS.stream().map(k -> k.getClass().getName()).collect(Collectors.toCollection(TreeSet::new)),
                 adapters, "the concrete JobKind classes (CDI beans) are the kinds JobKinds lists");
-        for (Class<?> adapter : found.stream().filter(c -> JobKind.class.isAssignableFrom(c) && concrete(c)).toList()) {
+        for (Class<?> adapter : found.stream().filter(c -> JobKind.class.isAssignableFrom(c) && concrete(c) && !declared(c)).toList()) {
             assertTrue(adapter.isAnnotationPresent(jakarta.inject.Singleton.class), adapter + " is a @Singleton bean");
         }
 
@@ -247,6 +252,10 @@ class RegisteredKindsTest {
                 .sorted().toList();
         assertEquals(KINDS.stream().map(k -> k.type().getName()).sorted().toList(), reconciled,
                 "one reconciler per registered kind, of its type");
+    }
+
+    private static boolean declared(Class<?> c) {
+        return c == io.kubequeue.job.declared.DeclaredJobKind.class;
     }
 
     private static boolean concrete(Class<?> c) {
