@@ -138,6 +138,7 @@ class ManifestsIT {
                 Map.entry("kube-queue.io/queuedkinds", List.of("get", "list", "watch")),
                 Map.entry("kube-queue.io/queuedkinds/status", List.of("patch")),
                 Map.entry("authorization.k8s.io/selfsubjectaccessreviews", List.of("create")),
+                Map.entry("apiextensions.k8s.io/customresourcedefinitions", List.of("get")),
                 Map.entry("core/pods", List.of("list", "watch")),
                 Map.entry("core/resourcequotas", List.of("list", "watch")),
                 Map.entry("scheduling.k8s.io/priorityclasses", List.of("list", "watch")),

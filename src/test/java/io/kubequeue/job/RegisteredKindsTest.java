@@ -56,14 +56,15 @@ class RegisteredKindsTest {
      * admission timeout), ResourceQuotas (ResourceQuota plugin), PriorityClasses, LimitRanges and RuntimeClasses
      * (pricing), Events, the read API's two reviews (docs/security.md; the visibility API's access reviews too), and
      * the HTTPS port's APIService and webhook configuration, whose caBundle kube-queue writes (docs/visibility.md), and
-     * the declared kinds' QueuedKinds, their status and kube-queue's own access reviews (docs/kinds.md; the declared
+     * the declared kinds' QueuedKinds, their status, kube-queue's own access reviews and the CRDs, read for their schema (docs/kinds.md; the declared
      * kinds' own rules are HelmChartDeclaredKindsTest's).
      */
     private static final Set<String> OTHER_NEEDS = Set.of("/pods", "/resourcequotas",
             "scheduling.k8s.io/priorityclasses", "/limitranges", "node.k8s.io/runtimeclasses", "events.k8s.io/events", "authentication.k8s.io/tokenreviews",
             "authorization.k8s.io/subjectaccessreviews", "apiregistration.k8s.io/apiservices",
             "admissionregistration.k8s.io/mutatingwebhookconfigurations", "kube-queue.io/queuedkinds",
-            "kube-queue.io/queuedkinds/status", "authorization.k8s.io/selfsubjectaccessreviews");
+            "kube-queue.io/queuedkinds/status", "authorization.k8s.io/selfsubjectaccessreviews",
+            "apiextensions.k8s.io/customresourcedefinitions");
 
     // ---- serialization ----------------------------------------------------------------------------------------
 

@@ -50,6 +50,12 @@ public final class AccessReviews {
         return this;
     }
 
+    /** Takes back a right given by {@link #grant(String, String, String, String, String)} (the tests share a server). */
+    public AccessReviews revoke(String subject, String verb, String group, String resource, String namespace) {
+        grants.remove(new Grant(subject, verb, group, resource, namespace, ""));
+        return this;
+    }
+
     /** Answers each review only after this long (a busy API server); zero: at once. */
     public AccessReviews answerAfter(java.time.Duration delay) {
         this.delay = delay;

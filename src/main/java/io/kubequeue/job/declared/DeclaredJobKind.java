@@ -276,6 +276,67 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
         }
     }
 
+    /**
+     * What the kind's CRD schema says is wrong with the declaration's paths ({@link SchemaCheck}), each naming the
+     * declaration's field; empty when every path fits (or cannot be checked).
+     */
+    List<String> schemaProblems(SchemaCheck schema) {
+        List<String> problems = new ArrayList<>();
+        if (holdField != null) {
+            schema.problem(null, holdField, "boolean").ifPresent(p -> problems.add("spec.hold.field: " + p));
+        }
+        if (priorityClass != null) {
+            schema.problem(null, priorityClass, "string").ifPresent(p -> problems.add("spec.priorityClass: " + p));
+        }
+        if (finishedField != null) {
+            schema.problem(null, finishedField, "string").ifPresent(p -> problems.add("spec.finished.field: " + p));
+        }
+        rulesProblems(schema, null, podSets.rules(), "spec.podSets", problems);
+        return problems;
+    }
+
+    private static void rulesProblems(SchemaCheck schema, com.fasterxml.jackson.databind.JsonNode from,
+                                      List<PodSets.Rule> rules, String at, List<String> problems) {
+        for (int i = 0; i < rules.size(); i++) {
+            PodSets.Rule rule = rules.get(i);
+            String here = at + "[" + i + "]";
+            List<com.fasterxml.jackson.databind.JsonNode> items;
+            if (rule.each() == null) {
+                items = from == null ? null : List.of(from);
+            } else {
+                items = schema.reach(from, rule.each());
+                if (items == null) {
+                    problems.add(here + ".each: the CRD's schema has no field " + rule.each());
+                    continue;
+                }
+            }
+            if (items != null && items.isEmpty()) {
+                continue; // unknown fields kept there: nothing below is checked
+            }
+            for (com.fasterxml.jackson.databind.JsonNode item : items == null ? java.util.Collections
+                    .<com.fasterxml.jackson.databind.JsonNode>singletonList(null) : items) {
+                check(schema, item, rule.template(), "object", here + ".template", problems);
+                check(schema, item, rule.resources(), "object", here + ".resources", problems);
+                check(schema, item, rule.templatePathFrom(), "string", here + ".templatePathFrom", problems);
+                for (int c = 0; c < rule.counts().size(); c++) {
+                    check(schema, item, rule.counts().get(c).field(), "integer", here + ".counts[" + c + "].field",
+                            problems);
+                    check(schema, item, rule.counts().get(c).atMost(), "integer", here + ".counts[" + c + "].atMost",
+                            problems);
+                }
+                rulesProblems(schema, item, rule.nested(), here + ".podSets", problems);
+            }
+        }
+    }
+
+    private static void check(SchemaCheck schema, com.fasterxml.jackson.databind.JsonNode from, FieldPath path,
+                              String type, String at, List<String> problems) {
+        if (path != null) {
+            schema.problem(from, path, type).map(p -> at + ": " + p).filter(p -> !problems.contains(p))
+                    .ifPresent(problems::add);
+        }
+    }
+
     /** The {@link QueuedKind} this kind was read from. */
     public String declaration() {
         return declaration;

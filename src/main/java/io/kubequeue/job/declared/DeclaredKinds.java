@@ -136,6 +136,13 @@ public class DeclaredKinds {
             conditions.add(condition("Valid", false, "InvalidDeclaration", e.getMessage()));
         }
         if (kind != null) {
+            List<String> wrong = schemaProblems(kind);
+            if (!wrong.isEmpty()) {
+                conditions.set(0, condition("Valid", false, "InvalidDeclaration", String.join("; ", wrong)));
+                kind = null;
+            }
+        }
+        if (kind != null) {
             String notServed = notServed(kind);
             conditions.add(notServed == null ? condition("Served", true, "Served", kind.plural() + "." + kind.apiGroup()
                     + "/" + kind.version() + " is served") : condition("Served", false, "NotServed", notServed));
@@ -296,6 +303,30 @@ public class DeclaredKinds {
         });
         informer.start();
         return informer;
+    }
+
+    /**
+     * The declaration's paths against the kind's CRD schema ({@link SchemaCheck}); nothing when the CRD cannot be read
+     * (not installed yet: {@link #notServed} says so; or kube-queue may not get CRDs) or its version has no schema.
+     */
+    private List<String> schemaProblems(DeclaredJobKind kind) {
+        io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition crd;
+        try {
+            crd = client.apiextensions().v1().customResourceDefinitions()
+                    .withName(kind.plural() + "." + kind.apiGroup()).get();
+        } catch (KubernetesClientException e) {
+            LOG.debugf("the CRD of %s cannot be read (%s): its paths are not checked against its schema", kind,
+                    e.getMessage());
+            return List.of();
+        }
+        if (crd == null || crd.getSpec() == null || crd.getSpec().getVersions() == null) {
+            return List.of();
+        }
+        return crd.getSpec().getVersions().stream().filter(v -> kind.version().equals(v.getName()))
+                .filter(v -> v.getSchema() != null && v.getSchema().getOpenAPIV3Schema() != null).findFirst()
+                .map(v -> kind.schemaProblems(new SchemaCheck(client.getKubernetesSerialization()
+                        .convertValue(v.getSchema().getOpenAPIV3Schema(), com.fasterxml.jackson.databind.JsonNode.class))))
+                .orElse(List.of());
     }
 
     /** Why the kind is not served (the API server's discovery does not list it); null if it is. */

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayInputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -95,7 +93,10 @@ class DeclaredKindsTest {
     @BeforeEach
     void seedTree() {
         cluster = new Cluster(client);
-        cluster.apply("/seed/elasticquotatree.yaml");
+        if (client.resources(io.kubequeue.quota.elastic.ElasticQuotaTree.class).inAnyNamespace().list().getItems()
+                .isEmpty()) {
+            cluster.apply("/seed/elasticquotatree.yaml");
+        }
     }
 
     @AfterEach
@@ -122,7 +123,8 @@ class DeclaredKindsTest {
     }
 
     private void declare(String yaml) {
-        client.resource(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8))).serverSideApply();
+        QueuedKind declaration = client.getKubernetesSerialization().unmarshal(yaml, QueuedKind.class);
+        client.resource(declaration).createOr(existing -> existing.update());
     }
 
     /** A suspended JobSet of one replicated job: {@code parallelism} pods of {@code cpu} each. */
@@ -223,6 +225,7 @@ class DeclaredKindsTest {
     @Test
     void aKindKubeQueueMayNotPatchIsNotQueuedAndItsConditionNamesTheRight() {
         served();
+        StrictApiServer.access(server).revoke(AccessReviews.SELF, "patch", "jobset.x-k8s.io", "jobsets", "");
         for (String verb : List.of("get", "list", "watch")) {
             StrictApiServer.access(server).grant(AccessReviews.SELF, verb, "jobset.x-k8s.io", "jobsets", "");
         }
@@ -259,13 +262,13 @@ class DeclaredKindsTest {
         assertEquals("8", job(big).orElseThrow().request().asQuantities().get("cpu"));
 
         // the declaration now counts no parallelism: 1 pod of 1 cpu, which fits
-        declare(DECLARATION.replace("""
-                    - field: template.spec.parallelism
-                      atMost: template.spec.completions
-                """, ""));
+        String onePodPerReplica = DECLARATION.replace("        - field: template.spec.parallelism\n"
+                + "          atMost: template.spec.completions\n", "");
+        assertFalse(onePodPerReplica.equals(DECLARATION));
+        declare(onePodPerReplica);
         await().atMost(Duration.ofSeconds(20)).until(() -> !suspended(get("big")));
 
-        jobSet("waits", 8, "1");
+        jobSet("waits", 8, "4"); // by the new rule 1 pod of 4 cpu: does not fit beside big's 1
         JobKey waits = new JobKey("JobSet", "default", "waits");
         await().atMost(Duration.ofSeconds(20)).until(() -> job(waits).isPresent());
         client.resources(QueuedKind.class).withName("jobsets.jobset.x-k8s.io").delete();

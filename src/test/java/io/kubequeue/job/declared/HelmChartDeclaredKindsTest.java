@@ -50,14 +50,19 @@ class HelmChartDeclaredKindsTest {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final Set<String> JOB_VERBS = new TreeSet<>(JobKinds.VERBS);
 
-    /** What kube-queue needs whatever is declared: the declarations, their status, its own access reviews. */
+    /**
+     * What kube-queue needs whatever is declared: the declarations, their status, its own access reviews, the CRDs
+     * (read for their schema).
+     */
     static final List<PolicyRule> ALWAYS = List.of(
             new PolicyRuleBuilder().withApiGroups("kube-queue.io").withResources("queuedkinds")
                     .withVerbs("get", "list", "watch").build(),
             new PolicyRuleBuilder().withApiGroups("kube-queue.io").withResources("queuedkinds/status")
                     .withVerbs("patch").build(),
             new PolicyRuleBuilder().withApiGroups("authorization.k8s.io").withResources("selfsubjectaccessreviews")
-                    .withVerbs("create").build());
+                    .withVerbs("create").build(),
+            new PolicyRuleBuilder().withApiGroups("apiextensions.k8s.io").withResources("customresourcedefinitions")
+                    .withVerbs("get").build());
 
     private static String render(Map<String, String> values) {
         TemplateCommand command = new Helm(CHART).template().withName("kq").withNamespace("kube-queue")
