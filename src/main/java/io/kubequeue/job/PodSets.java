@@ -109,8 +109,10 @@ public record PodSets(List<Rule> rules) {
 
     private void templates(Rule rule, FieldPath.Match enclosing, List<FieldPath.Match> found) {
         for (FieldPath.Match item : items(rule, enclosing)) {
-            FieldPath.Match template = template(rule, enclosing, item, false);
-            if (template != null && rule.resources() == null) {
+            // a set of nested sets only (AppWrapper's components) has no template of its own
+            FieldPath.Match template = rule.template() != null || rule.templatePathFrom() != null
+                    ? template(rule, enclosing, item, false) : null;
+            if (template != null) {
                 found.add(template);
             }
             for (Rule inner : rule.nested()) {
