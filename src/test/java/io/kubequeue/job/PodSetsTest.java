@@ -1,6 +1,8 @@
 package io.kubequeue.job;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 
@@ -9,12 +11,14 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.resources.PodDefaults;
 import io.kubequeue.scheduler.model.Resources;
 
 /** The pod-set rule's corners that the kinds' own tests do not reach. */
 class PodSetsTest {
 
+    private static final long GI = 1L << 30;
     private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
     private static JsonNode json(String text) {
@@ -47,5 +51,33 @@ class PodSetsTest {
         assertEquals("spec.components[0].template.spec.template", templates.get(0).at());
         assertEquals("high", templates.get(0).node().path("spec").path("priorityClassName").asText());
         assertEquals(Resources.of("cpu", 2000L), sets.request(job, PodDefaults.NONE, SERIALIZATION));
+    }
+
+    /**
+     * A per-pod ResourceRequirements ({@code resources}, TrainJob's {@code resourcesPerNode}) is the pod's one
+     * container's: its requests, a limit standing in for a missing request, and its cpu and memory limits carried as
+     * {@code limits.cpu} and {@code limits.memory}, as for a pod from a template (a ResourceQuota on limits counts
+     * them). The limits were dropped.
+     */
+    @Test
+    void perPodResourcesAreChargedAsAContainersRequestsAndLimits() {
+        PodSets sets = new PodSets(List.of(new PodSets.Rule("nodes", null, null, null, path("spec.perNode"), false,
+                List.of(new PodSets.Count(path("spec.nodes"), 1, null)), List.of())));
+        JsonNode job = json("""
+                {"spec": {"nodes": 3, "perNode": {"requests": {"cpu": "2", "memory": "4Gi"},
+                                                  "limits": {"cpu": "4", "memory": "8Gi", "nvidia.com/gpu": 1}}}}
+                """);
+        // 3 × (requests cpu 2, memory 4Gi, gpu 1 (its limit); limits cpu 4, memory 8Gi)
+        assertEquals(Resources.of("cpu", 6000L, "memory", 12 * GI, "nvidia.com/gpu", 3L, "limits.cpu", 12000L,
+                "limits.memory", 24 * GI), sets.request(job, PodDefaults.NONE, SERIALIZATION));
+
+        JsonNode limitsOnly = json("{\"spec\": {\"perNode\": {\"limits\": {\"cpu\": \"1\"}}}}");
+        assertEquals(Resources.of("cpu", 1000L, "limits.cpu", 1000L),
+                sets.request(limitsOnly, PodDefaults.NONE, SERIALIZATION));
+
+        JsonNode huge = json("{\"spec\": {\"perNode\": {\"limits\": {\"cpu\": \"1e999999999\"}}}}");
+        InvalidJobException e = assertThrows(InvalidJobException.class,
+                () -> sets.request(huge, PodDefaults.NONE, SERIALIZATION));
+        assertTrue(e.getMessage().startsWith("spec.perNode.limits.cpu:"), e.getMessage());
     }
 }
