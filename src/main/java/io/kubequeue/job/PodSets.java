@@ -3,7 +3,6 @@ package io.kubequeue.job;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -17,6 +16,7 @@ import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.input.JsonBounds;
 import io.kubequeue.resources.PodDefaults;
 import io.kubequeue.resources.PodRequests;
+import io.kubequeue.resources.Quantities;
 import io.kubequeue.scheduler.model.Resources;
 
 /**
@@ -109,8 +109,10 @@ public record PodSets(List<Rule> rules) {
 
     private void templates(Rule rule, FieldPath.Match enclosing, List<FieldPath.Match> found) {
         for (FieldPath.Match item : items(rule, enclosing)) {
-            FieldPath.Match template = template(rule, enclosing, item, false);
-            if (template != null && rule.resources() == null) {
+            // a set of nested sets only (AppWrapper's components) has no template of its own
+            FieldPath.Match template = rule.template() != null || rule.templatePathFrom() != null
+                    ? template(rule, enclosing, item, false) : null;
+            if (template != null) {
                 found.add(template);
             }
             for (Rule inner : rule.nested()) {
@@ -228,7 +230,11 @@ public record PodSets(List<Rule> rules) {
         return PodRequests.of(podTemplate.getSpec(), template.at() + ".spec", defaults);
     }
 
-    /** One pod's resources given as a ResourceRequirements: its requests, else its limits (as Kubernetes defaults). */
+    /**
+     * One pod's resources given as a ResourceRequirements, priced as a pod of one container with these resources
+     * ({@link PodRequests}): its requests, a limit standing in for a missing request (as Kubernetes defaults), and
+     * its cpu, memory and ephemeral-storage limits as {@code limits.<name>}.
+     */
     private static Resources perPod(FieldPath.Match item, FieldPath field, KubernetesSerialization serialization) {
         JsonNode node = field.get(item.node());
         String at = join(item.at(), field.toString());
@@ -241,17 +247,26 @@ public record PodSets(List<Rule> rules) {
         } catch (RuntimeException e) {
             throw new InvalidJobException(at, node, "not resource requirements: " + e.getMessage());
         }
-        Map<String, Quantity> amounts = new TreeMap<>();
-        if (requirements.getLimits() != null) {
-            amounts.putAll(requirements.getLimits());
-        }
-        if (requirements.getRequests() != null) {
-            amounts.putAll(requirements.getRequests());
-        }
+        // each amount checked here, so that a bad one is named where it is written, not in the container made below
+        checked(requirements.getRequests(), at + ".requests");
+        checked(requirements.getLimits(), at + ".limits");
         PodSpec spec = new PodSpecBuilder()
-                .addNewContainer().withName("node").withNewResources().withRequests(amounts).endResources()
-                .endContainer().build();
+                .addNewContainer().withName("node").withNewResources().withRequests(requirements.getRequests())
+                .withLimits(requirements.getLimits()).endResources().endContainer().build();
         return PodRequests.of(spec, at);
+    }
+
+    private static void checked(Map<String, Quantity> amounts, String at) {
+        if (amounts == null) {
+            return;
+        }
+        for (Map.Entry<String, Quantity> amount : amounts.entrySet()) {
+            try {
+                Quantities.toUnits(amount.getKey(), amount.getValue());
+            } catch (IllegalArgumentException e) {
+                throw new InvalidJobException(at + "." + amount.getKey(), amount.getValue(), e.getMessage());
+            }
+        }
     }
 
     private static String join(String at, String name) {

@@ -164,6 +164,9 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
 
     private static List<PodSets.Rule> rules(String at, List<QueuedKindSpec.PodSet> sets, int level,
                                            KubernetesSerialization serialization) {
+        if (sets.isEmpty()) { // a pod set without nested ones, on any level up to the deepest
+            return List.of();
+        }
         if (level > PodSets.MAX_NESTING) {
             throw new InvalidDeclarationException(at, "pod sets nest at most " + PodSets.MAX_NESTING + " levels deep");
         }
