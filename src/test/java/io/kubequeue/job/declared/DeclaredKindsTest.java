@@ -19,7 +19,6 @@ import org.junit.jupiter.api.Test;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -113,12 +112,15 @@ class DeclaredKindsTest {
         }
     }
 
+    /** JobSet's upstream CRD (v0.12.0, src/test/resources/crds), installed: its kind served, its schema read. */
     private void served() {
-        CustomResourceDefinition crd = new CustomResourceDefinitionBuilder().withNewMetadata()
-                .withName("jobsets.jobset.x-k8s.io").endMetadata().withNewSpec().withGroup("jobset.x-k8s.io")
-                .withScope("Namespaced").withNewNames().withKind("JobSet").withPlural("jobsets").withSingular("jobset")
-                .endNames().addNewVersion().withName("v1alpha2").withServed(true).withStorage(true)
-                .endVersion().endSpec().build();
+        CustomResourceDefinition crd;
+        try (java.io.InputStream in = new java.util.zip.GZIPInputStream(DeclaredKindsTest.class.getResourceAsStream(
+                "/crds/jobset.x-k8s.io_jobsets.yaml.gz"))) {
+            crd = client.getKubernetesSerialization().unmarshal(in, CustomResourceDefinition.class);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
         client.apiextensions().v1().customResourceDefinitions().resource(crd).createOr(c -> c.update());
     }
 
@@ -220,6 +222,14 @@ class DeclaredKindsTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> conditionIs("Valid", "False"));
         assertTrue(condition("Valid").orElseThrow().getMessage().startsWith("spec.hold.field:"),
                 condition("Valid").orElseThrow().getMessage());
+
+        // served now, with its schema: a hold field that is not a boolean there is refused by name
+        servedAndPermitted();
+        declare(DECLARATION.replace("field: spec.suspend", "field: spec.network"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> condition("Valid").map(c -> c.getMessage().equals(
+                "spec.hold.field: spec.network is an object in the CRD's schema, not a boolean")).orElse(false));
+        assertTrue(conditionIs("Ready", "False"));
+        assertFalse(kinds.named("JobSet").isPresent());
     }
 
     @Test
