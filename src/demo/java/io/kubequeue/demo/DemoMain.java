@@ -1,6 +1,8 @@
 package io.kubequeue.demo;
 
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 
 import java.net.InetAddress;
 import java.util.HashMap;
@@ -36,18 +38,26 @@ public class DemoMain {
             return;
         }
         KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(), false);
+                new KubernetesCrudDispatcher() {
+                    /**
+                     * kube-queue is the embedded server's only client and may do anything: its own access reviews (a
+                     * declared kind's rights, docs/kinds.md) are answered allowed, as RBAC would for a cluster-admin.
+                     */
+                    @Override
+                    public MockResponse dispatch(RecordedRequest request) {
+                        if ("POST".equals(request.getMethod())
+                                && request.getPath().startsWith("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")) {
+                            var review = Serialization.unmarshal(request.getBody().readUtf8(),
+                                    io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview.class);
+                            review.setStatus(new io.fabric8.kubernetes.api.model.authorization.v1
+                                    .SubjectAccessReviewStatus(true, false, null, null));
+                            return new MockResponse().setResponseCode(201).setBody(Serialization.asJson(review));
+                        }
+                        return super.dispatch(request);
+                    }
+                }, false);
         server.init(InetAddress.getLoopbackAddress(), 0);
-        // kube-queue is the embedded server's only client and may do anything: its own access reviews (a declared
-        // kind's rights, docs/kinds.md) are answered allowed, as RBAC would for a cluster-admin
-        server.expect().post().withPath("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")
-                .andReply(201, request -> {
-                    var review = Serialization.unmarshal(request.getBody().readUtf8(),
-                            io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectAccessReview.class);
-                    review.setStatus(new io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewStatus(
-                            true, false, null, null));
-                    return review;
-                }).always();
+
         String url = server.createClient().getConfiguration().getMasterUrl();
         // fabric8's own auto-configuration keys: the Quarkus ones are fixed at build time
         System.setProperty("kubernetes.master", url);

@@ -178,8 +178,11 @@ public class JobSimulator {
         Instant seen = firstSeen.computeIfAbsent(id, k -> now);
         String state;
         QueuedKindSpec.Finished finished = declaration(kind).map(q -> q.getSpec().finished).orElse(null);
+        String end = finished == null ? "Finished" : finished.conditions != null && !finished.conditions.isEmpty()
+                ? finished.conditions.get(0) : finished.values != null && !finished.values.isEmpty()
+                ? finished.values.get(0) : "Finished";
         if (kind.finished(job)) {
-            state = "Finished";
+            state = end;
         } else if (!kind.suspendMarks(job).isEmpty()) {
             state = "Suspended";
         } else if (!dueAt.containsKey(id)) {
@@ -205,14 +208,14 @@ public class JobSimulator {
             try {
                 client.genericKubernetesResources(kind.context()).inNamespace(job.getMetadata().getNamespace())
                         .resource(job).updateStatus();
-                state = "Finished";
+                state = end;
             } catch (KubernetesClientException e) {
                 dueAt.remove(id);
                 state = "Running";
             }
         }
         return new Row(kind.kind(), job.getMetadata().getNamespace(), job.getMetadata().getName(), state,
-                Duration.between(seen, now), state.equals("Finished"));
+                Duration.between(seen, now), state.equals(end));
     }
 
     private Optional<QueuedKind> declaration(DeclaredJobKind kind) {

@@ -146,15 +146,27 @@ public class DeclaredKinds {
             String notServed = notServed(kind);
             conditions.add(notServed == null ? condition("Served", true, "Served", kind.plural() + "." + kind.apiGroup()
                     + "/" + kind.version() + " is served") : condition("Served", false, "NotServed", notServed));
-            List<String> missing = notServed == null ? missingVerbs(kind) : List.of();
+            List<String> missing = List.of();
+            String unchecked = null;
             if (notServed == null) {
+                try {
+                    missing = missingVerbs(kind);
+                } catch (KubernetesClientException e) {
+                    unchecked = "kube-queue could not check its rights on " + resource(kind)
+                            + " (SelfSubjectAccessReview: " + brief(e) + "); checked again in " + RECHECK.toSeconds()
+                            + " s";
+                }
+            }
+            if (unchecked != null) {
+                conditions.add(condition("Authorized", false, "NotChecked", unchecked));
+            } else if (notServed == null) {
                 conditions.add(missing.isEmpty() ? condition("Authorized", true, "Authorized",
                         "kube-queue may " + String.join(", ", JobKinds.VERBS) + " " + resource(kind))
                         : condition("Authorized", false, "Forbidden", "kube-queue may not " + String.join(", ", missing)
                         + " " + resource(kind) + " (its SelfSubjectAccessReview said no): grant them in its"
                         + " ClusterRole (the chart's declaredKinds or presets values do)"));
             }
-            if (notServed != null || !missing.isEmpty()) {
+            if (notServed != null || unchecked != null || !missing.isEmpty()) {
                 again = Optional.of(RECHECK);
                 kind = null;
             }
@@ -298,7 +310,7 @@ public class DeclaredKinds {
             }
         });
         informer.exceptionHandler((started, error) -> {
-            LOG.warnf("cannot watch %s (%s): retrying", kind, error.getMessage());
+            LOG.warnf("cannot watch %s (%s): retrying", kind, String.valueOf(error.getMessage()).lines().findFirst().orElse(""));
             return true;
         });
         informer.start();
@@ -335,7 +347,7 @@ public class DeclaredKinds {
         try {
             resources = client.getApiResources(kind.apiVersion());
         } catch (KubernetesClientException e) {
-            return kind.apiVersion() + " cannot be discovered (" + e.getMessage() + ")";
+            return kind.apiVersion() + " cannot be discovered (" + brief(e) + ")";
         }
         if (resources == null || resources.getResources() == null) {
             return kind.apiVersion() + " is not served: is the CRD of " + kind.kind() + " installed?";
@@ -356,25 +368,35 @@ public class DeclaredKinds {
                 + " installed, at that version?";
     }
 
-    /** The verbs of {@link JobKinds#VERBS} kube-queue may not use on the kind in every namespace. */
+    /**
+     * The verbs of {@link JobKinds#VERBS} kube-queue may not use on the kind in every namespace, by one
+     * SelfSubjectAccessReview each.
+     *
+     * @throws KubernetesClientException when a review fails (no verdict): the rights are not known
+     */
     private List<String> missingVerbs(DeclaredJobKind kind) {
         List<String> missing = new ArrayList<>();
         for (String verb : JobKinds.VERBS) {
-            SelfSubjectAccessReview review = new SelfSubjectAccessReviewBuilder().withNewSpec()
-                    .withNewResourceAttributes().withGroup(kind.apiGroup()).withResource(kind.plural())
+            SelfSubjectAccessReview review = new SelfSubjectAccessReviewBuilder().withNewMetadata().endMetadata()
+                    .withNewSpec().withNewResourceAttributes().withGroup(kind.apiGroup()).withResource(kind.plural())
                     .withVerb(verb).endResourceAttributes().endSpec().build();
-            try {
-                SelfSubjectAccessReview answer = client.authorization().v1().selfSubjectAccessReview()
-                        .create(review);
-                if (answer == null || answer.getStatus() == null
-                        || !Boolean.TRUE.equals(answer.getStatus().getAllowed())) {
-                    missing.add(verb);
-                }
-            } catch (KubernetesClientException e) {
-                missing.add(verb + " (not checked: " + e.getMessage() + ")");
+            SelfSubjectAccessReview answer = client.authorization().v1().selfSubjectAccessReview().create(review);
+            if (answer == null || answer.getStatus() == null || !Boolean.TRUE.equals(answer.getStatus().getAllowed())) {
+                missing.add(verb);
             }
         }
         return missing;
+    }
+
+    /** A failure in a few words: its HTTP code and the first line of its message, cut to 200 characters. */
+    private static String brief(KubernetesClientException e) {
+        String message = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage()
+                : String.valueOf(e.getMessage());
+        message = message.lines().findFirst().orElse("");
+        if (message.length() > 200) {
+            message = message.substring(0, 200) + "...";
+        }
+        return (e.getCode() > 0 ? "HTTP " + e.getCode() + ": " : "") + message;
     }
 
     private static String resource(DeclaredJobKind kind) {
@@ -425,7 +447,7 @@ public class DeclaredKinds {
             client.resources(QueuedKind.class).withName(q.getMetadata().getName()).subresource("status")
                     .patch(PatchContext.of(PatchType.JSON_MERGE), client.getKubernetesSerialization().asJson(patch));
         } catch (KubernetesClientException e) {
-            LOG.warnf("cannot write the status of QueuedKind %s (%s)", q.getMetadata().getName(), e.getMessage());
+            LOG.warnf("cannot write the status of QueuedKind %s (%s)", q.getMetadata().getName(), brief(e));
         }
     }
 }
