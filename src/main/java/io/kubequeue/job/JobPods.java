@@ -93,6 +93,15 @@ public class JobPods {
     @Inject
     public JobPods(KubernetesClient client, JobDirectory directory, JobKindRegistry kinds, JobFeed feed) {
         this(client, directory, kinds, feed::enabled);
+    }
+
+    /**
+     * @param kinds       the kinds now, and those declared later, whose pods are watched from their declaration on
+     * @param kindEnabled whether a kind (by name) is switched on
+     */
+    public JobPods(KubernetesClient client, JobDirectory directory, JobKindRegistry kinds,
+                   Predicate<String> kindEnabled) {
+        this(client, directory, (Iterable<JobKind<?>>) kinds, kindEnabled);
         kinds.whenDeclared(this::watchPodsOf);
     }
 

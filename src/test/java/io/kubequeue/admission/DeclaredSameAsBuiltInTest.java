@@ -137,6 +137,18 @@ class DeclaredSameAsBuiltInTest {
     }
 
     @Test
+    void aManifestIsTheDeclaredKindsOnlyByItsApiVersionAndKind() {
+        assertTrue(declared.isKindOf(asDeclared("")));
+        GenericKubernetesResource other = asDeclared("");
+        other.setKind("PyTorchJob");
+        assertFalse(declared.isKindOf(other), "another kind of the same group");
+        GenericKubernetesResource otherVersion = asDeclared("");
+        otherVersion.setApiVersion("kubeflow.org/v2");
+        assertFalse(declared.isKindOf(otherVersion), "another version");
+        assertFalse(declared.isKindOf(asBuiltIn("")), "a typed object is a built-in kind's");
+    }
+
+    @Test
     void bothReadTheCachedCopyAsTheJobAndFinishAlike() {
         String succeeded = "status: {conditions: [{type: Succeeded, status: \"True\"}]}";
         String running = "status: {conditions: [{type: Running, status: \"True\"}]}";

@@ -90,6 +90,47 @@ class JobPodsTest {
     }
 
     /**
+     * Issue 31: a kind declared after the pod watch started (a QueuedKind put in force at run time) gets its pods
+     * watched by their label from then on, and traced to its jobs by that label alone (a JobSet's pods are its Jobs').
+     */
+    @Test
+    void aKindDeclaredAfterTheStartHasItsPodsWatchedAndTraced() {
+        JobKindRegistry registry = new JobKindRegistry(List.of(kind));
+        JobPods watching = new JobPods(client, directory, registry, k -> true);
+        try {
+            watching.start();
+            assertTrue(watching.awaitFirstList(java.time.Duration.ofSeconds(10)));
+            io.kubequeue.job.declared.DeclaredJobKind jobSets = io.kubequeue.job.declared.DeclaredJobKind.of("jobsets",
+                    client.getKubernetesSerialization().unmarshal("""
+                            group: jobset.x-k8s.io
+                            version: v1alpha2
+                            kind: JobSet
+                            plural: jobsets
+                            hold: {field: spec.suspend}
+                            podSets: [{each: "spec.replicatedJobs[*]", template: template.spec.template}]
+                            pods: {labelKey: jobset.sigs.k8s.io/jobset-name}
+                            """, io.kubequeue.job.declared.QueuedKindSpec.class),
+                    client.getKubernetesSerialization());
+            registry.declare(jobSets);
+            JobKey key = new JobKey("JobSet", NS, "train");
+            directory.put(key, new JobDirectory.Entry(jobSets, new io.fabric8.kubernetes.api.model.ObjectReferenceBuilder()
+                    .withApiVersion("jobset.x-k8s.io/v1alpha2").withKind("JobSet").withNamespace(NS).withName("train")
+                    .withUid("uid-js").build(), List.of(), false, "1"));
+            Pod pod = client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata().withName("train-w-0-0")
+                    .withNamespace(NS).withLabels(Map.of("jobset.sigs.k8s.io/jobset-name", "train"))
+                    .addNewOwnerReference().withApiVersion("batch/v1").withKind("Job").withName("train-w-0")
+                    .withUid("uid-child-job").withController(true).endOwnerReference().endMetadata().withNewSpec()
+                    .addNewContainer().withName("c").withImage("busybox:stable").endContainer().endSpec().build())
+                    .create();
+            await().atMost(java.time.Duration.ofSeconds(10)).until(() -> watching.inNamespace(NS).stream()
+                    .anyMatch(p -> p.getMetadata().getName().equals("train-w-0-0")));
+            assertEquals(Optional.of(key), watching.jobOf(pod), "owned by the JobSet's Job, traced by its label");
+        } finally {
+            watching.stop();
+        }
+    }
+
+    /**
      * A pod is traced to its job from the pod alone (issue 27: no map of pod labels kept per job): a batch Job's pod
      * by its controlling owner's name, checked against the job's uid in the label and the owner; a Kubeflow job's by
      * the name its label carries. A namesake of another namespace, another uid, or a job re-created under the same

@@ -388,6 +388,13 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
         return client.genericKubernetesResources(context());
     }
 
+    /** An object of this kind's apiVersion and kind (a manifest's, read as a generic resource). */
+    @Override
+    public boolean isKindOf(io.fabric8.kubernetes.api.model.HasMetadata object) {
+        return object instanceof GenericKubernetesResource && apiVersion().equals(object.getApiVersion())
+                && kind.equals(object.getKind());
+    }
+
     @Override
     public List<SuspendMark> suspendMarks(GenericKubernetesResource job) {
         if (holdField == null) {

@@ -216,12 +216,17 @@ class DeclaredKindsTest {
                 condition("Served").orElseThrow().getMessage());
         assertTrue(conditionIs("Ready", "False"));
         assertFalse(kinds.named("JobSet").isPresent());
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.events("default", "jobsets.jobset.x-k8s.io")
+                .stream().anyMatch(e -> "NotServed".equals(e.getReason()) && "Warning".equals(e.getType())));
 
         // invalid: a path that is not one
         declare(DECLARATION.replace("field: spec.suspend", "field: spec..suspend"));
         await().atMost(Duration.ofSeconds(20)).until(() -> conditionIs("Valid", "False"));
         assertTrue(condition("Valid").orElseThrow().getMessage().startsWith("spec.hold.field:"),
                 condition("Valid").orElseThrow().getMessage());
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.events("default", "jobsets.jobset.x-k8s.io")
+                .stream().anyMatch(e -> "InvalidDeclaration".equals(e.getReason())
+                        && e.getNote().startsWith("spec.hold.field:")));
 
         // served now, with its schema: a hold field that is not a boolean there is refused by name
         servedAndPermitted();
