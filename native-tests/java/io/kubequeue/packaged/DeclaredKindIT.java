@@ -5,24 +5,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.zip.GZIPInputStream;
 
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.job.JobKinds;
 import io.kubequeue.testing.AccessReviews;
 import io.kubequeue.testing.Cluster;
+import io.kubequeue.testing.JobSets;
 import io.kubequeue.testing.StrictApiServer;
 
 /**
@@ -33,9 +30,6 @@ import io.kubequeue.testing.StrictApiServer;
  */
 class DeclaredKindIT {
 
-    private static final ResourceDefinitionContext JOBSETS = new ResourceDefinitionContext.Builder()
-            .withGroup("jobset.x-k8s.io").withVersion("v1alpha2").withKind("JobSet").withPlural("jobsets")
-            .withNamespaced(true).build();
     private static final Duration START = Duration.ofSeconds(90);
 
     @Test
@@ -43,11 +37,7 @@ class DeclaredKindIT {
         KubernetesMockServer api = PackagedOperator.mockApiServer();
         try (KubernetesClient client = api.createClient()) {
             new Cluster(client).apply("/seed/elasticquotatree.yaml"); // root.defaultQuotaGroup: max 4 cpu
-            try (InputStream in = new GZIPInputStream(DeclaredKindIT.class.getResourceAsStream(
-                    "/crds/jobset.x-k8s.io_jobsets.yaml.gz"))) {
-                client.resource(client.getKubernetesSerialization().unmarshal(in, CustomResourceDefinition.class))
-                        .create();
-            }
+            JobSets.installCrd(client);
             for (String verb : JobKinds.VERBS) {
                 StrictApiServer.access(api).grant(AccessReviews.SELF, verb, "jobset.x-k8s.io", "jobsets", "");
             }
@@ -61,7 +51,7 @@ class DeclaredKindIT {
             create(client, "second", 2);  // 2 cpu: waits
             await("the second JobSet waits").during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10))
                     .until(() -> suspended(client, "second"));
-            assertEquals("{\"cpu\":\"3\"}", client.genericKubernetesResources(JOBSETS).inNamespace("default")
+            assertEquals("{\"cpu\":\"3\"}", client.genericKubernetesResources(JobSets.JOBSETS).inNamespace("default")
                     .withName("first").get().getMetadata().getAnnotations().get("kube-queue/admitted-request"),
                     "charged by its pod sets, in the same admission record as the built-in kinds");
             int exit = first.stop();
@@ -75,12 +65,12 @@ class DeclaredKindIT {
                 await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10))
                         .until(() -> suspended(client, "second"));
 
-                GenericKubernetesResource done = client.genericKubernetesResources(JOBSETS).inNamespace("default")
+                GenericKubernetesResource done = client.genericKubernetesResources(JobSets.JOBSETS).inNamespace("default")
                         .withName("first").get();
                 done.setAdditionalProperty("status", Map.of("conditions", List.of(Map.of("type", "Completed",
                         "status", "True", "reason", "AllJobsCompleted", "message", "jobs completed",
                         "lastTransitionTime", "2026-12-05T00:00:00Z"))));
-                client.genericKubernetesResources(JOBSETS).inNamespace("default").resource(done).updateStatus();
+                client.genericKubernetesResources(JobSets.JOBSETS).inNamespace("default").resource(done).updateStatus();
                 await("the second JobSet admitted once the first completed").atMost(Duration.ofSeconds(30))
                         .until(() -> !suspended(client, "second"));
                 List<String> traces = second.log().lines().filter(l -> l.startsWith("\tat ")).toList();
@@ -101,39 +91,10 @@ class DeclaredKindIT {
     }
 
     private static void create(KubernetesClient client, String name, int pods) {
-        String yaml = """
-                apiVersion: jobset.x-k8s.io/v1alpha2
-                kind: JobSet
-                metadata:
-                  name: %s
-                  namespace: default
-                spec:
-                  suspend: true
-                  replicatedJobs:
-                    - name: workers
-                      replicas: 1
-                      template:
-                        spec:
-                          parallelism: %d
-                          completions: %d
-                          template:
-                            spec:
-                              restartPolicy: Never
-                              containers:
-                                - name: w
-                                  image: busybox
-                                  resources:
-                                    requests:
-                                      cpu: "1"
-                """.formatted(name, pods, pods);
-        client.genericKubernetesResources(JOBSETS).inNamespace("default").resource(
-                client.getKubernetesSerialization().unmarshal(yaml, GenericKubernetesResource.class)).create();
+        JobSets.create(client, name, pods, "1");
     }
 
     private static boolean suspended(KubernetesClient client, String name) {
-        GenericKubernetesResource job = client.genericKubernetesResources(JOBSETS).inNamespace("default")
-                .withName(name).get();
-        Object spec = job.getAdditionalProperties().get("spec");
-        return spec instanceof Map<?, ?> m && Boolean.TRUE.equals(m.get("suspend"));
+        return JobSets.suspended(JobSets.get(client, name));
     }
 }

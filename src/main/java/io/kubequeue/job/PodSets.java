@@ -17,6 +17,7 @@ import io.kubequeue.input.JsonBounds;
 import io.kubequeue.resources.PodDefaults;
 import io.kubequeue.resources.PodRequests;
 import io.kubequeue.resources.Quantities;
+import io.kubequeue.scheduler.model.JobPriority;
 import io.kubequeue.scheduler.model.Resources;
 
 /**
@@ -105,6 +106,24 @@ public record PodSets(List<Rule> rules) {
             templates(rule, new FieldPath.Match(job, ""), found);
         }
         return found;
+    }
+
+    /**
+     * What the job's pod templates say about its priority: the first template, in pod-set order, whose spec names a
+     * {@code priorityClassName} or sets {@code priority} (the operators give every pod of a job the same scheduling
+     * priority in practice); {@link JobPriority#NONE} if none does.
+     */
+    public JobPriority priority(JsonNode job) {
+        for (FieldPath.Match template : templates(job)) {
+            JsonNode pod = template.node().path("spec");
+            JsonNode className = pod.path("priorityClassName");
+            JsonNode priority = pod.path("priority");
+            if (className.isTextual() || priority.isInt()) {
+                return new JobPriority(className.isTextual() ? className.asText() : null,
+                        priority.isInt() ? priority.asInt() : null);
+            }
+        }
+        return JobPriority.NONE;
     }
 
     private void templates(Rule rule, FieldPath.Match enclosing, List<FieldPath.Match> found) {

@@ -473,16 +473,7 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
                 return new JobPriority(name.textValue(), null);
             }
         }
-        for (FieldPath.Match template : podSets.templates(json)) {
-            JsonNode pod = template.node().path("spec");
-            JsonNode className = pod.path("priorityClassName");
-            JsonNode priority = pod.path("priority");
-            if (className.isTextual() || priority.isInt()) {
-                return new JobPriority(className.isTextual() ? className.asText() : null,
-                        priority.isInt() ? priority.asInt() : null);
-            }
-        }
-        return JobPriority.NONE;
+        return podSets.priority(json);
     }
 
     /**

@@ -257,19 +257,8 @@ public abstract class KubeflowJobKind<R extends CustomResource<JsonNode, JsonNod
      */
     @Override
     public JobPriority priority(R job) {
-        JsonNode replicaSpecs = job.getSpec() == null ? null : job.getSpec().get(replicaSpecsField);
-        if (replicaSpecs != null) {
-            for (JsonNode replica : replicaSpecs) {
-                JsonNode pod = replica.path("template").path("spec");
-                JsonNode className = pod.path("priorityClassName");
-                JsonNode priority = pod.path("priority");
-                if (className.isTextual() || priority.isInt()) {
-                    return new JobPriority(className.isTextual() ? className.asText() : null,
-                            priority.isInt() ? priority.asInt() : null);
-                }
-            }
-        }
-        return JobPriority.NONE;
+        return job.getSpec() == null ? JobPriority.NONE
+                : podSets.priority(JSON.objectNode().set("spec", job.getSpec()));
     }
 
     /**

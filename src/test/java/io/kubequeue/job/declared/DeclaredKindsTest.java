@@ -18,9 +18,7 @@ import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.kubequeue.job.JobKinds;
 import io.kubequeue.job.JobKindRegistry;
@@ -28,6 +26,7 @@ import io.kubequeue.scheduler.Scheduler;
 import io.kubequeue.scheduler.model.JobKey;
 import io.kubequeue.testing.AccessReviews;
 import io.kubequeue.testing.Cluster;
+import io.kubequeue.testing.JobSets;
 import io.kubequeue.testing.StrictApiServer;
 import io.kubequeue.testing.WithStrictApiServer;
 import io.quarkus.test.junit.QuarkusTest;
@@ -42,10 +41,6 @@ import io.quarkus.test.kubernetes.client.KubernetesTestServer;
 @QuarkusTest
 @WithStrictApiServer
 class DeclaredKindsTest {
-
-    private static final ResourceDefinitionContext JOBSETS = new ResourceDefinitionContext.Builder()
-            .withGroup("jobset.x-k8s.io").withVersion("v1alpha2").withKind("JobSet").withPlural("jobsets")
-            .withNamespaced(true).build();
 
     /** The JobSet declaration, as docs/kinds.md writes it. */
     static final String DECLARATION = """
@@ -101,7 +96,7 @@ class DeclaredKindsTest {
     @AfterEach
     void clean() {
         client.resources(QueuedKind.class).delete();
-        client.genericKubernetesResources(JOBSETS).inAnyNamespace().delete();
+        client.genericKubernetesResources(JobSets.JOBSETS).inAnyNamespace().delete();
         await().atMost(Duration.ofSeconds(10)).until(() -> kinds.named("JobSet").isEmpty());
     }
 
@@ -112,16 +107,8 @@ class DeclaredKindsTest {
         }
     }
 
-    /** JobSet's upstream CRD (v0.12.0, src/test/resources/crds), installed: its kind served, its schema read. */
     private void served() {
-        CustomResourceDefinition crd;
-        try (java.io.InputStream in = new java.util.zip.GZIPInputStream(DeclaredKindsTest.class.getResourceAsStream(
-                "/crds/jobset.x-k8s.io_jobsets.yaml.gz"))) {
-            crd = client.getKubernetesSerialization().unmarshal(in, CustomResourceDefinition.class);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-        client.apiextensions().v1().customResourceDefinitions().resource(crd).createOr(c -> c.update());
+        JobSets.installCrd(client);
     }
 
     private void declare(String yaml) {
@@ -129,45 +116,16 @@ class DeclaredKindsTest {
         client.resource(declaration).createOr(existing -> existing.update());
     }
 
-    /** A suspended JobSet of one replicated job: {@code parallelism} pods of {@code cpu} each. */
     private GenericKubernetesResource jobSet(String name, int parallelism, String cpu) {
-        String yaml = """
-                apiVersion: jobset.x-k8s.io/v1alpha2
-                kind: JobSet
-                metadata:
-                  name: %s
-                  namespace: default
-                spec:
-                  suspend: true
-                  replicatedJobs:
-                    - name: workers
-                      replicas: 1
-                      template:
-                        spec:
-                          parallelism: %d
-                          completions: %d
-                          template:
-                            spec:
-                              restartPolicy: Never
-                              containers:
-                                - name: w
-                                  image: busybox
-                                  resources:
-                                    requests:
-                                      cpu: "%s"
-                """.formatted(name, parallelism, parallelism, cpu);
-        GenericKubernetesResource job = client.getKubernetesSerialization().unmarshal(yaml,
-                GenericKubernetesResource.class);
-        return client.genericKubernetesResources(JOBSETS).inNamespace("default").resource(job).create();
+        return JobSets.create(client, name, parallelism, cpu);
     }
 
     private GenericKubernetesResource get(String name) {
-        return client.genericKubernetesResources(JOBSETS).inNamespace("default").withName(name).get();
+        return JobSets.get(client, name);
     }
 
     private static boolean suspended(GenericKubernetesResource job) {
-        Object spec = job.getAdditionalProperties().get("spec");
-        return spec instanceof Map<?, ?> m && Boolean.TRUE.equals(m.get("suspend"));
+        return JobSets.suspended(job);
     }
 
     private Optional<io.kubequeue.scheduler.model.JobStatus> job(JobKey key) {
@@ -203,7 +161,7 @@ class DeclaredKindsTest {
         GenericKubernetesResource done = get("first");
         done.setAdditionalProperty("status", Map.of("conditions", List.of(Map.of("type", "Completed",
                 "status", "True"))));
-        client.genericKubernetesResources(JOBSETS).inNamespace("default").resource(done).updateStatus();
+        client.genericKubernetesResources(JobSets.JOBSETS).inNamespace("default").resource(done).updateStatus();
         await().atMost(Duration.ofSeconds(20)).until(() -> !suspended(get("second")));
     }
 
