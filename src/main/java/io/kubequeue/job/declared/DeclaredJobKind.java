@@ -1,12 +1,18 @@
 package io.kubequeue.job.declared;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -497,9 +503,11 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
         copy.setKind(job.getKind());
         copy.setMetadata(Pruning.jobMetadata(job.getMetadata()));
         ObjectNode json = json(job).deepCopy();
+        Map<JsonNode, JsonNode> prunedTemplates = new IdentityHashMap<>();
         for (FieldPath.Match template : podSets.templates(json)) {
-            replace(json, template.at(), Pruning.podTemplate(template.node(), serialization));
+            prunedTemplates.computeIfAbsent(template.node(), t -> Pruning.podTemplate(t, serialization));
         }
+        replace(json, prunedTemplates);
         if (json.get("spec") != null) {
             copy.setAdditionalProperty("spec", json.get("spec"));
         }
@@ -509,39 +517,40 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
         return copy;
     }
 
-    /** Puts {@code value} at {@code at} (a match's name: dots, {@code [i]}) in {@code root}, where it is now. */
-    private static void replace(ObjectNode root, String at, JsonNode value) {
-        List<String> steps = new ArrayList<>();
-        for (String part : at.split("\\.")) {
-            int bracket = part.indexOf('[');
-            steps.add(bracket < 0 ? part : part.substring(0, bracket));
-            while (bracket >= 0) {
-                int close = part.indexOf(']', bracket);
-                steps.add(part.substring(bracket, close + 1));
-                bracket = part.indexOf('[', close);
+    /**
+     * Puts each template's pruned copy where the template itself is in {@code root}, found by identity. Not by the
+     * match's printed name: a map key is the tenant's and may hold dots and brackets ({@code "Worker.template"},
+     * {@code "x["}), so a name read back would walk elsewhere or not parse. Without recursion: a job may be deep.
+     */
+    private static void replace(ObjectNode root, Map<JsonNode, JsonNode> replacements) {
+        if (replacements.isEmpty()) {
+            return;
+        }
+        Deque<JsonNode> todo = new ArrayDeque<>();
+        todo.push(root);
+        while (!todo.isEmpty()) {
+            JsonNode node = todo.pop();
+            if (node instanceof ObjectNode object) {
+                for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext();) {
+                    Map.Entry<String, JsonNode> field = it.next();
+                    JsonNode replacement = replacements.get(field.getValue());
+                    if (replacement != null) {
+                        field.setValue(replacement);
+                    } else if (field.getValue().isContainerNode()) {
+                        todo.push(field.getValue());
+                    }
+                }
+            } else if (node instanceof ArrayNode array) {
+                for (int i = 0; i < array.size(); i++) {
+                    JsonNode replacement = replacements.get(array.get(i));
+                    if (replacement != null) {
+                        array.set(i, replacement);
+                    } else if (array.get(i).isContainerNode()) {
+                        todo.push(array.get(i));
+                    }
+                }
             }
         }
-        JsonNode parent = root;
-        for (int i = 0; i < steps.size() - 1; i++) {
-            parent = child(parent, steps.get(i));
-            if (parent == null) {
-                return;
-            }
-        }
-        String last = steps.get(steps.size() - 1);
-        if (last.startsWith("[") && parent.isArray()) {
-            ((com.fasterxml.jackson.databind.node.ArrayNode) parent).set(
-                    Integer.parseInt(last.substring(1, last.length() - 1)), value);
-        } else if (parent instanceof ObjectNode object) {
-            object.set(last, value);
-        }
-    }
-
-    private static JsonNode child(JsonNode node, String step) {
-        if (step.startsWith("[")) {
-            return node.isArray() ? node.get(Integer.parseInt(step.substring(1, step.length() - 1))) : null;
-        }
-        return node.isObject() ? node.get(step) : null;
     }
 
     /**
