@@ -504,8 +504,13 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
         copy.setMetadata(Pruning.jobMetadata(job.getMetadata()));
         ObjectNode json = json(job).deepCopy();
         Map<JsonNode, JsonNode> prunedTemplates = new IdentityHashMap<>();
-        for (FieldPath.Match template : podSets.templates(json)) {
-            prunedTemplates.computeIfAbsent(template.node(), t -> Pruning.podTemplate(t, serialization));
+        try {
+            for (FieldPath.Match template : podSets.templates(json)) {
+                prunedTemplates.computeIfAbsent(template.node(), t -> Pruning.podTemplate(t, serialization));
+            }
+        } catch (InvalidJobException e) {
+            // more items than are read: kept unpruned, and refused with its Warning when the feed reads its request
+            prunedTemplates.clear();
         }
         replace(json, prunedTemplates);
         if (json.get("spec") != null) {

@@ -300,7 +300,12 @@ public class DeclaredKinds {
             }
 
             private void seen(GenericKubernetesResource job) {
-                GenericKubernetesResource cached = kind.pruned(job);
+                GenericKubernetesResource cached;
+                try {
+                    cached = kind.pruned(job);
+                } catch (RuntimeException e) {
+                    cached = job; // read whole: the feed reports what is wrong with it at the object
+                }
                 if (d.draining) {
                     drain(d, cached);
                     drainedYet(name, d);

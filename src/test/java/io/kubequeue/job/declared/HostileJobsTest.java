@@ -2,7 +2,10 @@ package io.kubequeue.job.declared;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 
@@ -13,6 +16,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubequeue.input.InvalidJobException;
 
 /**
  * Jobs of a declared kind written by a careless or hostile tenant: whatever they hold, the informer's copy
@@ -85,5 +89,23 @@ class HostileJobsTest {
             assertEquals(3000L, kind.request(copy).get("cpu"), key);
             assertEquals(kind.request(job), kind.request(copy), key);
         }
+    }
+
+    /**
+     * More items under a {@code [*]} path than kube-queue reads: the copy is still made (the job is refused when its
+     * request is read, with a Warning), not an exception in the watch's handler that loses the job silently.
+     */
+    @Test
+    void aJobWithMoreItemsThanAreReadIsStillCopiedAndRefusedWhenRead() {
+        DeclaredJobKind kind = kind(BY_LIST);
+        StringBuilder groups = new StringBuilder();
+        for (int i = 0; i < 1_001; i++) {
+            groups.append(i == 0 ? "" : ",").append("{\"replicas\": 1, \"template\": ").append(TEMPLATE).append("}");
+        }
+        GenericKubernetesResource job = job("ListJob", "{\"suspend\": true, \"groups\": [" + groups + "]}");
+        GenericKubernetesResource copy = assertDoesNotThrow(() -> kind.pruned(job));
+        assertTrue(kind.held(copy));
+        assertThrows(InvalidJobException.class, () -> kind.request(copy));
+        assertFalse(assertDoesNotThrow(() -> kind.finished(copy)));
     }
 }
