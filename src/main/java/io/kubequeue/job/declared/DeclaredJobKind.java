@@ -502,7 +502,7 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
         copy.setApiVersion(job.getApiVersion());
         copy.setKind(job.getKind());
         copy.setMetadata(Pruning.jobMetadata(job.getMetadata()));
-        ObjectNode json = json(job).deepCopy();
+        ObjectNode json = (ObjectNode) copy(json(job));
         Map<JsonNode, JsonNode> prunedTemplates = new IdentityHashMap<>();
         try {
             for (FieldPath.Match template : podSets.templates(json)) {
@@ -567,13 +567,100 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
         Object spec = job.getAdditionalProperties().get("spec");
         Object status = job.getAdditionalProperties().get("status");
         if (spec != null) {
-            json.set("spec", spec instanceof JsonNode node ? node : serialization.convertValue(spec, JsonNode.class));
+            json.set("spec", tree(spec));
         }
         if (status != null) {
-            json.set("status", status instanceof JsonNode node ? node
-                    : serialization.convertValue(status, JsonNode.class));
+            json.set("status", tree(status));
         }
         return json;
+    }
+
+    /**
+     * A tenant's JSON as a tree, without recursion: the API server stores objects 10,000 levels deep, and Jackson's
+     * {@code convertValue} (and {@code deepCopy}) recurse per level, which overflows an informer thread's stack (a
+     * StackOverflowError stops the watch). A JSON node is used as it is; see {@link #copy} for a copy of one.
+     */
+    private JsonNode tree(Object value) {
+        if (value instanceof JsonNode node) {
+            return node;
+        }
+        JsonNode root = leaf(value);
+        Deque<Map.Entry<Object, JsonNode>> todo = new ArrayDeque<>();
+        todo.push(Map.entry(value, root));
+        while (!todo.isEmpty()) {
+            Map.Entry<Object, JsonNode> next = todo.pop();
+            if (next.getKey() instanceof Map<?, ?> map) {
+                ObjectNode object = (ObjectNode) next.getValue();
+                for (Map.Entry<?, ?> field : map.entrySet()) {
+                    JsonNode child = leaf(field.getValue());
+                    object.set(String.valueOf(field.getKey()), child);
+                    if (child.isContainerNode()) {
+                        todo.push(Map.entry(field.getValue(), child));
+                    }
+                }
+            } else if (next.getKey() instanceof List<?> list) {
+                ArrayNode array = (ArrayNode) next.getValue();
+                for (Object item : list) {
+                    JsonNode child = leaf(item);
+                    array.add(child);
+                    if (child.isContainerNode()) {
+                        todo.push(Map.entry(item, child));
+                    }
+                }
+            }
+        }
+        return root;
+    }
+
+    /** An empty container for a map or list (filled by {@link #tree}); a scalar as Jackson converts it. */
+    private JsonNode leaf(Object value) {
+        if (value == null) {
+            return JSON.nullNode();
+        }
+        if (value instanceof Map<?, ?>) {
+            return JSON.objectNode();
+        }
+        if (value instanceof List<?>) {
+            return JSON.arrayNode();
+        }
+        if (value instanceof JsonNode node) {
+            return copy(node);
+        }
+        return serialization.convertValue(value, JsonNode.class);
+    }
+
+    /** A deep copy of a JSON tree, without recursion (see {@link #tree}). */
+    private static JsonNode copy(JsonNode node) {
+        if (!node.isContainerNode()) {
+            return node; // immutable
+        }
+        JsonNode root = node.isObject() ? JSON.objectNode() : JSON.arrayNode();
+        Deque<Map.Entry<JsonNode, JsonNode>> todo = new ArrayDeque<>();
+        todo.push(Map.entry(node, root));
+        while (!todo.isEmpty()) {
+            Map.Entry<JsonNode, JsonNode> next = todo.pop();
+            JsonNode from = next.getKey();
+            for (Iterator<Map.Entry<String, JsonNode>> it = from.isObject() ? from.fields()
+                    : java.util.Collections.<Map.Entry<String, JsonNode>>emptyIterator(); it.hasNext();) {
+                Map.Entry<String, JsonNode> field = it.next();
+                JsonNode child = field.getValue().isObject() ? JSON.objectNode()
+                        : field.getValue().isArray() ? JSON.arrayNode() : field.getValue();
+                ((ObjectNode) next.getValue()).set(field.getKey(), child);
+                if (child.isContainerNode()) {
+                    todo.push(Map.entry(field.getValue(), child));
+                }
+            }
+            if (from.isArray()) {
+                for (JsonNode item : from) {
+                    JsonNode child = item.isObject() ? JSON.objectNode() : item.isArray() ? JSON.arrayNode() : item;
+                    ((ArrayNode) next.getValue()).add(child);
+                    if (child.isContainerNode()) {
+                        todo.push(Map.entry(item, child));
+                    }
+                }
+            }
+        }
+        return root;
     }
 
     @Override

@@ -7,7 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
@@ -26,7 +29,9 @@ import io.kubequeue.input.InvalidJobException;
  */
 class HostileJobsTest {
 
-    private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+    /** As kube-queue's client reads: with {@link io.kubequeue.input.JsonBounds} (10,016 levels). */
+    private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization(
+            io.kubequeue.input.JsonBounds.apply(new com.fasterxml.jackson.databind.ObjectMapper()), false);
 
     /** A kind whose pod sets are the values of a map (as the Kubeflow kinds' replica specs). */
     private static final String BY_MAP = """
@@ -107,5 +112,49 @@ class HostileJobsTest {
         assertTrue(kind.held(copy));
         assertThrows(InvalidJobException.class, () -> kind.request(copy));
         assertFalse(assertDoesNotThrow(() -> kind.finished(copy)));
+    }
+
+    /**
+     * A tenant's spec nested 10,000 levels deep (the API server's own limit; a CRD that keeps unknown fields lets it
+     * through, and kube-queue's client reads it): on an informer thread's stack, the copy and every read of the job
+     * end in an exception at most (a RuntimeException, which the store and the feed turn into a whole copy and a
+     * Warning), never a StackOverflowError, which nothing catches and which stops the watch.
+     */
+    @Test
+    void aSpecNestedTenThousandLevelsDoesNotOverflowAnInformerThreadsStack() throws InterruptedException {
+        Map<String, Object> deep = new LinkedHashMap<>();
+        Map<String, Object> inner = deep;
+        for (int i = 0; i < 10_000; i++) {
+            Map<String, Object> next = new LinkedHashMap<>();
+            inner.put("a", next);
+            inner = next;
+        }
+        for (String where : List.of("extra", "template", "resources")) {
+            DeclaredJobKind kind = kind(where.equals("resources") ? BY_LIST.replace("\"template\": \"template\"",
+                    "\"resources\": \"resources\"") : BY_LIST);
+            Map<String, Object> spec = new LinkedHashMap<>();
+            spec.put("suspend", true);
+            spec.put(where.equals("extra") ? where : "groups",
+                    where.equals("extra") ? deep : List.of(Map.of("replicas", 1, where, deep)));
+            GenericKubernetesResource job = job("ListJob", "{}");
+            job.setAdditionalProperty("spec", spec);
+            List<Throwable> thrown = new ArrayList<>();
+            Thread informer = new Thread(() -> {
+                for (Runnable read : List.<Runnable>of(() -> kind.pruned(job), () -> kind.held(job),
+                        () -> kind.finished(job), () -> kind.request(job), () -> kind.priority(job),
+                        () -> kind.request(kind.pruned(job)), () -> kind.held(kind.pruned(job)))) {
+                    try {
+                        read.run();
+                    } catch (RuntimeException e) {
+                        // at the object: the feed's Warning
+                    } catch (Throwable e) {
+                        thrown.add(e);
+                    }
+                }
+            }, "informer-like");
+            informer.start();
+            informer.join();
+            assertEquals(List.of(), thrown.stream().map(t -> t.getClass().getSimpleName()).toList(), where);
+        }
     }
 }
