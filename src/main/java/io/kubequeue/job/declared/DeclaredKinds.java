@@ -134,6 +134,7 @@ public class DeclaredKinds {
             conditions.add(condition("Valid", true, "Valid", "the declaration reads"));
         } catch (InvalidDeclarationException e) {
             conditions.add(condition("Valid", false, "InvalidDeclaration", e.getMessage()));
+            kind = null; // a kind read whole but refused (a clash) is not put in force either
         }
         if (kind != null) {
             List<String> wrong = schemaProblems(kind);

@@ -263,6 +263,11 @@ class DeclaredKindsTest {
             return again != null && again.getStatus() != null && again.getStatus().conditions.stream()
                     .anyMatch(c -> "Valid".equals(c.getType()) && c.getMessage().contains("declared already"));
         });
+        QueuedKind again = client.resources(QueuedKind.class).withName("again").get();
+        assertTrue(again.getStatus().conditions.stream().anyMatch(c -> "Ready".equals(c.getType())
+                && "False".equals(c.getStatus())), "the refused one is not in force: " + again.getStatus().conditions);
+        assertEquals("jobsets.jobset.x-k8s.io", ((DeclaredJobKind) kinds.named("JobSet").orElseThrow()).declaration(),
+                "the registry holds the first one's rules");
         assertTrue(conditionIs("Ready", "True"), "the first stays in force");
     }
 
