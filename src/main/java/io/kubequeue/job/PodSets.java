@@ -260,6 +260,10 @@ public record PodSets(List<Rule> rules) {
         if (node == null) {
             return Resources.NONE;
         }
+        if (JsonBounds.depth(node, JsonBounds.MAX_TEMPLATE_DEPTH) > JsonBounds.MAX_TEMPLATE_DEPTH) {
+            throw new InvalidJobException(at, node, "resource requirements nested more than "
+                    + JsonBounds.MAX_TEMPLATE_DEPTH + " levels deep are not read");
+        }
         ResourceRequirements requirements;
         try {
             requirements = serialization.convertValue(node, ResourceRequirements.class);

@@ -1,12 +1,18 @@
 package io.kubequeue.job.declared;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -487,10 +493,17 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
         copy.setApiVersion(job.getApiVersion());
         copy.setKind(job.getKind());
         copy.setMetadata(Pruning.jobMetadata(job.getMetadata()));
-        ObjectNode json = json(job).deepCopy();
-        for (FieldPath.Match template : podSets.templates(json)) {
-            replace(json, template.at(), Pruning.podTemplate(template.node(), serialization));
+        ObjectNode json = (ObjectNode) copy(json(job));
+        Map<JsonNode, JsonNode> prunedTemplates = new IdentityHashMap<>();
+        try {
+            for (FieldPath.Match template : podSets.templates(json)) {
+                prunedTemplates.computeIfAbsent(template.node(), t -> Pruning.podTemplate(t, serialization));
+            }
+        } catch (InvalidJobException e) {
+            // more items than are read: kept unpruned, and refused with its Warning when the feed reads its request
+            prunedTemplates.clear();
         }
+        replace(json, prunedTemplates);
         if (json.get("spec") != null) {
             copy.setAdditionalProperty("spec", json.get("spec"));
         }
@@ -500,39 +513,40 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
         return copy;
     }
 
-    /** Puts {@code value} at {@code at} (a match's name: dots, {@code [i]}) in {@code root}, where it is now. */
-    private static void replace(ObjectNode root, String at, JsonNode value) {
-        List<String> steps = new ArrayList<>();
-        for (String part : at.split("\\.")) {
-            int bracket = part.indexOf('[');
-            steps.add(bracket < 0 ? part : part.substring(0, bracket));
-            while (bracket >= 0) {
-                int close = part.indexOf(']', bracket);
-                steps.add(part.substring(bracket, close + 1));
-                bracket = part.indexOf('[', close);
+    /**
+     * Puts each template's pruned copy where the template itself is in {@code root}, found by identity. Not by the
+     * match's printed name: a map key is the tenant's and may hold dots and brackets ({@code "Worker.template"},
+     * {@code "x["}), so a name read back would walk elsewhere or not parse. Without recursion: a job may be deep.
+     */
+    private static void replace(ObjectNode root, Map<JsonNode, JsonNode> replacements) {
+        if (replacements.isEmpty()) {
+            return;
+        }
+        Deque<JsonNode> todo = new ArrayDeque<>();
+        todo.push(root);
+        while (!todo.isEmpty()) {
+            JsonNode node = todo.pop();
+            if (node instanceof ObjectNode object) {
+                for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext();) {
+                    Map.Entry<String, JsonNode> field = it.next();
+                    JsonNode replacement = replacements.get(field.getValue());
+                    if (replacement != null) {
+                        field.setValue(replacement);
+                    } else if (field.getValue().isContainerNode()) {
+                        todo.push(field.getValue());
+                    }
+                }
+            } else if (node instanceof ArrayNode array) {
+                for (int i = 0; i < array.size(); i++) {
+                    JsonNode replacement = replacements.get(array.get(i));
+                    if (replacement != null) {
+                        array.set(i, replacement);
+                    } else if (array.get(i).isContainerNode()) {
+                        todo.push(array.get(i));
+                    }
+                }
             }
         }
-        JsonNode parent = root;
-        for (int i = 0; i < steps.size() - 1; i++) {
-            parent = child(parent, steps.get(i));
-            if (parent == null) {
-                return;
-            }
-        }
-        String last = steps.get(steps.size() - 1);
-        if (last.startsWith("[") && parent.isArray()) {
-            ((com.fasterxml.jackson.databind.node.ArrayNode) parent).set(
-                    Integer.parseInt(last.substring(1, last.length() - 1)), value);
-        } else if (parent instanceof ObjectNode object) {
-            object.set(last, value);
-        }
-    }
-
-    private static JsonNode child(JsonNode node, String step) {
-        if (step.startsWith("[")) {
-            return node.isArray() ? node.get(Integer.parseInt(step.substring(1, step.length() - 1))) : null;
-        }
-        return node.isObject() ? node.get(step) : null;
     }
 
     /**
@@ -544,13 +558,100 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
         Object spec = job.getAdditionalProperties().get("spec");
         Object status = job.getAdditionalProperties().get("status");
         if (spec != null) {
-            json.set("spec", spec instanceof JsonNode node ? node : serialization.convertValue(spec, JsonNode.class));
+            json.set("spec", tree(spec));
         }
         if (status != null) {
-            json.set("status", status instanceof JsonNode node ? node
-                    : serialization.convertValue(status, JsonNode.class));
+            json.set("status", tree(status));
         }
         return json;
+    }
+
+    /**
+     * A tenant's JSON as a tree, without recursion: the API server stores objects 10,000 levels deep, and Jackson's
+     * {@code convertValue} (and {@code deepCopy}) recurse per level, which overflows an informer thread's stack (a
+     * StackOverflowError stops the watch). A JSON node is used as it is; see {@link #copy} for a copy of one.
+     */
+    private JsonNode tree(Object value) {
+        if (value instanceof JsonNode node) {
+            return node;
+        }
+        JsonNode root = leaf(value);
+        Deque<Map.Entry<Object, JsonNode>> todo = new ArrayDeque<>();
+        todo.push(Map.entry(value, root));
+        while (!todo.isEmpty()) {
+            Map.Entry<Object, JsonNode> next = todo.pop();
+            if (next.getKey() instanceof Map<?, ?> map) {
+                ObjectNode object = (ObjectNode) next.getValue();
+                for (Map.Entry<?, ?> field : map.entrySet()) {
+                    JsonNode child = leaf(field.getValue());
+                    object.set(String.valueOf(field.getKey()), child);
+                    if (child.isContainerNode()) {
+                        todo.push(Map.entry(field.getValue(), child));
+                    }
+                }
+            } else if (next.getKey() instanceof List<?> list) {
+                ArrayNode array = (ArrayNode) next.getValue();
+                for (Object item : list) {
+                    JsonNode child = leaf(item);
+                    array.add(child);
+                    if (child.isContainerNode()) {
+                        todo.push(Map.entry(item, child));
+                    }
+                }
+            }
+        }
+        return root;
+    }
+
+    /** An empty container for a map or list (filled by {@link #tree}); a scalar as Jackson converts it. */
+    private JsonNode leaf(Object value) {
+        if (value == null) {
+            return JSON.nullNode();
+        }
+        if (value instanceof Map<?, ?>) {
+            return JSON.objectNode();
+        }
+        if (value instanceof List<?>) {
+            return JSON.arrayNode();
+        }
+        if (value instanceof JsonNode node) {
+            return copy(node);
+        }
+        return serialization.convertValue(value, JsonNode.class);
+    }
+
+    /** A deep copy of a JSON tree, without recursion (see {@link #tree}). */
+    private static JsonNode copy(JsonNode node) {
+        if (!node.isContainerNode()) {
+            return node; // immutable
+        }
+        JsonNode root = node.isObject() ? JSON.objectNode() : JSON.arrayNode();
+        Deque<Map.Entry<JsonNode, JsonNode>> todo = new ArrayDeque<>();
+        todo.push(Map.entry(node, root));
+        while (!todo.isEmpty()) {
+            Map.Entry<JsonNode, JsonNode> next = todo.pop();
+            JsonNode from = next.getKey();
+            for (Iterator<Map.Entry<String, JsonNode>> it = from.isObject() ? from.fields()
+                    : java.util.Collections.<Map.Entry<String, JsonNode>>emptyIterator(); it.hasNext();) {
+                Map.Entry<String, JsonNode> field = it.next();
+                JsonNode child = field.getValue().isObject() ? JSON.objectNode()
+                        : field.getValue().isArray() ? JSON.arrayNode() : field.getValue();
+                ((ObjectNode) next.getValue()).set(field.getKey(), child);
+                if (child.isContainerNode()) {
+                    todo.push(Map.entry(field.getValue(), child));
+                }
+            }
+            if (from.isArray()) {
+                for (JsonNode item : from) {
+                    JsonNode child = item.isObject() ? JSON.objectNode() : item.isArray() ? JSON.arrayNode() : item;
+                    ((ArrayNode) next.getValue()).add(child);
+                    if (child.isContainerNode()) {
+                        todo.push(Map.entry(item, child));
+                    }
+                }
+            }
+        }
+        return root;
     }
 
     @Override

@@ -134,6 +134,7 @@ public class DeclaredKinds {
             conditions.add(condition("Valid", true, "Valid", "the declaration reads"));
         } catch (InvalidDeclarationException e) {
             conditions.add(condition("Valid", false, "InvalidDeclaration", e.getMessage()));
+            kind = null; // a kind read whole but refused (a clash) is not put in force either
         }
         if (kind != null) {
             List<String> wrong = schemaProblems(kind);
@@ -171,8 +172,12 @@ public class DeclaredKinds {
                 kind = null;
             }
         }
+        String clash = kind == null ? null : putInForce(name, kind, generation, watch);
+        if (clash != null) { // declared by another one while this one was checked
+            conditions.set(0, condition("Valid", false, "InvalidDeclaration", "spec.kind: " + clash));
+            kind = null;
+        }
         if (kind != null) {
-            putInForce(name, kind, generation, watch);
             conditions.add(condition("Ready", true, "Queuing", "kube-queue queues " + kind.kind() + " jobs"));
         } else {
             remove(name);
@@ -190,20 +195,43 @@ public class DeclaredKinds {
             return kind + " is a built-in kind of kube-queue; declare only kinds it does not know";
         }
         for (Map.Entry<String, Declared> other : declared.entrySet()) {
-            if (!other.getKey().equals(declaration) && other.getValue().kind.kind().equals(kind)) {
+            // a removed one that still drains is taken over (putInForce), as when it is declared again by its name
+            if (!other.getKey().equals(declaration) && other.getValue().kind.kind().equals(kind)
+                    && !other.getValue().draining) {
                 return kind + " is declared already, by QueuedKind " + other.getKey();
             }
         }
         return null;
     }
 
-    private void putInForce(String name, DeclaredJobKind kind, long generation, boolean watch) {
+    /**
+     * Puts the kind in force under this declaration, unless another declaration holds it now (checked again here,
+     * under the lock, since two declarations are reconciled at once); a removed declaration of the same kind that
+     * still drains is stopped and dropped: the new watch reads its running jobs again, and two watches of one kind
+     * would undo each other (the draining one forgets every pending job the new one queues).
+     *
+     * @return why it cannot be put in force, or null
+     */
+    private synchronized String putInForce(String name, DeclaredJobKind kind, long generation, boolean watch) {
+        String clash = clash(name, kind.kind());
+        if (clash != null) {
+            return clash;
+        }
         Declared now = declared.get(name);
         if (now != null && now.generation == generation && !now.draining) {
-            return;
+            return null;
         }
         if (now != null) {
             stop(now);
+        }
+        for (Map.Entry<String, Declared> other : List.copyOf(declared.entrySet())) {
+            if (!other.getKey().equals(name) && other.getValue().draining
+                    && other.getValue().kind.kind().equals(kind.kind())) {
+                stop(other.getValue());
+                declared.remove(other.getKey(), other.getValue());
+                LOG.infof("QueuedKind %s declares %s again: QueuedKind %s stops draining", name, kind.kind(),
+                        other.getKey());
+            }
         }
         Declared next = new Declared(kind, generation);
         declared.put(name, next);
@@ -214,6 +242,7 @@ public class DeclaredKinds {
                 next.watch = watch(next);
             }
         }
+        return null;
     }
 
     /**
@@ -300,7 +329,12 @@ public class DeclaredKinds {
             }
 
             private void seen(GenericKubernetesResource job) {
-                GenericKubernetesResource cached = kind.pruned(job);
+                GenericKubernetesResource cached;
+                try {
+                    cached = kind.pruned(job);
+                } catch (RuntimeException e) {
+                    cached = job; // read whole: the feed reports what is wrong with it at the object
+                }
                 if (d.draining) {
                     drain(d, cached);
                     drainedYet(name, d);

@@ -221,6 +221,11 @@ class DeclaredKindsTest {
             return again != null && again.getStatus() != null && again.getStatus().conditions.stream()
                     .anyMatch(c -> "Valid".equals(c.getType()) && c.getMessage().contains("declared already"));
         });
+        QueuedKind again = client.resources(QueuedKind.class).withName("again").get();
+        assertTrue(again.getStatus().conditions.stream().anyMatch(c -> "Ready".equals(c.getType())
+                && "False".equals(c.getStatus())), "the refused one is not in force: " + again.getStatus().conditions);
+        assertEquals("jobsets.jobset.x-k8s.io", ((DeclaredJobKind) kinds.named("JobSet").orElseThrow()).declaration(),
+                "the registry holds the first one's rules");
         assertTrue(conditionIs("Ready", "True"), "the first stays in force");
     }
 
@@ -248,5 +253,37 @@ class DeclaredKindsTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> job(waits).isEmpty());
         assertTrue(job(big).isPresent(), "the running job stays charged until it ends");
         assertTrue(suspended(get("waits")), "a forgotten job stays suspended");
+    }
+
+    /**
+     * "Declare the kind again" (docs/kinds.md) under another name while the deleted declaration still drains a
+     * running job: the new declaration takes the kind over (it was refused as "declared already" by the draining
+     * one, and never checked again, so the kind stayed unqueued for good); the running job stays charged.
+     */
+    @Test
+    void aKindDeclaredAgainUnderAnotherNameWhileTheOldDeclarationDrainsIsPutInForce() {
+        servedAndPermitted();
+        declare(DECLARATION);
+        await().atMost(Duration.ofSeconds(20)).until(() -> conditionIs("Ready", "True"));
+        jobSet("runs", 3, "1");
+        await().atMost(Duration.ofSeconds(20)).until(() -> !suspended(get("runs")));
+
+        client.resources(QueuedKind.class).withName("jobsets.jobset.x-k8s.io").delete();
+        declare(DECLARATION.replace("name: jobsets.jobset.x-k8s.io", "name: jobsets-again"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            QueuedKind again = client.resources(QueuedKind.class).withName("jobsets-again").get();
+            return again != null && again.getStatus() != null && again.getStatus().conditions.stream()
+                    .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+        });
+
+        jobSet("next", 2, "1"); // 2 cpu: queued by the new declaration, and does not fit beside runs' 3
+        JobKey next = new JobKey("JobSet", "default", "next");
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(next).isPresent());
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> suspended(get("next")));
+        GenericKubernetesResource done = get("runs");
+        done.setAdditionalProperty("status", Map.of("conditions", List.of(Map.of("type", "Completed",
+                "status", "True"))));
+        client.genericKubernetesResources(JOBSETS).inNamespace("default").resource(done).updateStatus();
+        await().atMost(Duration.ofSeconds(20)).until(() -> !suspended(get("next")));
     }
 }
