@@ -63,7 +63,13 @@ public class DeclaredKinds {
         final DeclaredJobKind kind;
         final long generation;
         SharedIndexInformer<GenericKubernetesResource> watch;
-        volatile boolean draining;
+        /** Under its lock: whether it is removed and waits for its running jobs to end. */
+        boolean draining;
+        /**
+         * The jobs the watch of the declaration it replaced had cached (an edit): one of them that its own first list
+         * no longer shows was deleted in between, and is released then.
+         */
+        List<GenericKubernetesResource> before = List.of();
 
         Declared(DeclaredJobKind kind, long generation) {
             this.kind = kind;
@@ -221,7 +227,11 @@ public class DeclaredKinds {
         if (now != null && now.generation == generation && !now.draining) {
             return null;
         }
+        List<GenericKubernetesResource> before = List.of();
         if (now != null) {
+            synchronized (now) {
+                before = now.watch == null ? List.of() : now.watch.getStore().list();
+            }
             stop(now);
         }
         for (Map.Entry<String, Declared> other : List.copyOf(declared.entrySet())) {
@@ -234,6 +244,7 @@ public class DeclaredKinds {
             }
         }
         Declared next = new Declared(kind, generation);
+        next.before = before;
         declared.put(name, next);
         registry.declare(kind);
         LOG.infof("queuing %s, as QueuedKind %s declares it", kind, name);
@@ -248,46 +259,71 @@ public class DeclaredKinds {
     /**
      * The declaration is gone (or no longer valid): its pending jobs are forgotten now, its running ones stay charged
      * until they end; then its watch stops and the kind leaves the registry.
+     *
+     * <p>Locks: a declaration's own lock ({@code d}) orders the drain against its watch's events, so a job is never
+     * forgotten by one and seen again by the other; {@link #finish} takes this object's lock, then {@code d}'s, as
+     * {@link #putInForce} does, and is called with neither held.
      */
     public void remove(String name) {
         Declared d = declared.get(name);
-        if (d == null || d.draining) {
+        if (d == null) {
             return;
         }
-        d.draining = true;
-        LOG.infof("QueuedKind %s removed or not in force: %s jobs are no longer queued; running ones stay charged"
-                + " until they end", name, d.kind.kind());
+        boolean done;
         synchronized (d) {
-            if (d.watch == null) {
-                finish(name, d);
+            if (d.draining) {
                 return;
             }
-            for (GenericKubernetesResource job : d.watch.getStore().list()) {
-                drain(d, job);
+            d.draining = true;
+            LOG.infof("QueuedKind %s removed or not in force: %s jobs are no longer queued; running ones stay charged"
+                    + " until they end", name, d.kind.kind());
+            if (d.watch == null) {
+                // put in force at start-up, not watched yet: recovery charged its running jobs, and only a watch
+                // sees them end
+                d.watch = watch(d);
+            } else {
+                for (GenericKubernetesResource job : d.watch.getStore().list()) {
+                    drain(d, job);
+                }
             }
+            done = drained(d);
         }
-        drainedYet(name, d);
-    }
-
-    private void drain(Declared d, GenericKubernetesResource job) {
-        if (d.kind.held(job) || d.kind.finished(job)) {
-            feed.deleted(d.kind.kind(), job); // pending or ended: nothing of it is charged from now on
-        } else {
-            feed.observeOrReport(d.kind, job);
-        }
-    }
-
-    private void drainedYet(String name, Declared d) {
-        if (!d.draining || d.watch == null) {
-            return;
-        }
-        boolean running = d.watch.getStore().list().stream().anyMatch(j -> !d.kind.held(j) && !d.kind.finished(j));
-        if (!running) {
+        if (done) {
             finish(name, d);
         }
     }
 
-    private void finish(String name, Declared d) {
+    /**
+     * A job of a draining declaration: forgotten when it is pending or has ended (nothing of it is charged from now
+     * on); a running one is left as the feed knows it, charged, until its end or delete is seen. Under {@code d}'s
+     * lock.
+     */
+    private void drain(Declared d, GenericKubernetesResource job) {
+        if (d.kind.held(job) || d.kind.finished(job)) {
+            feed.deleted(d.kind.kind(), job);
+        }
+    }
+
+    /**
+     * Whether a draining declaration has no running job left: then its watch may stop. One whose watch has not
+     * listed yet (start-up, before {@link #watchLoaded}; or a new watch) is not drained: the jobs recovery charged
+     * are known only to its list. Under {@code d}'s lock.
+     */
+    private static boolean drained(Declared d) {
+        if (!d.draining) {
+            return false;
+        }
+        if (d.watch == null || !d.watch.hasSynced()) {
+            return false;
+        }
+        return d.watch.getStore().list().stream().noneMatch(j -> !d.kind.held(j) && !d.kind.finished(j));
+    }
+
+    /** Stops a drained declaration's watch and, unless another declaration holds its kind now, drops the kind. */
+    private synchronized void finish(String name, Declared d) {
+        if (declared.get(name) != d) {
+            return; // replaced meanwhile (declared again): the new one holds the kind
+        }
         stop(d);
         declared.remove(name, d);
         if (declared.values().stream().noneMatch(o -> o.kind.kind().equals(d.kind.kind()))) {
@@ -324,8 +360,14 @@ public class DeclaredKinds {
 
             @Override
             public void onDelete(GenericKubernetesResource job, boolean finalStateUnknown) {
-                feed.deleted(kind.kind(), job);
-                drainedYet(name, d);
+                boolean done;
+                synchronized (d) {
+                    feed.deleted(kind.kind(), job);
+                    done = drained(d);
+                }
+                if (done) {
+                    finish(name, d);
+                }
             }
 
             private void seen(GenericKubernetesResource job) {
@@ -335,11 +377,17 @@ public class DeclaredKinds {
                 } catch (RuntimeException e) {
                     cached = job; // read whole: the feed reports what is wrong with it at the object
                 }
-                if (d.draining) {
-                    drain(d, cached);
-                    drainedYet(name, d);
-                } else {
-                    feed.observeOrReport(kind, cached); // one that cannot be read gets its Warning, nothing more
+                boolean done = false;
+                synchronized (d) {
+                    if (d.draining) {
+                        drain(d, cached);
+                        done = drained(d);
+                    } else {
+                        feed.observeOrReport(kind, cached); // one that cannot be read gets its Warning, nothing more
+                    }
+                }
+                if (done) {
+                    finish(name, d);
                 }
             }
         });
@@ -347,7 +395,7 @@ public class DeclaredKinds {
             LOG.warnf("cannot watch %s (%s): retrying", kind, String.valueOf(error.getMessage()).lines().findFirst().orElse(""));
             return true;
         });
-        informer.start();
+        informer.start().thenRun(() -> listed(name, d, informer));
         return informer;
     }
 
@@ -373,6 +421,27 @@ public class DeclaredKinds {
                 .map(v -> kind.schemaProblems(new SchemaCheck(client.getKubernetesSerialization()
                         .convertValue(v.getSchema().getOpenAPIV3Schema(), com.fasterxml.jackson.databind.JsonNode.class))))
                 .orElse(List.of());
+    }
+
+    /**
+     * The watch's first list is in: a job the replaced declaration's watch had that this list does not show was
+     * deleted between the two watches, and is released; a draining declaration with nothing running left stops.
+     */
+    private void listed(String name, Declared d, SharedIndexInformer<GenericKubernetesResource> informer) {
+        boolean done;
+        synchronized (d) {
+            for (GenericKubernetesResource job : d.before) {
+                if (informer.getStore().getByKey(job.getMetadata().getNamespace() + "/" + job.getMetadata().getName())
+                        == null) {
+                    feed.deleted(d.kind.kind(), job);
+                }
+            }
+            d.before = List.of();
+            done = drained(d);
+        }
+        if (done) {
+            finish(name, d);
+        }
     }
 
     /** Why the kind is not served (the API server's discovery does not list it); null if it is. */

@@ -283,7 +283,7 @@ class DeclaredKindsTest {
         GenericKubernetesResource done = get("runs");
         done.setAdditionalProperty("status", Map.of("conditions", List.of(Map.of("type", "Completed",
                 "status", "True"))));
-        client.genericKubernetesResources(JOBSETS).inNamespace("default").resource(done).updateStatus();
+        client.genericKubernetesResources(JobSets.JOBSETS).inNamespace("default").resource(done).updateStatus();
         await().atMost(Duration.ofSeconds(20)).until(() -> !suspended(get("next")));
     }
 }
