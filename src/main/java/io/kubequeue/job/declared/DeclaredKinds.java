@@ -70,6 +70,12 @@ public class DeclaredKinds {
          * no longer shows was deleted in between, and is released then.
          */
         List<GenericKubernetesResource> before = List.of();
+        /**
+         * Under its lock: the jobs its watch's handler last saw running ({@code namespace/name}). The watch's cache
+         * drops a deleted job before the handler is told; a drain that trusted the cache alone stopped the watch
+         * before the delete reached the feed, and the job stayed charged.
+         */
+        final Map<String, GenericKubernetesResource> running = new java.util.HashMap<>();
 
         Declared(DeclaredJobKind kind, long generation) {
             this.kind = kind;
@@ -229,14 +235,14 @@ public class DeclaredKinds {
         }
         List<GenericKubernetesResource> before = List.of();
         if (now != null) {
-            synchronized (now) {
-                before = now.watch == null ? List.of() : now.watch.getStore().list();
-            }
+            before = known(now);
             stop(now);
         }
         for (Map.Entry<String, Declared> other : List.copyOf(declared.entrySet())) {
             if (!other.getKey().equals(name) && other.getValue().draining
                     && other.getValue().kind.kind().equals(kind.kind())) {
+                before = new ArrayList<>(before);
+                before.addAll(known(other.getValue()));
                 stop(other.getValue());
                 declared.remove(other.getKey(), other.getValue());
                 LOG.infof("QueuedKind %s declares %s again: QueuedKind %s stops draining", name, kind.kind(),
@@ -316,7 +322,8 @@ public class DeclaredKinds {
         if (d.watch == null || !d.watch.hasSynced()) {
             return false;
         }
-        return d.watch.getStore().list().stream().noneMatch(j -> !d.kind.held(j) && !d.kind.finished(j));
+        return d.running.isEmpty()
+                && d.watch.getStore().list().stream().noneMatch(j -> !d.kind.held(j) && !d.kind.finished(j));
     }
 
     /** Stops a drained declaration's watch and, unless another declaration holds its kind now, drops the kind. */
@@ -363,6 +370,7 @@ public class DeclaredKinds {
                 boolean done;
                 synchronized (d) {
                     feed.deleted(kind.kind(), job);
+                    d.running.remove(key(job));
                     done = drained(d);
                 }
                 if (done) {
@@ -379,6 +387,11 @@ public class DeclaredKinds {
                 }
                 boolean done = false;
                 synchronized (d) {
+                    if (!kind.held(cached) && !kind.finished(cached)) {
+                        d.running.put(key(job), cached);
+                    } else {
+                        d.running.remove(key(job));
+                    }
                     if (d.draining) {
                         drain(d, cached);
                         done = drained(d);
@@ -431,8 +444,7 @@ public class DeclaredKinds {
         boolean done;
         synchronized (d) {
             for (GenericKubernetesResource job : d.before) {
-                if (informer.getStore().getByKey(job.getMetadata().getNamespace() + "/" + job.getMetadata().getName())
-                        == null) {
+                if (informer.getStore().getByKey(key(job)) == null) {
                     feed.deleted(d.kind.kind(), job);
                 }
             }
@@ -442,6 +454,25 @@ public class DeclaredKinds {
         if (done) {
             finish(name, d);
         }
+    }
+
+    /**
+     * The jobs a declaration's watch knows: its cache, and the running jobs its handler saw (a job deleted just now
+     * is gone from the cache before its handler hears of it). The watch that replaces it releases those its first list
+     * lacks ({@link #listed}).
+     */
+    private static List<GenericKubernetesResource> known(Declared d) {
+        synchronized (d) {
+            Map<String, GenericKubernetesResource> jobs = new java.util.LinkedHashMap<>(d.running);
+            if (d.watch != null) {
+                d.watch.getStore().list().forEach(j -> jobs.put(key(j), j));
+            }
+            return List.copyOf(jobs.values());
+        }
+    }
+
+    private static String key(GenericKubernetesResource job) {
+        return job.getMetadata().getNamespace() + "/" + job.getMetadata().getName();
     }
 
     /** Why the kind is not served (the API server's discovery does not list it); null if it is. */

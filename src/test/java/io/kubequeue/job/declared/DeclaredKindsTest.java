@@ -98,6 +98,10 @@ class DeclaredKindsTest {
         client.resources(QueuedKind.class).delete();
         client.genericKubernetesResources(JobSets.JOBSETS).inAnyNamespace().delete();
         await().atMost(Duration.ofSeconds(10)).until(() -> kinds.named("JobSet").isEmpty());
+        // every JobSet is deleted and every declaration gone: nothing of the kind may stay charged or queued (a drain
+        // that stopped its watch before a delete reached the feed left a JobSet charged for good)
+        await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.jobs().stream()
+                .noneMatch(j -> j.key().kind().equals("JobSet")));
     }
 
     private void servedAndPermitted() {
