@@ -68,7 +68,7 @@ public class NoCopyOperatorProducer {
                 CRDUtils.applyCRD(configuration.getKubernetesClient(), crdInfo, crd);
             }
         }
-        Operator operator = new Operator(withoutCopies);
+        Operator operator = new StoppableOperator(withoutCopies); // a SIGTERM during its start: StoppableOperator
         for (Reconciler<? extends HasMetadata> reconciler : reconcilers) {
             register(configuration, withoutCopies, reconciler, operator);
         }

@@ -17,6 +17,9 @@ import io.quarkus.logging.LoggingFilter;
  *       not served it came at every start;</li>
  *   <li>leader election's retry when the Lease cannot be used at all (its namespace missing, RBAC): {@link
  *       io.kubequeue.leader.Leadership} logs the {@link LeaseProblem} with its fix.</li>
+ *   <li>once the operator is asked to stop, JOSDK's "Interrupted." warning, with a stack trace, of each controller
+ *       whose start the stop interrupted (a SIGTERM within the cache-sync timeout of start-up, with a kind not
+ *       served): {@link StoppableOperator} says in one line that their start is cancelled (issue 32).</li>
  * </ul>
  * Every other failure (403 on jobs, 500, timeouts) is still logged.
  */
@@ -44,6 +47,10 @@ public final class RepeatedFailureLogFilter implements Filter {
             // stack trace of a timeout says nothing, and came at every start (issue 29)
             record.setThrown(null);
             return true;
+        }
+        if (logger.endsWith(".api.config.ExecutorServiceManager")
+                && record.getThrown() instanceof InterruptedException && StoppableOperator.stopRequested()) {
+            return false; // a controller's start interrupted by the shutdown: StoppableOperator said so
         }
         boolean informer = logger.endsWith(".informers.impl.cache.Reflector");
         boolean leaderElection = logger.endsWith(".extended.leaderelection.LeaderElector");

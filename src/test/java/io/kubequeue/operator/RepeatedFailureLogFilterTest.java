@@ -52,6 +52,22 @@ class RepeatedFailureLogFilterTest {
                 "a missing Lease is not a missing namespace");
     }
 
+    /** Issue 32: JOSDK's warnings of controller starts interrupted, only once the operator is asked to stop. */
+    @Test
+    void dropsInterruptedControllerStartsOnlyOnceTheOperatorStops() {
+        String executors = "io.javaoperatorsdk.operator.api.config.ExecutorServiceManager";
+        try {
+            StoppableOperator.stopRequested(false);
+            assertTrue(filter.isLoggable(record(executors, new InterruptedException())), "an interrupt while running");
+            StoppableOperator.stopRequested(true);
+            assertFalse(filter.isLoggable(record(executors, new InterruptedException())));
+            assertTrue(filter.isLoggable(record(executors, new IllegalStateException())), "only interrupts");
+            assertTrue(filter.isLoggable(record(REFLECTOR, new InterruptedException())), "only JOSDK's executors");
+        } finally {
+            StoppableOperator.stopRequested(false);
+        }
+    }
+
     /** Issue 29, item 5: JOSDK's informer start-up timeout keeps its line and loses its stack trace. */
     @Test
     void theInformerStartupTimeoutIsOneLine() {
