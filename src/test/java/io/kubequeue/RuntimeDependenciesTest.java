@@ -87,8 +87,8 @@ class RuntimeDependenciesTest {
         // pom.xml excludes them (the kubernetes-client-api dependency says why); a new path that brings one back
         // would also need a line on the list, but the list must not be the only guard of this choice
         Map<String, Module> modules = runtimeModules();
-        for (String unused : List.of("autoscaling", "discovery", "flowcontrol", "gatewayapi", "metrics", "policy",
-                "resource", "storageclass")) {
+        for (String unused : List.of("discovery", "flowcontrol", "gatewayapi", "metrics", "resource",
+                "storageclass")) {
             assertTrue(!modules.containsKey("io.fabric8:kubernetes-model-" + unused),
                     "io.fabric8:kubernetes-model-" + unused + " is back on the runtime class path (see pom.xml)");
         }
