@@ -66,29 +66,12 @@ public class AsyncJobRequests {
     }
 
     /**
-     * As {@link #patch(JobKind, JobKey, String)}, for a model class (its annotations give the URL).
-     *
-     * @param type the job's model class
-     */
-    public <T extends HasMetadata> CompletableFuture<T> patch(Class<T> type, JobKey key, String patch) {
-        HttpRequest request = request(HasMetadata.getGroup(type), HasMetadata.getVersion(type),
-                HasMetadata.getPlural(type), key).patch(JSON_PATCH, patch).build();
-        return send(request, type, false);
-    }
-
-    /**
      * Reads a namespaced job of a kind from the API server (not from a cache).
      *
      * @return the job, or {@code null} if the server has none of that name; or a {@link KubernetesClientException}
      */
     public <T extends HasMetadata> CompletableFuture<T> get(JobKind<T> kind, JobKey key) {
         return send(request(kind.apiGroup(), kind.version(), kind.plural(), key).build(), kind.type(), true);
-    }
-
-    /** As {@link #get(JobKind, JobKey)}, for a model class. */
-    public <T extends HasMetadata> CompletableFuture<T> get(Class<T> type, JobKey key) {
-        return send(request(HasMetadata.getGroup(type), HasMetadata.getVersion(type), HasMetadata.getPlural(type),
-                key).build(), type, true);
     }
 
     private HttpRequest.Builder request(String group, String version, String plural, JobKey key) {

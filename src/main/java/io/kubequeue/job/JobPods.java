@@ -13,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 import jakarta.annotation.PreDestroy;
-import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 
@@ -69,7 +68,7 @@ public class JobPods {
 
     private final KubernetesClient client;
     private final JobDirectory directory;
-    private final Iterable<? extends JobKind<?>> kinds;
+    private final JobKindRegistry kinds;
     private final Predicate<String> kindEnabled;
     private final List<ResourceEventHandler<Pod>> handlers = new CopyOnWriteArrayList<>();
     private final List<SharedIndexInformer<Pod>> informers = new CopyOnWriteArrayList<>();
@@ -77,7 +76,6 @@ public class JobPods {
     private RunReport report;
     private boolean listed;
     private volatile RunReport reporting;
-    private volatile List<JobKind<?>> kindList;
     /** The pod-label keys of every kind, which the cached pods keep; grows as kinds are declared. */
     private final Set<String> podLabelKeys = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** The keys an informer watches. */
@@ -96,26 +94,17 @@ public class JobPods {
     }
 
     /**
-     * @param kinds       the kinds now, and those declared later, whose pods are watched from their declaration on
-     * @param kindEnabled whether a kind (by name) is switched on
-     */
-    public JobPods(KubernetesClient client, JobDirectory directory, JobKindRegistry kinds,
-                   Predicate<String> kindEnabled) {
-        this(client, directory, (Iterable<JobKind<?>>) kinds, kindEnabled);
-        kinds.whenDeclared(this::watchPodsOf);
-    }
-
-    /**
-     * @param directory   which job a pod belongs to
-     * @param kinds       the job kinds, read at {@link #start()}: each enabled kind's pod-label key gets an informer
+     * @param kinds       the kinds now, read at {@link #start()} (each enabled kind's pod-label key gets an informer),
+     *                    and those declared later, whose pods are watched from their declaration on
      * @param kindEnabled whether a kind (by name, e.g. {@code Job}) is switched on
      */
-    public JobPods(KubernetesClient client, JobDirectory directory, Iterable<? extends JobKind<?>> kinds,
+    public JobPods(KubernetesClient client, JobDirectory directory, JobKindRegistry kinds,
                    Predicate<String> kindEnabled) {
         this.client = client;
         this.directory = directory;
         this.kinds = kinds;
         this.kindEnabled = kindEnabled;
+        kinds.whenDeclared(this::watchPodsOf);
     }
 
     /**
@@ -182,7 +171,6 @@ public class JobPods {
      * informer if no kind watched its label yet. Before {@link #start()}, nothing to do: the start reads every kind.
      */
     synchronized void watchPodsOf(JobKind<?> kind) {
-        kindList = null;
         podLabelKeys.add(kind.podLabelKey());
         if (firstList != null && kindEnabled.test(kind.kind()) && !watchedKeys.contains(kind.podLabelKey())) {
             startInformer(kind.podLabelKey());
@@ -304,7 +292,7 @@ public class JobPods {
     public Optional<JobKey> jobOf(Pod pod) {
         ObjectMeta meta = pod.getMetadata();
         Map<String, String> labels = meta.getLabels() == null ? Map.of() : meta.getLabels();
-        for (JobKind<?> kind : kindList()) {
+        for (JobKind<?> kind : kinds.all()) { // a snapshot, changed as kinds are declared
             String value = labels.get(kind.podLabelKey());
             String name = value == null ? null : kind.jobNameOfPod(meta);
             if (name == null) {
@@ -318,21 +306,6 @@ public class JobPods {
             }
         }
         return Optional.empty();
-    }
-
-    /** The kinds, read once: a CDI {@code Instance} looks its beans up at each iteration. */
-    private List<JobKind<?>> kindList() {
-        if (kinds instanceof JobKindRegistry registry) {
-            return registry.all(); // a snapshot already, changed as kinds are declared
-        }
-        List<JobKind<?>> list = kindList;
-        if (list == null) {
-            List<JobKind<?>> read = new ArrayList<>();
-            kinds.forEach(read::add);
-            list = List.copyOf(read);
-            kindList = list;
-        }
-        return list;
     }
 
     private static boolean ownedBy(Pod pod, String jobUid) {

@@ -101,11 +101,11 @@ class EvictionPatchOnStrictServerTest {
     }
 
     private HasMetadata send(JobKind<HasMetadata> kind, String patch) {
-        return requests.patch(kind.type(), new JobKey(kind.kind(), "team-b", "j"), patch).join();
+        return requests.patch(kind, new JobKey(kind.kind(), "team-b", "j"), patch).join();
     }
 
     private HasMetadata read(JobKind<HasMetadata> kind) {
-        return requests.get(kind.type(), new JobKey(kind.kind(), "team-b", "j")).join();
+        return requests.get(kind, new JobKey(kind.kind(), "team-b", "j")).join();
     }
 
     private static int refusal(Runnable write) {

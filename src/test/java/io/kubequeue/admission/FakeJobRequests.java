@@ -142,23 +142,11 @@ public final class FakeJobRequests extends AsyncJobRequests {
         return List.copyOf(unscripted);
     }
 
-    /** As the model-class form: the fake records the kind's type. */
-    @Override
-    public <T extends HasMetadata> CompletableFuture<T> patch(io.kubequeue.job.JobKind<T> kind, JobKey key,
-                                                              String patch) {
-        return patch(kind.type(), key, patch);
-    }
-
-    /** As the model-class form. */
-    @Override
-    public <T extends HasMetadata> CompletableFuture<T> get(io.kubequeue.job.JobKind<T> kind, JobKey key) {
-        return get(kind.type(), key);
-    }
-
     @Override
     @SuppressWarnings("unchecked")
-    public <T extends HasMetadata> CompletableFuture<T> patch(Class<T> type, JobKey key, String patch) {
-        Patch received = new Patch(type, key, patch);
+    public <T extends HasMetadata> CompletableFuture<T> patch(io.kubequeue.job.JobKind<T> kind, JobKey key,
+                                                              String patch) {
+        Patch received = new Patch(kind.type(), key, patch);
         patches.add(received);
         CompletableFuture<? extends HasMetadata> answer = patchAnswers.poll();
         Function<Patch, CompletableFuture<? extends HasMetadata>> standing = standingPatchAnswer;
@@ -170,7 +158,7 @@ public final class FakeJobRequests extends AsyncJobRequests {
 
     @Override
     @SuppressWarnings("unchecked")
-    public <T extends HasMetadata> CompletableFuture<T> get(Class<T> type, JobKey key) {
+    public <T extends HasMetadata> CompletableFuture<T> get(io.kubequeue.job.JobKind<T> kind, JobKey key) {
         gets.add(key);
         CompletableFuture<? extends HasMetadata> answer = getAnswers.poll();
         Function<JobKey, CompletableFuture<? extends HasMetadata>> standing = standingGetAnswer;

@@ -73,7 +73,7 @@ class ApiServerRefusedPatchTest {
                 // harness has since written to
                 String version = i % 2 == 0 ? "[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":\"999999\"},"
                         : "[";
-                sent.add(requests.patch(Job.class, new JobKey("Job", NS, "j" + i),
+                sent.add(requests.patch(new io.kubequeue.job.batch.BatchJobKind(), new JobKey("Job", NS, "j" + i),
                         version + "{\"op\":\"replace\",\"path\":\"/spec/suspend\",\"value\":false}]"));
             }
             for (CompletableFuture<Job> answer : sent) {

@@ -55,7 +55,7 @@ class JobPodsTest {
     void setUp() {
         server = StrictApiServer.started();
         client = server.createClient();
-        pods = new JobPods(client, directory, List.of(kind), k -> true);
+        pods = new JobPods(client, directory, new JobKindRegistry(List.of(kind)), k -> true);
     }
 
     @AfterEach
@@ -139,7 +139,7 @@ class JobPodsTest {
     @Test
     void aPodIsTracedToItsJobByItsKindsLabelAndOwner() {
         var tf = new io.kubequeue.job.kubeflow.TFJobKind(client);
-        JobPods traced = new JobPods(client, directory, List.of(kind, tf), k -> true);
+        JobPods traced = new JobPods(client, directory, new JobKindRegistry(List.of(kind, tf)), k -> true);
         JobKey key = known("a", "uid-a");
         assertEquals(Optional.of(key), traced.jobOf(podOf(NS, "a", "uid-a", "a-0", "uid-a")));
         assertEquals(Optional.empty(), traced.jobOf(podOf("other", "a", "uid-a", "a-0", "uid-a")), "another namespace");
@@ -237,7 +237,7 @@ class JobPodsTest {
     void onlyTheEnabledKindsPodsAreWatched() {
         JobKey running = known("running", "u-running");
         pod("running-0", "u-running", "Running");
-        JobPods noJobs = new JobPods(client, directory, List.of(kind), k -> !k.equals("Job"));
+        JobPods noJobs = new JobPods(client, directory, new JobKindRegistry(List.of(kind)), k -> !k.equals("Job"));
         try {
             noJobs.start();
             assertTrue(noJobs.awaitFirstList(Duration.ofSeconds(5)), "no informer: listed at once");
