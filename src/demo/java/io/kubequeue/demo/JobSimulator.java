@@ -98,9 +98,10 @@ public class JobSimulator {
         }
         for (JobKind<?> kind : kinds.all()) {
             if (kind instanceof DeclaredJobKind declared) {
+                QueuedKindSpec.Finished finished = declaration(declared).map(q -> q.getSpec().finished).orElse(null);
                 for (GenericKubernetesResource job : client.genericKubernetesResources(declared.context())
                         .inAnyNamespace().list().getItems()) {
-                    rows.add(stepDeclared(declared, job, now, speed));
+                    rows.add(stepDeclared(declared, finished, job, now, speed));
                 }
             }
         }
@@ -173,11 +174,11 @@ public class JobSimulator {
      * declaration reads it (the first condition type of {@code finished.conditions}, or the first value of
      * {@code finished.field}); a kind that never finishes keeps Running.
      */
-    private Row stepDeclared(DeclaredJobKind kind, GenericKubernetesResource job, Instant now, double speed) {
+    private Row stepDeclared(DeclaredJobKind kind, QueuedKindSpec.Finished finished, GenericKubernetesResource job,
+                             Instant now, double speed) {
         String id = id(kind.kind(), job.getMetadata().getNamespace(), job.getMetadata().getName());
         Instant seen = firstSeen.computeIfAbsent(id, k -> now);
         String state;
-        QueuedKindSpec.Finished finished = declaration(kind).map(q -> q.getSpec().finished).orElse(null);
         String end = finished == null ? "Finished" : finished.conditions != null && !finished.conditions.isEmpty()
                 ? finished.conditions.get(0) : finished.values != null && !finished.values.isEmpty()
                 ? finished.values.get(0) : "Finished";

@@ -24,7 +24,6 @@ import jakarta.ws.rs.core.Response;
 
 import org.jboss.logging.Logger;
 
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.authentication.TokenReview;
 import io.fabric8.kubernetes.api.model.authentication.TokenReviewBuilder;
 import io.fabric8.kubernetes.api.model.authentication.UserInfo;

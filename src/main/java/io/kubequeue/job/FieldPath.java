@@ -92,6 +92,26 @@ public final class FieldPath {
         return segments.stream().map(Segment::name).toList();
     }
 
+    /**
+     * The path's steps, one per level it goes down: each field name, then {@code [*]} after a name that has it (every
+     * item of that list), and {@code *} for every value of a map. E.g. {@code spec.jobs[*].replicas} is
+     * {@code [spec, jobs, [*], replicas]}.
+     */
+    public List<String> steps() {
+        List<String> steps = new ArrayList<>();
+        for (Segment segment : segments) {
+            if (segment.everyValue()) {
+                steps.add("*");
+                continue;
+            }
+            steps.add(segment.name());
+            if (segment.everyItem()) {
+                steps.add("[*]");
+            }
+        }
+        return steps;
+    }
+
     /** A field the path reaches, and where: {@code at} names it for messages, e.g. {@code spec.jobs[2].replicas}. */
     public record Match(JsonNode node, String at) {
     }

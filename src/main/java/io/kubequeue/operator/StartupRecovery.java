@@ -21,7 +21,6 @@ import io.kubequeue.config.KubeQueueConfig;
 import io.kubequeue.config.SettingsCheck;
 import io.kubequeue.events.EventRecorder;
 import io.kubequeue.job.JobFeed;
-import io.kubequeue.job.JobKind;
 import io.kubequeue.job.JobKindRegistry;
 import io.kubequeue.leader.Leadership;
 import io.kubequeue.priority.PriorityClassWatch;

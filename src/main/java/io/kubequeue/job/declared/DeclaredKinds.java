@@ -379,11 +379,12 @@ public class DeclaredKinds {
             }
 
             private void seen(GenericKubernetesResource job) {
-                GenericKubernetesResource cached;
-                try {
-                    cached = kind.pruned(job);
-                } catch (RuntimeException e) {
-                    cached = job; // read whole: the feed reports what is wrong with it at the object
+                // the cache's copy, pruned once by its store (kept whole where it cannot be: the feed then reports
+                // what is wrong with it at the object), as the built-in kinds' reconcilers read theirs; none: the job
+                // was deleted meanwhile, and its delete follows
+                GenericKubernetesResource cached = informer.getStore().getByKey(key(job));
+                if (cached == null) {
+                    return;
                 }
                 boolean done = false;
                 synchronized (d) {

@@ -51,7 +51,7 @@ final class SchemaCheck {
     /** The schema nodes the path reaches from {@code from}; empty: not checkable; null: a field the schema lacks. */
     List<JsonNode> reach(JsonNode from, FieldPath path) {
         List<JsonNode> nodes = new ArrayList<>(List.of(from == null ? root : from));
-        for (String step : steps(path)) {
+        for (String step : path.steps()) {
             List<JsonNode> next = new ArrayList<>();
             for (JsonNode node : nodes) {
                 if (open(node)) {
@@ -80,20 +80,6 @@ final class SchemaCheck {
                 && !node.has("items") && !node.has("additionalProperties")
                 || !node.has("type") && !node.has("properties") && !node.has("items")
                 && !node.has("additionalProperties");
-    }
-
-    /** The path's steps: each field name, then {@code [*]} after a name that had it; {@code *} as itself. */
-    private static List<String> steps(FieldPath path) {
-        List<String> steps = new ArrayList<>();
-        for (String part : path.toString().split("\\.")) {
-            if (part.endsWith("[*]")) {
-                steps.add(part.substring(0, part.length() - 3));
-                steps.add("[*]");
-            } else {
-                steps.add(part);
-            }
-        }
-        return steps;
     }
 
     private static String article(String type) {

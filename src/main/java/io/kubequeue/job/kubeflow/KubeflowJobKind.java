@@ -15,15 +15,12 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.kubequeue.input.JsonBounds;
 import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.job.FieldPath;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.PodSets;
-import io.kubequeue.resources.PodRequests;
 import io.kubequeue.job.Pruning;
 import io.kubequeue.job.RunTimeFields;
 import io.kubequeue.job.TellsRunTime;
