@@ -20,7 +20,6 @@ import io.kubequeue.testing.WithStrictApiServer;
 /** The read API on the seed's tree (4 cpu) with three batch Jobs of 2 cpu: two admitted, one waiting. */
 @QuarkusTest
 @WithStrictApiServer
-@org.junit.jupiter.api.TestMethodOrder(org.junit.jupiter.api.MethodOrderer.OrderAnnotation.class)
 class QueueApiTest extends SeedTreeFixture {
 
     private static final String GROUP = SEED_GROUP;
@@ -83,7 +82,6 @@ class QueueApiTest extends SeedTreeFixture {
      * after the cycle that first saw it; the two that cycle admitted get Admitted and no Queued.
      */
     @Test
-    @org.junit.jupiter.api.Order(1) // first in this class's own app: no job has run before it, so the hint names none
     void theJobThatWaitsIsQueuedAndGetsOnePendingEventWithTheNumbers_theAdmittedOnesAreNotQueued() {
         String waiting = twoAdmittedOneWaiting();
         List<String> admitted = java.util.stream.Stream.of("batch-a", "batch-b", "batch-c")
