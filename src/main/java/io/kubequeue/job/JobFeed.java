@@ -236,7 +236,7 @@ public class JobFeed {
         }
         JobKey key = new JobKey(kind, job.getMetadata().getNamespace(), job.getMetadata().getName());
         LOG.debugf("observed %s: deleted", key);
-        finish(key, job);
+        finish(key, job, true);
     }
 
     /**
@@ -263,7 +263,7 @@ public class JobFeed {
                 job.getMetadata().getName()));
         if (kind.finished(job)) {
             LOG.debugf("observed %s: finished", key);
-            finish(key, job);
+            finish(key, job, false);
             learn(kind, job, key);
             return;
         }
@@ -511,9 +511,11 @@ public class JobFeed {
         return invalid.size();
     }
 
-    private void finish(JobKey key, HasMetadata job) {
+    /** A job ended: {@code deleted}, its run (if it ran) was cut short and is not learnt as one. */
+    private void finish(JobKey key, HasMetadata job, boolean deleted) {
         invalid.remove(key);
-        Observed observed = scheduler.observe(JobObservation.finished(key, job.getMetadata().getUid()));
+        String uid = job.getMetadata().getUid();
+        Observed observed = deleted ? scheduler.deleted(key, uid) : scheduler.observe(JobObservation.finished(key, uid));
         if (!observed.held()) {
             directory.remove(key);
         }

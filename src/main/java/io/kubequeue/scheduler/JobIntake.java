@@ -18,6 +18,9 @@ public interface JobIntake {
     /** See {@link Scheduler#observe}. */
     Observed observe(JobObservation observation);
 
+    /** See {@link Scheduler#deleted}. */
+    Observed deleted(JobKey key, String uid);
+
     /** See {@link Scheduler#observeUnreadable}. */
     Unreadable observeUnreadable(JobObservation observation);
 

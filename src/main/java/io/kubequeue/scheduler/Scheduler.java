@@ -201,6 +201,24 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
      */
     @Override
     public synchronized Observed observe(JobObservation observation) {
+        return observe(observation, true);
+    }
+
+    /**
+     * A job deleted: as {@link #observe} of {@link JobObservation#finished(JobKey, String)} (its room is released, a
+     * pending one leaves its queue), except that a running job's run is not learnt for the start-time estimates: its
+     * owner cut it short, so how long it ran says nothing of how long such jobs run.
+     *
+     * @param key the deleted job
+     * @param uid its {@code metadata.uid}, or {@code null}: with one, only the job of that uid ends, not a re-created
+     *            namesake
+     */
+    @Override
+    public synchronized Observed deleted(JobKey key, String uid) {
+        return observe(JobObservation.finished(key, uid), false);
+    }
+
+    private Observed observe(JobObservation observation, boolean learnsItsRun) {
         changes++;
         JobEntry before = queues.get(observation.key());
         if (before == null || before.state() != JobState.ADMITTED) {
@@ -213,7 +231,7 @@ public final class Scheduler implements JobIntake, Cycles, EvictionSettling, Clu
         JobEntry after = queues.get(observation.key());
         if (after == null || after.state() != JobState.ADMITTED || !Objects.equals(record, after.record())) {
             Instant since = runningSince.remove(observation.key());
-            if (since != null && observation.phase() == JobObservation.Phase.FINISHED) {
+            if (since != null && learnsItsRun && observation.phase() == JobObservation.Phase.FINISHED) {
                 learnEnded(observation.key(), group, request, record, since);
             }
         }

@@ -356,6 +356,32 @@ class EstimatesTest {
         assertEquals(1, scheduler.history().runs());
     }
 
+    /**
+     * A running job deleted by its owner was cut short: how long it ran says nothing of how long such jobs run, so it is
+     * not learnt (it was, and the next estimate named it as a run of a few seconds: CI's QueueApiTest).
+     */
+    @Test
+    void aRunningJobDeletedIsNotLearntAsARun_oneThatFinishesIs() {
+        start(SchedulingPolicy.RETRY_ON_RELEASE, tree(4000, null));
+        submit("a", "cut", 1000, RunTimeHints.NONE);
+        submit("a", "whole", 1000, RunTimeHints.NONE);
+        List<Admission> admitted = scheduler.schedule().admissions();
+        assertEquals(2, admitted.size());
+        for (Admission a : admitted) {
+            scheduler.settle(a.key(), a.record(), new AdmissionOutcome.Applied("99"));
+        }
+        clock.advance(Duration.ofSeconds(4));
+        Admission cut = admitted.stream().filter(a -> a.key().name().equals("cut")).findFirst().orElseThrow();
+        Admission whole = admitted.stream().filter(a -> a.key().name().equals("whole")).findFirst().orElseThrow();
+        assertTrue(scheduler.deleted(cut.key(), "uid-cut").released(), "its room is given back all the same");
+        assertEquals(0, scheduler.history().runs(), "a deleted run is not learnt");
+        clock.advance(Duration.ofSeconds(6));
+        scheduler.observe(JobObservation.finished(whole.key(), "uid-whole"));
+        assertEquals(1, scheduler.history().runs());
+        assertEquals(Duration.ofSeconds(10), scheduler.history().snapshot(clock.instant()).remaining("team-a", "Job",
+                Resources.of("cpu", 1000L), RunTimeHints.NONE, Duration.ZERO).typical(), "the whole run only");
+    }
+
     @Test
     void aRunningJobHasRunSinceItsAdmissionAppliedNotSinceItWasDecided() {
         start(SchedulingPolicy.RETRY_ON_RELEASE, tree(4000, null));
