@@ -192,9 +192,16 @@ class JobPodsTest {
         assertEquals(List.of(), reported, "nothing before start-up recovery says every job is known");
 
         pods.reportRunsTo(report);
-        assertEquals("listed", reported.get(reported.size() - 1), "after every run listed: " + reported);
-        assertEquals(java.util.Set.of("ran finished", "ran running"), java.util.Set.copyOf(reported.subList(0, 2)));
-        assertEquals(3, reported.size(), reported.toString());
+        // the informer fills its store before it hands out each add, so an add of the first list still queued may
+        // say a run again after the listing said it: a repeat the report allows ("said again"), never a new run
+        List<String> seen = List.copyOf(reported);
+        int listed = seen.indexOf("listed");
+        assertTrue(listed >= 0, "the first list is reported at once: " + seen);
+        assertEquals(java.util.Set.of("ran finished", "ran running"), java.util.Set.copyOf(seen.subList(0, listed)),
+                "every listed run before podsListed, and only the runs: " + seen);
+        assertEquals(1, java.util.Collections.frequency(seen, "listed"), seen.toString());
+        assertTrue(java.util.Set.of("ran finished", "ran running").containsAll(seen.subList(listed + 1, seen.size())),
+                "after it, repeats only: " + seen);
         assertTrue(pods.runs(running));
         assertTrue(pods.runs(finished), "a pod that ran and ended still ran");
         assertFalse(pods.runs(pending));
