@@ -22,15 +22,15 @@ public class JobDeletions<P extends HasMetadata> extends AbstractEventSource<Job
         implements ResourceEventAware<P> {
 
     private final JobFeed feed;
-    private final String kind;
+    private final JobKind<P> kind;
 
     /**
      * @param feed the feed to tell
-     * @param kind the kind name used in job keys, e.g. {@code TFJob}
+     * @param kind the job kind's adapter
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    public JobDeletions(JobFeed feed, String kind) {
-        super((Class) JobDeletions.class, kind.toLowerCase(java.util.Locale.ROOT) + "-deletions");
+    public JobDeletions(JobFeed feed, JobKind<P> kind) {
+        super((Class) JobDeletions.class, kind.kind().toLowerCase(java.util.Locale.ROOT) + "-deletions");
         this.feed = feed;
         this.kind = kind;
     }

@@ -225,18 +225,29 @@ public class JobFeed {
 
     /**
      * A job was deleted: its quota is released. Called from each kind's {@link JobDeletions} hook, since
-     * reconcilers do not see deletes (see there).
+     * reconcilers do not see deletes (see there). A running job deleted is not learnt as a run (its owner cut it
+     * short); one whose last state shows it finished is (a Job with {@code ttlSecondsAfterFinished: 0} may be seen
+     * only as a delete).
      *
-     * @param kind the job's kind name, e.g. {@code TFJob}
+     * @param kind the job's kind adapter
      * @param job  the job's last state
      */
-    public void deleted(String kind, HasMetadata job) {
-        if (!enabled(kind) || !watches(job.getMetadata().getNamespace())) {
+    public <R extends HasMetadata> void deleted(JobKind<R> kind, R job) {
+        if (!enabled(kind.kind()) || !watches(job.getMetadata().getNamespace())) {
             return;
         }
-        JobKey key = new JobKey(kind, job.getMetadata().getNamespace(), job.getMetadata().getName());
-        LOG.debugf("observed %s: deleted", key);
-        finish(key, job, true);
+        JobKey key = new JobKey(kind.kind(), job.getMetadata().getNamespace(), job.getMetadata().getName());
+        boolean finished;
+        try {
+            finished = kind.finished(job);
+        } catch (RuntimeException e) {
+            finished = false; // a last state that does not read: released all the same
+        }
+        LOG.debugf("observed %s: deleted%s", key, finished ? " (finished)" : "");
+        finish(key, job, !finished);
+        if (finished) {
+            learn(kind, job, key);
+        }
     }
 
     /**

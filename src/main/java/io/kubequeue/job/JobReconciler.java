@@ -108,7 +108,7 @@ public abstract class JobReconciler<R extends HasMetadata> implements Configurab
 
     @Override
     public List<EventSource<?, R>> prepareEventSources(EventSourceContext<R> context) {
-        return List.of(new JobDeletions<>(feed, kind.kind()),
+        return List.of(new JobDeletions<>(feed, kind),
                 new JobRepricing<>(feed, kind.kind(), context.getPrimaryCache()));
     }
 }

@@ -224,7 +224,7 @@ class JobFeedTest {
         feed.observe(kind, withRecord(job("2", false, "1").build(), admission.record()));
         cycles.clear();
 
-        feed.deleted("Job", job("3"));
+        feed.deleted(kind, job("3"));
         assertEquals(List.of("release"), cycles);
         assertTrue(directory.get(KEY).isEmpty(), "forgotten jobs leave the directory");
         assertTrue(scheduler.status(KEY).isEmpty());
@@ -232,8 +232,31 @@ class JobFeedTest {
         Job other = new JobBuilder(job("4")).editMetadata().withUid("u2").endMetadata().build();
         feed.observe(kind, other);
         cycles.clear();
-        feed.deleted("Job", other);
+        feed.deleted(kind, other);
         assertEquals(List.of("change"), cycles, "nothing was charged: no release");
+    }
+
+    /**
+     * A running job deleted is not learnt as a run (its owner cut it short), but one deleted as it finished is: a Job
+     * with {@code ttlSecondsAfterFinished: 0} may be seen only as a delete whose last state is Complete.
+     */
+    @Test
+    void aRunningJobDeletedTeachesNoRunTime_oneDeletedAsItFinishedDoes() {
+        for (boolean finished : List.of(false, true)) {
+            setUp();
+            feed.observe(kind, job("1"));
+            Admission admission = scheduler.schedule().admissions().get(0);
+            Job running = withRecord(job("2", false, "1").build(), admission.record());
+            feed.observe(kind, running);
+            scheduler.settle(KEY, admission.record(), new io.kubequeue.scheduler.model.AdmissionOutcome.Applied("2"));
+            Job last = !finished ? running : new JobBuilder(running).editOrNewStatus().addNewCondition()
+                    .withType("Complete").withStatus("True").endCondition().endStatus().build();
+            cycles.clear();
+            feed.deleted(kind, last);
+            assertEquals(List.of("release"), cycles, "its room is released either way");
+            assertTrue(scheduler.status(KEY).isEmpty());
+            assertEquals(finished ? 1 : 0, scheduler.history().runs(), finished ? "finished" : "cut short");
+        }
     }
 
     @Test

@@ -306,7 +306,7 @@ public class DeclaredKinds {
      */
     private void drain(Declared d, GenericKubernetesResource job) {
         if (d.kind.held(job) || d.kind.finished(job)) {
-            feed.deleted(d.kind.kind(), job);
+            feed.deleted(d.kind, job);
         }
     }
 
@@ -369,7 +369,7 @@ public class DeclaredKinds {
             public void onDelete(GenericKubernetesResource job, boolean finalStateUnknown) {
                 boolean done;
                 synchronized (d) {
-                    feed.deleted(kind.kind(), job);
+                    feed.deleted(kind, job);
                     d.running.remove(key(job));
                     done = drained(d);
                 }
@@ -446,7 +446,7 @@ public class DeclaredKinds {
         synchronized (d) {
             for (GenericKubernetesResource job : d.before) {
                 if (informer.getStore().getByKey(key(job)) == null) {
-                    feed.deleted(d.kind.kind(), job);
+                    feed.deleted(d.kind, job);
                 }
             }
             d.before = List.of();
