@@ -27,7 +27,8 @@ import io.kubequeue.testing.TrustedRecords;
 /**
  * Issue 31: a rule a declaration can express is the same code for a declared kind and a built-in one. The same TFJob
  * (held by {@code spec.runPolicy.suspend}), read by the built-in TFJob kind and by a QueuedKind that declares TFJob
- * as docs/kinds.md does, gives the same marks, request, priority, finished state, stop mark and admission patch.
+ * as docs/kinds.md does, gives the same marks, request, priority, finished state, run time (deadline, end), stop mark
+ * and admission patch.
  */
 class DeclaredSameAsBuiltInTest {
 
@@ -59,6 +60,7 @@ class DeclaredSameAsBuiltInTest {
                 labelKey: training.kubeflow.org/job-name
                 ownedByJob: true
               stopsWhenSuspended: true
+              activeDeadlineSeconds: spec.runPolicy.activeDeadlineSeconds
             """;
 
     private static final String JOB = """
@@ -74,6 +76,7 @@ class DeclaredSameAsBuiltInTest {
             spec:
               runPolicy:
                 suspend: true
+                activeDeadlineSeconds: 3600
               tfReplicaSpecs:
                 Chief:
                   template:
@@ -156,6 +159,15 @@ class DeclaredSameAsBuiltInTest {
         assertTrue(declared.finished(asDeclared(succeeded)));
         assertFalse(builtIn.finished(asBuiltIn(running)));
         assertFalse(declared.finished(asDeclared(running)));
+        // the run time the estimates learn: the deadline, and the end at the finishing condition's time
+        String ended = "status: {conditions: [{type: Running, status: \"False\"}, {type: Succeeded, status: \"True\","
+                + " lastTransitionTime: \"2026-01-01T01:02:03Z\"}]}";
+        assertEquals(java.util.Optional.of(java.time.Duration.ofHours(1)), builtIn.activeDeadline(asBuiltIn("")));
+        assertEquals(builtIn.activeDeadline(asBuiltIn("")), declared.activeDeadline(declared.pruned(asDeclared(""))));
+        assertEquals(java.util.Optional.of(java.time.Instant.parse("2026-01-01T01:02:03Z")),
+                builtIn.completionTime(asBuiltIn(ended)));
+        assertEquals(builtIn.completionTime(asBuiltIn(ended)), declared.completionTime(declared.pruned(asDeclared(ended))));
+        assertEquals(java.util.Optional.empty(), declared.completionTime(asDeclared(running)));
         GenericKubernetesResource pruned = declared.pruned(asDeclared(""));
         assertEquals(declared.request(asDeclared(""), PodDefaults.NONE), declared.request(pruned, PodDefaults.NONE));
         assertEquals(declared.suspendMarks(asDeclared("")), declared.suspendMarks(pruned));

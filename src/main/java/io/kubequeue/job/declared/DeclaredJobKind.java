@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.time.Duration;
+import java.time.Instant;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -29,8 +31,10 @@ import io.kubequeue.job.FieldPath;
 import io.kubequeue.job.JobKind;
 import io.kubequeue.job.PodSets;
 import io.kubequeue.job.Pruning;
+import io.kubequeue.job.RunTimeFields;
 import io.kubequeue.job.StopsWhenSuspended;
 import io.kubequeue.job.SuspendMark;
+import io.kubequeue.job.TellsRunTime;
 import io.kubequeue.resources.PodDefaults;
 import io.kubequeue.scheduler.model.JobPriority;
 import io.kubequeue.scheduler.model.Resources;
@@ -42,7 +46,7 @@ import io.kubequeue.scheduler.model.Resources;
  * declaration is a new kind object.
  */
 public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>,
-        StopsWhenSuspended<GenericKubernetesResource> {
+        StopsWhenSuspended<GenericKubernetesResource>, TellsRunTime<GenericKubernetesResource> {
 
     /** The most characters of a name in a declaration (kind, plural, label key, condition type, phase value). */
     static final int MAX_NAME = 253;
@@ -74,6 +78,8 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
     private final Set<String> finishedConditions;
     private final FieldPath finishedField;
     private final Set<String> finishedValues;
+    private final FieldPath finishedAt;
+    private final FieldPath activeDeadline;
     private final FieldPath started;
     private final String podLabelKey;
     private final boolean labelIsUid;
@@ -98,6 +104,9 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
         this.finishedField = finished == null || finished.field == null ? null
                 : single("spec.finished.field", finished.field);
         this.finishedValues = finished == null || finished.values == null ? Set.of() : Set.copyOf(finished.values);
+        this.finishedAt = finished == null || finished.at == null ? null : single("spec.finished.at", finished.at);
+        this.activeDeadline = spec.activeDeadlineSeconds == null ? null
+                : single("spec.activeDeadlineSeconds", spec.activeDeadlineSeconds);
         this.started = spec.started == null ? null : single("spec.started", spec.started);
         this.podLabelKey = spec.pods.labelKey;
         this.labelIsUid = "Uid".equals(spec.pods.labelValue);
@@ -300,6 +309,13 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
         if (finishedField != null) {
             schema.problem(null, finishedField, "string").ifPresent(p -> problems.add("spec.finished.field: " + p));
         }
+        if (finishedAt != null) {
+            schema.problem(null, finishedAt, "string").ifPresent(p -> problems.add("spec.finished.at: " + p));
+        }
+        if (activeDeadline != null) {
+            schema.problem(null, activeDeadline, "integer")
+                    .ifPresent(p -> problems.add("spec.activeDeadlineSeconds: " + p));
+        }
         rulesProblems(schema, null, podSets.rules(), "spec.podSets", problems);
         return problems;
     }
@@ -428,16 +444,46 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
             JsonNode phase = finishedField.get(json);
             return phase != null && phase.isTextual() && finishedValues.contains(phase.textValue());
         }
+        return lastFinishingCondition(json) != null;
+    }
+
+    /** The last condition of {@code status.conditions} that says finished with status True; null if none. */
+    private JsonNode lastFinishingCondition(JsonNode json) {
         if (finishedConditions.isEmpty()) {
-            return false;
+            return null;
         }
+        JsonNode ended = null;
         for (JsonNode condition : json.path("status").path("conditions")) {
             if (finishedConditions.contains(condition.path("type").asText())
                     && "True".equals(condition.path("status").asText())) {
-                return true;
+                ended = condition;
             }
         }
-        return false;
+        return ended;
+    }
+
+    /** The whole seconds at {@code activeDeadlineSeconds}, if declared ({@link RunTimeFields#seconds(JsonNode)}). */
+    @Override
+    public Optional<Duration> activeDeadline(GenericKubernetesResource job) {
+        return activeDeadline == null ? Optional.empty() : RunTimeFields.seconds(activeDeadline.get(json(job)));
+    }
+
+    /**
+     * The time at {@code finished.at}, if declared; else, for a kind finished by conditions, the
+     * {@code lastTransitionTime} of the last finishing condition whose status is True. Each read by
+     * {@link RunTimeFields#time(JsonNode)}.
+     */
+    @Override
+    public Optional<Instant> completionTime(GenericKubernetesResource job) {
+        JsonNode json = json(job);
+        if (finishedAt != null) {
+            return RunTimeFields.time(finishedAt.get(json));
+        }
+        if (finishedField != null) {
+            return Optional.empty(); // a phase says not when
+        }
+        JsonNode ended = lastFinishingCondition(json);
+        return ended == null ? Optional.empty() : RunTimeFields.time(ended.get("lastTransitionTime"));
     }
 
     @Override

@@ -40,6 +40,11 @@ public class QueuedKindSpec {
     public Finished finished;
     /** A path whose presence says the job has started (e.g. {@code status.startTime}); absent: never told. */
     public String started;
+    /**
+     * A path to the whole seconds after which the kind's controller stops a started job (e.g.
+     * {@code spec.activeDeadlineSeconds}): caps its start-time estimates; absent: none.
+     */
+    public String activeDeadlineSeconds;
     /** How the kind's controller labels its pods. */
     @Required
     public Pods pods;
@@ -101,6 +106,12 @@ public class QueuedKindSpec {
         public String field;
         /** The values of {@code field} that mean finished. */
         public List<String> values;
+        /**
+         * A path to the time the job ended, RFC 3339 (e.g. {@code status.endTime}), for its run time after a restart;
+         * absent: with {@code conditions}, the {@code lastTransitionTime} of the last finishing condition; with a
+         * phase, not told.
+         */
+        public String at;
     }
 
     /** How the kind's controller labels its pods (for ResourceQuota accounting and the admission timeout). */

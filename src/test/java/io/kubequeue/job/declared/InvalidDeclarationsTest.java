@@ -83,6 +83,50 @@ class InvalidDeclarationsTest {
         refused("spec.priorityClass", set(valid(), s -> s.put("priorityClass", "spec..p")));
         refused("spec.finished.field", set(valid(), s -> s.set("finished",
                 SERIALIZATION.unmarshal("{\"field\": \"status.phase[1]\", \"values\": [\"Done\"]}", JsonNode.class))));
+        refused("spec.finished.at", set(valid(), s -> s.with("finished").put("at", "status.ends[*]")));
+        refused("spec.activeDeadlineSeconds", set(valid(), s -> s.put("activeDeadlineSeconds", "spec..deadline")));
+    }
+
+    /**
+     * The run time a declared kind tells (issue 30's estimates): a deadline and an end read as the built-in kinds read
+     * theirs ({@link io.kubequeue.job.RunTimeFields}), anything else absent, never an error.
+     */
+    @Test
+    void runTimeFieldsReadAsTheBuiltInKindsReadThemAndBadValuesAreAbsent() {
+        DeclaredJobKind kind = of(set(valid(), s -> {
+            s.put("activeDeadlineSeconds", "spec.deadline");
+            s.with("finished").put("at", "status.endedAt");
+        }));
+        java.util.function.Function<String, GenericKubernetesResource> job = fields -> SERIALIZATION.unmarshal(
+                "{\"apiVersion\": \"example.com/v1alpha1\", \"kind\": \"Batch\", \"metadata\": {\"name\": \"b\","
+                        + " \"namespace\": \"x\"}, " + fields + "}", GenericKubernetesResource.class);
+        assertEquals(java.util.Optional.of(java.time.Duration.ofSeconds(600)),
+                kind.activeDeadline(job.apply("\"spec\": {\"deadline\": 600}")));
+        assertEquals(java.util.Optional.of(java.time.Instant.parse("2026-01-01T00:10:00Z")),
+                kind.completionTime(job.apply("\"status\": {\"endedAt\": \"2026-01-01T00:10:00Z\"}")));
+        for (String bad : List.of("\"600\"", "-1", "0", "1e999999999", "99999999999999999999999", "600.5", "[600]",
+                "{}", "null", "true")) {
+            assertEquals(java.util.Optional.empty(), kind.activeDeadline(job.apply("\"spec\": {\"deadline\": " + bad + "}")),
+                    bad);
+            assertEquals(java.util.Optional.empty(), kind.completionTime(job.apply("\"status\": {\"endedAt\": " + bad + "}")),
+                    bad);
+        }
+        assertEquals(java.util.Optional.empty(), kind.completionTime(job.apply(
+                "\"status\": {\"endedAt\": \"" + "9".repeat(100_000) + "\"}")), "a long string is not parsed");
+        assertEquals(java.util.Optional.empty(), kind.activeDeadline(job.apply("\"spec\": {}")), "none said");
+        // without finished.at, a kind finished by conditions ends at its finishing condition's time
+        DeclaredJobKind byCondition = of(valid());
+        assertEquals(java.util.Optional.empty(), byCondition.activeDeadline(job.apply("\"spec\": {\"deadline\": 600}")),
+                "a deadline is read only where declared");
+        assertEquals(java.util.Optional.of(java.time.Instant.parse("2026-01-01T00:20:00Z")), byCondition.completionTime(
+                job.apply("\"status\": {\"conditions\": [{\"type\": \"Complete\", \"status\": \"True\","
+                        + " \"lastTransitionTime\": \"2026-01-01T00:20:00Z\"}]}")));
+        // a phase says not when
+        DeclaredJobKind byPhase = of(set(valid(), s -> s.set("finished", SERIALIZATION.unmarshal(
+                "{\"field\": \"status.phase\", \"values\": [\"Done\"]}", JsonNode.class))));
+        assertEquals(java.util.Optional.empty(), byPhase.completionTime(job.apply("\"status\": {\"phase\": \"Done\","
+                + " \"conditions\": [{\"type\": \"Complete\", \"status\": \"True\","
+                + " \"lastTransitionTime\": \"2026-01-01T00:20:00Z\"}]}")));
     }
 
     @Test

@@ -111,6 +111,22 @@ class PresetSchemasTest {
                 name + ": " + problems);
     }
 
+    /** The run-time paths (a deadline, an end) name fields of their type: an object is neither. */
+    @ParameterizedTest
+    @MethodSource("presets")
+    void aDeadlineOrEndOfAnotherTypeIsRefused(String name) throws IOException {
+        QueuedKindSpec spec = preset(name);
+        spec.activeDeadlineSeconds = "spec." + firstObjectField(spec.kind);
+        if (spec.finished != null) {
+            spec.finished.at = "spec." + firstObjectField(spec.kind);
+        }
+        List<String> problems = problems(spec, crd(name));
+        assertTrue(problems.stream().anyMatch(p -> p.startsWith("spec.activeDeadlineSeconds: ")
+                && p.endsWith("not an integer")), name + ": " + problems);
+        assertEquals(spec.finished != null, problems.stream().anyMatch(p -> p.startsWith("spec.finished.at: ")
+                && p.endsWith("not a string")), name + ": " + problems);
+    }
+
     /** A field of the kind's spec whose schema type is object (or a list), by kind. */
     private static String firstObjectField(String kind) {
         return switch (kind) {
