@@ -131,6 +131,41 @@ class JobPodsTest {
     }
 
     /**
+     * A declared kind whose pods carry their job's uid ({@code labelValue: Uid}, which needs {@code ownedByJob}) is
+     * traced through the pod's controlling owner, the job: the label alone names no job (it was looked up as a name,
+     * so no pod of such a kind was ever traced).
+     */
+    @Test
+    void aDeclaredKindLabellingItsPodsWithTheJobsUidIsTracedThroughItsOwner() {
+        io.kubequeue.job.declared.DeclaredJobKind batches = io.kubequeue.job.declared.DeclaredJobKind.of("batches",
+                client.getKubernetesSerialization().unmarshal("""
+                        group: example.com
+                        version: v1
+                        kind: Batch
+                        plural: batches
+                        hold: {field: spec.suspend}
+                        podSets: [{template: spec.template}]
+                        pods: {labelKey: example.com/batch-uid, labelValue: Uid, ownedByJob: true}
+                        """, io.kubequeue.job.declared.QueuedKindSpec.class),
+                client.getKubernetesSerialization());
+        JobPods traced = new JobPods(client, directory, new JobKindRegistry(List.of(kind, batches)), k -> true);
+        JobKey key = new JobKey("Batch", NS, "b");
+        directory.put(key, new JobDirectory.Entry(batches, new io.fabric8.kubernetes.api.model.ObjectReferenceBuilder()
+                .withApiVersion("example.com/v1").withKind("Batch").withNamespace(NS).withName("b").withUid("uid-b")
+                .build(), List.of(), false, "1"));
+        java.util.function.BiFunction<String, String, Pod> pod = (label, ownerUid) -> new PodBuilder().withNewMetadata()
+                .withName("b-0").withNamespace(NS).withLabels(Map.of("example.com/batch-uid", label))
+                .addNewOwnerReference().withApiVersion("example.com/v1").withKind("Batch").withName("b")
+                .withUid(ownerUid).withController(true).endOwnerReference().endMetadata().build();
+        assertEquals(Optional.of(key), traced.jobOf(pod.apply("uid-b", "uid-b")));
+        assertEquals(Optional.empty(), traced.jobOf(pod.apply("uid-old", "uid-old")), "a namesake's pod");
+        assertEquals(Optional.empty(), traced.jobOf(pod.apply("uid-b", "uid-old")), "labelled with another's uid");
+        Pod ownedByAnother = pod.apply("uid-b", "uid-b");
+        ownedByAnother.getMetadata().getOwnerReferences().get(0).setKind("Job");
+        assertEquals(Optional.empty(), traced.jobOf(ownedByAnother), "its owner is not a Batch");
+    }
+
+    /**
      * A pod is traced to its job from the pod alone (issue 27: no map of pod labels kept per job): a batch Job's pod
      * by its controlling owner's name, checked against the job's uid in the label and the owner; a Kubeflow job's by
      * the name its label carries. A namesake of another namespace, another uid, or a job re-created under the same

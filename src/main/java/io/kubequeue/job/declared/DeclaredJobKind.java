@@ -50,6 +50,8 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
 
     /** The most characters of a name in a declaration (kind, plural, label key, condition type, phase value). */
     static final int MAX_NAME = 253;
+    /** The most characters of a label key's name part (after its prefix), as Kubernetes validates it. */
+    static final int MAX_LABEL_NAME = 63;
     /** The most condition types or phase values a declaration lists. */
     static final int MAX_VALUES = 16;
     /** The most pod sets on one level of a declaration. */
@@ -169,10 +171,15 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
         if (spec.pods == null) {
             throw new InvalidDeclarationException("spec.pods", "needs labelKey, the label every pod of a job carries");
         }
-        name("spec.pods.labelKey", spec.pods.labelKey, LABEL_KEY, "a label key such as jobset.sigs.k8s.io/jobset-name");
+        labelKey(spec.pods.labelKey);
         if (spec.pods.labelValue != null && !Set.of("Name", "Uid").contains(spec.pods.labelValue)) {
             throw new InvalidDeclarationException("spec.pods.labelValue", "must be Name or Uid (is '"
                     + InvalidJobException.shown(spec.pods.labelValue) + "')");
+        }
+        if ("Uid".equals(spec.pods.labelValue) && !Boolean.TRUE.equals(spec.pods.ownedByJob)) {
+            // a uid names no job by itself: the pod is traced through its controlling owner, which must be the job
+            throw new InvalidDeclarationException("spec.pods.labelValue", "Uid needs ownedByJob: true (a pod is"
+                    + " traced to its job through its controlling owner when its label carries the job's uid)");
         }
         return new DeclaredJobKind(declaration, spec, hold, holdField, podSets, serialization);
     }
@@ -277,6 +284,27 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
         if (value.length() > MAX_NAME || !shape.matcher(value).matches()) {
             throw new InvalidDeclarationException(at, "must be " + what + " (is '" + InvalidJobException.shown(value)
                     + "')");
+        }
+    }
+
+    /**
+     * A Kubernetes label key (an optional DNS-subdomain prefix of at most 253 characters and {@code /}, then a name of
+     * at most 63): the pod watch selects on it, and a key the API server refuses would keep that watch from ever
+     * starting.
+     */
+    private static void labelKey(String key) {
+        String what = "a label key such as jobset.sigs.k8s.io/jobset-name (a prefix of at most 253 characters, a name"
+                + " of at most 63)";
+        if (key == null || key.isEmpty()) {
+            throw new InvalidDeclarationException("spec.pods.labelKey", "is missing: " + what);
+        }
+        int slash = key.indexOf('/');
+        String prefix = slash < 0 ? "" : key.substring(0, slash);
+        String name = key.substring(slash + 1);
+        if (key.length() > MAX_NAME + 1 + MAX_LABEL_NAME || prefix.length() > MAX_NAME
+                || name.length() > MAX_LABEL_NAME || !LABEL_KEY.matcher(key).matches()) {
+            throw new InvalidDeclarationException("spec.pods.labelKey", "must be " + what + " (is '"
+                    + InvalidJobException.shown(key) + "')");
         }
     }
 
@@ -505,6 +533,28 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
     @Override
     public String podLabelValue(String name, String uid) {
         return labelIsUid ? uid : name;
+    }
+
+    /**
+     * The label's value when it is the job's name; when it is the job's uid ({@code labelValue: Uid}, declared only
+     * with {@code ownedByJob: true}), the name of the pod's controlling owner of this kind and API group, since a uid
+     * names no job by itself. Null when the pod names no job of the kind.
+     */
+    @Override
+    public String jobNameOfPod(io.fabric8.kubernetes.api.model.ObjectMeta pod) {
+        if (!labelIsUid) {
+            return JobKind.super.jobNameOfPod(pod);
+        }
+        if (pod.getLabels() == null || !pod.getLabels().containsKey(podLabelKey) || pod.getOwnerReferences() == null) {
+            return null;
+        }
+        for (io.fabric8.kubernetes.api.model.OwnerReference owner : pod.getOwnerReferences()) {
+            if (Boolean.TRUE.equals(owner.getController()) && kind.equals(owner.getKind())
+                    && owner.getApiVersion() != null && owner.getApiVersion().startsWith(group + "/")) {
+                return owner.getName();
+            }
+        }
+        return null;
     }
 
     @Override

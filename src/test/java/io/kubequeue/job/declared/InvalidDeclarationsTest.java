@@ -233,6 +233,15 @@ class InvalidDeclarationsTest {
         }
         refused("spec.kind", set(valid(), s -> s.remove("kind")));
         refused("spec.pods.labelKey", set(valid(), s -> s.with("pods").put("labelKey", "a/b/c")));
+        // what the API server refuses in a pod selector: the pod watch would never start
+        for (String key : List.of("", "example.com/" + "b".repeat(64), "c".repeat(64), "a".repeat(254) + "/batch",
+                "Example.com/batch", "example.com/-batch")) {
+            refused("spec.pods.labelKey", set(valid(), s -> s.with("pods").put("labelKey", key)));
+        }
+        for (String key : List.of("example.com/" + "b".repeat(63), "c".repeat(63),
+                "a".repeat(63) + "." + "a".repeat(63) + "." + "a".repeat(63) + "." + "a".repeat(61) + "/batch")) {
+            assertEquals(key, of(set(valid(), s -> s.with("pods").put("labelKey", key))).podLabelKey(), key);
+        }
         refused("spec.pods", set(valid(), s -> s.remove("pods")));
     }
 
@@ -256,7 +265,10 @@ class InvalidDeclarationsTest {
     void labelValueIsNameOrUid() {
         refused("spec.pods.labelValue", set(valid(), s -> s.with("pods").put("labelValue", "Foo")));
         refused("spec.pods.labelValue", set(valid(), s -> s.with("pods").put("labelValue", "name")));
-        assertEquals("u", of(set(valid(), s -> s.with("pods").put("labelValue", "Uid"))).podLabelValue("n", "u"));
+        // a uid names no job by itself: the pod's controlling owner, the job, does
+        refused("spec.pods.labelValue", set(valid(), s -> s.with("pods").put("labelValue", "Uid")));
+        assertEquals("u", of(set(valid(), s -> s.with("pods").put("labelValue", "Uid").put("ownedByJob", true)))
+                .podLabelValue("n", "u"));
     }
 
     // ---- jobs refused at the object ------------------------------------------------------------------------------
