@@ -58,10 +58,29 @@ public class DeclaredKinds {
     /** By declaration name. */
     private final Map<String, Declared> declared = new ConcurrentHashMap<>();
 
+    /** What {@link #putInForce} says of a declaration deleted while it was checked. */
+    private static final String DELETED_WHILE_CHECKED = "deleted while it was checked";
+    /** How many deleted declarations' uids are remembered: far more than can be checked at once. */
+    private static final int DELETED_REMEMBERED = 1024;
+
+    /** The uids of deleted QueuedKinds, the latest {@value #DELETED_REMEMBERED}; under this object's lock. */
+    private final java.util.Set<String> deletedUids = java.util.Collections.newSetFromMap(
+            new java.util.LinkedHashMap<String, Boolean>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            return size() > DELETED_REMEMBERED;
+        }
+    });
+
     /** A declaration in force, or draining after its removal. */
     private static final class Declared {
         final DeclaredJobKind kind;
         final long generation;
+        /**
+         * Its key in {@code declared}, under the registry's lock: the QueuedKind's name, or, once an edit named another
+         * kind and it drains beside its successor, a key of its own ({@link #retire}).
+         */
+        volatile String key;
         SharedIndexInformer<GenericKubernetesResource> watch;
         /** Under its lock: whether it is removed and waits for its running jobs to end. */
         boolean draining;
@@ -77,7 +96,8 @@ public class DeclaredKinds {
          */
         final Map<String, GenericKubernetesResource> running = new java.util.HashMap<>();
 
-        Declared(DeclaredJobKind kind, long generation) {
+        Declared(String key, DeclaredJobKind kind, long generation) {
+            this.key = key;
             this.kind = kind;
             this.generation = generation;
         }
@@ -184,7 +204,11 @@ public class DeclaredKinds {
                 kind = null;
             }
         }
-        String clash = kind == null ? null : putInForce(name, kind, generation, watch);
+        String clash = kind == null ? null : putInForce(name, q.getMetadata().getUid(), kind, generation, watch);
+        if (DELETED_WHILE_CHECKED.equals(clash)) {
+            LOG.infof("QueuedKind %s was deleted while it was checked: not put in force", name);
+            return Optional.empty();
+        }
         if (clash != null) { // declared by another one while this one was checked
             conditions.set(0, condition("Valid", false, "InvalidDeclaration", "spec.kind: " + clash));
             kind = null;
@@ -224,7 +248,11 @@ public class DeclaredKinds {
      *
      * @return why it cannot be put in force, or null
      */
-    private synchronized String putInForce(String name, DeclaredJobKind kind, long generation, boolean watch) {
+    private synchronized String putInForce(String name, String uid, DeclaredJobKind kind, long generation,
+                                           boolean watch) {
+        if (uid != null && deletedUids.contains(uid)) {
+            return DELETED_WHILE_CHECKED;
+        }
         String clash = clash(name, kind.kind());
         if (clash != null) {
             return clash;
@@ -234,13 +262,15 @@ public class DeclaredKinds {
             return null;
         }
         List<GenericKubernetesResource> before = List.of();
-        if (now != null) {
+        if (now != null && sameResource(now.kind, kind)) {
             before = known(now);
             stop(now);
+        } else if (now != null) {
+            retire(now); // another kind now: the old one drains as if its declaration were deleted
         }
         for (Map.Entry<String, Declared> other : List.copyOf(declared.entrySet())) {
             if (!other.getKey().equals(name) && other.getValue().draining
-                    && other.getValue().kind.kind().equals(kind.kind())) {
+                    && sameResource(other.getValue().kind, kind)) {
                 before = new ArrayList<>(before);
                 before.addAll(known(other.getValue()));
                 stop(other.getValue());
@@ -249,7 +279,7 @@ public class DeclaredKinds {
                         other.getKey());
             }
         }
-        Declared next = new Declared(kind, generation);
+        Declared next = new Declared(name, kind, generation);
         next.before = before;
         declared.put(name, next);
         registry.declare(kind);
@@ -260,6 +290,40 @@ public class DeclaredKinds {
             }
         }
         return null;
+    }
+
+    /** Whether two declarations name the same jobs: the same kind, API group and resource (the version may differ). */
+    private static boolean sameResource(DeclaredJobKind a, DeclaredJobKind b) {
+        return a.kind().equals(b.kind()) && a.apiGroup().equals(b.apiGroup()) && a.plural().equals(b.plural());
+    }
+
+    /**
+     * An edit named another kind: the declaration in force moves to a key of its own and drains ({@link #remove}),
+     * its jobs read by its own rules and watch, while the edited one is put in force under the QueuedKind's name.
+     * Under this object's lock.
+     */
+    private void retire(Declared old) {
+        String retired = old.key + " (generation " + old.generation + ", " + old.kind.kind() + ")";
+        declared.remove(old.key, old);
+        old.key = retired;
+        declared.put(retired, old);
+        LOG.infof("QueuedKind %s now declares another kind: its %s jobs drain", retired, old.kind.kind());
+        remove(retired);
+    }
+
+    /**
+     * The QueuedKind was deleted: as {@link #remove}, and a check of it still going on (its access reviews may take
+     * seconds) does not put it in force when it ends.
+     *
+     * @param q the deleted declaration, as last seen
+     */
+    public void deleted(QueuedKind q) {
+        synchronized (this) { // ordered with putInForce: either it is in force now and drains, or it never will be
+            if (q.getMetadata().getUid() != null) {
+                deletedUids.add(q.getMetadata().getUid());
+            }
+        }
+        remove(q.getMetadata().getName());
     }
 
     /**
@@ -295,7 +359,7 @@ public class DeclaredKinds {
             done = drained(d);
         }
         if (done) {
-            finish(name, d);
+            finish(d);
         }
     }
 
@@ -327,7 +391,8 @@ public class DeclaredKinds {
     }
 
     /** Stops a drained declaration's watch and, unless another declaration holds its kind now, drops the kind. */
-    private synchronized void finish(String name, Declared d) {
+    private synchronized void finish(Declared d) {
+        String name = d.key;
         if (declared.get(name) != d) {
             return; // replaced meanwhile (declared again): the new one holds the kind
         }
@@ -353,7 +418,6 @@ public class DeclaredKinds {
         SharedIndexInformer<GenericKubernetesResource> informer = client.genericKubernetesResources(kind.context())
                 .inAnyNamespace().withLimit(JobReconciler.LIST_PAGE).runnableInformer(0);
         informer.itemStore(new PruningItemStore<>(kind::pruned));
-        String name = kind.declaration();
         informer.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(GenericKubernetesResource job) {
@@ -374,7 +438,7 @@ public class DeclaredKinds {
                     done = drained(d);
                 }
                 if (done) {
-                    finish(name, d);
+                    finish(d);
                 }
             }
 
@@ -401,7 +465,7 @@ public class DeclaredKinds {
                     }
                 }
                 if (done) {
-                    finish(name, d);
+                    finish(d);
                 }
             }
         });
@@ -409,7 +473,7 @@ public class DeclaredKinds {
             LOG.warnf("cannot watch %s (%s): retrying", kind, String.valueOf(error.getMessage()).lines().findFirst().orElse(""));
             return true;
         });
-        informer.start().thenRun(() -> listed(name, d, informer));
+        informer.start().thenRun(() -> listed(d, informer));
         return informer;
     }
 
@@ -441,7 +505,7 @@ public class DeclaredKinds {
      * The watch's first list is in: a job the replaced declaration's watch had that this list does not show was
      * deleted between the two watches, and is released; a draining declaration with nothing running left stops.
      */
-    private void listed(String name, Declared d, SharedIndexInformer<GenericKubernetesResource> informer) {
+    private void listed(Declared d, SharedIndexInformer<GenericKubernetesResource> informer) {
         boolean done;
         synchronized (d) {
             for (GenericKubernetesResource job : d.before) {
@@ -453,7 +517,7 @@ public class DeclaredKinds {
             done = drained(d);
         }
         if (done) {
-            finish(name, d);
+            finish(d);
         }
     }
 

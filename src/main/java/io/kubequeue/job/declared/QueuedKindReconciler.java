@@ -39,7 +39,7 @@ public class QueuedKindReconciler implements Reconciler<QueuedKind> {
         return List.of(new Deletions(declared));
     }
 
-    /** Hands a deleted declaration to {@link DeclaredKinds#remove}; triggers nothing. */
+    /** Hands a deleted declaration to {@link DeclaredKinds#deleted}; triggers nothing. */
     static final class Deletions extends AbstractEventSource<Deletions, QueuedKind>
             implements ResourceEventAware<QueuedKind> {
 
@@ -52,7 +52,7 @@ public class QueuedKindReconciler implements Reconciler<QueuedKind> {
 
         @Override
         public void onResourceDeleted(QueuedKind declaration) {
-            declared.remove(declaration.getMetadata().getName());
+            declared.deleted(declaration);
         }
 
         @Override

@@ -290,4 +290,83 @@ class DeclaredKindsTest {
         client.genericKubernetesResources(JobSets.JOBSETS).inNamespace("default").resource(done).updateStatus();
         await().atMost(Duration.ofSeconds(20)).until(() -> !suspended(get("next")));
     }
+
+    /**
+     * A declaration deleted while it is checked (its access reviews take seconds on a busy API server) is not put in
+     * force when the check ends: the delete came first, and nothing would ever take the kind out of force again.
+     */
+    @Test
+    void aDeclarationDeletedWhileItIsCheckedIsNotPutInForce() {
+        servedAndPermitted();
+        StrictApiServer.access(server).answerAfter(Duration.ofMillis(700)); // 4 reviews: ≈ 3 s of checking
+        try {
+            int before = StrictApiServer.access(server).reviews();
+            declare(DECLARATION);
+            await().atMost(Duration.ofSeconds(10)).until(() -> StrictApiServer.access(server).reviews() > before);
+            client.resources(QueuedKind.class).withName("jobsets.jobset.x-k8s.io").delete();
+            await().atMost(Duration.ofSeconds(10)).until(() -> StrictApiServer.access(server).reviews() >= before + 4);
+            await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(6))
+                    .until(() -> kinds.named("JobSet").isEmpty());
+        } finally {
+            StrictApiServer.access(server).answerAfter(Duration.ZERO);
+        }
+    }
+
+    /**
+     * An edit that names another kind (kind, group or plural) is the old kind removed and a new one declared: the old
+     * kind's pending jobs are forgotten, its running ones stay charged until they end, then it leaves the registry.
+     * It was taken as an edit of the same kind: the new watch released the old jobs under the new kind's keys, which
+     * released nothing, so the pending job stayed queued and the running one charged for good, unwatched.
+     */
+    @Test
+    void anEditThatNamesAnotherKindDrainsTheOldKind() {
+        servedAndPermitted();
+        installTrainSets();
+        declare(DECLARATION);
+        await().atMost(Duration.ofSeconds(20)).until(() -> conditionIs("Ready", "True"));
+        jobSet("runs", 3, "1");
+        await().atMost(Duration.ofSeconds(20)).until(() -> !suspended(get("runs")));
+        jobSet("waits", 2, "1"); // 2 cpu: does not fit beside runs' 3 in the group's 4
+        JobKey runs = new JobKey("JobSet", "default", "runs");
+        JobKey waits = new JobKey("JobSet", "default", "waits");
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(waits).isPresent());
+
+        declare(DECLARATION.replace("kind: JobSet", "kind: TrainSet").replace("plural: jobsets", "plural: trainsets"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> kinds.named("TrainSet").isPresent()
+                && conditionIs("Ready", "True"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(waits).isEmpty());
+        assertTrue(suspended(get("waits")), "a forgotten job stays suspended");
+        assertEquals(io.kubequeue.scheduler.model.JobState.ADMITTED, job(runs).orElseThrow().state(),
+                "the running job stays charged until it ends");
+        assertTrue(kinds.named("JobSet").isPresent(), "the old kind drains");
+
+        GenericKubernetesResource done = get("runs");
+        done.setAdditionalProperty("status", Map.of("conditions", List.of(Map.of("type", "Completed",
+                "status", "True"))));
+        client.genericKubernetesResources(JobSets.JOBSETS).inNamespace("default").resource(done).updateStatus();
+        await().atMost(Duration.ofSeconds(20)).until(() -> job(runs).isEmpty() && kinds.named("JobSet").isEmpty());
+        assertTrue(kinds.named("TrainSet").isPresent(), "the new kind stays");
+    }
+
+    /** A second kind served beside JobSet: JobSet's CRD renamed TrainSet (trainsets), kube-queue allowed its verbs. */
+    private void installTrainSets() {
+        try (java.io.InputStream in = new java.util.zip.GZIPInputStream(JobSets.class.getResourceAsStream(
+                "/crds/jobset.x-k8s.io_jobsets.yaml.gz"))) {
+            var crd = client.getKubernetesSerialization().unmarshal(in,
+                    io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition.class);
+            crd.getMetadata().setName("trainsets.jobset.x-k8s.io");
+            crd.getMetadata().setResourceVersion(null);
+            crd.getSpec().getNames().setKind("TrainSet");
+            crd.getSpec().getNames().setListKind("TrainSetList");
+            crd.getSpec().getNames().setPlural("trainsets");
+            crd.getSpec().getNames().setSingular("trainset");
+            crd.getSpec().getNames().setShortNames(null);
+            client.apiextensions().v1().customResourceDefinitions().resource(crd).createOr(c -> c.update());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        for (String verb : JobKinds.VERBS) {
+            StrictApiServer.access(server).grant(AccessReviews.SELF, verb, "jobset.x-k8s.io", "trainsets", "");
+        }
+    }
 }
