@@ -56,6 +56,8 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
     static final int MAX_VALUES = 16;
     /** The most pod sets on one level of a declaration. */
     static final int MAX_POD_SETS = 16;
+    /** The most pod sets of a declaration in all, nested ones included (each is walked for every job read). */
+    static final int MAX_POD_SETS_IN_ALL = 64;
     /** The most counts of one pod set. */
     static final int MAX_COUNTS = 4;
 
@@ -99,17 +101,17 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
         this.hold = hold;
         this.holdField = holdField;
         this.podSets = podSets;
-        this.priorityClass = spec.priorityClass == null ? null : single("spec.priorityClass", spec.priorityClass);
+        this.priorityClass = spec.priorityClass == null ? null : rooted("spec.priorityClass", single("spec.priorityClass", spec.priorityClass), true);
         QueuedKindSpec.Finished finished = spec.finished;
         this.finishedConditions = finished == null || finished.conditions == null ? Set.of()
                 : Set.copyOf(finished.conditions);
         this.finishedField = finished == null || finished.field == null ? null
-                : single("spec.finished.field", finished.field);
+                : rooted("spec.finished.field", single("spec.finished.field", finished.field), true);
         this.finishedValues = finished == null || finished.values == null ? Set.of() : Set.copyOf(finished.values);
-        this.finishedAt = finished == null || finished.at == null ? null : single("spec.finished.at", finished.at);
+        this.finishedAt = finished == null || finished.at == null ? null : rooted("spec.finished.at", single("spec.finished.at", finished.at), true);
         this.activeDeadline = spec.activeDeadlineSeconds == null ? null
-                : single("spec.activeDeadlineSeconds", spec.activeDeadlineSeconds);
-        this.started = spec.started == null ? null : single("spec.started", spec.started);
+                : rooted("spec.activeDeadlineSeconds", single("spec.activeDeadlineSeconds", spec.activeDeadlineSeconds), true);
+        this.started = spec.started == null ? null : rooted("spec.started", single("spec.started", spec.started), true);
         this.podLabelKey = spec.pods.labelKey;
         this.labelIsUid = "Uid".equals(spec.pods.labelValue);
         this.ownedByJob = Boolean.TRUE.equals(spec.pods.ownedByJob);
@@ -152,7 +154,11 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
         if (spec.podSets == null || spec.podSets.isEmpty()) {
             throw new InvalidDeclarationException("spec.podSets", "needs at least one pod set");
         }
-        PodSets podSets = new PodSets(rules("spec.podSets", spec.podSets, 1, serialization));
+        PodSets podSets = new PodSets(rules("spec.podSets", spec.podSets, 1, true, serialization));
+        if (count(podSets.rules()) > MAX_POD_SETS_IN_ALL) {
+            throw new InvalidDeclarationException("spec.podSets", "at most " + MAX_POD_SETS_IN_ALL
+                    + " pod sets in all, nested ones included");
+        }
         if (spec.finished != null) {
             QueuedKindSpec.Finished f = spec.finished;
             boolean byConditions = f.conditions != null && !f.conditions.isEmpty();
@@ -184,7 +190,20 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
         return new DeclaredJobKind(declaration, spec, hold, holdField, podSets, serialization);
     }
 
-    private static List<PodSets.Rule> rules(String at, List<QueuedKindSpec.PodSet> sets, int level,
+    /** The pod sets of these rules, nested ones included. */
+    private static int count(List<PodSets.Rule> rules) {
+        int n = rules.size();
+        for (PodSets.Rule rule : rules) {
+            n += count(rule.nested());
+        }
+        return n;
+    }
+
+    /**
+     * @param fromRoot whether the sets' paths start at the job (the first level, and sets nested in ones without
+     *                 {@code each}): then they must start at {@code spec} or {@code status}
+     */
+    private static List<PodSets.Rule> rules(String at, List<QueuedKindSpec.PodSet> sets, int level, boolean fromRoot,
                                            KubernetesSerialization serialization) {
         if (sets.isEmpty()) { // a pod set without nested ones, on any level up to the deepest
             return List.of();
@@ -229,13 +248,28 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
                             count.atMost == null ? null : single(countAt + ".atMost", count.atMost)));
                 }
             }
-            rules.add(new PodSets.Rule(set.name == null ? "podSets[" + i + "]" : set.name,
-                    set.each == null ? null : path(here + ".each", set.each),
-                    set.template == null ? null : single(here + ".template", set.template),
-                    set.templatePathFrom == null ? null : single(here + ".templatePathFrom", set.templatePathFrom),
-                    set.resources == null ? null : single(here + ".resources", set.resources),
+            if (set.name != null && set.name.length() > MAX_NAME) {
+                throw new InvalidDeclarationException(here + ".name", "at most " + MAX_NAME + " characters");
+            }
+            FieldPath each = set.each == null ? null : rooted(here + ".each", path(here + ".each", set.each), fromRoot);
+            boolean itemIsRoot = fromRoot && each == null;
+            if (itemIsRoot) {
+                for (int c = 0; c < counts.size(); c++) {
+                    rooted(here + ".counts[" + c + "].field", counts.get(c).field(), true);
+                    if (counts.get(c).atMost() != null) {
+                        rooted(here + ".counts[" + c + "].atMost", counts.get(c).atMost(), true);
+                    }
+                }
+            }
+            rules.add(new PodSets.Rule(set.name == null ? "podSets[" + i + "]" : set.name, each,
+                    set.template == null ? null
+                            : rooted(here + ".template", single(here + ".template", set.template), itemIsRoot),
+                    set.templatePathFrom == null ? null : rooted(here + ".templatePathFrom",
+                            single(here + ".templatePathFrom", set.templatePathFrom), itemIsRoot),
+                    set.resources == null ? null
+                            : rooted(here + ".resources", single(here + ".resources", set.resources), itemIsRoot),
                     Boolean.TRUE.equals(set.optional), counts,
-                    rules(here + ".podSets", nested, level + 1, serialization)));
+                    rules(here + ".podSets", nested, level + 1, itemIsRoot, serialization)));
         }
         return rules;
     }
@@ -266,6 +300,20 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
         } catch (IllegalArgumentException e) {
             throw new InvalidDeclarationException(at, e.getMessage());
         }
+    }
+
+    /**
+     * {@code path}, when it starts at the job ({@code fromRoot}), starts at {@code spec} or {@code status}: a
+     * declaration reads those only (the metadata is kube-queue's own reading), so any other path would never match.
+     */
+    private static FieldPath rooted(String at, FieldPath path, boolean fromRoot) {
+        if (fromRoot) {
+            String first = path.steps().get(0);
+            if (!first.equals("spec") && !first.equals("status")) {
+                throw new InvalidDeclarationException(at, "must start at spec or status (is '" + path + "')");
+            }
+        }
+        return path;
     }
 
     private static FieldPath single(String at, String text) {

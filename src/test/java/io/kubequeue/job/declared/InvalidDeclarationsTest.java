@@ -84,6 +84,23 @@ class InvalidDeclarationsTest {
         refused("spec.finished.field", set(valid(), s -> s.set("finished",
                 SERIALIZATION.unmarshal("{\"field\": \"status.phase[1]\", \"values\": [\"Done\"]}", JsonNode.class))));
         refused("spec.finished.at", set(valid(), s -> s.with("finished").put("at", "status.ends[*]")));
+        // a declaration reads a job's spec and status: a path from the job elsewhere would never match
+        refused("spec.priorityClass", set(valid(), s -> s.put("priorityClass", "metadata.labels.priority")));
+        refused("spec.started", set(valid(), s -> s.put("started", "startTime")));
+        refused("spec.activeDeadlineSeconds", set(valid(), s -> s.put("activeDeadlineSeconds", "metadata.deadline")));
+        refused("spec.finished.at", set(valid(), s -> s.with("finished").put("at", "endedAt")));
+        refused("spec.podSets[0].each", set(valid(), s -> podSet(s).put("each", "metadata.groups[*]")));
+        refused("spec.podSets[0].each", set(valid(), s -> podSet(s).put("each", "*.groups[*]")));
+        refused("spec.podSets[0].template", set(valid(), s -> podSet(s).remove(List.of("each", "counts"))));
+        refused("spec.podSets[0].counts[0].field", set(valid(), s -> podSet(s).put("template", "spec.template")
+                .remove("each")));
+        // relative to each item, a path may start anywhere
+        assertEquals("Batch", of(set(valid(), s -> podSet(s).put("template", "pod.template"))).kind());
+        assertEquals("Batch", of(set(valid(), s -> {
+            podSet(s).remove("each");
+            podSet(s).put("template", "spec.template");
+            ((ObjectNode) podSet(s).get("counts").get(0)).put("field", "spec.replicas");
+        })).kind());
         refused("spec.activeDeadlineSeconds", set(valid(), s -> s.put("activeDeadlineSeconds", "spec..deadline")));
     }
 
@@ -200,6 +217,25 @@ class InvalidDeclarationsTest {
                 () -> assertThrows(InvalidDeclarationException.class,
                         () -> DeclaredJobKind.of("deep", declared, SERIALIZATION)));
         assertEquals("spec.podSets[0].podSets", e.field(), e.getMessage());
+    }
+
+    /** Sixteen a level, four levels: 16⁴ pod sets, each walked for every job read; 64 in all at most. */
+    @Test
+    void sixtyFourPodSetsInAllAtMostAndNamesOfBoundedLength() {
+        ObjectNode spec = valid();
+        ArrayNode top = spec.withArray("podSets");
+        top.removeAll();
+        for (int i = 0; i < 5; i++) {
+            ObjectNode set = top.addObject().put("each", "spec.groups[*]");
+            ArrayNode nested = set.withArray("podSets");
+            for (int j = 0; j < 12; j++) {
+                nested.addObject().put("template", "template");
+            }
+        }
+        refused("spec.podSets", spec); // 5 + 60
+        ((ArrayNode) top.get(0).get("podSets")).remove(0);
+        assertEquals("Batch", of(spec).kind(), "5 + 59 = 64");
+        refused("spec.podSets[0].name", set(valid(), s -> podSet(s).put("name", "n".repeat(254))));
     }
 
     @Test
