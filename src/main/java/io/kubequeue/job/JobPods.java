@@ -72,6 +72,8 @@ public class JobPods {
     private final Predicate<String> kindEnabled;
     private final List<ResourceEventHandler<Pod>> handlers = new CopyOnWriteArrayList<>();
     private final List<SharedIndexInformer<Pod>> informers = new CopyOnWriteArrayList<>();
+    /** The informer of each pod-label key. */
+    private final Map<String, SharedIndexInformer<Pod>> informersByKey = new java.util.concurrent.ConcurrentHashMap<>();
     private CompletableFuture<Void> firstList;
     private RunReport report;
     private boolean listed;
@@ -163,6 +165,7 @@ public class JobPods {
         });
         informer.addEventHandler(new Fanout());
         informers.add(informer);
+        informersByKey.put(key, informer);
         return informer.start().toCompletableFuture();
     }
 
@@ -226,27 +229,42 @@ public class JobPods {
     /**
      * Whether a pod of the job has run and is not being deleted, as the cache holds it now: the last check before an
      * admission that timed out is undone. True while the cache cannot say it has not: before the first list, and
-     * while an informer is not watching (its connection lost, or stopped), when a pod may have started unseen.
+     * while the informer of its kind's pod label is not watching (its connection lost, or stopped), when a pod may
+     * have started unseen.
      *
      * @param job the job
      */
     public boolean runs(JobKey job) {
-        synchronized (this) {
-            if (!listed) {
-                return true;
-            }
-        }
-        if (!informers.stream().allMatch(SharedIndexInformer::isWatching)) {
+        if (!knowable(job)) {
             return true;
         }
         return inNamespace(job.namespace()).stream().anyMatch(pod -> ran(pod) && jobOf(pod).filter(job::equals).isPresent());
     }
 
     /**
+     * Whether the cache can tell about the job's pods: the informer of its kind's pod-label key has listed and is
+     * watching (every informer, if the kind has none of its own). Only that one: a watch that cannot start or is lost
+     * for one kind must not leave every other kind's jobs unknowable.
+     */
+    private boolean knowable(JobKey job) {
+        SharedIndexInformer<Pod> informer = kinds.named(job.kind()).map(k -> informersByKey.get(k.podLabelKey()))
+                .orElse(null);
+        if (informer != null) {
+            return informer.hasSynced() && informer.isWatching();
+        }
+        synchronized (this) {
+            if (!listed) {
+                return false;
+            }
+        }
+        return informers.stream().allMatch(SharedIndexInformer::isWatching);
+    }
+
+    /**
      * Whether a pod of the job is left: not Succeeded or Failed, whether it is being deleted or not (a pod that
      * terminates still holds its node's resources until its containers stop, up to its
      * {@code terminationGracePeriodSeconds}). False if the watch was never started (nothing to tell: the job's status
-     * alone does); true while it cannot tell, before the first list and while an informer is not watching. Reads the
+     * alone does); true while it cannot tell, before the first list and while its kind's informer is not watching. Reads the
      * cache only: the scheduler asks under its lock ({@code Scheduler#watchPods}).
      *
      * @param job the job
@@ -256,11 +274,8 @@ public class JobPods {
             if (firstList == null) {
                 return false;
             }
-            if (!listed) {
-                return true;
-            }
         }
-        if (!informers.stream().allMatch(SharedIndexInformer::isWatching)) {
+        if (!knowable(job)) {
             return true;
         }
         return inNamespace(job.namespace()).stream()

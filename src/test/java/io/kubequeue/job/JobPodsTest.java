@@ -166,6 +166,37 @@ class JobPodsTest {
     }
 
     /**
+     * One kind's pod watch that cannot start (its label key refused by the API server) leaves that kind's jobs
+     * unknowable, not every kind's: a batch Job with no pod has not run and has no pods left, whatever the other watch.
+     */
+    @Test
+    void aPodWatchThatCannotStartLeavesOnlyItsOwnKindUnknowable() {
+        BatchJobKind broken = new BatchJobKind() {
+            @Override
+            public String kind() {
+                return "Broken";
+            }
+
+            @Override
+            public String podLabelKey() {
+                return "example.com/" + "b".repeat(64); // a name part over 63: refused as a label selector
+            }
+        };
+        JobPods watching = new JobPods(client, directory, new JobKindRegistry(List.of(kind, broken)), k -> true);
+        try {
+            watching.start();
+            JobKey batch = known("alone", "u-alone");
+            JobKey brokenJob = new JobKey("Broken", NS, "x");
+            await().atMost(java.time.Duration.ofSeconds(10)).until(() -> !watching.runs(batch));
+            assertFalse(watching.podsLeft(batch));
+            assertTrue(watching.runs(brokenJob), "its kind's pods cannot be seen: it may run");
+            assertTrue(watching.podsLeft(brokenJob));
+        } finally {
+            watching.stop();
+        }
+    }
+
+    /**
      * A pod is traced to its job from the pod alone (issue 27: no map of pod labels kept per job): a batch Job's pod
      * by its controlling owner's name, checked against the job's uid in the label and the owner; a Kubeflow job's by
      * the name its label carries. A namesake of another namespace, another uid, or a job re-created under the same

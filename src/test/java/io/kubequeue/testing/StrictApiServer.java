@@ -72,6 +72,9 @@ import io.fabric8.zjsonpatch.JsonPatchException;
  * <ul>
  *   <li><b>Unserved kinds</b> ({@link #unserved}): every request for a group/version/plural the cluster does not
  *       serve answers 404, whatever its query, as a real server without that CRD version does.</li>
+ *   <li><b>Label selectors</b>: a list or watch whose {@code labelSelector} names a key Kubernetes refuses (a name
+ *       part over 63 characters, a prefix over 253, other characters) answers 400, as kube-apiserver does ("unable
+ *       to parse requirement"); the plain mock matched it as any other string.</li>
  * </ul>
  * and, for the races of issue 26, {@link InFlightPatches} ({@link #inFlight}): an edit landing just before a patch, and a
  * patch answered 504 and applied after the client gave up.
@@ -129,6 +132,38 @@ public final class StrictApiServer {
     }
 
     /** Whether a request path (query included) is for a resource the server does not serve. */
+    /** A label key as Kubernetes validates it: an optional DNS-subdomain prefix (≤ 253) and {@code /}, a name ≤ 63. */
+    private static final java.util.regex.Pattern LABEL_KEY = java.util.regex.Pattern.compile(
+            "(([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)/)?([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)");
+
+    /**
+     * Why kube-apiserver would refuse the request's {@code labelSelector} (a key it does not accept), or null. Only the
+     * keys are checked: of each requirement, what comes before {@code =}, {@code !=}, {@code in}, {@code notin}, or a
+     * {@code !} of absence.
+     */
+    static String refusedLabelSelector(String path) {
+        int query = path.indexOf('?');
+        if (query < 0) {
+            return null;
+        }
+        for (String parameter : path.substring(query + 1).split("&")) {
+            if (!parameter.startsWith("labelSelector=")) {
+                continue;
+            }
+            String selector = java.net.URLDecoder.decode(parameter.substring("labelSelector=".length()),
+                    java.nio.charset.StandardCharsets.UTF_8);
+            for (String requirement : selector.split(",(?![^(]*\\))")) {
+                String key = requirement.trim().replaceFirst("^!", "").split("\\s*(!=|==|=|\\s+in\\s|\\s+notin\\s)", 2)[0]
+                        .trim();
+                java.util.regex.Matcher m = LABEL_KEY.matcher(key);
+                if (!m.matches() || (m.group(2) != null && m.group(2).length() > 253) || m.group(6).length() > 63) {
+                    return "invalid label key \\\"" + key.substring(0, Math.min(key.length(), 80)) + "\\\"";
+                }
+            }
+        }
+        return null;
+    }
+
     static boolean isUnserved(java.util.Set<String> unserved, String path) {
         if (unserved.isEmpty() || !path.startsWith("/apis/")) {
             return false;
@@ -347,6 +382,14 @@ public final class StrictApiServer {
                 return new MockResponse().setResponseCode(404).setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\","
                         + "\"status\":\"Failure\",\"reason\":\"NotFound\",\"code\":404,"
                         + "\"message\":\"the server could not find the requested resource\"}");
+            }
+            if ("GET".equals(request.getMethod())) {
+                String refused = refusedLabelSelector(request.getPath());
+                if (refused != null) {
+                    return new MockResponse().setResponseCode(400).setBody("{\"kind\":\"Status\",\"apiVersion\":"
+                            + "\"v1\",\"status\":\"Failure\",\"reason\":\"BadRequest\",\"code\":400,\"message\":"
+                            + "\"unable to parse requirement: " + refused + "\"}");
+                }
             }
             if ("POST".equals(request.getMethod()) && request.getPath().startsWith(TOKEN_REVIEWS)) {
                 return tokens.answer(request);

@@ -45,6 +45,23 @@ class StrictApiServerTest {
                 .patch(PatchContext.of(PatchType.JSON), jsonPatch);
     }
 
+    /** A pod list or watch by a label key kube-apiserver refuses is answered 400, as it answers it. */
+    @Test
+    void aLabelSelectorWithAKeyKubernetesRefusesIs400() {
+        for (String key : java.util.List.of("example.com/" + "b".repeat(64), "c".repeat(64), "a".repeat(254) + "/x",
+                "Example.com/x", "bad key")) {
+            KubernetesClientException refused = assertThrows(KubernetesClientException.class,
+                    () -> client.pods().inAnyNamespace().withLabel(key).list(), key);
+            assertEquals(400, refused.getCode(), key);
+        }
+        for (String key : java.util.List.of("example.com/" + "b".repeat(63), "controller-uid", "a.b/c_d.e")) {
+            assertEquals(0, client.pods().inAnyNamespace().withLabel(key).list().getItems().size(), key);
+            assertEquals(0, client.pods().inAnyNamespace().withLabel(key, "v").list().getItems().size(), key);
+        }
+        assertEquals(0, client.pods().inAnyNamespace().withLabelIn("app", "a", "b").list().getItems().size());
+        assertEquals(0, client.pods().inAnyNamespace().withoutLabel("app").list().getItems().size());
+    }
+
     @Test
     void anAddUnderAMissingParentIsRefusedAndChangesNothing() {
         KubernetesClientException refused = assertThrows(KubernetesClientException.class, () -> patch(
