@@ -125,11 +125,22 @@ public final class FieldPath {
      * @throws InvalidJobException if more than {@value #MAX_MATCHES} fields are reached
      */
     public List<Match> select(JsonNode from, String at) {
+        return select(from, at, null);
+    }
+
+    /**
+     * As {@link #select(JsonNode, String)}, telling {@code trail} each step taken to a field that is there (not null).
+     * When more than {@value #MAX_MATCHES} fields are reached, the steps to the first {@value #MAX_MATCHES} + 1 of
+     * them have been told when the exception is thrown: enough of the job to throw the same again.
+     *
+     * @param trail told of each step; null: none
+     */
+    public List<Match> select(JsonNode from, String at, Trail trail) {
         List<Match> current = List.of(new Match(from, at));
         for (Segment segment : segments) {
             List<Match> next = new ArrayList<>();
             for (Match match : current) {
-                step(match, segment, next);
+                step(match, segment, next, trail);
             }
             current = next;
         }
@@ -138,17 +149,44 @@ public final class FieldPath {
 
     /** The one field a {@link #single()} path reaches from {@code from}; null if absent or JSON null. */
     public JsonNode get(JsonNode from) {
+        return get(from, null);
+    }
+
+    /**
+     * As {@link #get(JsonNode)}, telling {@code trail} each step taken to a field that is there (not null).
+     *
+     * @param trail told of each step; null: none
+     */
+    public JsonNode get(JsonNode from, Trail trail) {
         JsonNode node = from;
         for (Segment segment : segments) {
             if (node == null || !node.isObject()) {
                 return null;
             }
-            node = node.get(segment.name());
+            JsonNode child = node.get(segment.name());
+            if (trail != null && child != null && !child.isNull()) {
+                trail.field(node, segment.name());
+            }
+            node = child;
         }
         return node == null || node.isNull() ? null : node;
     }
 
-    private void step(Match match, Segment segment, List<Match> into) {
+    /**
+     * Told of the steps a read takes through a job ({@link #select(JsonNode, String, Trail)},
+     * {@link #get(JsonNode, Trail)}): what the informer cache's copy of a declared kind's job keeps. Each step is
+     * from a node that is the start of the read or was reached by a step told before.
+     */
+    public interface Trail {
+
+        /** A step from the object {@code from} to its field {@code name}, which is there and not null. */
+        void field(JsonNode from, String name);
+
+        /** A step from the list {@code from} to its item {@code index}, which is not null. */
+        void item(JsonNode from, int index);
+    }
+
+    private void step(Match match, Segment segment, List<Match> into, Trail trail) {
         JsonNode node = match.node();
         if (node == null || !node.isObject()) {
             return;
@@ -156,16 +194,25 @@ public final class FieldPath {
         if (segment.everyValue()) {
             for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext();) {
                 Map.Entry<String, JsonNode> field = it.next();
+                if (trail != null && !field.getValue().isNull()) {
+                    trail.field(node, field.getKey());
+                }
                 add(into, field.getValue(), join(match.at(), field.getKey()));
             }
             return;
         }
         JsonNode child = node.get(segment.name());
+        if (trail != null && child != null && !child.isNull()) {
+            trail.field(node, segment.name());
+        }
         String at = join(match.at(), segment.name());
         if (!segment.everyItem()) {
             add(into, child, at);
         } else if (child != null && child.isArray()) {
             for (int i = 0; i < child.size(); i++) {
+                if (trail != null && !child.get(i).isNull()) {
+                    trail.item(child, i);
+                }
                 add(into, child.get(i), at + "[" + i + "]");
             }
         }

@@ -126,6 +126,89 @@ public record PodSets(List<Rule> rules) {
         return JobPriority.NONE;
     }
 
+    /**
+     * What {@link #request}, {@link #templates} and {@link #priority} read of a job, told to {@code reads} (for the
+     * informer cache's copy, which keeps that and nothing else): each step they take to a field
+     * ({@link FieldPath.Trail}), each field they read as a value (a count, an {@code atMost}, a
+     * {@code templatePathFrom}), each pod template and each {@code resources}. Every item of every pod set is walked,
+     * whatever its counts, so that a read that skips some (a count of 0) reads nothing that is not told. Never throws:
+     * where a read throws (more than {@value FieldPath#MAX_MATCHES} items, a path field that is not a path), what it
+     * read up to there is told, and the walk goes on with the next item.
+     *
+     * @param job   the job as JSON
+     * @param reads told of what is read
+     */
+    public void read(JsonNode job, Reads reads) {
+        for (Rule rule : rules) {
+            read(rule, job, reads);
+        }
+    }
+
+    /** What a walk of {@link #read} is told, besides its steps. */
+    public interface Reads extends FieldPath.Trail {
+
+        /** A field read as a value: by its type, its scalar value, or a list's or object's size (in a message). */
+        void value(JsonNode node);
+
+        /** A pod template (or what stands where one should be). */
+        void template(JsonNode node);
+
+        /** A ResourceRequirements (or what stands where one should be). */
+        void resources(JsonNode node);
+    }
+
+    private void read(Rule rule, JsonNode enclosing, Reads reads) {
+        List<FieldPath.Match> items;
+        try {
+            items = rule.each() == null ? List.of(new FieldPath.Match(enclosing, ""))
+                    : rule.each().select(enclosing, "", reads);
+        } catch (InvalidJobException e) {
+            return; // too many: the steps to the first one too many are told, which is where every read stops
+        }
+        for (FieldPath.Match item : items) {
+            for (Count count : rule.counts()) {
+                value(count.field().get(item.node(), reads), reads);
+                if (count.atMost() != null) {
+                    value(count.atMost().get(item.node(), reads), reads);
+                }
+            }
+            if (rule.resources() != null) {
+                JsonNode resources = rule.resources().get(item.node(), reads);
+                if (resources != null) {
+                    reads.resources(resources);
+                }
+            }
+            FieldPath path = rule.template();
+            if (rule.templatePathFrom() != null) {
+                JsonNode named = rule.templatePathFrom().get(item.node(), reads);
+                value(named, reads);
+                path = null;
+                if (named != null && named.isTextual()) {
+                    try {
+                        path = FieldPath.parse(named.textValue());
+                    } catch (IllegalArgumentException e) {
+                        path = null; // not a path: refused when read
+                    }
+                    path = path != null && path.single() ? path : null;
+                }
+            }
+            JsonNode template = path == null ? null
+                    : path.get(rule.templatePathFrom() != null ? enclosing : item.node(), reads);
+            if (template != null) {
+                reads.template(template);
+            }
+            for (Rule inner : rule.nested()) {
+                read(inner, item.node(), reads);
+            }
+        }
+    }
+
+    private static void value(JsonNode node, Reads reads) {
+        if (node != null) {
+            reads.value(node);
+        }
+    }
+
     private void templates(Rule rule, FieldPath.Match enclosing, List<FieldPath.Match> found) {
         for (FieldPath.Match item : items(rule, enclosing)) {
             // a set of nested sets only (AppWrapper's components) has no template of its own

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubequeue.input.JsonBounds;
 
@@ -44,6 +45,20 @@ final class PrunedPodTemplates {
             copy.set("spec", podSpec(spec));
         }
         return copy;
+    }
+
+    /** See {@link Pruning#resourceRequirements}. */
+    static JsonNode resourceRequirements(JsonNode resources, KubernetesSerialization serialization) {
+        if (resources == null || !resources.isObject()
+                || JsonBounds.depth(resources, JsonBounds.MAX_TEMPLATE_DEPTH) > JsonBounds.MAX_TEMPLATE_DEPTH) {
+            return resources; // too deep to convert: kept, and refused the same way when read
+        }
+        try {
+            serialization.convertValue(resources, ResourceRequirements.class);
+        } catch (RuntimeException e) {
+            return resources;
+        }
+        return requirements(resources);
     }
 
     /** {@link Pruning#podSpec} on JSON: keeps the read fields, in their order, of a spec known to read as one. */

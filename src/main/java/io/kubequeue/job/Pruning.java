@@ -291,6 +291,18 @@ public final class Pruning {
         return PrunedPodTemplates.podTemplate(template, serialization);
     }
 
+    /**
+     * A ResourceRequirements written as JSON (a declared kind's {@code resources}, e.g. a TrainJob's
+     * {@code resourcesPerNode}) reduced to its {@code requests} and {@code limits}, each quantity text shared. One
+     * that does not read as a ResourceRequirements is kept whole, so that it fails on the copy with the same message.
+     *
+     * @param resources     the node; null or not an object is returned as is
+     * @param serialization the client's serialization, to check that it reads as one
+     */
+    public static JsonNode resourceRequirements(JsonNode resources, KubernetesSerialization serialization) {
+        return PrunedPodTemplates.resourceRequirements(resources, serialization);
+    }
+
     private static List<Container> containers(List<Container> containers, boolean init) {
         if (containers == null || containers.isEmpty()) {
             return null;

@@ -3,7 +3,6 @@ package io.kubequeue.job.declared;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -627,9 +626,16 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
     }
 
     /**
-     * The metadata as the built-in kinds cache it ({@link Pruning#jobMetadata}), the spec and status as JSON nodes
-     * (read once here, not at every read); each pod template the pod sets reach reduced to what is read
-     * ({@link Pruning#podTemplate}).
+     * The job as the informer cache keeps it: the metadata as the built-in kinds keep it ({@link Pruning#jobMetadata});
+     * of the spec and status (JSON nodes, read once here, not at every read) only what this kind's reads read
+     * ({@link KeptReads}): the hold field if a boolean, {@code priorityClass} if a string, {@code started} (whether
+     * it is there), {@code activeDeadlineSeconds} and {@code finished.at} if they read, {@code finished.field} if it
+     * says finished; of {@code status.conditions} only the last finishing one, as type, status and
+     * lastTransitionTime; and what the pod sets walk ({@link PodSets#read}): their items' places, each count, each
+     * {@code templatePathFrom}, each {@code resources} (requests and limits) and each pod template as
+     * {@link Pruning#podTemplate} keeps it. Every read of this kind gives on the copy what it gives on the job, an
+     * {@link InvalidJobException} included: a job with more items than are read keeps the places of the first ones
+     * too many (not their contents), and is refused with the same Warning when read. Linear in the job's size.
      */
     @Override
     public GenericKubernetesResource pruned(GenericKubernetesResource job) {
@@ -637,60 +643,51 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
         copy.setApiVersion(job.getApiVersion());
         copy.setKind(job.getKind());
         copy.setMetadata(Pruning.jobMetadata(job.getMetadata()));
-        ObjectNode json = (ObjectNode) copy(json(job));
-        Map<JsonNode, JsonNode> prunedTemplates = new IdentityHashMap<>();
-        try {
-            for (FieldPath.Match template : podSets.templates(json)) {
-                prunedTemplates.computeIfAbsent(template.node(), t -> Pruning.podTemplate(t, serialization));
-            }
-        } catch (InvalidJobException e) {
-            // more items than are read: kept unpruned, and refused with its Warning when the feed reads its request
-            prunedTemplates.clear();
+        ObjectNode json = json(job);
+        KeptReads kept = new KeptReads(serialization);
+        if (holdField != null) {
+            kept.single(holdField, json, JsonNode::isBoolean);
         }
-        replace(json, prunedTemplates);
-        if (json.get("spec") != null) {
-            copy.setAdditionalProperty("spec", json.get("spec"));
+        if (priorityClass != null) {
+            kept.single(priorityClass, json, JsonNode::isTextual);
         }
-        if (json.get("status") != null) {
-            copy.setAdditionalProperty("status", json.get("status"));
+        if (started != null) {
+            kept.single(started, json, node -> true);
+        }
+        if (activeDeadline != null) {
+            kept.single(activeDeadline, json, node -> RunTimeFields.seconds(node).isPresent());
+        }
+        if (finishedField != null) {
+            kept.single(finishedField, json, node -> node.isTextual() && finishedValues.contains(node.textValue()));
+        }
+        if (finishedAt != null) {
+            kept.single(finishedAt, json, node -> RunTimeFields.time(node).isPresent());
+        }
+        JsonNode ended = lastFinishingCondition(json);
+        if (ended != null) { // reached as json.path("status").path("conditions"): both objects, or it would not be
+            JsonNode status = json.get("status");
+            kept.field(json, "status");
+            kept.field(status, "conditions");
+            kept.replace(status.get("conditions"), "conditions", conditions -> {
+                ObjectNode condition = JSON.objectNode();
+                condition.set("type", ended.get("type"));
+                condition.set("status", ended.get("status"));
+                JsonNode at = ended.get("lastTransitionTime");
+                if (RunTimeFields.time(at).isPresent()) {
+                    condition.set("lastTransitionTime", at);
+                }
+                return JSON.arrayNode(1).add(condition);
+            });
+        }
+        podSets.read(json, kept);
+        ObjectNode pruned = kept.copy(json);
+        if (pruned.get("spec") != null) {
+            copy.setAdditionalProperty("spec", pruned.get("spec"));
+        }
+        if (pruned.get("status") != null) {
+            copy.setAdditionalProperty("status", pruned.get("status"));
         }
         return copy;
-    }
-
-    /**
-     * Puts each template's pruned copy where the template itself is in {@code root}, found by identity. Not by the
-     * match's printed name: a map key is the tenant's and may hold dots and brackets ({@code "Worker.template"},
-     * {@code "x["}), so a name read back would walk elsewhere or not parse. Without recursion: a job may be deep.
-     */
-    private static void replace(ObjectNode root, Map<JsonNode, JsonNode> replacements) {
-        if (replacements.isEmpty()) {
-            return;
-        }
-        Deque<JsonNode> todo = new ArrayDeque<>();
-        todo.push(root);
-        while (!todo.isEmpty()) {
-            JsonNode node = todo.pop();
-            if (node instanceof ObjectNode object) {
-                for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext();) {
-                    Map.Entry<String, JsonNode> field = it.next();
-                    JsonNode replacement = replacements.get(field.getValue());
-                    if (replacement != null) {
-                        field.setValue(replacement);
-                    } else if (field.getValue().isContainerNode()) {
-                        todo.push(field.getValue());
-                    }
-                }
-            } else if (node instanceof ArrayNode array) {
-                for (int i = 0; i < array.size(); i++) {
-                    JsonNode replacement = replacements.get(array.get(i));
-                    if (replacement != null) {
-                        array.set(i, replacement);
-                    } else if (array.get(i).isContainerNode()) {
-                        todo.push(array.get(i));
-                    }
-                }
-            }
-        }
     }
 
     /**
@@ -765,7 +762,7 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
     }
 
     /** A deep copy of a JSON tree, without recursion (see {@link #tree}). */
-    private static JsonNode copy(JsonNode node) {
+    static JsonNode copy(JsonNode node) {
         if (!node.isContainerNode()) {
             return node; // immutable
         }
