@@ -24,10 +24,20 @@ public class InvalidJobException extends RuntimeException {
         super(cut(field) + ": " + reason + " (value: " + shown(value) + ")");
     }
 
-    /** The value as the message shows it: a JSON collection by its size, anything else cut to {@value #SHOWN}. */
+    /**
+     * The most fields or items of a JSON collection a message counts; beyond, "more than" this. A cache's copy of a job
+     * keeps an unread collection at no more than one over this size, and its messages read the same.
+     */
+    public static final int SHOWN_SIZE = 1000;
+
+    /**
+     * The value as the message shows it: a JSON collection by its size (up to {@value #SHOWN_SIZE}, else "more than"),
+     * anything else cut to {@value #SHOWN}.
+     */
     public static String shown(Object value) {
         if (value instanceof JsonNode node && node.isContainerNode()) {
-            return node.isObject() ? "an object of " + node.size() + " fields" : "a list of " + node.size() + " items";
+            String size = node.size() > SHOWN_SIZE ? "more than " + SHOWN_SIZE : String.valueOf(node.size());
+            return node.isObject() ? "an object of " + size + " fields" : "a list of " + size + " items";
         }
         return cut(String.valueOf(value));
     }

@@ -20,6 +20,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.job.FieldPath;
 import io.kubequeue.job.PodSets;
 import io.kubequeue.job.Pruning;
@@ -147,17 +148,19 @@ final class KeptReads implements PodSets.Reads {
             boolean all = sized.contains(from);
             if (from instanceof ObjectNode object) {
                 Set<String> read = fields.getOrDefault(from, Set.of());
+                int nulls = 0; // an unread collection's size is kept up to what a message counts (InvalidJobException)
                 for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext();) {
                     Map.Entry<String, JsonNode> field = it.next();
                     if (read.contains(field.getKey())) {
                         ((ObjectNode) next[1]).set(field.getKey(), kept(field.getValue(), todo));
-                    } else if (all) {
+                    } else if (all && nulls++ <= InvalidJobException.SHOWN_SIZE) {
                         ((ObjectNode) next[1]).set(field.getKey(), JSON.nullNode());
                     }
                 }
             } else if (from instanceof ArrayNode array) {
                 BitSet read = items.getOrDefault(from, new BitSet());
-                int size = all ? array.size() : Math.min(array.size(), read.length());
+                int size = all ? Math.min(array.size(), Math.max(read.length(), InvalidJobException.SHOWN_SIZE + 1))
+                        : Math.min(array.size(), read.length());
                 for (int i = 0; i < size; i++) {
                     ((ArrayNode) next[1]).add(read.get(i) ? kept(array.get(i), todo) : JSON.nullNode());
                 }

@@ -218,6 +218,29 @@ class DeclaredPruningTest {
         assertTrue(json(copy).length() < json(job).length() / 20, json(copy).length() + " of " + json(job).length());
     }
 
+    /**
+     * A field read as a value that is a huge collection (a count that is an object of 100,000 fields, or a list of as
+     * many items): the copy keeps it at no more than 1,001 entries, and the job is refused alike ("more than 1000").
+     */
+    @Test
+    void aHugeCollectionWhereAValueIsReadIsCachedAtTheSizeAMessageCounts() {
+        DeclaredJobKind kind = kind(HOSTILE_BY_LIST);
+        StringBuilder fields = new StringBuilder();
+        StringBuilder items = new StringBuilder();
+        for (int i = 0; i < 100_000; i++) {
+            fields.append(i == 0 ? "" : ",").append("\"k").append(i).append("\": ").append(i);
+            items.append(i == 0 ? "" : ",").append(i);
+        }
+        for (String replicas : List.of("{" + fields + "}", "[" + items + "]")) {
+            GenericKubernetesResource job = job(JOB.formatted("ListJob",
+                    "{\"suspend\": true, \"groups\": [{\"replicas\": " + replicas + ", \"template\": " + TEMPLATE
+                            + "}]}"));
+            GenericKubernetesResource copy = assertPrunedReadsAlike(kind, job, replicas.substring(0, 1));
+            assertTrue(reads(kind, copy).get(2).contains("more than 1000"), reads(kind, copy).get(2));
+            assertTrue(json(copy).length() < 20_000, json(copy).length() + " of " + json(job).length());
+        }
+    }
+
     // ---- (2) every read is the same on the copy -------------------------------------------------------------------
 
     @Test
