@@ -112,7 +112,11 @@ public final class FieldPath {
         return steps;
     }
 
-    /** A field the path reaches, and where: {@code at} names it for messages, e.g. {@code spec.jobs[2].replicas}. */
+    /**
+     * A field the path reaches, and where: {@code at} names it for messages, e.g. {@code spec.jobs[2].replicas}; a map
+     * key longer than {@value InvalidJobException#SHOWN} characters reached by {@code *} is cut there, so {@code at}
+     * is bounded by the path, not by the job.
+     */
     public record Match(JsonNode node, String at) {
     }
 
@@ -197,7 +201,7 @@ public final class FieldPath {
                 if (trail != null && !field.getValue().isNull()) {
                     trail.field(node, field.getKey());
                 }
-                add(into, field.getValue(), join(match.at(), field.getKey()));
+                add(into, field.getValue(), join(match.at(), key(field.getKey())));
             }
             return;
         }
@@ -231,6 +235,16 @@ public final class FieldPath {
 
     private static String join(String at, String name) {
         return at.isEmpty() ? name : at + "." + name;
+    }
+
+    /**
+     * A map key as a location names it: a tenant's key may be about 1 MB long, and every location under it (each
+     * {@code [i]} of a list there) would copy it whole, so it is cut as a message cuts a value
+     * ({@link InvalidJobException#shown}); a key of at most {@value InvalidJobException#SHOWN} characters is named
+     * whole. A location is for messages only: templates are found again by identity, never by it.
+     */
+    private static String key(String key) {
+        return InvalidJobException.shown(key);
     }
 
     @Override

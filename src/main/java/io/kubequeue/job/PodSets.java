@@ -1,22 +1,19 @@
 package io.kubequeue.job;
 
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.fabric8.kubernetes.api.model.PodSpec;
-import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.input.JsonBounds;
 import io.kubequeue.resources.PodDefaults;
 import io.kubequeue.resources.PodRequests;
-import io.kubequeue.resources.Quantities;
 import io.kubequeue.scheduler.model.JobPriority;
 import io.kubequeue.scheduler.model.Resources;
 
@@ -26,6 +23,10 @@ import io.kubequeue.scheduler.model.Resources;
  * its counts. The built-in Kubeflow kinds and every declared kind are read by this one rule, so a declared TFJob
  * and the built-in TFJob charge the same.
  *
+ * <p>Linear in the job: each template is read and priced once per request however many items name it (by path,
+ * {@code templatePathFrom}), each pod names at most {@value PodRequests#MAX_RESOURCES} resources and the job at most
+ * {@value #MAX_RESOURCES}, so each pod set adds to the sum in bounded time.
+ *
  * @param rules the pod sets, each matched from the job's root
  */
 public record PodSets(List<Rule> rules) {
@@ -34,6 +35,15 @@ public record PodSets(List<Rule> rules) {
     public static final long MAX_COUNT = 1_000_000;
     /** How deep pod sets may nest (JobSet: replicated jobs → their Job → its pods is two). */
     public static final int MAX_NESTING = 4;
+    /**
+     * The most distinct resource names a job's pod sets may name together (the names of its request, the
+     * {@code limits.<name>} pseudo-resources included). A pod names at most {@value PodRequests#MAX_RESOURCES}; a
+     * job's pod sets (Kubeflow's replica specs, a JobSet's replicated jobs, an AppWrapper's components) mostly name
+     * the same few, and 256 lets four pod sets each name 64 resources of their own. Without it, 1,000 pod sets of 64
+     * names each would make a sum of 64,000 names, copied at each of the 1,000 additions, and a request that every
+     * fit check of the scheduler walks.
+     */
+    public static final int MAX_RESOURCES = 256;
 
     /**
      * A count that multiplies a pod set: the whole number at {@code field} (relative to the pod set's item), or
@@ -85,14 +95,50 @@ public record PodSets(List<Rule> rules) {
      * @return millicores, bytes, counts (see {@link PodRequests})
      * @throws InvalidJobException naming the field: a count that is not a whole number in [0, {@value #MAX_COUNT}],
      *                             a template that is missing (not optional) or does not read, a path field that is
-     *                             not a path, too many fields
+     *                             not a path, too many fields, a pod of more than {@value PodRequests#MAX_RESOURCES}
+     *                             resources or a pod set that brings the job past {@value #MAX_RESOURCES}
      */
     public Resources request(JsonNode job, PodDefaults defaults, KubernetesSerialization serialization) {
-        Resources total = Resources.NONE;
+        Pricing pricing = new Pricing(defaults, serialization);
         for (Rule rule : rules) {
-            total = total.plus(request(rule, new FieldPath.Match(job, ""), 1, defaults, serialization));
+            request(rule, new FieldPath.Match(job, ""), 1, pricing);
         }
-        return total;
+        return pricing.total;
+    }
+
+    /**
+     * One request's pricing: the sum so far, and each template's pod by node, so that a template that many items
+     * name (by path) is read and priced once. By identity: equal templates at two places are two templates.
+     */
+    private static final class Pricing {
+        private final PodDefaults defaults;
+        private final KubernetesSerialization serialization;
+        private final Map<JsonNode, Resources> pods = new IdentityHashMap<>();
+        private Resources total = Resources.NONE;
+
+        Pricing(PodDefaults defaults, KubernetesSerialization serialization) {
+            this.defaults = defaults;
+            this.serialization = serialization;
+        }
+
+        /** The pod of a template, priced at its first use in this request. */
+        Resources pod(FieldPath.Match template) {
+            Resources pod = pods.get(template.node());
+            if (pod == null) {
+                pod = PodSets.pod(template, defaults, serialization);
+                pods.put(template.node(), pod);
+            }
+            return pod;
+        }
+
+        /** Adds {@code count} pods of the pod set at {@code at}; refused if the job then names too many resources. */
+        void add(Resources pod, long count, String at) {
+            total = total.plus(pod.times(count));
+            if (total.asMap().size() > MAX_RESOURCES) {
+                throw new InvalidJobException(at, "more than " + MAX_RESOURCES + " resources in the job",
+                        "a job's pod sets name at most " + MAX_RESOURCES + " distinct resources together");
+            }
+        }
     }
 
     /**
@@ -223,9 +269,7 @@ public record PodSets(List<Rule> rules) {
         }
     }
 
-    private Resources request(Rule rule, FieldPath.Match enclosing, long multiplier, PodDefaults defaults,
-                              KubernetesSerialization serialization) {
-        Resources total = Resources.NONE;
+    private void request(Rule rule, FieldPath.Match enclosing, long multiplier, Pricing pricing) {
         for (FieldPath.Match item : items(rule, enclosing)) {
             long count = multiplier;
             for (Count c : rule.counts()) {
@@ -239,18 +283,18 @@ public record PodSets(List<Rule> rules) {
                 continue;
             }
             if (rule.resources() != null) {
-                total = total.plus(perPod(item, rule.resources(), serialization).times(count));
+                pricing.add(perPod(item, rule.resources(), pricing.serialization), count,
+                        join(item.at(), rule.resources().toString()));
             } else if (rule.template() != null || rule.templatePathFrom() != null) {
                 FieldPath.Match template = template(rule, enclosing, item, true);
                 if (template != null) {
-                    total = total.plus(pod(template, defaults, serialization).times(count));
+                    pricing.add(pricing.pod(template), count, template.at());
                 }
             }
             for (Rule inner : rule.nested()) {
-                total = total.plus(request(inner, item, count, defaults, serialization));
+                request(inner, item, count, pricing);
             }
         }
-        return total;
     }
 
     private static List<FieldPath.Match> items(Rule rule, FieldPath.Match enclosing) {
@@ -353,26 +397,7 @@ public record PodSets(List<Rule> rules) {
         } catch (RuntimeException e) {
             throw new InvalidJobException(at, node, "not resource requirements: " + e.getMessage());
         }
-        // each amount checked here, so that a bad one is named where it is written, not in the container made below
-        checked(requirements.getRequests(), at + ".requests");
-        checked(requirements.getLimits(), at + ".limits");
-        PodSpec spec = new PodSpecBuilder()
-                .addNewContainer().withName("node").withNewResources().withRequests(requirements.getRequests())
-                .withLimits(requirements.getLimits()).endResources().endContainer().build();
-        return PodRequests.of(spec, at);
-    }
-
-    private static void checked(Map<String, Quantity> amounts, String at) {
-        if (amounts == null) {
-            return;
-        }
-        for (Map.Entry<String, Quantity> amount : amounts.entrySet()) {
-            try {
-                Quantities.toUnits(amount.getKey(), amount.getValue());
-            } catch (IllegalArgumentException e) {
-                throw new InvalidJobException(at + "." + amount.getKey(), amount.getValue(), e.getMessage());
-            }
-        }
+        return PodRequests.of(requirements, at); // a bad amount named where it is written: <at>.requests.<name>
     }
 
     private static String join(String at, String name) {

@@ -142,7 +142,12 @@ public final class Resources {
         return new Resources(result);
     }
 
-    /** This amount with one resource set to a value. @throws IllegalArgumentException if negative */
+    /**
+     * This amount with one resource set to a value: a copy of the whole map, so a loop over many names builds its
+     * amounts in a map of its own and calls {@link #of(Map)} once.
+     *
+     * @throws IllegalArgumentException if negative
+     */
     public Resources with(String name, long amount) {
         if (amount < 0) {
             throw new IllegalArgumentException("negative amount for " + name + ": " + amount);
