@@ -373,6 +373,13 @@ public record PodSets(List<Rule> rules) {
         } catch (RuntimeException e) {
             throw new InvalidJobException(template.at(), "...", "not a pod template: " + e.getMessage());
         }
+        if (podTemplate.getSpec() == null || podTemplate.getSpec().getContainers() == null
+                || podTemplate.getSpec().getContainers().isEmpty()) {
+            // Kubernetes makes no pod without a container: any other object at a template's path (its metadata, a
+            // typo) would be charged nothing, and a tenant who picks the path (templatePathFrom) runs for free
+            throw new InvalidJobException(template.at() + ".spec.containers", null,
+                    "a pod template needs at least one container");
+        }
         return PodRequests.of(podTemplate.getSpec(), template.at() + ".spec", defaults);
     }
 

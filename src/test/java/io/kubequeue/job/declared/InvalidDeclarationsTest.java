@@ -351,6 +351,11 @@ class InvalidDeclarationsTest {
         refusedJob("spec.groups[0].template", job("{\"template\": [1, 2]}"));
         refusedJob("spec.groups[0].template", job("{\"template\": {\"spec\": {\"containers\": \"c\"}}}"));
         refusedJob("spec.groups[0].template", job("{\"replicas\": 2}"));
+        // any object at a template's path, without a container, was charged nothing: a free pass
+        refusedJob("spec.groups[0].template.spec.containers", job("{\"template\": {\"metadata\": {\"a\": 1}}}"));
+        refusedJob("spec.groups[0].template.spec.containers", job("{\"template\": {\"spec\": {}}}"));
+        refusedJob("spec.groups[0].template.spec.containers", job("{\"template\": {\"spec\": {\"containers\": []}}}"));
+        refusedJob("spec.groups[0].template.spec.containers", job("{\"template\": {}}"));
     }
 
     /** {@code cpu: 1e999999999} in a template: what the built-in kinds do ({@link TFJobKind}), a declared kind does. */
