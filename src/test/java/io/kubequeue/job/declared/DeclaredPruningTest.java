@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -70,19 +68,11 @@ class DeclaredPruningTest {
     }
 
     private static GenericKubernetesResource sample(String file) {
-        try (InputStream in = DeclaredPruningTest.class.getResourceAsStream("/upstream/" + file)) {
-            assertTrue(in != null, "no sample " + file);
-            Object read = SERIALIZATION.unmarshal(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-            return (GenericKubernetesResource) (read instanceof List<?> list ? list.get(0) : read);
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
+        return PresetsTest.sample(file);
     }
 
     private static GenericKubernetesResource edit(GenericKubernetesResource job, Consumer<ObjectNode> change) {
-        ObjectNode json = SERIALIZATION.convertValue(job, ObjectNode.class);
-        change.accept(json);
-        return SERIALIZATION.convertValue(json, GenericKubernetesResource.class);
+        return PresetsTest.edit(job, change);
     }
 
     private static GenericKubernetesResource job(String json) {

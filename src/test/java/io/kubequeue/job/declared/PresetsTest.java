@@ -64,7 +64,7 @@ class PresetsTest {
     }
 
     /** The first object of an upstream sample (trainer_03's second document holds only comments). */
-    private static GenericKubernetesResource sample(String file) {
+    static GenericKubernetesResource sample(String file) {
         try (InputStream in = PresetsTest.class.getResourceAsStream("/upstream/" + file)) {
             assertTrue(in != null, "no sample " + file);
             String yaml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -79,7 +79,7 @@ class PresetsTest {
     }
 
     /** A copy of {@code job} changed as JSON. */
-    private static GenericKubernetesResource edit(GenericKubernetesResource job, Consumer<ObjectNode> change) {
+    static GenericKubernetesResource edit(GenericKubernetesResource job, Consumer<ObjectNode> change) {
         ObjectNode json = SERIALIZATION.convertValue(job, ObjectNode.class);
         change.accept(json);
         return SERIALIZATION.convertValue(json, GenericKubernetesResource.class);
