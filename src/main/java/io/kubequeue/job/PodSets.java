@@ -39,7 +39,8 @@ public record PodSets(List<Rule> rules) {
      * The most distinct resource names a job's pod sets may name together (the names of its request, the
      * {@code limits.<name>} pseudo-resources included). A pod names at most {@value PodRequests#MAX_RESOURCES}; a
      * job's pod sets (Kubeflow's replica specs, a JobSet's replicated jobs, an AppWrapper's components) mostly name
-     * the same few, and 256 lets four pod sets each name 64 resources of their own. Without it, 1,000 pod sets of 64
+     * the same few, and 256 allows about four pod sets of wholly distinct names (64 each, a few fewer once their
+     * {@code limits.<name>} entries count). Without it, 1,000 pod sets of 64
      * names each would make a sum of 64,000 names, copied at each of the 1,000 additions, and a request that every
      * fit check of the scheduler walks.
      */

@@ -131,7 +131,6 @@ public final class StrictApiServer {
         unserved.add("/apis/" + group + "/" + version + " " + plural);
     }
 
-    /** Whether a request path (query included) is for a resource the server does not serve. */
     /** A label key as Kubernetes validates it: an optional DNS-subdomain prefix (≤ 253) and {@code /}, a name ≤ 63. */
     private static final java.util.regex.Pattern LABEL_KEY = java.util.regex.Pattern.compile(
             "(([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)/)?([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)");
@@ -164,6 +163,7 @@ public final class StrictApiServer {
         return null;
     }
 
+    /** Whether a request path (query included) is for a resource the server does not serve. */
     static boolean isUnserved(java.util.Set<String> unserved, String path) {
         if (unserved.isEmpty() || !path.startsWith("/apis/")) {
             return false;

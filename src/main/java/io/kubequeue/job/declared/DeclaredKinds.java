@@ -58,6 +58,8 @@ public class DeclaredKinds {
     /** By declaration name. */
     private final Map<String, Declared> declared = new ConcurrentHashMap<>();
 
+    /** Numbers the keys of retired declarations ({@link #retire}). */
+    private final java.util.concurrent.atomic.AtomicLong retirements = new java.util.concurrent.atomic.AtomicLong();
     /** What {@link #putInForce} says of a declaration deleted while it was checked. */
     private static final String DELETED_WHILE_CHECKED = "deleted while it was checked";
     /** How many deleted declarations' uids are remembered: far more than can be checked at once. */
@@ -204,7 +206,12 @@ public class DeclaredKinds {
                 kind = null;
             }
         }
-        String clash = kind == null ? null : putInForce(name, q.getMetadata().getUid(), kind, generation, watch);
+        List<Declared> retired = new ArrayList<>();
+        String clash = kind == null ? null
+                : putInForce(name, q.getMetadata().getUid(), kind, generation, watch, retired);
+        for (Declared old : retired) {
+            remove(old.key); // drained with no lock held, as a deleted one is
+        }
         if (DELETED_WHILE_CHECKED.equals(clash)) {
             LOG.infof("QueuedKind %s was deleted while it was checked: not put in force", name);
             return Optional.empty();
@@ -249,7 +256,7 @@ public class DeclaredKinds {
      * @return why it cannot be put in force, or null
      */
     private synchronized String putInForce(String name, String uid, DeclaredJobKind kind, long generation,
-                                           boolean watch) {
+                                           boolean watch, List<Declared> retired) {
         if (uid != null && deletedUids.contains(uid)) {
             return DELETED_WHILE_CHECKED;
         }
@@ -266,7 +273,7 @@ public class DeclaredKinds {
             before = known(now);
             stop(now);
         } else if (now != null) {
-            retire(now); // another kind now: the old one drains as if its declaration were deleted
+            retired.add(retire(now)); // another kind now: the old one drains as if its declaration were deleted
         }
         for (Map.Entry<String, Declared> other : List.copyOf(declared.entrySet())) {
             if (!other.getKey().equals(name) && other.getValue().draining
@@ -298,17 +305,18 @@ public class DeclaredKinds {
     }
 
     /**
-     * An edit named another kind: the declaration in force moves to a key of its own and drains ({@link #remove}),
-     * its jobs read by its own rules and watch, while the edited one is put in force under the QueuedKind's name.
-     * Under this object's lock.
+     * An edit named another kind: the declaration in force moves to a key of its own (unique: a counter) and is
+     * returned, to drain ({@link #remove}) once this object's lock is released, its jobs read by its own rules and
+     * watch, while the edited one is put in force under the QueuedKind's name. Under this object's lock.
      */
-    private void retire(Declared old) {
-        String retired = old.key + " (generation " + old.generation + ", " + old.kind.kind() + ")";
+    private Declared retire(Declared old) {
+        String retired = old.key + " (retired " + retirements.incrementAndGet() + ", " + old.kind.kind() + ")";
         declared.remove(old.key, old);
+        LOG.infof("QueuedKind %s now declares another kind: its %s jobs drain (as %s)", old.key, old.kind.kind(),
+                retired);
         old.key = retired;
         declared.put(retired, old);
-        LOG.infof("QueuedKind %s now declares another kind: its %s jobs drain", retired, old.kind.kind());
-        remove(retired);
+        return old;
     }
 
     /**
