@@ -90,6 +90,13 @@ public final class BoundedYaml {
             }
         } catch (YamlEngineException e) {
             throw new IllegalArgumentException("not YAML or JSON: " + firstLine(e.getMessage()));
+        } catch (IllegalArgumentException e) {
+            throw e; // ours: which bound the text breaks
+        } catch (RuntimeException e) {
+            // snakeyaml-engine itself fails on some texts (its StreamReader reads past its buffer, found by fuzzing:
+            // an IndexOutOfBoundsException); still the text's fault, told at the object, never the watch's
+            throw new IllegalArgumentException("not YAML or JSON: the YAML parser cannot read it ("
+                    + e.getClass().getSimpleName() + ")");
         }
         return Collections.unmodifiableMap(entries);
     }

@@ -99,6 +99,11 @@ public final class ManifestBounds {
             }
         } catch (YamlEngineException e) {
             throw new IllegalArgumentException(firstLine(e.getMessage()));
+        } catch (IllegalArgumentException e) {
+            throw e; // ours: which bound the manifest breaks
+        } catch (RuntimeException e) {
+            // snakeyaml-engine itself fails on some texts (see BoundedYaml): the manifest's fault, said as such
+            throw new IllegalArgumentException("the YAML parser cannot read it (" + e.getClass().getSimpleName() + ")");
         }
         return events;
     }
