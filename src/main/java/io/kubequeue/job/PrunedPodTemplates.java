@@ -30,14 +30,8 @@ final class PrunedPodTemplates {
 
     /** See {@link Pruning#podTemplate}. */
     static JsonNode podTemplate(JsonNode template, KubernetesSerialization serialization) {
-        if (template == null || !template.isObject()
-                || JsonBounds.depth(template, JsonBounds.MAX_TEMPLATE_DEPTH) > JsonBounds.MAX_TEMPLATE_DEPTH) {
-            return template; // too deep to convert: kept, and refused the same way when read
-        }
-        try {
-            serialization.convertValue(template, PodTemplateSpec.class);
-        } catch (RuntimeException e) {
-            return template;
+        if (!readsAs(template, PodTemplateSpec.class, serialization)) {
+            return template; // kept, and refused the same way when read
         }
         ObjectNode copy = JSON.objectNode();
         JsonNode spec = template.get("spec");
@@ -49,16 +43,27 @@ final class PrunedPodTemplates {
 
     /** See {@link Pruning#resourceRequirements}. */
     static JsonNode resourceRequirements(JsonNode resources, KubernetesSerialization serialization) {
-        if (resources == null || !resources.isObject()
-                || JsonBounds.depth(resources, JsonBounds.MAX_TEMPLATE_DEPTH) > JsonBounds.MAX_TEMPLATE_DEPTH) {
-            return resources; // too deep to convert: kept, and refused the same way when read
-        }
-        try {
-            serialization.convertValue(resources, ResourceRequirements.class);
-        } catch (RuntimeException e) {
-            return resources;
+        if (!readsAs(resources, ResourceRequirements.class, serialization)) {
+            return resources; // kept, and refused the same way when read
         }
         return requirements(resources);
+    }
+
+    /**
+     * Whether the node is an object no deeper than a template may be and fabric8 reads it as {@code type}: only then is
+     * it pruned; anything else is kept as it is, so its reader refuses it with the same message.
+     */
+    private static boolean readsAs(JsonNode node, Class<?> type, KubernetesSerialization serialization) {
+        if (node == null || !node.isObject()
+                || JsonBounds.depth(node, JsonBounds.MAX_TEMPLATE_DEPTH) > JsonBounds.MAX_TEMPLATE_DEPTH) {
+            return false;
+        }
+        try {
+            serialization.convertValue(node, type);
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     /** {@link Pruning#podSpec} on JSON: keeps the read fields, in their order, of a spec known to read as one. */
