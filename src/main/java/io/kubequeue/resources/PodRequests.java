@@ -151,7 +151,8 @@ public final class PodRequests {
         add(requests, overhead);
         for (Map.Entry<String, Long> extra : overhead.entrySet()) {
             // Kubernetes adds overhead to a limit only where one is set
-            limits.computeIfPresent(extra.getKey(), (resource, limit) -> saturatingAdd(limit, extra.getValue()));
+            limits.computeIfPresent(extra.getKey(),
+                    (resource, limit) -> Resources.saturatingAdd(limit, extra.getValue()));
         }
         return withLimits(requests, limits);
     }
@@ -198,7 +199,7 @@ public final class PodRequests {
 
     /** Adds {@code amounts} into {@code sum}, saturating as {@link Resources#plus} does. */
     private static void add(Map<String, Long> sum, Map<String, Long> amounts) {
-        amounts.forEach((resource, amount) -> sum.merge(resource, amount, PodRequests::saturatingAdd));
+        amounts.forEach((resource, amount) -> sum.merge(resource, amount, Resources::saturatingAdd));
     }
 
     /**
@@ -208,14 +209,9 @@ public final class PodRequests {
     private static void atLeast(Map<String, Long> target, Map<String, Long> a, Map<String, Long> names,
                                 Map<String, Long> b) {
         for (String resource : names.keySet()) {
-            long amount = saturatingAdd(a.getOrDefault(resource, 0L), b.getOrDefault(resource, 0L));
+            long amount = Resources.saturatingAdd(a.getOrDefault(resource, 0L), b.getOrDefault(resource, 0L));
             target.merge(resource, amount, Math::max);
         }
-    }
-
-    private static long saturatingAdd(long a, long b) {
-        long sum = a + b;
-        return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
     }
 
     private record Amounts(Map<String, Long> requests, Map<String, Long> limits) {

@@ -105,7 +105,11 @@ public final class Resources {
         return new Resources(sum);
     }
 
-    private static long saturatingAdd(long a, long b) {
+    /**
+     * One amount plus another, as {@link #plus} adds them: saturating at {@link Long#MAX_VALUE} instead of wrapping (for
+     * a caller that sums amounts in a map of its own, as pricing a pod does).
+     */
+    public static long saturatingAdd(long a, long b) {
         long sum = a + b;
         return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
     }
