@@ -187,7 +187,7 @@ public record PodSets(List<Rule> rules) {
      */
     public void read(JsonNode job, Reads reads) {
         for (Rule rule : rules) {
-            read(rule, job, reads);
+            read(rule, new FieldPath.Match(job, ""), reads);
         }
     }
 
@@ -204,11 +204,10 @@ public record PodSets(List<Rule> rules) {
         void resources(JsonNode node);
     }
 
-    private void read(Rule rule, JsonNode enclosing, Reads reads) {
+    private void read(Rule rule, FieldPath.Match enclosing, Reads reads) {
         List<FieldPath.Match> items;
         try {
-            items = rule.each() == null ? List.of(new FieldPath.Match(enclosing, ""))
-                    : rule.each().select(enclosing, "", reads);
+            items = items(rule, enclosing, reads);
         } catch (InvalidJobException e) {
             return; // too many: the steps to the first one too many are told, which is where every read stops
         }
@@ -225,27 +224,18 @@ public record PodSets(List<Rule> rules) {
                     reads.resources(resources);
                 }
             }
-            FieldPath path = rule.template();
-            if (rule.templatePathFrom() != null) {
-                JsonNode named = rule.templatePathFrom().get(item.node(), reads);
-                value(named, reads);
-                path = null;
-                if (named != null && named.isTextual()) {
-                    try {
-                        path = FieldPath.parse(named.textValue());
-                    } catch (IllegalArgumentException e) {
-                        path = null; // not a path: refused when read
+            if (rule.template() != null || rule.templatePathFrom() != null) {
+                try {
+                    FieldPath.Match template = template(rule, enclosing, item, false, reads);
+                    if (template != null) {
+                        reads.template(template.node());
                     }
-                    path = path != null && path.single() ? path : null;
+                } catch (InvalidJobException e) {
+                    // a path field that is not a path: what was read of it is told, and it is refused when read
                 }
             }
-            JsonNode template = path == null ? null
-                    : path.get(rule.templatePathFrom() != null ? enclosing : item.node(), reads);
-            if (template != null) {
-                reads.template(template);
-            }
             for (Rule inner : rule.nested()) {
-                read(inner, item.node(), reads);
+                read(inner, item, reads);
             }
         }
     }
@@ -299,15 +289,32 @@ public record PodSets(List<Rule> rules) {
     }
 
     private static List<FieldPath.Match> items(Rule rule, FieldPath.Match enclosing) {
-        return rule.each() == null ? List.of(enclosing) : rule.each().select(enclosing.node(), enclosing.at());
+        return items(rule, enclosing, null);
+    }
+
+    /** The rule's items in {@code enclosing}; {@code trail} (or null) told of the steps to them. */
+    private static List<FieldPath.Match> items(Rule rule, FieldPath.Match enclosing, FieldPath.Trail trail) {
+        return rule.each() == null ? List.of(enclosing) : rule.each().select(enclosing.node(), enclosing.at(), trail);
     }
 
     /** The item's template, or null where it may be missing; {@code strict}: a missing one that may not throws. */
     private FieldPath.Match template(Rule rule, FieldPath.Match enclosing, FieldPath.Match item, boolean strict) {
+        return template(rule, enclosing, item, strict, null);
+    }
+
+    /**
+     * As {@link #template(Rule, FieldPath.Match, FieldPath.Match, boolean)}, telling {@code reads} (or null) the steps
+     * to the template and the {@code templatePathFrom} value read on the way.
+     */
+    private FieldPath.Match template(Rule rule, FieldPath.Match enclosing, FieldPath.Match item, boolean strict,
+                                     Reads reads) {
         FieldPath path = rule.template();
         FieldPath.Match base = item;
         if (rule.templatePathFrom() != null) {
-            JsonNode named = rule.templatePathFrom().get(item.node());
+            JsonNode named = rule.templatePathFrom().get(item.node(), reads);
+            if (reads != null) {
+                value(named, reads);
+            }
             String at = join(item.at(), rule.templatePathFrom().toString());
             if (named == null) {
                 if (strict && !rule.optional()) {
@@ -328,7 +335,7 @@ public record PodSets(List<Rule> rules) {
             }
             base = enclosing;
         }
-        JsonNode template = path.get(base.node());
+        JsonNode template = path.get(base.node(), reads);
         String at = join(base.at(), path.toString());
         if (template == null) {
             if (strict && !rule.optional()) {
