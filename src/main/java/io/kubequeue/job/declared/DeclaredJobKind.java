@@ -1,5 +1,7 @@
 package io.kubequeue.job.declared;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -9,8 +11,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
-import java.time.Duration;
-import java.time.Instant;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -100,17 +100,17 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
         this.hold = hold;
         this.holdField = holdField;
         this.podSets = podSets;
-        this.priorityClass = spec.priorityClass == null ? null : rooted("spec.priorityClass", single("spec.priorityClass", spec.priorityClass), true);
+        this.priorityClass = spec.priorityClass == null ? null : fromJob("spec.priorityClass", spec.priorityClass);
         QueuedKindSpec.Finished finished = spec.finished;
         this.finishedConditions = finished == null || finished.conditions == null ? Set.of()
                 : Set.copyOf(finished.conditions);
         this.finishedField = finished == null || finished.field == null ? null
-                : rooted("spec.finished.field", single("spec.finished.field", finished.field), true);
+                : fromJob("spec.finished.field", finished.field);
         this.finishedValues = finished == null || finished.values == null ? Set.of() : Set.copyOf(finished.values);
-        this.finishedAt = finished == null || finished.at == null ? null : rooted("spec.finished.at", single("spec.finished.at", finished.at), true);
+        this.finishedAt = finished == null || finished.at == null ? null : fromJob("spec.finished.at", finished.at);
         this.activeDeadline = spec.activeDeadlineSeconds == null ? null
-                : rooted("spec.activeDeadlineSeconds", single("spec.activeDeadlineSeconds", spec.activeDeadlineSeconds), true);
-        this.started = spec.started == null ? null : rooted("spec.started", single("spec.started", spec.started), true);
+                : fromJob("spec.activeDeadlineSeconds", spec.activeDeadlineSeconds);
+        this.started = spec.started == null ? null : fromJob("spec.started", spec.started);
         this.podLabelKey = spec.pods.labelKey;
         this.labelIsUid = "Uid".equals(spec.pods.labelValue);
         this.ownedByJob = Boolean.TRUE.equals(spec.pods.ownedByJob);
@@ -313,6 +313,11 @@ public final class DeclaredJobKind implements JobKind<GenericKubernetesResource>
             }
         }
         return path;
+    }
+
+    /** A {@link #single} path from the job, so starting at {@code spec} or {@code status} ({@link #rooted}). */
+    private static FieldPath fromJob(String at, String text) {
+        return rooted(at, single(at, text), true);
     }
 
     private static FieldPath single(String at, String text) {

@@ -1,14 +1,12 @@
 package io.kubequeue.job.declared;
 
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collections;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
@@ -113,26 +111,9 @@ final class KeptReads implements PodSets.Reads {
      * @return the field, or null
      */
     JsonNode single(FieldPath path, JsonNode from, Predicate<JsonNode> read) {
-        List<Object[]> steps = new ArrayList<>(4);
-        JsonNode node = path.get(from, new FieldPath.Trail() {
-            @Override
-            public void field(JsonNode parent, String name) {
-                steps.add(new Object[] {parent, name});
-            }
-
-            @Override
-            public void item(JsonNode parent, int index) {
-                steps.add(new Object[] {parent, index});
-            }
-        });
+        JsonNode node = path.get(from);
         if (node != null && read.test(node)) {
-            for (Object[] step : steps) {
-                if (step[1] instanceof String name) {
-                    field((JsonNode) step[0], name);
-                } else {
-                    item((JsonNode) step[0], (Integer) step[1]);
-                }
-            }
+            path.get(from, this); // again, told of its steps: one field, at most 32 of them
         }
         return node;
     }
