@@ -71,17 +71,14 @@ public class JobPods {
     private final JobKindRegistry kinds;
     private final Predicate<String> kindEnabled;
     private final List<ResourceEventHandler<Pod>> handlers = new CopyOnWriteArrayList<>();
-    private final List<SharedIndexInformer<Pod>> informers = new CopyOnWriteArrayList<>();
-    /** The informer of each pod-label key. */
-    private final Map<String, SharedIndexInformer<Pod>> informersByKey = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The informer of each pod-label key watched. */
+    private final Map<String, SharedIndexInformer<Pod>> informers = new java.util.concurrent.ConcurrentHashMap<>();
     private CompletableFuture<Void> firstList;
     private RunReport report;
     private boolean listed;
     private volatile RunReport reporting;
     /** The pod-label keys of every kind, which the cached pods keep; grows as kinds are declared. */
     private final Set<String> podLabelKeys = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    /** The keys an informer watches. */
-    private final Set<String> watchedKeys = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * Built by CDI.
@@ -154,7 +151,6 @@ public class JobPods {
     }
 
     private CompletableFuture<Void> startInformer(String key) {
-        watchedKeys.add(key);
         SharedIndexInformer<Pod> informer = client.pods().inAnyNamespace().withLabel(key)
                 .withLimit(JobReconciler.LIST_PAGE).runnableInformer(0);
         informer.itemStore(new PruningItemStore<>(pod -> Pruning.pod(pod, podLabelKeys)));
@@ -164,8 +160,7 @@ public class JobPods {
             return true;
         });
         informer.addEventHandler(new Fanout());
-        informers.add(informer);
-        informersByKey.put(key, informer);
+        informers.put(key, informer);
         return informer.start().toCompletableFuture();
     }
 
@@ -175,7 +170,7 @@ public class JobPods {
      */
     synchronized void watchPodsOf(JobKind<?> kind) {
         podLabelKeys.add(kind.podLabelKey());
-        if (firstList != null && kindEnabled.test(kind.kind()) && !watchedKeys.contains(kind.podLabelKey())) {
+        if (firstList != null && kindEnabled.test(kind.kind()) && !informers.containsKey(kind.podLabelKey())) {
             startInformer(kind.podLabelKey());
             LOG.infof("watching the pods of %s too (label %s)", kind.kind(), kind.podLabelKey());
         }
@@ -247,7 +242,7 @@ public class JobPods {
      * for one kind must not leave every other kind's jobs unknowable.
      */
     private boolean knowable(JobKey job) {
-        SharedIndexInformer<Pod> informer = kinds.named(job.kind()).map(k -> informersByKey.get(k.podLabelKey()))
+        SharedIndexInformer<Pod> informer = kinds.named(job.kind()).map(k -> informers.get(k.podLabelKey()))
                 .orElse(null);
         if (informer != null) {
             return informer.hasSynced() && informer.isWatching();
@@ -257,7 +252,7 @@ public class JobPods {
                 return false;
             }
         }
-        return informers.stream().allMatch(SharedIndexInformer::isWatching);
+        return informers.values().stream().allMatch(SharedIndexInformer::isWatching);
     }
 
     /**
@@ -291,7 +286,7 @@ public class JobPods {
     /** The cached copies of the namespace's pods of managed jobs (every pod-label key); empty before the start. */
     public List<Pod> inNamespace(String namespace) {
         List<Pod> pods = new ArrayList<>();
-        for (SharedIndexInformer<Pod> informer : informers) {
+        for (SharedIndexInformer<Pod> informer : informers.values()) {
             pods.addAll(informer.getIndexer().byIndex(Cache.NAMESPACE_INDEX, namespace));
         }
         return pods;
@@ -358,7 +353,7 @@ public class JobPods {
             reporting = to; // the handlers report from here on; the stores already hold every pod they were told of
         }
         int ran = 0;
-        for (SharedIndexInformer<Pod> informer : informers) {
+        for (SharedIndexInformer<Pod> informer : informers.values()) {
             for (Pod pod : informer.getStore().list()) {
                 if (ran(pod)) {
                     Optional<JobKey> job = jobOf(pod);
@@ -390,7 +385,7 @@ public class JobPods {
 
     @PreDestroy
     void stop() {
-        informers.forEach(SharedIndexInformer::stop);
+        informers.values().forEach(SharedIndexInformer::stop);
     }
 
     /** Reports runs, then hands each event to every handler added. */
