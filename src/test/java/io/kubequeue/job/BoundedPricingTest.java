@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubequeue.testing.Declarations;
 import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.job.batch.BatchJobKind;
 import io.kubequeue.job.declared.DeclaredJobKind;
@@ -39,14 +40,6 @@ class BoundedPricingTest {
 
     private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
-
-    /** A kind whose pod sets are the values of a map (as the Kubeflow kinds' replica specs). */
-    private static final String BY_MAP = """
-            {"group": "example.com", "version": "v1", "kind": "MapJob", "plural": "mapjobs",
-             "hold": {"field": "spec.suspend"},
-             "podSets": [{"each": "spec.replicaSpecs.*", "template": "template", "counts": [{"field": "replicas"}]}],
-             "pods": {"labelKey": "example.com/job"}}
-            """;
 
     private static ObjectNode requests(String prefix, int count) {
         ObjectNode requests = JSON.objectNode();
@@ -76,7 +69,7 @@ class BoundedPricingTest {
     }
 
     private static DeclaredJobKind byMap() {
-        return DeclaredJobKind.of("test", SERIALIZATION.unmarshal(BY_MAP, QueuedKindSpec.class), SERIALIZATION);
+        return DeclaredJobKind.of("test", SERIALIZATION.unmarshal(Declarations.BY_MAP, QueuedKindSpec.class), SERIALIZATION);
     }
 
     /**

@@ -24,6 +24,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubequeue.testing.Declarations;
 import io.kubequeue.resources.ContainerDefaults;
 import io.kubequeue.resources.PodDefaults;
 
@@ -194,7 +195,7 @@ class DeclaredPruningTest {
      */
     @Test
     void aJobWithMoreItemsThanAreReadIsCachedSmallAndRefusedAlike() {
-        DeclaredJobKind kind = kind(HOSTILE_BY_LIST);
+        DeclaredJobKind kind = kind(Declarations.BY_LIST);
         StringBuilder groups = new StringBuilder();
         for (int i = 0; i < 1_200; i++) {
             groups.append(i == 0 ? "" : ",").append("{\"replicas\": 1, \"junk\": \"").append("z".repeat(1000))
@@ -214,7 +215,7 @@ class DeclaredPruningTest {
      */
     @Test
     void aHugeCollectionWhereAValueIsReadIsCachedAtTheSizeAMessageCounts() {
-        DeclaredJobKind kind = kind(HOSTILE_BY_LIST);
+        DeclaredJobKind kind = kind(Declarations.BY_LIST);
         StringBuilder fields = new StringBuilder();
         StringBuilder items = new StringBuilder();
         for (int i = 0; i < 100_000; i++) {
@@ -375,18 +376,6 @@ class DeclaredPruningTest {
             """;
     private static final String TEMPLATE = "{\"metadata\": {\"labels\": {\"a\": \"b\"}}, \"spec\": {\"containers\":"
             + " [{\"name\": \"c\", \"image\": \"big\", \"resources\": {\"requests\": {\"cpu\": \"1\"}}}]}}";
-    private static final String HOSTILE_BY_MAP = """
-            {"group": "example.com", "version": "v1", "kind": "MapJob", "plural": "mapjobs",
-             "hold": {"field": "spec.suspend"},
-             "podSets": [{"each": "spec.replicaSpecs.*", "template": "template", "counts": [{"field": "replicas"}]}],
-             "pods": {"labelKey": "example.com/job"}}
-            """;
-    private static final String HOSTILE_BY_LIST = """
-            {"group": "example.com", "version": "v1", "kind": "ListJob", "plural": "listjobs",
-             "hold": {"field": "spec.suspend"},
-             "podSets": [{"each": "spec.groups[*]", "template": "template", "counts": [{"field": "replicas"}]}],
-             "pods": {"labelKey": "example.com/job"}}
-            """;
     /** Every field a declaration reads, some in the same places, with nested sets, resources and path fields. */
     private static final String EVERYTHING = """
             {"group": "example.com", "version": "v1", "kind": "AllJob", "plural": "alljobs",
@@ -407,14 +396,14 @@ class DeclaredPruningTest {
 
     @Test
     void hostileAndOddJobsReadAlikeOnTheirCopies() {
-        DeclaredJobKind byMap = kind(HOSTILE_BY_MAP);
+        DeclaredJobKind byMap = kind(Declarations.BY_MAP);
         for (String key : List.of("x[", "x[y]", "Worker.template", ".", "a.b[c].d", "[*]", "*")) {
             assertPrunedReadsAlike(byMap, job(JOB.formatted("MapJob", """
                     {"suspend": true, "replicaSpecs": {"Worker": {"replicas": 2, "template": %s},
                                                        "%s": {"replicas": 1, "template": %s}}}
                     """.formatted(TEMPLATE, key, TEMPLATE))), key);
         }
-        DeclaredJobKind byList = kind(HOSTILE_BY_LIST);
+        DeclaredJobKind byList = kind(Declarations.BY_LIST);
         for (String groups : List.of("[]", "null", "{}", "[null, 1, \"s\", [], {}]",
                 "[{\"replicas\": 3, \"template\": \"a pod\"}]", "[{\"replicas\": 3, \"template\": [1, 2]}]",
                 "[{\"template\": {\"spec\": {\"containers\": \"c\"}}}]", "[{\"replicas\": 2}]",
@@ -472,14 +461,7 @@ class DeclaredPruningTest {
                 assertPrunedReadsAlike(tf, job, file);
             }
         }
-        DeclaredJobKind batch = kind("""
-                {"group": "example.com", "version": "v1alpha1", "kind": "Batch", "plural": "batches",
-                 "hold": {"field": "spec.suspend"},
-                 "podSets": [{"name": "groups", "each": "spec.groups[*]", "template": "template",
-                              "counts": [{"field": "replicas", "default": 1}]}],
-                 "finished": {"conditions": ["Complete"]},
-                 "pods": {"labelKey": "example.com/batch"}}
-                """);
+        DeclaredJobKind batch = kind(Declarations.BATCH);
         for (String replicas : List.of("3", "\"3\"", "2.5", "3.0", "-1", "1000001", "1e999999999", "true", "[3]",
                 "{}", "99999999999999999999999", "\"" + "9".repeat(1000) + "\"")) {
             assertPrunedReadsAlike(batch, job(JOB.formatted("Batch", "{\"groups\": [{\"replicas\": " + replicas

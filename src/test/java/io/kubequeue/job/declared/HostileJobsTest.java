@@ -19,6 +19,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubequeue.testing.Declarations;
 import io.kubequeue.input.InvalidJobException;
 
 /**
@@ -32,21 +33,6 @@ class HostileJobsTest {
     /** As kube-queue's client reads: with {@link io.kubequeue.input.JsonBounds} (10,016 levels). */
     private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization(
             io.kubequeue.input.JsonBounds.apply(new com.fasterxml.jackson.databind.ObjectMapper()), false);
-
-    /** A kind whose pod sets are the values of a map (as the Kubeflow kinds' replica specs). */
-    private static final String BY_MAP = """
-            {"group": "example.com", "version": "v1", "kind": "MapJob", "plural": "mapjobs",
-             "hold": {"field": "spec.suspend"},
-             "podSets": [{"each": "spec.replicaSpecs.*", "template": "template", "counts": [{"field": "replicas"}]}],
-             "pods": {"labelKey": "example.com/job"}}
-            """;
-
-    private static final String BY_LIST = """
-            {"group": "example.com", "version": "v1", "kind": "ListJob", "plural": "listjobs",
-             "hold": {"field": "spec.suspend"},
-             "podSets": [{"each": "spec.groups[*]", "template": "template", "counts": [{"field": "replicas"}]}],
-             "pods": {"labelKey": "example.com/job"}}
-            """;
 
     /** One cpu, and an image the copy does not keep. */
     private static final String TEMPLATE = "{\"spec\": {\"containers\": [{\"name\": \"c\", \"image\": \"big\","
@@ -73,7 +59,7 @@ class HostileJobsTest {
      */
     @Test
     void mapKeysWithBracketsOrDotsAreCopiedWithoutAnExceptionAndPrunedInPlace() {
-        DeclaredJobKind kind = kind(BY_MAP);
+        DeclaredJobKind kind = kind(Declarations.BY_MAP);
         for (String key : List.of("x[", "x[y]", "x[]", "x[99999999999]", "x]", "[", "x[0", "Worker[5]",
                 "Worker.template", "Worker..", ".", "a.b[c].d", "x[-1]")) {
             ObjectNode spec = SERIALIZATION.unmarshal("""
@@ -102,7 +88,7 @@ class HostileJobsTest {
      */
     @Test
     void aJobWithMoreItemsThanAreReadIsStillCopiedAndRefusedWhenRead() {
-        DeclaredJobKind kind = kind(BY_LIST);
+        DeclaredJobKind kind = kind(Declarations.BY_LIST);
         StringBuilder groups = new StringBuilder();
         for (int i = 0; i < 1_001; i++) {
             groups.append(i == 0 ? "" : ",").append("{\"replicas\": 1, \"template\": ").append(TEMPLATE).append("}");
@@ -130,8 +116,8 @@ class HostileJobsTest {
             inner = next;
         }
         for (String where : List.of("extra", "template", "resources")) {
-            DeclaredJobKind kind = kind(where.equals("resources") ? BY_LIST.replace("\"template\": \"template\"",
-                    "\"resources\": \"resources\"") : BY_LIST);
+            DeclaredJobKind kind = kind(where.equals("resources") ? Declarations.BY_LIST.replace("\"template\": \"template\"",
+                    "\"resources\": \"resources\"") : Declarations.BY_LIST);
             Map<String, Object> spec = new LinkedHashMap<>();
             spec.put("suspend", true);
             spec.put(where.equals("extra") ? where : "groups",

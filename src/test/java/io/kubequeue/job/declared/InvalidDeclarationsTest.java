@@ -19,6 +19,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubequeue.testing.Declarations;
 import io.kubequeue.input.InvalidJobException;
 import io.kubequeue.job.kubeflow.TFJob;
 import io.kubequeue.job.kubeflow.TFJobKind;
@@ -33,18 +34,8 @@ class InvalidDeclarationsTest {
     private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
-    /** A valid declaration, changed by each case. */
-    private static final String VALID = """
-            {"group": "example.com", "version": "v1alpha1", "kind": "Batch", "plural": "batches",
-             "hold": {"field": "spec.suspend"},
-             "podSets": [{"name": "groups", "each": "spec.groups[*]", "template": "template",
-                          "counts": [{"field": "replicas", "default": 1}]}],
-             "finished": {"conditions": ["Complete"]},
-             "pods": {"labelKey": "example.com/batch"}}
-            """;
-
     private static ObjectNode valid() {
-        return SERIALIZATION.unmarshal(VALID, ObjectNode.class);
+        return SERIALIZATION.unmarshal(Declarations.BATCH, ObjectNode.class);
     }
 
     private static DeclaredJobKind of(ObjectNode spec) {
